@@ -1,0 +1,237 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Backplane: one Swift backend for five mobile apps.
+///
+/// Executables live in `services/<name>/main` and stay thin; everything they run is in library
+/// targets (`shared/` for what every process uses, `services/<name>/<Name>Service` for one
+/// service's rules) so tests import the same code the processes run.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Backplane",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "broker", targets: ["broker"]),
+        .executable(name: "gateway", targets: ["gateway"]),
+        .executable(name: "auth", targets: ["auth"]),
+        .executable(name: "orders", targets: ["orders"]),
+        .executable(name: "printing", targets: ["printing"]),
+        .executable(name: "routing", targets: ["routing"]),
+        .executable(name: "notify", targets: ["notify"]),
+        .executable(name: "loadgen", targets: ["loadgen"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.7.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.25.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+    ],
+    targets: [
+        // MARK: shared libraries
+        .systemLibrary(
+            name: "CZeroMQ",
+            path: "shared/CZeroMQ",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .target(
+            name: "ZeroMQ",
+            dependencies: ["CZeroMQ"],
+            path: "shared/ZeroMQ",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Majordomo",
+            dependencies: [
+                "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "shared/Majordomo",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Contract",
+            dependencies: [],
+            path: "shared/Contract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Store",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "shared/Store",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "ServiceKit",
+            dependencies: [
+                "Contract", "Majordomo", "Store", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "shared/ServiceKit",
+            swiftSettings: strict
+        ),
+
+        // MARK: services
+        .target(
+            name: "BrokerService",
+            dependencies: ["Majordomo", "ServiceKit"],
+            path: "services/broker/BrokerService",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "broker",
+            dependencies: ["BrokerService", "ServiceKit"],
+            path: "services/broker/main",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "GatewayService",
+            dependencies: [
+                "Contract", "Majordomo", "ServiceKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "services/gateway/GatewayService",
+            resources: [.copy("openapi.yaml")],
+            swiftSettings: strict,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .executableTarget(
+            name: "gateway",
+            dependencies: ["GatewayService", "ServiceKit"],
+            path: "services/gateway/main",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AuthService",
+            dependencies: ["Contract", "ServiceKit"],
+            path: "services/auth/AuthService",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "auth",
+            dependencies: ["AuthService", "ServiceKit"],
+            path: "services/auth/main",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "OrdersService",
+            dependencies: ["Contract", "ServiceKit"],
+            path: "services/orders/OrdersService",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "orders",
+            dependencies: ["OrdersService", "ServiceKit"],
+            path: "services/orders/main",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PrintingService",
+            dependencies: ["Contract", "ServiceKit"],
+            path: "services/printing/PrintingService",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "printing",
+            dependencies: ["PrintingService", "ServiceKit"],
+            path: "services/printing/main",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "RoutingService",
+            dependencies: ["Contract", "ServiceKit"],
+            path: "services/routing/RoutingService",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "routing",
+            dependencies: ["RoutingService", "ServiceKit"],
+            path: "services/routing/main",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "NotifyService",
+            dependencies: ["Contract", "ServiceKit"],
+            path: "services/notify/NotifyService",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "notify",
+            dependencies: ["NotifyService", "ServiceKit"],
+            path: "services/notify/main",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LoadgenKit",
+            dependencies: [
+                "Majordomo", "ZeroMQ", "ServiceKit",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "services/loadgen/LoadgenKit",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "loadgen",
+            dependencies: ["LoadgenKit"],
+            path: "services/loadgen/main",
+            swiftSettings: strict
+        ),
+
+        // MARK: tests
+        .testTarget(
+            name: "ZeroMQTests",
+            dependencies: ["ZeroMQ"],
+            path: "Tests/ZeroMQTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MajordomoTests",
+            dependencies: ["Majordomo", "ZeroMQ", "Contract", "ServiceKit"],
+            path: "Tests/MajordomoTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: [
+                "Store", "ServiceKit",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/StoreTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "GatewayService", "ServiceKit", "Majordomo", "Contract",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/GatewayTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SystemTests",
+            dependencies: ["Majordomo", "Contract", "ServiceKit"],
+            path: "Tests/SystemTests",
+            swiftSettings: strict
+        ),
+    ]
+)

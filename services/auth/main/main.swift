@@ -1,0 +1,4 @@
+import AuthService
+import ServiceKit
+
+await WorkerHost.main(AuthService.spec, AuthService.definition)

@@ -1,0 +1,4 @@
+import NotifyService
+import ServiceKit
+
+await WorkerHost.main(NotifyService.spec, NotifyService.definition)

@@ -1,0 +1,4 @@
+import OrdersService
+import ServiceKit
+
+await WorkerHost.main(OrdersService.spec, OrdersService.definition)

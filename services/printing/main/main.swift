@@ -1,0 +1,4 @@
+import PrintingService
+import ServiceKit
+
+await WorkerHost.main(PrintingService.spec, PrintingService.definition)

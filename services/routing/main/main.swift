@@ -1,0 +1,4 @@
+import RoutingService
+import ServiceKit
+
+await WorkerHost.main(RoutingService.spec, RoutingService.definition)

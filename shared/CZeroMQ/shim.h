@@ -1,0 +1,4 @@
+#include <zmq.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <errno.h>

@@ -1,0 +1,171 @@
+import CZeroMQ
+import Logging
+import ServiceLifecycle
+import Synchronization
+import ZeroMQ
+
+/// The Majordomo broker (RFC 7 with RFC 8's MMI) plus the event proxy (XSUB ▶ XPUB), on one
+/// dedicated thread.
+///
+/// Sockets are bound in `init`, so bind errors surface at once and wildcard ports (`tcp://*:*`)
+/// are resolved in ``endpoint`` before ``run()`` starts the loop.
+public final class Broker: Sendable {
+    /// The resolved MDP endpoint clients and workers connect to.
+    public let endpoint: String
+    /// The resolved endpoint event publishers connect to, when the proxy runs.
+    public let eventsPublishEndpoint: String?
+    /// The resolved endpoint event subscribers connect to, when the proxy runs.
+    public let eventsSubscribeEndpoint: String?
+    /// The settings it runs with.
+    public let configuration: BrokerConfiguration
+
+    private let sockets: Sockets
+    private let wake = WakeSignal()
+    private let stopping = Atomic<Bool>(false)
+    private let started = Atomic<Bool>(false)
+    private let counters = Mutex(BrokerStatistics())
+    private let logger: Logger
+
+    /// The sockets, bound in `init` and from then on used only by the thread of ``run()``
+    /// (`started` guarantees a single run); thread start is the full memory barrier libzmq
+    /// requires when a socket changes threads.
+    private final class Sockets: @unchecked Sendable {
+        let router: Socket
+        let xsub: Socket?
+        let xpub: Socket?
+        init(router: Socket, xsub: Socket?, xpub: Socket?) {
+            self.router = router
+            self.xsub = xsub
+            self.xpub = xpub
+        }
+        func close() {
+            router.close()
+            xsub?.close()
+            xpub?.close()
+        }
+    }
+
+    /// Binds the broker's sockets.
+    public init(configuration: BrokerConfiguration, context: Context, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        let router = try context.socket(.router)
+        try router.setOption(ZMQ_ROUTER_MANDATORY, 1)
+        try router.setHighWaterMarks(send: 0, receive: 0)
+        try router.bind(configuration.endpoint)
+        endpoint = try router.lastEndpoint()
+        var xsub: Socket?
+        var xpub: Socket?
+        if let publish = configuration.eventsPublishEndpoint, let subscribe = configuration.eventsSubscribeEndpoint {
+            let inbound = try context.socket(.xsub)
+            try inbound.bind(publish)
+            let outbound = try context.socket(.xpub)
+            try outbound.bind(subscribe)
+            xsub = inbound
+            xpub = outbound
+        }
+        eventsPublishEndpoint = try xsub?.lastEndpoint()
+        eventsSubscribeEndpoint = try xpub?.lastEndpoint()
+        sockets = Sockets(router: router, xsub: xsub, xpub: xpub)
+    }
+
+    /// Counters as of the last loop iteration.
+    public var statistics: BrokerStatistics { counters.withLock { $0 } }
+
+    /// Asks the loop to finish; ``run()`` then returns.
+    public func stop() {
+        stopping.store(true, ordering: .releasing)
+        wake.signal()
+    }
+
+    /// Runs the broker until ``stop()``, task cancellation or graceful shutdown.
+    public func run() async throws {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else {
+            preconditionFailure("Broker.run() called twice")
+        }
+        logger.info(
+            "broker listening",
+            metadata: [
+                "endpoint": "\(endpoint)", "eventsPublish": "\(eventsPublishEndpoint ?? "-")",
+                "eventsSubscribe": "\(eventsSubscribeEndpoint ?? "-")",
+                "heartbeatMs": "\(configuration.heartbeat.intervalMs)",
+                "liveness": "\(configuration.heartbeat.liveness)",
+                "requestTimeoutMs": "\(configuration.requestTimeoutMs)",
+            ])
+        try await withTaskCancellationOrGracefulShutdownHandler {
+            try await IOThread.run(name: "mdp-broker") { [self] in try loop() }
+        } onCancelOrGracefulShutdown: {
+            self.stop()
+        }
+        logger.info("broker stopped", metadata: ["statistics": "\(statistics)"])
+    }
+
+    private func loop() throws {
+        defer { sockets.close() }
+        let router = sockets.router
+        var core = BrokerCore(configuration: configuration, now: Monotonic.milliseconds())
+        var poller = Poller()
+        let routerSlot = poller.add(router)
+        let wakeSlot = poller.add(fileDescriptor: wake.fileDescriptor)
+        var proxySlots: (xsub: Int, xpub: Int)?
+        if let xsub = sockets.xsub, let xpub = sockets.xpub {
+            proxySlots = (poller.add(xsub), poller.add(xpub))
+        }
+        var out: [Message] = []
+        out.reserveCapacity(64)
+        while !stopping.load(ordering: .acquiring) {
+            let timeout = max(0, core.nextWakeAt() - Monotonic.milliseconds())
+            try poller.poll(timeoutMs: Int(timeout))
+            if poller.isReadable(wakeSlot) { wake.drain() }
+            if poller.isReadable(routerSlot) {
+                for _ in 0..<10_000 {
+                    guard let message = try router.receive(dontWait: true) else { break }
+                    core.handle(message, now: Monotonic.milliseconds(), into: &out)
+                    try flush(&out, core: &core)
+                }
+            }
+            if let proxySlots, let xsub = sockets.xsub, let xpub = sockets.xpub {
+                if poller.isReadable(proxySlots.xsub) { try forward(from: xsub, to: xpub) }
+                if poller.isReadable(proxySlots.xpub) { try forward(from: xpub, to: xsub) }
+            }
+            core.tick(now: Monotonic.milliseconds(), into: &out)
+            try flush(&out, core: &core)
+            let snapshot = core.statistics
+            counters.withLock { $0 = snapshot }
+        }
+    }
+
+    /// Sends what the core produced; a worker that vanished is reported back so its request moves on.
+    private func flush(_ out: inout [Message], core: inout BrokerCore) throws {
+        while !out.isEmpty {
+            let batch = out
+            out.removeAll(keepingCapacity: true)
+            for message in batch {
+                let sent = Result { () throws(ZMQError) -> Bool in try sockets.router.send(message, dontWait: true) }
+                switch sent {
+                case .success(true):
+                    continue
+                case .success(false):
+                    logger.warning("dropped a message: peer is not keeping up")
+                case .failure(let error) where error.code == .unreachable:
+                    // A worker that vanished: its request goes to another one. A vanished client
+                    // just loses its reply.
+                    if message.count > 2 && message[2] == MDP.workerHeader {
+                        core.workerUnreachable(message[0], now: Monotonic.milliseconds(), into: &out)
+                    }
+                case .failure(let error):
+                    throw error
+                }
+            }
+        }
+    }
+
+    private func forward(from source: Socket, to destination: Socket) throws {
+        for _ in 0..<10_000 {
+            guard let message = try source.receive(dontWait: true) else { return }
+            _ = try destination.send(message, dontWait: true)
+        }
+    }
+}
+
+extension Broker: Service {}

@@ -1,0 +1,291 @@
+import ZeroMQ
+
+/// The Majordomo broker's rules (RFC 7 and RFC 8) with no sockets and no clock.
+///
+/// Input is what the ROUTER socket received (identity first) and the time in monotonic
+/// milliseconds; output is the messages to send on the ROUTER socket (identity first). The
+/// ``Broker`` feeds it from real sockets; tests can drive it directly.
+public struct BrokerCore {
+    struct Request {
+        let id: UInt64
+        let envelope: [Frame]
+        let service: Frame
+        let body: [Frame]
+        let expiresAt: Int64
+    }
+
+    struct Worker {
+        let identity: Frame
+        let service: String
+        var expiresAt: Int64
+        var current: Request?
+    }
+
+    final class Service {
+        let name: Frame
+        var requests = FIFO<Request>()
+        var waiting = FIFO<Frame>()
+        var workerCount = 0
+        init(name: Frame) { self.name = name }
+    }
+
+    /// How deep a client's return envelope may be (its identity plus its own tags).
+    static let maxEnvelopeFrames = 8
+
+    let configuration: BrokerConfiguration
+    private var workers: [Frame: Worker] = [:]
+    private var services: [String: Service] = [:]
+    private var nextRequestID: UInt64 = 1
+    private var nextHeartbeatAt: Int64
+    /// What has happened so far.
+    public private(set) var statistics = BrokerStatistics()
+
+    /// A broker state with no workers and no requests.
+    public init(configuration: BrokerConfiguration, now: Int64) {
+        self.configuration = configuration
+        self.nextHeartbeatAt = now + configuration.heartbeat.intervalMs
+    }
+
+    /// How many live workers serve `service` (idle or busy).
+    public func workerCount(for service: String) -> Int { services[service]?.workerCount ?? 0 }
+
+    /// How many requests wait for a worker of `service`.
+    public func queuedCount(for service: String) -> Int { services[service]?.requests.count ?? 0 }
+
+    /// When ``tick(now:into:)`` next has work to do.
+    public func nextWakeAt() -> Int64 {
+        var wake = nextHeartbeatAt
+        for service in services.values {
+            if let first = service.requests.first { wake = min(wake, first.expiresAt) }
+        }
+        return wake
+    }
+
+    // MARK: - Input
+
+    /// Handles one message from the ROUTER socket.
+    public mutating func handle(_ message: Message, now: Int64, into out: inout [Message]) {
+        guard message.count >= 3,
+            let delimiter = message.indices.dropFirst().first(where: { message[$0].isEmpty }),
+            delimiter <= Self.maxEnvelopeFrames, delimiter + 1 < message.count
+        else { return malformed() }
+        let header = message[delimiter + 1]
+        if header == MDP.clientHeader {
+            handleClient(envelope: Array(message[..<delimiter]), frames: message[(delimiter + 2)...], now: now, into: &out)
+        } else if header == MDP.workerHeader, delimiter == 1 {
+            handleWorker(identity: message[0], frames: message[3...], now: now, into: &out)
+        } else {
+            malformed()
+        }
+    }
+
+    private mutating func malformed() { statistics.malformed += 1 }
+
+    private mutating func handleClient(
+        envelope: [Frame], frames: ArraySlice<Frame>, now: Int64, into out: inout [Message]
+    ) {
+        guard frames.count >= 2, let serviceFrame = frames.first, !serviceFrame.isEmpty else { return malformed() }
+        let name = String(decoding: serviceFrame, as: UTF8.self)
+        let body = Array(frames.dropFirst())
+        if name.hasPrefix(MDP.mmiPrefix) {
+            out.append(envelope + [[], MDP.clientHeader, serviceFrame] + management(name, body))
+            return
+        }
+        let service = self.service(named: name, frame: serviceFrame)
+        let request = Request(
+            id: nextRequestID, envelope: envelope, service: serviceFrame, body: body,
+            expiresAt: now + configuration.requestTimeoutMs)
+        nextRequestID &+= 1
+        if service.requests.count >= configuration.maxQueuedPerService {
+            statistics.expired += 1
+            out.append(Self.errorReply(
+                to: request, code: "unavailable",
+                message: "service '\(name)' has \(service.requests.count) requests waiting; try again later"))
+            return
+        }
+        statistics.requests += 1
+        service.requests.append(request)
+        dispatch(service, now: now, into: &out)
+    }
+
+    /// RFC 8: `mmi.service` says whether a live worker serves the named service.
+    private func management(_ name: String, _ body: [Frame]) -> [Frame] {
+        guard name == "mmi.service" else { return [Array("501".utf8)] }
+        let asked = String(decoding: body.first ?? [], as: UTF8.self)
+        let found = workerCount(for: asked) > 0
+        return [Array((found ? "200" : "404").utf8)]
+    }
+
+    private mutating func handleWorker(
+        identity: Frame, frames: ArraySlice<Frame>, now: Int64, into out: inout [Message]
+    ) {
+        guard let commandFrame = frames.first, commandFrame.count == 1,
+            let command = MDP.Command(rawValue: commandFrame[0])
+        else { return invalidFromWorker(identity, now: now, into: &out) }
+        let arguments = frames.dropFirst()
+        let known = workers[identity] != nil
+        if known && command != .disconnect {
+            workers[identity]?.expiresAt = now + configuration.heartbeat.expiryMs
+        }
+        switch command {
+        case .ready:
+            guard arguments.count == 1, let serviceFrame = arguments.first, !serviceFrame.isEmpty else {
+                return invalidFromWorker(identity, now: now, into: &out)
+            }
+            let name = String(decoding: serviceFrame, as: UTF8.self)
+            if known || name.hasPrefix(MDP.mmiPrefix) {
+                return disconnect(identity, now: now, into: &out)
+            }
+            let service = self.service(named: name, frame: serviceFrame)
+            workers[identity] = Worker(
+                identity: identity, service: name, expiresAt: now + configuration.heartbeat.expiryMs)
+            service.workerCount += 1
+            service.waiting.append(identity)
+            dispatch(service, now: now, into: &out)
+        case .reply:
+            guard known else { return disconnect(identity, now: now, into: &out) }
+            guard arguments.count >= 3, arguments[arguments.startIndex + 1].isEmpty else {
+                return invalidFromWorker(identity, now: now, into: &out)
+            }
+            guard let worker = workers[identity], let request = worker.current,
+                arguments.first == Self.addressFrame(request.id)
+            else { return disconnect(identity, now: now, into: &out) }
+            statistics.replies += 1
+            out.append(request.envelope + [[], MDP.clientHeader, request.service] + arguments.dropFirst(2))
+            workers[identity]?.current = nil
+            if let service = services[worker.service] {
+                service.waiting.append(identity)
+                dispatch(service, now: now, into: &out)
+            }
+        case .heartbeat:
+            guard arguments.isEmpty else { return invalidFromWorker(identity, now: now, into: &out) }
+            if !known { disconnect(identity, now: now, into: &out) }
+        case .disconnect:
+            // The worker has said goodbye: send nothing more. A request it held was never
+            // started (our workers reply before leaving), so it goes back to the queue.
+            if known { removeWorker(identity, requeue: true, now: now, into: &out) }
+        case .request:
+            disconnect(identity, now: now, into: &out)
+        }
+    }
+
+    /// A message that does not parse: dropped, and a registered worker that sent it is dropped too.
+    private mutating func invalidFromWorker(_ identity: Frame, now: Int64, into out: inout [Message]) {
+        malformed()
+        if workers[identity] != nil { disconnect(identity, now: now, into: &out) }
+    }
+
+    // MARK: - Time
+
+    /// Heartbeats workers, expires silent workers and requests that waited too long.
+    public mutating func tick(now: Int64, into out: inout [Message]) {
+        for service in services.values {
+            while let first = service.requests.first, first.expiresAt <= now {
+                _ = service.requests.popFirst()
+                expire(first, into: &out)
+            }
+        }
+        guard now >= nextHeartbeatAt else { return }
+        nextHeartbeatAt = now + configuration.heartbeat.intervalMs
+        let dead = workers.values.filter { $0.expiresAt <= now }.map(\.identity)
+        for identity in dead {
+            statistics.expiredWorkers += 1
+            removeWorker(identity, requeue: false, now: now, into: &out)
+        }
+        for identity in workers.keys {
+            out.append([identity] + MDP.workerCommand(.heartbeat))
+        }
+    }
+
+    /// The ROUTER could not reach a worker (it went away): forget it and give its request to another.
+    public mutating func workerUnreachable(_ identity: Frame, now: Int64, into out: inout [Message]) {
+        removeWorker(identity, requeue: true, now: now, into: &out)
+    }
+
+    // MARK: - Workers and queues
+
+    private mutating func service(named name: String, frame: Frame) -> Service {
+        if let service = services[name] { return service }
+        let service = Service(name: frame)
+        services[name] = service
+        return service
+    }
+
+    private mutating func dispatch(_ service: Service, now: Int64, into out: inout [Message]) {
+        while !service.waiting.isEmpty, let request = service.requests.popFirst() {
+            if request.expiresAt <= now {
+                expire(request, into: &out)
+                continue
+            }
+            guard let identity = service.waiting.popFirst() else { break }
+            workers[identity]?.current = request
+            out.append(
+                [identity, [], MDP.workerHeader, MDP.Command.request.frame, Self.addressFrame(request.id), []]
+                    + request.body)
+        }
+    }
+
+    private mutating func disconnect(_ identity: Frame, now: Int64, into out: inout [Message]) {
+        statistics.disconnects += 1
+        out.append([identity] + MDP.workerCommand(.disconnect))
+        if workers[identity] != nil { removeWorker(identity, requeue: false, now: now, into: &out) }
+    }
+
+    private mutating func removeWorker(_ identity: Frame, requeue: Bool, now: Int64, into out: inout [Message]) {
+        guard let worker = workers.removeValue(forKey: identity), let service = services[worker.service] else { return }
+        service.workerCount -= 1
+        service.waiting.removeAll { $0 == identity }
+        if let request = worker.current {
+            if requeue {
+                service.requests.prepend(request)
+                dispatch(service, now: now, into: &out)
+            } else {
+                statistics.abandoned += 1
+                out.append(Self.errorReply(
+                    to: request, code: "unavailable",
+                    message: "the '\(worker.service)' worker handling this request stopped responding"))
+            }
+        }
+    }
+
+    private mutating func expire(_ request: Request, into out: inout [Message]) {
+        statistics.expired += 1
+        let name = String(decoding: request.service, as: UTF8.self)
+        out.append(Self.errorReply(
+            to: request, code: "unavailable",
+            message: "no '\(name)' worker took the request within \(configuration.requestTimeoutMs) ms"))
+    }
+
+    // MARK: - Frames
+
+    /// The single client-address frame a worker sees: the broker's number for the request.
+    static func addressFrame(_ id: UInt64) -> Frame {
+        withUnsafeBytes(of: id.bigEndian) { Array($0) }
+    }
+
+    /// A reply in the system's wire contract: `[code][{"code","message","details"}]`.
+    static func errorReply(to request: Request, code: String, message: String) -> Message {
+        let service = String(decoding: request.service, as: UTF8.self)
+        let json = "{\"code\":\(jsonString(code)),\"message\":\(jsonString(message)),"
+            + "\"details\":{\"service\":\(jsonString(service))}}"
+        return request.envelope + [[], MDP.clientHeader, request.service, Array(code.utf8), Array(json.utf8)]
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,76 @@
+import Contract
+import Foundation
+import Majordomo
+
+/// Typed calls to other services over the broker, in the wire contract.
+public struct BusClient: Sendable {
+    /// The MDP client underneath (run it in the process's service group).
+    public let client: MajordomoClient
+    /// The deadline used when a call does not give one.
+    public let defaultTimeout: Duration
+
+    /// Wraps an MDP client.
+    public init(client: MajordomoClient, defaultTimeout: Duration = .seconds(10)) {
+        self.client = client
+        self.defaultTimeout = defaultTimeout
+    }
+
+    /// Calls `Op` on its own service.
+    public func call<Op: ServiceOperation>(
+        _ operation: Op.Type, _ request: Op.Request, metadata: RequestMetadata, timeout: Duration? = nil
+    ) async throws(ServiceError) -> Op.Reply {
+        try await call(operation, on: Op.service, request, metadata: metadata, timeout: timeout)
+    }
+
+    /// Calls `Op` on `service`; transport failures become `unavailable` or `deadline_exceeded`.
+    public func call<Op: BusOperation>(
+        _ operation: Op.Type, on service: ServiceName, _ request: Op.Request, metadata: RequestMetadata,
+        timeout: Duration? = nil
+    ) async throws(ServiceError) -> Op.Reply {
+        let timeout = timeout ?? defaultTimeout
+        var metadata = metadata
+        if metadata.deadline == nil {
+            metadata.deadline = Int64(Date().timeIntervalSince1970 * 1000) + timeout.wholeMilliseconds
+        }
+        let body: [[UInt8]]
+        do {
+            body = try Wire.encodeRequest(operation: Op.name, metadata: metadata, payload: request)
+        } catch {
+            throw ServiceError(.internal, "could not encode \(Op.name) request: \(error)")
+        }
+        let reply: [[UInt8]]
+        do {
+            reply = try await client.request(service: service.rawValue, body: body, timeout: timeout)
+        } catch let error as MajordomoError {
+            switch error.code {
+            case .deadlineExceeded:
+                throw ServiceError(.deadlineExceeded, "\(service) did not answer \(Op.name) in time")
+            default:
+                throw ServiceError(.unavailable, "\(service) is unavailable: \(error.message)", details: ["service": .string(service.rawValue)])
+            }
+        } catch {
+            throw ServiceError(.unavailable, "call to \(service) was cancelled")
+        }
+        return try Wire.decodeReply(Op.Reply.self, from: reply)
+    }
+
+    /// Asks the broker (MMI, RFC 8) whether a live worker serves `service`.
+    public func isServed(_ service: String, timeout: Duration = .seconds(2)) async throws(ServiceError) -> Bool {
+        do {
+            let reply = try await client.request(service: "mmi.service", body: [Array(service.utf8)], timeout: timeout)
+            return reply.first == Array("200".utf8)
+        } catch let error as MajordomoError where error.code == .deadlineExceeded {
+            throw ServiceError(.deadlineExceeded, "the broker did not answer mmi.service")
+        } catch {
+            throw ServiceError(.unavailable, "the broker is not reachable: \(error)")
+        }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    public var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

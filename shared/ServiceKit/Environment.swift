@@ -1,0 +1,56 @@
+/// Typed access to the settings of a process, from the environment (or a dictionary in tests).
+public struct Environment: Sendable {
+    /// A setting that is present but unusable.
+    public struct InvalidSetting: Error, CustomStringConvertible {
+        public let name: String
+        public let value: String
+        public let expected: String
+        public var description: String { "\(name)=\(value) is not valid: expected \(expected)" }
+    }
+
+    private let values: [String: String]
+
+    /// Reads the process environment.
+    public static var process: Environment { Environment(ProcessInfoEnvironment.current()) }
+
+    /// Uses the given values (tests).
+    public init(_ values: [String: String]) { self.values = values }
+
+    /// The raw value, or the setting's default.
+    public func string(_ setting: Setting) -> String? {
+        if let value = values[setting.name], !value.isEmpty { return value }
+        return setting.defaultValue
+    }
+
+    /// The value, which must be set (or have a default).
+    public func required(_ setting: Setting) throws -> String {
+        guard let value = string(setting) else {
+            throw InvalidSetting(name: setting.name, value: "", expected: "a value (\(setting.help))")
+        }
+        return value
+    }
+
+    /// An integer value within `range`.
+    public func int(_ setting: Setting, in range: ClosedRange<Int> = Int.min...Int.max) throws -> Int {
+        let raw = try required(setting)
+        guard let value = Int(raw), range.contains(value) else {
+            throw InvalidSetting(name: setting.name, value: raw, expected: "an integer in \(range)")
+        }
+        return value
+    }
+
+    /// A boolean (`true/false`, `1/0`, `yes/no`).
+    public func bool(_ setting: Setting) throws -> Bool {
+        let raw = try required(setting).lowercased()
+        switch raw {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw InvalidSetting(name: setting.name, value: raw, expected: "true or false")
+        }
+    }
+
+    /// A value that is set by the operator (not defaulted); `nil` when absent.
+    public func explicit(_ name: String) -> String? {
+        values[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+}

@@ -1,0 +1,82 @@
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Store
+import ZeroMQ
+
+/// A durable event consumer: handles every event of its topics exactly once, in log order.
+///
+/// It catches up from the event log at start, whenever a nudge arrives over ZeroMQ, and at least
+/// every `pollInterval` (so a lost nudge or a late-committing event only delays, never loses).
+/// A failing handler is retried with back-off; the cursor does not pass an unhandled event.
+public struct EventConsumer: Service {
+    /// Handles one event inside the transaction that records it as handled.
+    public typealias Handler = @Sendable (StoredEvent, PostgresConnection) async throws -> Void
+
+    /// The consumer's durable name (its cursor), e.g. `notify.orders`.
+    public let name: String
+    /// The topics it handles.
+    public let topics: [String]
+    private let log: EventLog
+    private let pollInterval: Duration
+    private let handler: Handler
+    private let pump: SocketPump
+    private let logger: Logger
+
+    /// Creates a consumer subscribed at the broker's XPUB endpoint.
+    public init(
+        name: String, topics: [String], log: EventLog, context: Context, endpoint: String,
+        pollInterval: Duration = .seconds(1), logger: Logger, handler: @escaping Handler
+    ) {
+        self.name = name
+        self.topics = topics
+        self.log = log
+        self.pollInterval = pollInterval
+        self.handler = handler
+        self.logger = logger
+        self.pump = SocketPump(context: context, type: .sub, name: "events-sub") { socket in
+            for topic in topics { try socket.subscribe(topic) }
+            try socket.connect(endpoint)
+        }
+    }
+
+    public func run() async throws {
+        let (kicks, kick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        try await withTaskCancellationOrGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await pump.run() }
+                group.addTask {
+                    for await _ in pump.messages { kick.yield() }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        kick.yield()
+                        try? await Task.sleep(for: pollInterval)
+                    }
+                }
+                var failures = 0
+                for await _ in kicks {
+                    if Task.isCancelled { break }
+                    do {
+                        try await log.catchUp(consumer: name, topics: topics, handler: handler)
+                        failures = 0
+                    } catch {
+                        failures += 1
+                        let delay = Duration.milliseconds(min(30_000, 100 << min(failures, 9)))
+                        logger.error(
+                            "event handler failed; will retry",
+                            metadata: ["consumer": "\(name)", "error": "\(error)", "retryInMs": "\(delay.wholeMilliseconds)"])
+                        try? await Task.sleep(for: delay)
+                        kick.yield()
+                    }
+                }
+                group.cancelAll()
+                pump.stop()
+                try await group.waitForAll()
+            }
+        } onCancelOrGracefulShutdown: {
+            kick.finish()
+            pump.stop()
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+
+/// The whole life of an executable: arguments, logging, then `run` (or `--probe`), and the exit code.
+///
+/// Executables stay a few lines long: `await Launcher.main(spec, probe: ..., run: ...)`.
+public enum Launcher {
+    /// What a process body gets.
+    public typealias Body = @Sendable (Environment, Logger) async throws -> Void
+
+    /// Runs the executable described by `spec` and exits.
+    public static func main(_ spec: ProcessSpec, probe: @escaping Body, run: @escaping Body) async -> Never {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(spec.helpText, terminator: "")
+            exit(0)
+        }
+        let probing = arguments == ["--probe"]
+        if !arguments.isEmpty && !probing {
+            FileHandle.standardError.write(Data("\(spec.name): unknown arguments \(arguments); see --help\n".utf8))
+            exit(64)
+        }
+        let environment = Environment.process
+        let logger: Logger
+        do {
+            logger = try LogSetup.bootstrap(process: spec.name, environment: environment)
+        } catch {
+            FileHandle.standardError.write(Data("\(spec.name): \(error)\n".utf8))
+            exit(78)
+        }
+        do {
+            if probing {
+                try await probe(environment, logger)
+            } else {
+                try await run(environment, logger)
+            }
+            exit(0)
+        } catch let error as Environment.InvalidSetting {
+            logger.critical("bad setting", metadata: ["error": "\(error)"])
+            exit(78)
+        } catch {
+            logger.critical(probing ? "probe failed" : "stopped by an error", metadata: ["error": "\(error)"])
+            exit(1)
+        }
+    }
+}

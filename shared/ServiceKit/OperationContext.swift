@@ -1,0 +1,29 @@
+import Contract
+import Logging
+
+/// What a handler knows about the call it is handling.
+public struct OperationContext: Sendable {
+    /// Request id, caller and deadline, as the caller sent them.
+    public let metadata: RequestMetadata
+    /// A logger whose every line carries the request id and operation.
+    public let logger: Logger
+
+    /// Creates a context.
+    public init(metadata: RequestMetadata, logger: Logger) {
+        self.metadata = metadata
+        self.logger = logger
+    }
+
+    /// The caller, or `unauthenticated` when there is none.
+    public func requireActor() throws(ServiceError) -> Actor {
+        guard let actor = metadata.actor else { throw ServiceError(.unauthenticated, "sign in first") }
+        return actor
+    }
+
+    /// The caller, who must hold `role` (admins hold every role).
+    public func requireRole(_ role: String) throws(ServiceError) -> Actor {
+        let actor = try requireActor()
+        guard actor.has(role) else { throw ServiceError(.permissionDenied, "this needs the '\(role)' role") }
+        return actor
+    }
+}

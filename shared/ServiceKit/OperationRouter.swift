@@ -1,0 +1,74 @@
+import Contract
+import Foundation
+import Logging
+import Store
+
+/// Maps operation names to typed handlers and turns MDP request bodies into reply bodies,
+/// following the wire contract: decode, check the deadline, run, encode the reply or the error.
+public struct OperationRouter: Sendable {
+    typealias Entry = @Sendable ([UInt8], OperationContext) async throws -> [[UInt8]]
+
+    /// The service this router answers for.
+    public let service: ServiceName
+    private var entries: [String: Entry] = [:]
+    private let logger: Logger
+    private let clock: any WallClock
+
+    /// An empty router.
+    public init(service: ServiceName, logger: Logger, clock: any WallClock = SystemClock()) {
+        self.service = service
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// The operations registered so far.
+    public var operations: [String] { entries.keys.sorted() }
+
+    /// Registers the handler of operation `Op`.
+    public mutating func register<Op: BusOperation>(
+        _ operation: Op.Type,
+        _ handler: @escaping @Sendable (Op.Request, OperationContext) async throws -> Op.Reply
+    ) {
+        precondition(entries[Op.name] == nil, "operation \(Op.name) registered twice on \(service)")
+        entries[Op.name] = { payload, context in
+            let request = try Wire.decodePayload(Op.Request.self, from: payload)
+            return try Wire.encodeReply(try await handler(request, context))
+        }
+    }
+
+    /// Handles one request body; never throws: every failure becomes an error reply.
+    public func handle(_ frames: [[UInt8]]) async -> [[UInt8]] {
+        let request: Wire.IncomingRequest
+        do {
+            request = try Wire.decodeRequest(frames)
+        } catch {
+            logger.info("rejected a malformed request", metadata: ["error": "\(error)"])
+            return Wire.encodeError(error)
+        }
+        var logger = self.logger
+        logger[metadataKey: "requestId"] = .string(request.metadata.requestId)
+        logger[metadataKey: "operation"] = .string(request.operation)
+        guard let entry = entries[request.operation] else {
+            return Wire.encodeError(ServiceError(
+                .invalidArgument, "service '\(service)' has no operation '\(request.operation)'",
+                details: ["operations": .array(operations.map { .string($0) })]))
+        }
+        let nowMs = Int64(clock.now().timeIntervalSince1970 * 1000)
+        if let deadline = request.metadata.deadline, deadline <= nowMs {
+            logger.info("skipped: the caller's deadline had passed")
+            return Wire.encodeError(ServiceError(.deadlineExceeded, "the deadline passed before the request was handled"))
+        }
+        let started = ContinuousClock.now
+        do {
+            let reply = try await entry(request.payload, OperationContext(metadata: request.metadata, logger: logger))
+            logger.debug("handled", metadata: ["ms": "\((ContinuousClock.now - started).wholeMilliseconds)"])
+            return reply
+        } catch let error as ServiceError {
+            logger.info("refused", metadata: ["code": "\(error.code)", "reason": "\(error.message)"])
+            return Wire.encodeError(error)
+        } catch {
+            logger.error("failed", metadata: ["error": "\(String(reflecting: error))"])
+            return Wire.encodeError(.internal(requestId: request.metadata.requestId))
+        }
+    }
+}

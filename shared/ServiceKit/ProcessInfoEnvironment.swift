@@ -1,0 +1,5 @@
+import Foundation
+
+enum ProcessInfoEnvironment {
+    static func current() -> [String: String] { ProcessInfo.processInfo.environment }
+}

@@ -1,0 +1,62 @@
+/// One environment variable a process reads: its name, default and what it is for.
+///
+/// Each executable lists its settings; `--help` prints them, so the documentation cannot drift
+/// from what the code reads.
+public struct Setting: Sendable, Hashable {
+    /// The variable name, e.g. `BROKER_URL`.
+    public let name: String
+    /// The value used when the variable is unset; `nil` means "unset is meaningful".
+    public let defaultValue: String?
+    /// One line for `--help`.
+    public let help: String
+    /// Whether the value must never be printed or logged.
+    public let isSecret: Bool
+
+    /// Declares a setting.
+    public init(_ name: String, default defaultValue: String?, _ help: String, secret: Bool = false) {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.help = help
+        self.isSecret = secret
+    }
+}
+
+extension Setting {
+    /// `LOG_LEVEL`: trace, debug, info, notice, warning, error, critical.
+    public static let logLevel = Setting("LOG_LEVEL", default: "info", "trace|debug|info|notice|warning|error|critical")
+    /// `LOG_FORMAT`: one JSON object per line, or plain text for a terminal.
+    public static let logFormat = Setting("LOG_FORMAT", default: "json", "json (one object per line) or text")
+    /// `BROKER_URL`: where the Majordomo broker listens.
+    public static let brokerURL = Setting("BROKER_URL", default: "tcp://127.0.0.1:5555", "the broker's MDP endpoint")
+    /// `EVENTS_PUB_URL`: the broker's XSUB side, where services publish events.
+    public static let eventsPublishURL = Setting(
+        "EVENTS_PUB_URL", default: "tcp://127.0.0.1:5556", "where events are published (broker XSUB)")
+    /// `EVENTS_SUB_URL`: the broker's XPUB side, where services subscribe.
+    public static let eventsSubscribeURL = Setting(
+        "EVENTS_SUB_URL", default: "tcp://127.0.0.1:5557", "where events are received (broker XPUB)")
+    /// `DATABASE_URL`: the shared PostgreSQL.
+    public static let databaseURL = Setting(
+        "DATABASE_URL", default: "postgres://backplane:backplane@127.0.0.1:5432/backplane",
+        "PostgreSQL connection URL (password is never logged)", secret: true)
+    /// `HEARTBEAT_INTERVAL_MS`: MDP heartbeat interval; must match the broker's.
+    public static let heartbeatInterval = Setting(
+        "HEARTBEAT_INTERVAL_MS", default: "2500", "MDP heartbeat interval in ms (same on broker and workers)")
+    /// `HEARTBEAT_LIVENESS`: missed heartbeats before a peer counts as dead.
+    public static let heartbeatLiveness = Setting(
+        "HEARTBEAT_LIVENESS", default: "3", "missed heartbeats before a peer counts as dead")
+    /// `WORKER_CONCURRENCY`: requests one worker process handles at once.
+    public static let workerConcurrency = Setting(
+        "WORKER_CONCURRENCY", default: "8", "requests this process handles at once (MDP worker slots)")
+    /// `REQUEST_TIMEOUT_MS`: how long a caller waits for another service.
+    public static let requestTimeout = Setting(
+        "REQUEST_TIMEOUT_MS", default: "10000", "deadline for a call to another service, in ms")
+    /// `EVENTS_POLL_MS`: how often an event consumer looks at the event log without a nudge.
+    public static let eventsPoll = Setting(
+        "EVENTS_POLL_MS", default: "1000", "event consumers re-read the event log at least this often, in ms")
+
+    /// What every MDP worker service reads.
+    public static let workerCommon: [Setting] = [
+        .logLevel, .logFormat, .brokerURL, .eventsPublishURL, .eventsSubscribeURL, .databaseURL,
+        .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .requestTimeout, .eventsPoll,
+    ]
+}

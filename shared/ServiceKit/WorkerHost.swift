@@ -1,0 +1,159 @@
+import Contract
+import Foundation
+import Logging
+import Majordomo
+import PostgresNIO
+import ServiceLifecycle
+import Store
+import ZeroMQ
+
+/// What a worker service's code gets to build its operations with.
+public struct WorkerResources: Sendable {
+    /// The service being run.
+    public let service: ServiceName
+    /// The pooled PostgreSQL client (already running).
+    public let postgres: PostgresClient
+    /// Calls to other services.
+    public let bus: BusClient
+    /// The shared ZeroMQ context.
+    public let context: Context
+    /// The process settings.
+    public let environment: Environment
+    /// The process logger.
+    public let logger: Logger
+    /// The clock every time rule uses.
+    public let clock: any WallClock
+    /// The event log, migrated.
+    public let events: EventLog
+}
+
+/// What a service contributes: its migrations (run at start under an advisory lock) and a
+/// function that registers its operations and returns any extra long-lived services
+/// (event consumers, job runners).
+public struct WorkerDefinition: Sendable {
+    /// The MDP service name.
+    public let service: ServiceName
+    /// The service's own schema migrations, applied to schema `service.rawValue`.
+    public let migrations: @Sendable () throws -> [Migration]
+    /// Registers operations and returns extra services.
+    public let configure: @Sendable (inout OperationRouter, WorkerResources) async throws -> [any Service]
+
+    /// Defines a worker service.
+    public init(
+        service: ServiceName,
+        migrations: @escaping @Sendable () throws -> [Migration] = { [] },
+        configure: @escaping @Sendable (inout OperationRouter, WorkerResources) async throws -> [any Service] = { _, _ in [] }
+    ) {
+        self.service = service
+        self.migrations = migrations
+        self.configure = configure
+    }
+}
+
+/// Runs an MDP worker service: PostgreSQL pool, migrations, the `health` operation, the
+/// service's own operations, extra services, all in one `ServiceGroup` that drains on SIGTERM.
+public enum WorkerHost {
+    /// The settings every worker reads.
+    public static let settings = Setting.workerCommon
+
+    /// Runs `definition` until SIGTERM/SIGINT.
+    public static func run(
+        _ definition: WorkerDefinition, environment: Environment, logger: Logger, clock: any WallClock = SystemClock()
+    ) async throws {
+        let database = try DatabaseSettings(url: try environment.required(.databaseURL))
+        let heartbeat = HeartbeatSettings(
+            intervalMs: Int64(try environment.int(.heartbeatInterval, in: 10...600_000)),
+            liveness: try environment.int(.heartbeatLiveness, in: 1...100))
+        let concurrency = try environment.int(.workerConcurrency, in: 1...1024)
+        let timeout = Duration.milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
+        let context = Context()
+        let postgres = PostgresClient(configuration: database.clientConfiguration(), backgroundLogger: logger)
+        let brokerURL = try environment.required(.brokerURL)
+        let mdpClient = MajordomoClient(endpoint: brokerURL, context: context, logger: logger)
+        let started = Date()
+        logger.info(
+            "starting",
+            metadata: [
+                "database": "\(database.redactedURL)", "broker": "\(brokerURL)",
+                "concurrency": "\(concurrency)",
+            ])
+
+        let startup = StartupService(logger: logger) {
+            let events = EventLog(client: postgres, clock: clock, logger: logger)
+            try await events.migrate()
+            let applied = try await Migrator(client: postgres, schema: definition.service.rawValue, logger: logger)
+                .migrate(try definition.migrations())
+            if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
+            var router = OperationRouter(service: definition.service, logger: logger, clock: clock)
+            router.register(Health.self) { _, _ in
+                let database = await Self.checkDatabase(postgres, logger: logger)
+                return HealthReport(
+                    service: definition.service.rawValue, status: database == "ok" ? "ok" : "degraded",
+                    instance: Self.instance, uptimeSeconds: Int64(Date().timeIntervalSince(started)),
+                    checks: ["database": database])
+            }
+            let resources = WorkerResources(
+                service: definition.service, postgres: postgres, bus: BusClient(client: mdpClient, defaultTimeout: timeout),
+                context: context, environment: environment, logger: logger, clock: clock, events: events)
+            let extra = try await definition.configure(&router, resources)
+            let handler = router
+            let worker = MajordomoWorker(
+                endpoint: brokerURL, service: definition.service.rawValue,
+                concurrency: concurrency, heartbeat: heartbeat, context: context, logger: logger
+            ) { body in await handler.handle(body) }
+            return extra + [worker]
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: postgres), .init(service: mdpClient), .init(service: startup),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                cancellationSignals: [],
+                logger: logger))
+        try await group.run()
+    }
+
+    /// `host:pid`, to tell replicas apart.
+    public static let instance = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
+
+    static func checkDatabase(_ postgres: PostgresClient, logger: Logger) async -> String {
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { _ = try await postgres.query("SELECT 1", logger: logger).collect() }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(2))
+                    throw CancellationError()
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+            return "ok"
+        } catch is CancellationError {
+            return "no answer within 2 s"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// `--probe`: asks the service's `health` operation through the broker.
+    public static func probe(_ service: ServiceName, environment: Environment, logger: Logger) async throws {
+        let report = try await ProbeClient.call(environment: environment, logger: logger) { bus in
+            try await bus.call(
+                Health.self, on: service, Empty(), metadata: RequestMetadata(requestId: "probe-\(UUID().uuidString)"),
+                timeout: .seconds(3))
+        }
+        guard report.status == "ok" else { throw ServiceError(.unavailable, "\(service) is \(report.status): \(report.checks)") }
+        print("\(service) ok (\(report.instance))")
+    }
+}
+
+extension WorkerHost {
+    /// The whole `main` of a worker executable: `--help`, `--probe`, or run until SIGTERM.
+    public static func main(_ spec: ProcessSpec, _ definition: WorkerDefinition) async -> Never {
+        await Launcher.main(
+            spec,
+            probe: { environment, logger in try await probe(definition.service, environment: environment, logger: logger) },
+            run: { environment, logger in try await run(definition, environment: environment, logger: logger) })
+    }
+}

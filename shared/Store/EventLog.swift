@@ -1,0 +1,120 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The shared, append-only event log (transactional outbox) in schema `events`.
+///
+/// A producer calls ``append(_:on:logger:)`` on the connection of the transaction that makes
+/// the state change, so the event exists if and only if the change committed. Readers use
+/// ``fetch(after:topics:limit:)`` or, as a named consumer with a stored cursor,
+/// ``catchUp(consumer:topics:batch:handler:)``.
+///
+/// Reading never skips an event that commits late: a `bigserial` is assigned at insert, not at
+/// commit, so "`seq` > last seen" can pass over a row whose transaction is still open. A reader
+/// therefore takes only rows whose transaction id is below `pg_snapshot_xmin(pg_current_snapshot())`
+/// (every such transaction has finished) and orders them by `(xid, seq)`; any row that becomes
+/// visible later has a transaction id at or above that bound, so it sorts after every cursor
+/// already handed out. The cost: while some transaction is open (anywhere in the cluster),
+/// events appended after it started wait until it ends.
+public struct EventLog: Sendable {
+    /// The pool used by the reading and catch-up methods.
+    public let client: PostgresClient
+    /// The schema holding the log, `events` in production (tests use their own).
+    public let schema: String
+    /// The clock for `handled_at` and cursor `updated_at`.
+    public let clock: any WallClock
+    /// The default logger for queries.
+    public let logger: Logger
+
+    /// Creates a handle on the event log in `schema`.
+    public init(
+        client: PostgresClient, schema: String = "events", clock: any WallClock = SystemClock(), logger: Logger
+    ) {
+        self.client = client
+        self.schema = schema
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Applies ``migrations(schema:)`` to this log's schema with a ``Migrator``.
+    public func migrate() async throws {
+        try await Migrator(client: client, schema: schema, logger: logger).migrate(Self.migrations(schema: schema))
+    }
+
+    /// Appends `event` on `connection`, which should be inside the caller's transaction together
+    /// with the state change the event reports; the event is visible to readers only once that
+    /// transaction commits, and never if it rolls back.
+    @discardableResult
+    public func append(_ event: NewEvent, on connection: PostgresConnection, logger: Logger? = nil) async throws -> StoredEvent {
+        let schema = try validSchema()
+        guard let payload = String(data: event.payload, encoding: .utf8) else {
+            throw StoreError(.invalidArgument, "payload of event \(event.id) (\(event.topic)) is not UTF-8 JSON")
+        }
+        let rows = try await connection.query(
+            """
+            INSERT INTO \(unescaped: schema).log (id, topic, producer, payload, request_id, created_at)
+            VALUES (\(event.id), \(event.topic), \(event.producer), \(payload)::text::jsonb, \(event.requestId), \(event.createdAt))
+            RETURNING seq, xid::text, id, topic, producer, payload::text, request_id, created_at
+            """,
+            logger: logger ?? self.logger
+        )
+        for try await row in rows {
+            return try Self.decodeEvent(row)
+        }
+        throw StoreError(.unexpectedResult, "appending event \(event.id) returned no row")
+    }
+
+    /// Up to `limit` events after `cursor`, in `(xid, seq)` order, from transactions that have all
+    /// finished; `topics` (if given) restricts the topics. Pass the last returned event's
+    /// ``StoredEvent/cursor`` to read on.
+    public func fetch(after cursor: EventCursor, topics: [String]? = nil, limit: Int = 100) async throws -> [StoredEvent] {
+        try await client.withConnection { connection in
+            try await fetch(after: cursor, topics: topics, limit: limit, on: connection)
+        }
+    }
+
+    /// ``fetch(after:topics:limit:)`` on a given connection.
+    public func fetch(
+        after cursor: EventCursor, topics: [String]?, limit: Int, on connection: PostgresConnection
+    ) async throws -> [StoredEvent] {
+        let schema = try validSchema()
+        guard limit > 0 else { throw StoreError(.invalidArgument, "fetch limit must be positive, got \(limit)") }
+        let allTopics = topics == nil
+        let rows = try await connection.query(
+            """
+            SELECT seq, xid::text, id, topic, producer, payload::text, request_id, created_at
+            FROM \(unescaped: schema).log
+            WHERE xid < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
+              AND (xid, seq) > (\(String(cursor.xid))::text::xid8, \(cursor.seq))
+              AND (\(allTopics) OR topic = ANY(\(topics ?? [])))
+            ORDER BY xid, seq
+            LIMIT \(limit)
+            """,
+            logger: logger
+        )
+        var events: [StoredEvent] = []
+        for try await row in rows { events.append(try Self.decodeEvent(row)) }
+        return events
+    }
+
+    func validSchema() throws -> String {
+        try SQLIdentifier.validated(schema, role: "event log schema")
+    }
+
+    static func decodeEvent(_ row: PostgresRow) throws -> StoredEvent {
+        let (seq, xidText, id, topic, producer, payload, requestId, createdAt) = try row.decode(
+            (Int64, String, UUID, String, String, String, String?, Date).self
+        )
+        return StoredEvent(
+            seq: seq, xid: try parseXid(xidText), id: id, topic: topic, producer: producer,
+            payload: Data(payload.utf8), requestId: requestId, createdAt: createdAt
+        )
+    }
+
+    static func parseXid(_ text: String) throws -> UInt64 {
+        guard let xid = UInt64(text) else {
+            throw StoreError(.unexpectedResult, "transaction id '\(text)' is not an unsigned 64-bit number")
+        }
+        return xid
+    }
+}
