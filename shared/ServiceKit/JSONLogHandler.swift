@@ -34,7 +34,8 @@ public struct JSONLogHandler: LogHandler {
         Self.appendString("\(event.message)", to: &line)
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             line += ","
-            Self.appendString(key, to: &line)
+            // The fixed fields keep their meaning; a clashing metadata key is renamed, not duplicated.
+            Self.appendString(Self.reserved.contains(key) ? "meta." + key : key, to: &line)
             line += ":"
             Self.append(value, to: &line)
         }
@@ -46,6 +47,8 @@ public struct JSONLogHandler: LogHandler {
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { buffer in _ = write(STDOUT_FILENO, buffer.baseAddress, buffer.count) }
     }
+
+    static let reserved: Set<String> = ["ts", "level", "service", "msg", "source"]
 
     static func append(_ value: Logger.Metadata.Value, to line: inout String) {
         switch value {

@@ -6,7 +6,7 @@ import Logging
 /// Executables stay a few lines long: `await Launcher.main(spec, probe: ..., run: ...)`.
 public enum Launcher {
     /// What a process body gets.
-    public typealias Body = @Sendable (Environment, Logger) async throws -> Void
+    public typealias Body = @Sendable (ProcessEnvironment, Logger) async throws -> Void
 
     /// Runs the executable described by `spec` and exits.
     public static func main(_ spec: ProcessSpec, probe: @escaping Body, run: @escaping Body) async -> Never {
@@ -20,7 +20,7 @@ public enum Launcher {
             FileHandle.standardError.write(Data("\(spec.name): unknown arguments \(arguments); see --help\n".utf8))
             exit(64)
         }
-        let environment = Environment.process
+        let environment = ProcessEnvironment.process
         let logger: Logger
         do {
             logger = try LogSetup.bootstrap(process: spec.name, environment: environment)
@@ -35,7 +35,7 @@ public enum Launcher {
                 try await run(environment, logger)
             }
             exit(0)
-        } catch let error as Environment.InvalidSetting {
+        } catch let error as ProcessEnvironment.InvalidSetting {
             logger.critical("bad setting", metadata: ["error": "\(error)"])
             exit(78)
         } catch {

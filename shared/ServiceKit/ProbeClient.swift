@@ -6,7 +6,7 @@ import ZeroMQ
 public enum ProbeClient {
     /// Runs `body` with a connected bus client, then stops it.
     public static func call<T: Sendable>(
-        environment: Environment, logger: Logger, _ body: @Sendable (BusClient) async throws -> T
+        environment: ProcessEnvironment, logger: Logger, _ body: @Sendable (BusClient) async throws -> T
     ) async throws -> T {
         let context = Context()
         let client = MajordomoClient(endpoint: try environment.required(.brokerURL), context: context, logger: logger)

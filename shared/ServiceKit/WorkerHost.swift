@@ -18,7 +18,7 @@ public struct WorkerResources: Sendable {
     /// The shared ZeroMQ context.
     public let context: Context
     /// The process settings.
-    public let environment: Environment
+    public let environment: ProcessEnvironment
     /// The process logger.
     public let logger: Logger
     /// The clock every time rule uses.
@@ -58,7 +58,7 @@ public enum WorkerHost {
 
     /// Runs `definition` until SIGTERM/SIGINT.
     public static func run(
-        _ definition: WorkerDefinition, environment: Environment, logger: Logger, clock: any WallClock = SystemClock()
+        _ definition: WorkerDefinition, environment: ProcessEnvironment, logger: Logger, clock: any WallClock = SystemClock()
     ) async throws {
         let database = try DatabaseSettings(url: try environment.required(.databaseURL))
         let heartbeat = HeartbeatSettings(
@@ -137,7 +137,7 @@ public enum WorkerHost {
     }
 
     /// `--probe`: asks the service's `health` operation through the broker.
-    public static func probe(_ service: ServiceName, environment: Environment, logger: Logger) async throws {
+    public static func probe(_ service: ServiceName, environment: ProcessEnvironment, logger: Logger) async throws {
         let report = try await ProbeClient.call(environment: environment, logger: logger) { bus in
             try await bus.call(
                 Health.self, on: service, Empty(), metadata: RequestMetadata(requestId: "probe-\(UUID().uuidString)"),

@@ -27,7 +27,7 @@ public enum BrokerService {
         probeHelp: "check that the broker at BROKER_BIND answers an MMI request")
 
     /// Reads the broker's configuration from the environment.
-    public static func configuration(_ environment: Environment) throws -> BrokerConfiguration {
+    public static func configuration(_ environment: ProcessEnvironment) throws -> BrokerConfiguration {
         BrokerConfiguration(
             endpoint: try environment.required(bind),
             eventsPublishEndpoint: try environment.required(xsubBind),
@@ -40,7 +40,7 @@ public enum BrokerService {
     }
 
     /// Runs the broker until SIGTERM/SIGINT.
-    public static func run(_ environment: Environment, logger: Logger) async throws {
+    public static func run(_ environment: ProcessEnvironment, logger: Logger) async throws {
         let context = Context()
         let broker = try Broker(configuration: try configuration(environment), context: context, logger: logger)
         let group = ServiceGroup(
@@ -51,9 +51,9 @@ public enum BrokerService {
     }
 
     /// `--probe`: the broker answers `mmi.service`.
-    public static func probe(_ environment: Environment, logger: Logger) async throws {
+    public static func probe(_ environment: ProcessEnvironment, logger: Logger) async throws {
         let endpoint = connectable(try environment.required(bind))
-        let probeEnvironment = Environment(["BROKER_URL": endpoint])
+        let probeEnvironment = ProcessEnvironment(["BROKER_URL": endpoint])
         let served = try await ProbeClient.call(environment: probeEnvironment, logger: logger) { bus in
             try await bus.isServed("broker")
         }

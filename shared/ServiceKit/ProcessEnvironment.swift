@@ -1,5 +1,5 @@
 /// Typed access to the settings of a process, from the environment (or a dictionary in tests).
-public struct Environment: Sendable {
+public struct ProcessEnvironment: Sendable {
     /// A setting that is present but unusable.
     public struct InvalidSetting: Error, CustomStringConvertible {
         public let name: String
@@ -11,7 +11,7 @@ public struct Environment: Sendable {
     private let values: [String: String]
 
     /// Reads the process environment.
-    public static var process: Environment { Environment(ProcessInfoEnvironment.current()) }
+    public static var process: ProcessEnvironment { ProcessEnvironment(ProcessInfoEnvironment.current()) }
 
     /// Uses the given values (tests).
     public init(_ values: [String: String]) { self.values = values }

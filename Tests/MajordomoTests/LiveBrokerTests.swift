@@ -1,0 +1,232 @@
+import Foundation
+import Majordomo
+import Synchronization
+import Testing
+import ZeroMQ
+
+/// Client, broker and workers over real TCP sockets on loopback.
+@Suite("Majordomo over real sockets")
+struct LiveBrokerTests {
+    @Test("many requests in flight over one client socket each get their own reply")
+    func manyInFlight() async throws {
+        try await Harness.withBroker { broker in
+            let worker = Harness.echoWorker(broker.endpoint, concurrency: 4) { body in
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 0...5)))
+                return body
+            }
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client, worker]) {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<300 {
+                        group.addTask {
+                            let body: [Frame] = [Array("req-\(index)".utf8), [], [UInt8(index % 256)]]
+                            let reply = try await client.request(service: "echo", body: body, timeout: .seconds(20))
+                            #expect(reply == body)
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+        }
+    }
+
+    @Test("requests are spread over worker processes")
+    func spreadOverWorkers() async throws {
+        try await Harness.withBroker { broker in
+            let first = Harness.echoWorker(broker.endpoint, concurrency: 1, tag: "one")
+            let second = Harness.echoWorker(broker.endpoint, concurrency: 1, tag: "two")
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client, first, second]) {
+                try await Harness.eventually("both workers registered") { try await client.isServed("echo") }
+                try await Task.sleep(for: .milliseconds(200))
+                var seen: Set<String> = []
+                for _ in 0..<10 {
+                    let reply = try await client.request(service: "echo", body: [[1]], timeout: .seconds(10))
+                    seen.insert(text([reply[0]])[0])
+                }
+                #expect(seen == ["one", "two"])
+            }
+        }
+    }
+
+    @Test("a slow service gives deadline_exceeded at the caller's deadline")
+    func deadline() async throws {
+        try await Harness.withBroker { broker in
+            let worker = Harness.echoWorker(broker.endpoint, concurrency: 1) { body in
+                try? await Task.sleep(for: .seconds(3))
+                return body
+            }
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client, worker]) {
+                let started = ContinuousClock.now
+                await #expect(throws: MajordomoError.self) {
+                    _ = try await client.request(service: "echo", body: [[1]], timeout: .milliseconds(300))
+                }
+                do {
+                    _ = try await client.request(service: "echo", body: [[1]], timeout: .milliseconds(300))
+                } catch let error as MajordomoError {
+                    #expect(error.code == .deadlineExceeded)
+                }
+                #expect(ContinuousClock.now - started < .seconds(2.9))
+            }
+        }
+    }
+
+    @Test("with no broker the caller gets `unavailable` by its deadline")
+    func brokerDown() async throws {
+        let client = Harness.client("tcp://127.0.0.1:1")
+        try await Harness.withRunning([client]) {
+            let started = ContinuousClock.now
+            do {
+                _ = try await client.request(service: "echo", body: [[1]], timeout: .milliseconds(300))
+                Issue.record("must fail")
+            } catch let error as MajordomoError {
+                #expect(error.code == .unavailable)
+                #expect(error.message.contains("not reachable"))
+            }
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+    }
+
+    @Test("a request for a service with no worker waits, then is served when a worker appears")
+    func servedWhenWorkerAppears() async throws {
+        try await Harness.withBroker { broker in
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client]) {
+                let reply = Task { try await client.request(service: "late", body: [Array("hi".utf8)], timeout: .seconds(10)) }
+                try await Task.sleep(for: .milliseconds(300))
+                let worker = Harness.echoWorker(broker.endpoint, service: "late", concurrency: 1)
+                let served = try await Harness.withRunning([worker]) { try await reply.value }
+                #expect(served == [Array("hi".utf8)])
+            }
+        }
+    }
+
+    @Test("a request for a service that never gets a worker is answered `unavailable` by the broker")
+    func queueExpiry() async throws {
+        try await Harness.withBroker(Harness.configuration(requestTimeoutMs: 300)) { broker in
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client]) {
+                let started = ContinuousClock.now
+                let reply = try await client.request(service: "ghost", body: [[1]], timeout: .seconds(10))
+                #expect(text([reply[0]]) == ["unavailable"])
+                #expect(text([reply[1]])[0].contains("\"code\":\"unavailable\""))
+                #expect(ContinuousClock.now - started < .seconds(5))
+            }
+        }
+    }
+
+    @Test("a worker that dies holding a request: its client hears `unavailable` before its deadline")
+    func silentWorker() async throws {
+        try await Harness.withBroker { broker in
+            let context = Context()
+            let client = Harness.client(broker.endpoint, context: context)
+            try await Harness.withRunning([client]) {
+                let reply = Task { try await client.request(service: "frozen", body: [[1]], timeout: .seconds(30)) }
+                // A raw worker that takes one request and then goes silent, like a frozen process.
+                let taken = try await IOThread.run(name: "silent-worker") {
+                    let socket = try context.socket(.dealer)
+                    defer { socket.close() }
+                    try socket.connect(broker.endpoint)
+                    try socket.send(MDP.workerCommand(.ready, [Array("frozen".utf8)]))
+                    var poller = Poller()
+                    poller.add(socket)
+                    while try poller.poll(timeoutMs: 10_000) > 0 {
+                        if let message = try socket.receive(), message.count > 2, message[2] == MDP.Command.request.frame {
+                            return true
+                        }
+                    }
+                    return false
+                }
+                let started = ContinuousClock.now
+                #expect(taken)
+                let answer = try await reply.value
+                #expect(text([answer[0]]) == ["unavailable"])
+                #expect(ContinuousClock.now - started < .seconds(10))
+            }
+        }
+    }
+
+    @Test("a worker reconnects after the broker restarts and serves again")
+    func brokerRestart() async throws {
+        let first = try Broker(configuration: Harness.configuration(), context: Context(), logger: Harness.logger)
+        let endpoint = first.endpoint
+        let worker = Harness.echoWorker(endpoint, concurrency: 2)
+        try await Harness.withRunning([worker]) {
+            let firstRun = Task { try await first.run() }
+            let client = Harness.client(endpoint)
+            try await Harness.withRunning([client]) {
+                let answer = try await client.request(service: "echo", body: [[1]], timeout: .seconds(10))
+                #expect(answer == [[1]])
+            }
+            first.stop()
+            try await firstRun.value
+            try await Task.sleep(for: .milliseconds(200))
+            try await Harness.withBroker(Harness.configuration(endpoint: endpoint)) { second in
+                let client = Harness.client(second.endpoint)
+                try await Harness.withRunning([client]) {
+                    let answer = try await client.request(service: "echo", body: [[2]], timeout: .seconds(10))
+                    #expect(answer == [[2]])
+                }
+            }
+        }
+    }
+
+    @Test("draining a worker finishes the request in hand, then the service is gone")
+    func drain() async throws {
+        try await Harness.withBroker { broker in
+            let release = Mutex(false)
+            let worker = Harness.echoWorker(broker.endpoint, service: "drain", concurrency: 2) { body in
+                while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+                return body
+            }
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client]) {
+                let workerRun = Task { try await worker.run() }
+                async let reply = client.request(service: "drain", body: [[7]], timeout: .seconds(10))
+                try await Harness.eventually("request taken") { broker.statistics.requests == 1 }
+                try await Task.sleep(for: .milliseconds(100))
+                worker.drain()
+                try await Task.sleep(for: .milliseconds(100))
+                release.withLock { $0 = true }
+                let answer = try await reply
+                #expect(answer == [[7]])
+                try await workerRun.value
+                #expect(try await client.isServed("drain") == false)
+            }
+        }
+    }
+
+    @Test("thousands of random frames do not hurt the broker; it still serves")
+    func junk() async throws {
+        try await Harness.withBroker { broker in
+            let context = Context()
+            try await IOThread.run(name: "junk") {
+                var generator = SystemRandomNumberGenerator()
+                let headers: [Frame] = [[], MDP.clientHeader, MDP.workerHeader, [0x01], [0x02], [0x03], [0x04], [0x05]]
+                for _ in 0..<4 {
+                    let socket = try context.socket(.dealer)
+                    try socket.connect(broker.endpoint)
+                    for _ in 0..<1500 {
+                        let count = Int.random(in: 0...8, using: &generator)
+                        var message: Message = (0..<count).map { _ in
+                            Bool.random(using: &generator)
+                                ? headers.randomElement(using: &generator)!
+                                : (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                        }
+                        if message.isEmpty { message = [[]] }
+                        try socket.send(message)
+                    }
+                    socket.close()
+                }
+            }
+            let worker = Harness.echoWorker(broker.endpoint)
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client, worker]) {
+                let answer = try await client.request(service: "echo", body: [Array("still here".utf8)], timeout: .seconds(10))
+                #expect(answer == [Array("still here".utf8)])
+            }
+            #expect(broker.statistics.malformed > 0)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Contract
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import OpenAPIRuntime
+
+/// Turns every failure into the contract's JSON error body and status; an unexpected error is a
+/// 500 whose cause goes to the log with the request id, never to the client.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let scope = RequestScope.current
+            let requestId = scope?.requestId ?? "-"
+            let serviceError = Self.serviceError(for: error, requestId: requestId)
+            if serviceError.code == .internal {
+                (scope?.logger ?? logger).error("internal error", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            return Self.response(for: serviceError, requestId: requestId)
+        }
+    }
+
+    /// The contract error for anything a handler or the router threw.
+    static func serviceError(for error: any Error, requestId: String) -> ServiceError {
+        switch error {
+        case let error as ServiceError:
+            return error
+        case let error as ServerError:
+            if let underlying = error.underlyingError as? ServiceError { return underlying }
+            // No decoded input means the request itself did not parse: the client's mistake.
+            if error.operationInput == nil {
+                return ServiceError(
+                    .invalidArgument, "the request does not match the API: \(error.causeDescription)",
+                    details: ["reason": .string("\(error.underlyingError)")])
+            }
+            return .internal(requestId: requestId)
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound: return ServiceError(.notFound, "no such endpoint; see /openapi.yaml")
+            case .methodNotAllowed: return ServiceError(.invalidArgument, "method not allowed on this endpoint")
+            case .contentTooLarge: return ServiceError(.invalidArgument, "request body too large")
+            default:
+                let code = ErrorCode.all.first { $0.httpStatus == Int(error.status.code) } ?? .internal
+                return ServiceError(code, error.body ?? error.status.reasonPhrase)
+            }
+        default:
+            return .internal(requestId: requestId)
+        }
+    }
+
+    /// The HTTP response for a contract error.
+    static func response(for error: ServiceError, requestId: String) -> Response {
+        let body = ErrorBody(code: error.code, message: error.message, details: error.details, requestId: requestId)
+        let data = (try? Wire.makeEncoder().encode(body)) ?? Data()
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retryAfter = error.retryAfterSeconds { headers[.retryAfter] = String(max(1, retryAfter)) }
+        return Response(
+            status: HTTPResponse.Status(code: error.code.httpStatus), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// The JSON error body every failed request gets.
+struct ErrorBody: Codable, Sendable {
+    let code: ErrorCode
+    let message: String
+    let details: [String: JSONValue]?
+    let requestId: String
+}

@@ -1,0 +1,32 @@
+import Contract
+import Foundation
+import Logging
+import ServiceKit
+
+/// What the gateway knows about the HTTP request being handled, available to every handler of
+/// that request through a task-local (set by ``RequestIDMiddleware``).
+public struct RequestScope: Sendable {
+    /// The request id: the client's `X-Request-Id` when it sent a sane one, else a new UUID.
+    public let requestId: String
+    /// A logger whose lines carry the request id.
+    public let logger: Logger
+    /// The authenticated caller, once authentication exists (issue: auth).
+    public var actor: Actor?
+
+    @TaskLocal public static var current: RequestScope?
+
+    /// The wire metadata for a call made on behalf of this request.
+    public func metadata(deadline: Duration) -> RequestMetadata {
+        RequestMetadata(
+            requestId: requestId, traceparent: nil, actor: actor,
+            deadline: Int64(Date().timeIntervalSince1970 * 1000) + deadline.wholeMilliseconds)
+    }
+
+    /// A usable request id from a client header: 1-128 characters of `[A-Za-z0-9._:-]`.
+    static func sanitize(_ header: String?) -> String? {
+        guard let header, !header.isEmpty, header.count <= 128,
+            header.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._:-".unicodeScalars.contains($0)) })
+        else { return nil }
+        return header
+    }
+}
