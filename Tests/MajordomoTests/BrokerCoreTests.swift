@@ -154,4 +154,21 @@ struct BrokerCoreTests {
         #expect(out.last?.first == worker2)
         #expect(out.last?.last == Array("x".utf8))
     }
+
+    @Test("a vanished worker: an undelivered REQUEST moves on, a request already in hand is answered `unavailable`")
+    func unreachableWorker() {
+        var core = core()
+        var out: [Message] = []
+        core.handle(ready(worker1, "echo"), now: 0, into: &out)
+        core.handle(request("echo", "x"), now: 0, into: &out)
+        let undeliveredRequest = out.last!
+        core.workerUnreachable(worker1, undelivered: undeliveredRequest, now: 1, into: &out)
+        #expect(core.queuedCount(for: "echo") == 1, "the worker never saw it")
+        core.handle(ready(worker2, "echo"), now: 2, into: &out)
+        #expect(out.last?.first == worker2)
+        core.workerUnreachable(worker2, undelivered: [worker2] + MDP.workerCommand(.heartbeat), now: 3, into: &out)
+        #expect(out.last?.first == client)
+        #expect(out.last?[4] == Array("unavailable".utf8), "it may have acted on it: no second run")
+        #expect(core.queuedCount(for: "echo") == 0)
+    }
 }

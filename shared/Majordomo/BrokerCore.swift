@@ -197,9 +197,14 @@ public struct BrokerCore {
         }
     }
 
-    /// The ROUTER could not reach a worker (it went away): forget it and give its request to another.
-    public mutating func workerUnreachable(_ identity: Frame, now: Int64, into out: inout [Message]) {
-        removeWorker(identity, requeue: true, now: now, into: &out)
+    /// The ROUTER could not reach a worker (its connection is gone): forget it.
+    ///
+    /// If the undeliverable message was the REQUEST itself, the worker never saw it and another
+    /// worker gets it. Otherwise the worker had the request in hand and may have acted on it, so
+    /// the client is told `unavailable` rather than having it run twice.
+    public mutating func workerUnreachable(_ identity: Frame, undelivered: Message, now: Int64, into out: inout [Message]) {
+        let requestNeverArrived = undelivered.count > 3 && undelivered[3] == MDP.Command.request.frame
+        removeWorker(identity, requeue: requestNeverArrived, now: now, into: &out)
     }
 
     // MARK: - Workers and queues

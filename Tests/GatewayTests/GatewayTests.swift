@@ -1,0 +1,155 @@
+import Contract
+import Foundation
+import GatewayService
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Majordomo
+import Prometheus
+import ServiceKit
+import Testing
+import ZeroMQ
+
+/// The gateway's public endpoints, through the same application the executable runs, against a
+/// real broker and real workers on loopback.
+@Suite("Gateway")
+struct GatewayTests {
+    static let logger: Logger = {
+        var logger = Logger(label: "gateway-test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// Builds the gateway application pointed at `broker`, requiring `services` for readiness.
+    func app(broker: String, services: String = "alpha", readinessMs: Int = 500) throws -> some ApplicationProtocol {
+        let settings = try GatewaySettings(ProcessEnvironment([
+            "BROKER_URL": broker, "READINESS_SERVICES": services, "READINESS_TIMEOUT_MS": "\(readinessMs)", "HTTP_PORT": "0",
+        ]))
+        let client = MajordomoClient(endpoint: broker, context: Context(), logger: Self.logger)
+        return try Gateway.buildApplication(
+            settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(),
+            logger: Self.logger, services: [client])
+    }
+
+    /// Runs a broker with one healthy `alpha` worker for the duration of `body`.
+    func withSystem(_ body: @Sendable (String) async throws -> Void) async throws {
+        let context = Context()
+        let broker = try Broker(
+            configuration: BrokerConfiguration(
+                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
+                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: 2000),
+            context: context, logger: Self.logger)
+        var router = OperationRouter(service: ServiceName("alpha"), logger: Self.logger)
+        router.register(Health.self) { _, _ in
+            HealthReport(service: "alpha", status: "ok", instance: "test", uptimeSeconds: 1, checks: ["database": "ok"])
+        }
+        let handler = router
+        let worker = MajordomoWorker(
+            endpoint: broker.endpoint, service: "alpha", concurrency: 2, context: context, logger: Self.logger
+        ) { await handler.handle($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await broker.run() }
+            group.addTask { try await worker.run() }
+            defer {
+                worker.drain()
+                broker.stop()
+            }
+            try await body(broker.endpoint)
+            worker.drain()
+            broker.stop()
+            try await group.waitForAll()
+        }
+    }
+
+    func json(_ response: TestResponse) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+    }
+
+    @Test("GET /healthz is 200 even with no broker, with a request id on the response")
+    func healthz() async throws {
+        try await app(broker: "tcp://127.0.0.1:1").test(.router) { client in
+            let response = try await client.execute(uri: "/healthz", method: .get)
+            #expect(response.status == .ok)
+            #expect(try json(response)["status"] as? String == "ok")
+            #expect(response.headers[HTTPField.Name("X-Request-Id")!]?.isEmpty == false)
+        }
+    }
+
+    @Test("a client's own X-Request-Id is echoed; a hostile one is replaced")
+    func requestIds() async throws {
+        try await app(broker: "tcp://127.0.0.1:1").test(.router) { client in
+            let header = HTTPField.Name("X-Request-Id")!
+            let mine = try await client.execute(uri: "/healthz", method: .get, headers: [header: "abc-123"])
+            #expect(mine.headers[header] == "abc-123")
+            let hostile = try await client.execute(uri: "/healthz", method: .get, headers: [header: "bad id\"<script>"])
+            #expect(hostile.headers[header] != "bad id\"<script>")
+        }
+    }
+
+    @Test("GET /readyz is 503 naming what is missing when the broker is down")
+    func notReady() async throws {
+        try await app(broker: "tcp://127.0.0.1:1", readinessMs: 300).test(.router) { client in
+            let response = try await client.execute(uri: "/readyz", method: .get)
+            #expect(response.status == .serviceUnavailable)
+            let body = try json(response)
+            #expect(body["status"] as? String == "not_ready")
+            let checks = try #require(body["checks"] as? [[String: Any]])
+            #expect(checks.map { $0["name"] as? String } == ["broker", "alpha"])
+            #expect(checks.allSatisfy { $0["ok"] as? Bool == false })
+        }
+    }
+
+    @Test("GET /readyz is 200 when the broker and every required service answer, 503 when one does not")
+    func ready() async throws {
+        try await withSystem { endpoint in
+            try await app(broker: endpoint).test(.router) { client in
+                var response = try await client.execute(uri: "/readyz", method: .get)
+                for _ in 0..<50 where response.status != .ok {
+                    try await Task.sleep(for: .milliseconds(100))
+                    response = try await client.execute(uri: "/readyz", method: .get)
+                }
+                #expect(response.status == .ok)
+                #expect(try json(response)["status"] as? String == "ready")
+            }
+            try await app(broker: endpoint, services: "alpha,beta").test(.router) { client in
+                let response = try await client.execute(uri: "/readyz", method: .get)
+                #expect(response.status == .serviceUnavailable)
+                let checks = try #require(try json(response)["checks"] as? [[String: Any]])
+                #expect(checks.first { $0["name"] as? String == "beta" }?["ok"] as? Bool == false)
+            }
+        }
+    }
+
+    @Test("GET /metrics is Prometheus text with the request counters")
+    func metrics() async throws {
+        try await app(broker: "tcp://127.0.0.1:1").test(.router) { client in
+            let response = try await client.execute(uri: "/metrics", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+        }
+    }
+
+    @Test("GET /openapi.yaml serves the document, which describes every public path")
+    func openAPIDocument() async throws {
+        try await app(broker: "tcp://127.0.0.1:1").test(.router) { client in
+            let response = try await client.execute(uri: "/openapi.yaml", method: .get)
+            #expect(response.status == .ok)
+            let text = String(buffer: response.body)
+            #expect(text.hasPrefix("openapi: 3.1.0"))
+            for path in ["/healthz:", "/readyz:", "/metrics:", "/openapi.yaml:"] { #expect(text.contains("  \(path)")) }
+        }
+    }
+
+    @Test("an unknown path is a 404 with the JSON error body and the request id")
+    func notFound() async throws {
+        try await app(broker: "tcp://127.0.0.1:1").test(.router) { client in
+            let response = try await client.execute(uri: "/v1/nothing-here", method: .get)
+            #expect(response.status == .notFound)
+            #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+            let body = try json(response)
+            #expect(body["code"] as? String == "not_found")
+            #expect(body["requestId"] as? String == response.headers[HTTPField.Name("X-Request-Id")!])
+        }
+    }
+}

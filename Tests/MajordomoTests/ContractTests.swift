@@ -1,0 +1,149 @@
+import Contract
+import Foundation
+import Majordomo
+import ServiceKit
+import Testing
+
+/// The wire contract end to end: typed call in the client, typed handler in the worker.
+@Suite("Wire contract over the broker")
+struct ContractTests {
+    enum Greet: BusOperation {
+        struct Request: Codable, Sendable { let name: String; let times: Int }
+        struct Reply: Codable, Sendable, Equatable { let text: String; let requestId: String }
+        static let name = "greet"
+    }
+
+    enum Fail: BusOperation {
+        typealias Request = Empty
+        typealias Reply = Empty
+        static let name = "fail"
+    }
+
+    enum Crash: BusOperation {
+        typealias Request = Empty
+        typealias Reply = Empty
+        static let name = "crash"
+    }
+
+    struct Boom: Error {}
+
+    static func router() -> OperationRouter {
+        var router = OperationRouter(service: ServiceName("greeter"), logger: Harness.logger)
+        router.register(Greet.self) { request, context in
+            guard request.times > 0 else { throw ServiceError.invalidArgument("times must be positive", field: "times") }
+            return .init(
+                text: Array(repeating: "hello \(request.name)", count: request.times).joined(separator: ", "),
+                requestId: context.metadata.requestId)
+        }
+        router.register(Fail.self) { _, _ in
+            throw ServiceError(.locked, "held", details: ["retryAfterSeconds": 90])
+        }
+        router.register(Crash.self) { _, _ in throw Boom() }
+        return router
+    }
+
+    func withGreeter(_ body: @Sendable (BusClient) async throws -> Void) async throws {
+        try await Harness.withBroker { broker in
+            let router = Self.router()
+            let worker = Harness.echoWorker(broker.endpoint, service: "greeter") { await router.handle($0) }
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client, worker]) {
+                try await body(BusClient(client: client, defaultTimeout: .seconds(10)))
+            }
+        }
+    }
+
+    let metadata = RequestMetadata(requestId: "req-1")
+
+    @Test("a typed request gets its typed reply, and the handler sees the request id")
+    func typedCall() async throws {
+        try await withGreeter { bus in
+            let reply = try await bus.call(Greet.self, on: ServiceName("greeter"), .init(name: "Lund", times: 2), metadata: metadata)
+            #expect(reply == .init(text: "hello Lund, hello Lund", requestId: "req-1"))
+        }
+    }
+
+    @Test("a ServiceError crosses the wire with its code, message and details")
+    func serviceErrors() async throws {
+        try await withGreeter { bus in
+            do {
+                _ = try await bus.call(Fail.self, on: ServiceName("greeter"), Empty(), metadata: metadata)
+                Issue.record("must throw")
+            } catch let error as ServiceError {
+                #expect(error.code == .locked)
+                #expect(error.message == "held")
+                #expect(error.retryAfterSeconds == 90)
+            }
+            do {
+                _ = try await bus.call(Greet.self, on: ServiceName("greeter"), .init(name: "x", times: 0), metadata: metadata)
+                Issue.record("must throw")
+            } catch let error as ServiceError {
+                #expect(error.code == .invalidArgument)
+                #expect(error.details?["field"] == "times")
+            }
+        }
+    }
+
+    @Test("an unexpected error is `internal` with the request id, never the cause")
+    func internalErrors() async throws {
+        try await withGreeter { bus in
+            do {
+                _ = try await bus.call(Crash.self, on: ServiceName("greeter"), Empty(), metadata: metadata)
+                Issue.record("must throw")
+            } catch let error as ServiceError {
+                #expect(error.code == .internal)
+                #expect(error.message.contains("req-1"))
+                #expect(!error.message.contains("Boom"))
+            }
+        }
+    }
+
+    @Test("bad input is `invalid_argument`: unknown operation, missing field, malformed frames")
+    func badInput() async throws {
+        let router = Self.router()
+        let metadataJSON = Array(try Wire.makeEncoder().encode(metadata))
+        let unknown = await router.handle([Array("nope".utf8), metadataJSON, Array("{}".utf8)])
+        #expect(String(decoding: unknown[0], as: UTF8.self) == "invalid_argument")
+        #expect(String(decoding: unknown[1], as: UTF8.self).contains("no operation 'nope'"))
+        let missing = await router.handle([Array("greet".utf8), metadataJSON, Array(#"{"name":"x"}"#.utf8)])
+        #expect(String(decoding: missing[1], as: UTF8.self).contains("missing field 'times'"))
+        let wrongCount = await router.handle([Array("greet".utf8)])
+        #expect(String(decoding: wrongCount[0], as: UTF8.self) == "invalid_argument")
+        let badMetadata = await router.handle([Array("greet".utf8), Array("not json".utf8), Array("{}".utf8)])
+        #expect(String(decoding: badMetadata[0], as: UTF8.self) == "invalid_argument")
+    }
+
+    @Test("a request whose deadline has passed is not run")
+    func expiredDeadline() async throws {
+        let router = Self.router()
+        let past = RequestMetadata(requestId: "old", deadline: Int64(Date().timeIntervalSince1970 * 1000) - 1000)
+        let reply = await router.handle(try Wire.encodeRequest(operation: "greet", metadata: past, payload: Greet.Request(name: "x", times: 1)))
+        #expect(String(decoding: reply[0], as: UTF8.self) == "deadline_exceeded")
+    }
+
+    @Test("calling a service with no worker and no broker maps to `unavailable`")
+    func unavailable() async throws {
+        let client = Harness.client("tcp://127.0.0.1:1")
+        try await Harness.withRunning([client]) {
+            do {
+                _ = try await BusClient(client: client).call(
+                    Greet.self, on: ServiceName("greeter"), .init(name: "x", times: 1), metadata: metadata, timeout: .milliseconds(200))
+                Issue.record("must throw")
+            } catch let error as ServiceError {
+                #expect(error.code == .unavailable)
+                #expect(error.code.httpStatus == 503)
+            }
+        }
+    }
+
+    @Test("every error code maps to the HTTP status of DESIGN.md")
+    func httpStatuses() {
+        let expected: [ErrorCode: Int] = [
+            .invalidArgument: 400, .unauthenticated: 401, .permissionDenied: 403, .notFound: 404, .conflict: 409,
+            .alreadyExists: 409, .failedPrecondition: 422, .locked: 423, .rateLimited: 429, .unavailable: 503,
+            .deadlineExceeded: 504, .internal: 500,
+        ]
+        for code in ErrorCode.all { #expect(code.httpStatus == expected[code], "\(code)") }
+        #expect(ErrorCode(rawValue: "something_new").httpStatus == 500)
+    }
+}
