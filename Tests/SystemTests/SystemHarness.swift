@@ -1,0 +1,137 @@
+import Foundation
+import Glibc
+
+/// Starts the real executables as processes, the way an operator would.
+final class SystemHarness: @unchecked Sendable {
+    // Mutated only from the test that owns the harness, sequentially.
+    private(set) var processes: [(name: String, process: Process)] = []
+    let environment: [String: String]
+    let httpPort: Int
+    let logDirectory: URL
+
+    static var binDirectory: URL {
+        if let dir = ProcessInfo.processInfo.environment["BACKPLANE_BIN_DIR"] { return URL(fileURLWithPath: dir) }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug")
+    }
+
+    static var databaseURL: String {
+        ProcessInfo.processInfo.environment["DATABASE_URL"] ?? "postgres://backplane:backplane@127.0.0.1:5432/backplane"
+    }
+
+    init() throws {
+        let ports = try (0..<4).map { _ in try Self.freePort() }
+        httpPort = ports[3]
+        environment = [
+            "BROKER_BIND": "tcp://127.0.0.1:\(ports[0])", "BROKER_URL": "tcp://127.0.0.1:\(ports[0])",
+            "EVENTS_XSUB_BIND": "tcp://127.0.0.1:\(ports[1])", "EVENTS_PUB_URL": "tcp://127.0.0.1:\(ports[1])",
+            "EVENTS_XPUB_BIND": "tcp://127.0.0.1:\(ports[2])", "EVENTS_SUB_URL": "tcp://127.0.0.1:\(ports[2])",
+            "HTTP_PORT": "\(ports[3])", "DATABASE_URL": Self.databaseURL, "HEARTBEAT_INTERVAL_MS": "250",
+            "HEARTBEAT_LIVENESS": "3", "LOG_LEVEL": "info",
+        ]
+        logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("backplane-system-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
+    }
+
+    /// Starts one executable; its output goes to a log file named after it.
+    @discardableResult
+    func start(_ name: String, extra: [String: String] = [:], arguments: [String] = []) throws -> Process {
+        let process = Process()
+        process.executableURL = Self.binDirectory.appendingPathComponent(name)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.merging(extra) { _, new in new }
+        let log = logDirectory.appendingPathComponent("\(name)-\(processes.count).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        processes.append((name, process))
+        return process
+    }
+
+    /// Runs an executable to completion and returns its exit code and output.
+    func runToEnd(_ name: String, arguments: [String], extra: [String: String] = [:]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = Self.binDirectory.appendingPathComponent(name)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.merging(extra) { _, new in new }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    /// Sends SIGTERM to everything still running and waits; returns each exit status.
+    func stopAll(timeout: TimeInterval = 20) -> [(String, Int32?)] {
+        for (_, process) in processes.reversed() where process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while processes.contains(where: { $0.process.isRunning }) && Date() < deadline { usleep(50_000) }
+        let statuses = processes.map { ($0.name, $0.process.isRunning ? nil : Optional($0.process.terminationStatus)) }
+        for (_, process) in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        return statuses
+    }
+
+    func logs() -> String {
+        let files = (try? FileManager.default.contentsOfDirectory(at: logDirectory, includingPropertiesForKeys: nil)) ?? []
+        return files.map { "== \($0.lastPathComponent)\n" + ((try? String(contentsOf: $0, encoding: .utf8)) ?? "") }.joined(separator: "\n")
+    }
+
+    /// `GET path` on the gateway: status and body, or nil when nothing answers.
+    func get(_ path: String) -> (status: Int, body: String)? {
+        HTTP.get(port: httpPort, path: path)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// A tiny blocking HTTP/1.1 client for loopback tests.
+enum HTTP {
+    static func get(port: Int, path: String) -> (status: Int, body: String)? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return nil }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let headerEnd = text.range(of: "\r\n\r\n") else { return nil }
+        let statusLine = text[..<headerEnd.lowerBound].split(separator: "\r\n").first ?? ""
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
+        return (status, String(text[headerEnd.upperBound...]))
+    }
+}

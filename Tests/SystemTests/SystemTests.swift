@@ -1,0 +1,89 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The whole system as separate processes: broker, five services and the gateway, HTTP in.
+@Suite("System (real processes)", .serialized)
+struct SystemTests {
+    static let services = ["auth", "orders", "printing", "routing", "notify"]
+
+    func waitForReady(_ system: SystemHarness, timeout: TimeInterval = 90) async throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = "no answer"
+        while Date() < deadline {
+            if let (status, body) = system.get("/readyz") {
+                last = "\(status) \(body)"
+                if status == 200 { return body }
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        Issue.record("not ready within \(timeout) s; last /readyz: \(last)\n\(system.logs())")
+        return last
+    }
+
+    @Test("the system starts, /readyz turns 200, a killed replica is covered by another, and SIGTERM stops all cleanly")
+    func lifecycle() async throws {
+        let system = try SystemHarness()
+        try system.start("broker")
+        for service in Self.services { try system.start(service) }
+        let spare = try system.start("routing")
+        try system.start("gateway")
+        let body = try await waitForReady(system)
+        for name in ["broker"] + Self.services { #expect(body.contains("\"name\" : \"\(name)\"")) }
+
+        // kill -9 one of the two routing replicas: readiness (a real health call) still passes.
+        kill(spare.processIdentifier, SIGKILL)
+        spare.waitUntilExit()
+        var answers: [Int] = []
+        for _ in 0..<5 {
+            answers.append(system.get("/readyz")?.status ?? 0)
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        #expect(answers.filter { $0 == 200 }.count >= 3, "readiness after a replica died: \(answers)")
+        #expect(system.get("/readyz")?.status == 200)
+
+        let statuses = system.stopAll()
+        for (name, status) in statuses where name != "routing" || status != 9 {
+            if status == nil { Issue.record("\(name) did not stop within 20 s of SIGTERM") }
+        }
+        let clean = statuses.filter { $0.1 == 0 }.count
+        #expect(clean == statuses.count - 1, "every process but the killed one exits 0: \(statuses)\n\(system.logs())")
+        #expect(system.get("/healthz") == nil, "nothing listens after shutdown")
+    }
+
+    @Test("every executable lists its settings with --help and exits 0")
+    func help() throws {
+        let system = try SystemHarness()
+        for name in ["broker", "gateway"] + Self.services {
+            let (status, output) = try system.runToEnd(name, arguments: ["--help"])
+            #expect(status == 0, "\(name) --help")
+            #expect(output.contains("LOG_LEVEL"), "\(name) lists its settings")
+            #expect(output.contains(name == "broker" ? "BROKER_BIND" : "BROKER_URL"))
+        }
+    }
+
+    @Test("a bad setting stops the process at once with a message naming it")
+    func badSetting() throws {
+        let system = try SystemHarness()
+        let (status, output) = try system.runToEnd("auth", arguments: [], extra: ["WORKER_CONCURRENCY": "lots"])
+        #expect(status == 78)
+        #expect(output.contains("WORKER_CONCURRENCY=lots"))
+        let (unknownStatus, unknownOutput) = try system.runToEnd("broker", arguments: ["--frobnicate"])
+        #expect(unknownStatus == 64)
+        #expect(unknownOutput.contains("--help"))
+    }
+
+    @Test("--probe fails while the broker is down and succeeds once it runs")
+    func probe() async throws {
+        let system = try SystemHarness()
+        #expect(try system.runToEnd("broker", arguments: ["--probe"]).0 != 0)
+        try system.start("broker")
+        var status: Int32 = 1
+        for _ in 0..<40 where status != 0 {
+            status = try system.runToEnd("broker", arguments: ["--probe"]).0
+            if status != 0 { try await Task.sleep(for: .milliseconds(250)) }
+        }
+        #expect(status == 0)
+        _ = system.stopAll()
+    }
+}
