@@ -183,7 +183,7 @@ let package = Package(
         .target(
             name: "LoadgenKit",
             dependencies: [
-                "Majordomo", "ZeroMQ", "ServiceKit",
+                "Majordomo", "ZeroMQ",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "services/loadgen/LoadgenKit",

@@ -53,13 +53,14 @@ public final class MajordomoClient: Sendable {
         let message: Message = [withUnsafeBytes(of: tag) { Array($0) }, [], MDP.clientHeader, Array(service.utf8)] + body
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let refused: MajordomoError? = state.withLock { state in
-                    if state.stopped { return MajordomoError(.shutdown, "the MDP client is shutting down") }
+                let (refused, first): (MajordomoError?, Bool) = state.withLock { state in
+                    if state.stopped { return (MajordomoError(.shutdown, "the MDP client is shutting down"), false) }
                     state.pending[tag] = Pending(continuation: continuation, deadline: deadline, service: service)
                     state.outbox.append((tag, message))
-                    return nil
+                    return (nil, state.outbox.count == 1)
                 }
-                if let refused { continuation.resume(throwing: refused) } else { wake.signal() }
+                // The I/O thread drains the whole outbox per wake-up: wake it once per batch.
+                if let refused { continuation.resume(throwing: refused) } else if first { wake.signal() }
             }
         } onCancel: {
             state.withLock { $0.pending.removeValue(forKey: tag) }?.continuation.resume(throwing: CancellationError())

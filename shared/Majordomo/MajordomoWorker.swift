@@ -92,8 +92,13 @@ public final class MajordomoWorker: Sendable {
     }
 
     private func complete(_ job: Job, reply: [Frame]) {
-        completions.withLock { $0.append(Completion(job: job, reply: reply)) }
-        wake.signal()
+        // The I/O thread takes the whole list per wake-up, so only the first completion after
+        // it emptied the list needs to wake it: one eventfd write per batch, not per reply.
+        let first = completions.withLock { list in
+            list.append(Completion(job: job, reply: reply))
+            return list.count == 1
+        }
+        if first { wake.signal() }
     }
 
     // MARK: - I/O thread

@@ -1,0 +1,44 @@
+# Backplane: the commands to run, build and test it. `make` lists them.
+#
+# Every setting is an environment variable (see `.build/debug/<exe> --help`, DESIGN.md and the
+# headers of deploy/scripts/*.sh), e.g.:
+#   make up SERVICES="auth orders" REPLICAS_routing=3 LOG_FORMAT=text
+#   make test FILTER=Majordomo
+
+SHELL := /bin/bash
+SCRIPTS := deploy/scripts
+
+# Variables given on the command line (make test FILTER=x) reach the scripts' environment as
+# they are: make exports them.
+
+.DEFAULT_GOAL := help
+.PHONY: help up test build release bench-broker compose-config clean clean-data
+
+help: ## list the targets
+	@echo "Backplane — make <target>"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-15s %s\n", $$1, $$2 }'
+
+up: ## install what is missing, start PostgreSQL (.data/pg), build, run everything; Ctrl-C stops
+	@$(SCRIPTS)/up.sh
+
+test: ## the whole suite: swift test, interop (pytest), compose config; FILTER=regex for swift test
+	@$(SCRIPTS)/test.sh
+
+build: ## debug build (swift build)
+	swift build
+
+release: ## release build (swift build -c release)
+	swift build -c release
+
+bench-broker: release ## broker load test with the load generator (release build)
+	"$$(swift build -c release --show-bin-path)/loadgen" broker $(LOADGEN_ARGS)
+
+compose-config: ## validate docker-compose.yml (docker-compose config -q)
+	docker-compose config -q
+
+clean: ## remove build folders (.build*)
+	rm -rf .build .build-* .build_*
+
+clean-data: ## remove local databases and test data (.data); stops the PostgreSQL in .data/pg first
+	@-[ ! -d .data/pg ] || $(SCRIPTS)/pg.sh stop .data/pg
+	rm -rf .data

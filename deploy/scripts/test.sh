@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# `make test`: the whole test suite against a real PostgreSQL and real ZeroMQ.
+#
+#   deploy/scripts/test.sh [extra swift test args...]
+#
+# Steps, each run even when an earlier one failed (unless it needs that one's output):
+#   build       swift build --build-tests
+#   swift-test  swift test (XCTest and Swift Testing), with BACKPLANE_BIN_DIR set so that system
+#               tests find the executables
+#   interop     python3 -m pytest -q Tests/interop, with BROKER_BIN set (the RFC 7 peers in Python)
+#   compose     docker-compose config -q (docker-compose.yml is valid)
+# Ends with a summary of which steps passed, failed or were skipped; exits non-zero when any
+# step failed. PostgreSQL is always a throwaway one, on a free port, in a fresh directory
+# .data/test-pg-XXXX that is removed afterwards whatever happens (DATABASE_URL is ignored and
+# replaced); directories left by runs that were killed are removed at the next run.
+#
+# Environment:
+#   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
+#   SWIFT_TEST_ARGS="..."   more arguments for swift test (so do this script's own arguments)
+#   TEST_STEPS="..."        steps to run (default "build swift-test interop compose")
+#   SWIFT_TEST_TIMEOUT      seconds before swift test is stopped (default 2700)
+#   PYTEST_TIMEOUT          seconds before pytest is stopped (default 900)
+#   SKIP_BOOTSTRAP=1        do not run bootstrap.sh
+set -euo pipefail
+LOG_TAG="test"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+: "${TEST_STEPS:=build swift-test interop compose}"
+: "${SWIFT_TEST_TIMEOUT:=2700}"
+: "${PYTEST_TIMEOUT:=900}"
+INTEROP_DIR="$REPO_ROOT/Tests/interop"
+TEST_PG_DIR=""
+declare -A RESULT=() # step -> PASS / FAIL / SKIP
+declare -A DETAIL=() # step -> "(exit 1, 12s)" and the like
+STEP_ORDER=()
+
+# ---------------------------------------------------------------------------- database
+
+# remove_stale_test_dirs: a run killed with SIGKILL cannot clean up after itself; the next one
+# does, for every directory whose owning run is gone.
+remove_stale_test_dirs() {
+    local dir owner
+    for dir in "$REPO_ROOT"/.data/test-pg-*; do
+        [[ -d $dir ]] || continue
+        owner=$(cat "$dir/owner.pid" 2>/dev/null || true)
+        [[ -n $owner ]] && pid_alive "$owner" && continue
+        info "removing $dir, left by an earlier run"
+        "$SCRIPTS_DIR/pg.sh" stop "$dir" >/dev/null 2>&1 || true
+        rm -rf "$dir"
+    done
+}
+
+start_test_db() {
+    mkdir -p "$REPO_ROOT/.data"
+    remove_stale_test_dirs
+    TEST_PG_DIR=$(mktemp -d "$REPO_ROOT/.data/test-pg-XXXX")
+    echo $$ >"$TEST_PG_DIR/owner.pid"
+    local port
+    port=$(free_port)
+    PG_FAST=1 "$SCRIPTS_DIR/pg.sh" start "$TEST_PG_DIR" "$port"
+    DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$TEST_PG_DIR" "$port")
+    export DATABASE_URL
+    info "DATABASE_URL=$DATABASE_URL"
+}
+
+teardown() {
+    [[ -n $TEST_PG_DIR ]] || return 0
+    trap '' PIPE # a message to a closed pipe must not cut the clean-up short
+    "$SCRIPTS_DIR/pg.sh" stop "$TEST_PG_DIR" || warn "could not stop PostgreSQL in $TEST_PG_DIR"
+    rm -rf "$TEST_PG_DIR"
+    TEST_PG_DIR=""
+}
+
+# ---------------------------------------------------------------------------- steps
+
+wanted() { [[ " $TEST_STEPS " == *" $1 "* ]]; }
+
+record() {
+    STEP_ORDER+=("$1")
+    RESULT[$1]=$2
+    DETAIL[$1]=$3
+}
+
+# run_step NAME CMD...: runs CMD from the repository root and records how it went.
+# Exit code 5 from pytest means "no tests collected": recorded as skipped, not failed.
+run_step() {
+    local name=$1 start rc=0
+    shift
+    info "── $name: $*"
+    start=$SECONDS
+    (cd "$REPO_ROOT" && "$@") || rc=$?
+    local took=$((SECONDS - start))
+    if ((rc == 0)); then
+        record "$name" PASS "(${took}s)"
+    elif [[ $name == interop && $rc == 5 ]]; then
+        record "$name" SKIP "(pytest collected no tests)"
+    else
+        ((rc == 124)) && warn "$name timed out"
+        record "$name" FAIL "(exit $rc, ${took}s)"
+    fi
+    info "── $name: ${RESULT[$name]} ${DETAIL[$name]}"
+}
+
+skip_step() {
+    record "$1" SKIP "($2)"
+    info "── $1: skipped ($2)"
+}
+
+step_build() {
+    run_step build swift build --build-tests
+}
+
+step_swift_test() {
+    local args=()
+    [[ ${RESULT[build]:-} == PASS ]] && args+=(--skip-build)
+    [[ -n ${FILTER:-} ]] && args+=(--filter "$FILTER")
+    # shellcheck disable=SC2206 # word splitting of SWIFT_TEST_ARGS is the point
+    args+=(${SWIFT_TEST_ARGS:-} "$@")
+    # --foreground keeps swift test in our process group, so that Ctrl-C reaches it.
+    BACKPLANE_BIN_DIR=$BIN_DIR run_step swift-test \
+        timeout --foreground -k 30 "$SWIFT_TEST_TIMEOUT" swift test "${args[@]}"
+}
+
+step_interop() {
+    if ! compgen -G "$INTEROP_DIR/test_*.py" >/dev/null && ! compgen -G "$INTEROP_DIR/*_test.py" >/dev/null; then
+        skip_step interop "no tests in Tests/interop yet"
+        return 0
+    fi
+    if [[ ! -x $BIN_DIR/broker ]]; then
+        record interop FAIL "(no broker executable in $BIN_DIR)"
+        warn "interop: no broker executable in $BIN_DIR"
+        return 0
+    fi
+    BROKER_BIN=$BIN_DIR/broker BACKPLANE_BIN_DIR=$BIN_DIR run_step interop \
+        timeout --foreground -k 30 "$PYTEST_TIMEOUT" python3 -m pytest -q "$INTEROP_DIR"
+}
+
+step_compose() {
+    if command -v docker-compose >/dev/null 2>&1; then
+        run_step compose docker-compose -f docker-compose.yml config -q
+    elif docker compose version >/dev/null 2>&1; then
+        run_step compose docker compose -f docker-compose.yml config -q
+    else
+        record compose FAIL "(docker-compose not found: run deploy/scripts/bootstrap.sh)"
+        warn "compose: docker-compose not found"
+    fi
+}
+
+summary() {
+    local step failed=()
+    info "summary:"
+    for step in "${STEP_ORDER[@]}"; do
+        printf '[%s]   %-4s  %-10s  %s\n' "$LOG_TAG" "${RESULT[$step]}" "$step" "${DETAIL[$step]}" >&2
+        [[ ${RESULT[$step]} == FAIL ]] && failed+=("$step")
+    done
+    if ((${#failed[@]} > 0)); then
+        info "result: FAILED (${failed[*]})"
+        return 1
+    fi
+    info "result: OK"
+}
+
+main() {
+    trap teardown EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    # `make test | head` or a tee ended by Ctrl-C: exit through the EXIT trap rather than die
+    # from SIGPIPE with the database still running.
+    trap 'exit 141' PIPE
+
+    local step
+    for step in $TEST_STEPS; do
+        [[ $step =~ ^(build|swift-test|interop|compose)$ ]] || die "unknown step '$step' in TEST_STEPS"
+    done
+    [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
+    start_test_db
+
+    BIN_DIR=""
+    if wanted build || wanted swift-test || wanted interop; then
+        require_cmd swift "install a Swift 6 toolchain (https://www.swift.org/install/)"
+        BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
+    fi
+    wanted build && step_build
+    if [[ ${RESULT[build]:-} == FAIL ]]; then
+        wanted swift-test && skip_step swift-test "build failed"
+        wanted interop && skip_step interop "build failed"
+    else
+        wanted swift-test && step_swift_test "$@"
+        wanted interop && step_interop
+    fi
+    wanted compose && step_compose
+    summary
+}
+
+# Run only when executed, so that the functions can be sourced (e.g. to try a step by hand).
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    main "$@"
+fi

@@ -1,0 +1,226 @@
+import Foundation
+import Glibc
+import Logging
+import Majordomo
+import Synchronization
+import ZeroMQ
+
+/// `loadgen broker`: round trips per second and latency of the messaging layer, in one run:
+/// raw DEALER↔ROUTER with no broker (the machine's limit), then through our Majordomo broker
+/// with 1 and 4 worker connections, each at 1 and 100 requests in flight, and finally our async
+/// `MajordomoClient` API at 100 in flight.
+public struct BrokerBench: Sendable {
+    /// Measured seconds per run (after a warm-up of a quarter of that).
+    public var seconds: Double
+    /// Payload bytes per request.
+    public var payloadBytes: Int
+    /// MDP worker connections (slots) per worker process: requests one worker handles at once.
+    public var slots: Int
+
+    public init(seconds: Double = 3, payloadBytes: Int = 64, slots: Int = 32) {
+        self.seconds = seconds
+        self.payloadBytes = payloadBytes
+        self.slots = slots
+    }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "loadgen")
+        logger.logLevel = .error
+        return logger
+    }()
+
+    /// Runs every case and returns the results in order.
+    public func run(progress: @Sendable (String) -> Void) async throws -> [RunResult] {
+        var results: [RunResult] = []
+        for inFlight in [1, 100] {
+            progress("raw DEALER-ROUTER, \(inFlight) in flight")
+            results.append(try await raw(inFlight: inFlight))
+        }
+        for workers in [1, 4] {
+            for inFlight in [1, 100] {
+                progress("broker, \(workers) workers, \(inFlight) in flight")
+                results.append(try await throughBroker(workers: workers, inFlight: inFlight))
+            }
+        }
+        progress("broker, 4 workers, async MajordomoClient, 100 in flight")
+        results.append(try await asyncClient(workers: 4, inFlight: 100))
+        return results
+    }
+
+    // MARK: - Cases
+
+    func raw(inFlight: Int) async throws -> RunResult {
+        let context = Context()
+        let server = try context.socket(.router)
+        try server.setHighWaterMarks(send: 0, receive: 0)
+        try server.bind("tcp://127.0.0.1:*")
+        let endpoint = try server.lastEndpoint()
+        let stop = StopFlag()
+        let echo = SocketHandOff(server)
+        async let serving: Void = IOThread.run(name: "raw-echo") {
+            let socket = echo.socket
+            defer { socket.close() }
+            var poller = Poller()
+            poller.add(socket)
+            while !stop.isSet {
+                try poller.poll(timeoutMs: 100)
+                while let message = try socket.receive(dontWait: true) { try socket.send(message) }
+            }
+        }
+        let result = try await drive(name: "raw DEALER-ROUTER (no broker)", endpoint: endpoint, context: context, inFlight: inFlight) { stamp in
+            [stamp, payload]
+        } stamp: { reply in reply.first }
+        stop.set()
+        try await serving
+        return result
+    }
+
+    /// Runs `body` against an in-process broker with `workers` worker processes' worth of
+    /// `MajordomoWorker`s (each with its own ZeroMQ context, as separate processes would have).
+    func withBroker<T: Sendable>(workers: Int, _ body: @Sendable (String) async throws -> T) async throws -> T {
+        let broker = try Broker(
+            configuration: BrokerConfiguration(endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
+            context: Context(), logger: Self.logger)
+        let pool = (0..<workers).map { _ in
+            MajordomoWorker(
+                endpoint: broker.endpoint, service: "echo", concurrency: slots, context: Context(), logger: Self.logger
+            ) { body in body }
+        }
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await broker.run(); return nil }
+            for worker in pool { group.addTask { try await worker.run(); return nil } }
+            try await Task.sleep(for: .milliseconds(500))
+            let result = try await body(broker.endpoint)
+            for worker in pool { worker.drain() }
+            try await Task.sleep(for: .milliseconds(100))
+            broker.stop()
+            try await group.waitForAll()
+            return result
+        }
+    }
+
+    func throughBroker(workers: Int, inFlight: Int) async throws -> RunResult {
+        let service = Array("echo".utf8)
+        let payload = self.payload
+        return try await withBroker(workers: workers) { endpoint in
+            try await drive(
+                name: "broker, \(workers) worker\(workers == 1 ? "" : "s") x \(slots) slots", endpoint: endpoint, context: Context(),
+                inFlight: inFlight
+            ) { stamp in
+                [[], MDP.clientHeader, service, stamp, payload]
+            } stamp: { reply in reply.count >= 4 ? reply[3] : nil }
+        }
+    }
+
+    func asyncClient(workers: Int, inFlight: Int) async throws -> RunResult {
+        let body = [payload]
+        let seconds = self.seconds
+        let name = "broker, \(workers) workers x \(slots) slots, async MajordomoClient, \(inFlight) in flight"
+        return try await withBroker(workers: workers) { endpoint in
+            let client = MajordomoClient(endpoint: endpoint, context: Context(), logger: Self.logger)
+            let running = Task { try await client.run() }
+            try await Task.sleep(for: .milliseconds(200))
+            let start = ContinuousClock.now
+            let warmEnd = start + .seconds(seconds / 4)
+            let end = warmEnd + .seconds(seconds)
+            let recorder = SharedRecorder()
+            try await withThrowingTaskGroup(of: Void.self) { callers in
+                for _ in 0..<inFlight {
+                    callers.addTask {
+                        while ContinuousClock.now < end {
+                            let sent = ContinuousClock.now
+                            _ = try await client.request(service: "echo", body: body, timeout: .seconds(10))
+                            let done = ContinuousClock.now
+                            if sent >= warmEnd && done <= end {
+                                let elapsed = done - sent
+                                let nanoseconds = UInt64(elapsed.components.seconds) * 1_000_000_000
+                                    + UInt64(elapsed.components.attoseconds / 1_000_000_000)
+                                recorder.state.withLock { $0.record(nanoseconds: nanoseconds) }
+                            }
+                        }
+                    }
+                }
+                try await callers.waitForAll()
+            }
+            client.stop()
+            try await running.value
+            return recorder.state.withLock { $0.result(name: name, seconds: seconds) }
+        }
+    }
+
+    // MARK: - Driver
+
+    private var payload: Frame { Frame(repeating: 0x61, count: payloadBytes) }
+
+    /// Keeps `inFlight` requests outstanding on one DEALER from a dedicated thread, replacing each
+    /// reply with a new request (closed loop), and records each round trip.
+    private func drive(
+        name: String, endpoint: String, context: Context, inFlight: Int,
+        request: @escaping @Sendable (Frame) -> Message, stamp: @escaping @Sendable (Message) -> Frame?
+    ) async throws -> RunResult {
+        let seconds = self.seconds
+        let recorder = try await IOThread.run(name: "bench-client") {
+            let socket = try context.socket(.dealer)
+            defer { socket.close() }
+            try socket.setHighWaterMarks(send: 0, receive: 0)
+            try socket.connect(endpoint)
+            var poller = Poller()
+            poller.add(socket)
+            var recorder = LatencyRecorder()
+            let start = Self.now()
+            let warmEnd = start + UInt64(seconds / 4 * 1e9)
+            let end = warmEnd + UInt64(seconds * 1e9)
+            for _ in 0..<inFlight { try socket.send(request(Self.frame(Self.now()))) }
+            var outstanding = inFlight
+            while outstanding > 0 {
+                try poller.poll(timeoutMs: 1000)
+                while let reply = try socket.receive(dontWait: true) {
+                    outstanding -= 1
+                    let now = Self.now()
+                    if let stamp = stamp(reply), stamp.count == 8 {
+                        let sent = stamp.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                        if sent >= warmEnd && now <= end { recorder.record(nanoseconds: now - sent) }
+                    }
+                    if now < end {
+                        try socket.send(request(Self.frame(now)))
+                        outstanding += 1
+                    }
+                }
+                if Self.now() > end + 5_000_000_000 { break }
+            }
+            return recorder
+        }
+        return recorder.result(name: "\(name), \(inFlight) in flight", seconds: seconds)
+    }
+
+    static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
+    static func frame(_ value: UInt64) -> Frame { withUnsafeBytes(of: value) { Array($0) } }
+}
+
+/// A flag one thread sets and another reads.
+final class StopFlag: @unchecked Sendable {
+    // A plain Bool read by a polling loop; the poll time-out bounds how late the stop is seen,
+    // and the lock makes the write visible.
+    private var value = false
+    private let lock = NSLock()
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
+
+/// Moves a socket to the thread that will own it from then on.
+struct SocketHandOff: @unchecked Sendable {
+    // The creating thread never touches the socket again after handing it over; thread start is
+    // the memory barrier libzmq requires for moving a socket between threads.
+    let socket: Socket
+    init(_ socket: Socket) { self.socket = socket }
+}
+
+/// A recorder many tasks write to.
+final class SharedRecorder: Sendable {
+    let state = Mutex(LatencyRecorder())
+}

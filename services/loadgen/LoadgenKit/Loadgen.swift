@@ -1,0 +1,61 @@
+import Foundation
+
+/// The `loadgen` command line: scenarios that measure the system and print the figures.
+public enum Loadgen {
+    static let usage = """
+        loadgen: load generator and benchmarks for Backplane
+
+        Usage: loadgen <scenario> [options]
+
+        Scenarios:
+          broker      raw MDP round trips: DEALER-ROUTER with no broker, then through the Majordomo
+                      broker with 1 and 4 workers at 1 and 100 requests in flight (all in process,
+                      over loopback TCP)
+
+        Options:
+          --seconds N   measured seconds per case (default 3; a quarter of that again is warm-up)
+          --payload N   payload bytes per request (default 64)
+          --slots N     requests each worker process handles at once (its MDP worker connections,
+                        WORKER_CONCURRENCY of a service; default 32)
+          --json PATH   also write the results as JSON to PATH
+          --help        this text
+
+        """
+
+    /// Runs the command line and returns the exit code.
+    public static func main(_ arguments: [String]) async -> Int32 {
+        guard let scenario = arguments.first, scenario != "--help", scenario != "-h" else {
+            print(usage, terminator: "")
+            return arguments.isEmpty ? 64 : 0
+        }
+        var options: [String: String] = [:]
+        var index = 1
+        while index < arguments.count {
+            let key = arguments[index]
+            guard key.hasPrefix("--"), index + 1 < arguments.count else {
+                FileHandle.standardError.write(Data("loadgen: unexpected argument \(key); see --help\n".utf8))
+                return 64
+            }
+            options[String(key.dropFirst(2))] = arguments[index + 1]
+            index += 2
+        }
+        do {
+            switch scenario {
+            case "broker":
+                let bench = BrokerBench(
+                    seconds: Double(options["seconds"] ?? "3") ?? 3, payloadBytes: Int(options["payload"] ?? "64") ?? 64,
+                    slots: Int(options["slots"] ?? "32") ?? 32)
+                let results = try await bench.run { print("running: \($0)") }
+                print(Report.table(results, payloadBytes: bench.payloadBytes))
+                if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
+            default:
+                FileHandle.standardError.write(Data("loadgen: unknown scenario '\(scenario)'; see --help\n".utf8))
+                return 64
+            }
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("loadgen: \(error)\n".utf8))
+            return 1
+        }
+    }
+}

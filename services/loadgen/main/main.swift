@@ -1,0 +1,4 @@
+import Foundation
+import LoadgenKit
+
+exit(await Loadgen.main(Array(CommandLine.arguments.dropFirst())))
