@@ -131,9 +131,13 @@ struct LiveBrokerTests {
                     try socket.send(MDP.workerCommand(.ready, [Array("frozen".utf8)]))
                     var poller = Poller()
                     poller.add(socket)
-                    while try poller.poll(timeoutMs: 10_000) > 0 {
-                        if let message = try socket.receive(), message.count > 2, message[2] == MDP.Command.request.frame {
-                            return true
+                    let giveUp = Date().addingTimeInterval(20)
+                    // Alive (heartbeating) until it has the request in hand, then silent.
+                    while Date() < giveUp {
+                        try socket.send(MDP.workerCommand(.heartbeat))
+                        try poller.poll(timeoutMs: 50)
+                        while let message = try socket.receive(dontWait: true) {
+                            if message.count > 2 && message[2] == MDP.Command.request.frame { return true }
                         }
                     }
                     return false
