@@ -171,4 +171,33 @@ struct BrokerCoreTests {
         #expect(out.last?[4] == Array("unavailable".utf8), "it may have acted on it: no second run")
         #expect(core.queuedCount(for: "echo") == 0)
     }
+
+    @Test("a READY with a credit frame lets one worker connection hold that many requests (extension)")
+    func credit() {
+        var core = core()
+        var out: [Message] = []
+        core.handle([worker1] + MDP.workerCommand(.ready, [Array("echo".utf8), Array("3".utf8)]), now: 0, into: &out)
+        core.handle([worker2] + MDP.workerCommand(.ready, [Array("echo".utf8)]), now: 0, into: &out)
+        for body in ["a", "b", "c", "d", "e"] { core.handle(request("echo", body), now: 0, into: &out) }
+        let toW1 = out.filter { $0.first == worker1 }
+        let toW2 = out.filter { $0.first == worker2 }
+        #expect(toW1.count == 3, "credit 3")
+        #expect(toW2.count == 1, "a plain RFC 7 worker holds one")
+        #expect(core.queuedCount(for: "echo") == 1)
+        // A reply frees credit, and the waiting request goes out at once.
+        core.handle([worker1] + MDP.workerCommand(.reply, [toW1[1][4], []]) + [Array("B".utf8)], now: 1, into: &out)
+        #expect(out.last?.first == worker1)
+        #expect(core.queuedCount(for: "echo") == 0)
+    }
+
+    @Test("a credit frame that is not a number from 1 to 1024 makes the READY malformed")
+    func badCredit() {
+        var core = core()
+        var out: [Message] = []
+        for credit in ["0", "abc", "5000", ""] {
+            core.handle([worker1] + MDP.workerCommand(.ready, [Array("echo".utf8), Array(credit.utf8)]), now: 0, into: &out)
+        }
+        #expect(core.workerCount(for: "echo") == 0)
+        #expect(out.isEmpty)
+    }
 }

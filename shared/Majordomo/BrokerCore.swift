@@ -18,7 +18,14 @@ public struct BrokerCore {
         let identity: Frame
         let service: String
         var expiresAt: Int64
-        var current: Request?
+        /// Requests it may hold at once: 1 for a plain RFC 7 worker, more when its READY said so.
+        let credit: Int
+        /// The requests it holds, by the number in their client-address frame.
+        var inHand: [UInt64: Request] = [:]
+        /// Whether it is in its service's waiting line.
+        var isWaiting = false
+
+        var hasCredit: Bool { inHand.count < credit }
     }
 
     final class Service {
@@ -31,6 +38,8 @@ public struct BrokerCore {
 
     /// How deep a client's return envelope may be (its identity plus its own tags).
     static let maxEnvelopeFrames = 8
+    /// The most requests one worker connection may ask to hold at once.
+    public static let maxCredit = 1024
 
     let configuration: BrokerConfiguration
     private var workers: [Frame: Worker] = [:]
@@ -129,7 +138,9 @@ public struct BrokerCore {
         }
         switch command {
         case .ready:
-            guard arguments.count == 1, let serviceFrame = arguments.first, !serviceFrame.isEmpty else {
+            guard (1...2).contains(arguments.count), let serviceFrame = arguments.first, !serviceFrame.isEmpty,
+                let credit = Self.credit(arguments.dropFirst().first)
+            else {
                 return invalidFromWorker(identity, now: now, into: &out)
             }
             let name = String(decoding: serviceFrame, as: UTF8.self)
@@ -138,7 +149,8 @@ public struct BrokerCore {
             }
             let service = self.service(named: name, frame: serviceFrame)
             workers[identity] = Worker(
-                identity: identity, service: name, expiresAt: now + configuration.heartbeat.expiryMs)
+                identity: identity, service: name, expiresAt: now + configuration.heartbeat.expiryMs, credit: credit,
+                isWaiting: true)
             service.workerCount += 1
             service.waiting.append(identity)
             dispatch(service, now: now, into: &out)
@@ -147,13 +159,14 @@ public struct BrokerCore {
             guard arguments.count >= 3, arguments[arguments.startIndex + 1].isEmpty else {
                 return invalidFromWorker(identity, now: now, into: &out)
             }
-            guard let worker = workers[identity], let request = worker.current,
-                arguments.first == Self.addressFrame(request.id)
+            guard let worker = workers[identity], let number = arguments.first.flatMap(Self.requestNumber),
+                let request = worker.inHand[number]
             else { return disconnect(identity, now: now, into: &out) }
             statistics.replies += 1
             out.append(request.envelope + [[], MDP.clientHeader, request.service] + arguments.dropFirst(2))
-            workers[identity]?.current = nil
-            if let service = services[worker.service] {
+            workers[identity]?.inHand.removeValue(forKey: number)
+            if !worker.isWaiting, let service = services[worker.service] {
+                workers[identity]?.isWaiting = true
                 service.waiting.append(identity)
                 dispatch(service, now: now, into: &out)
             }
@@ -203,9 +216,17 @@ public struct BrokerCore {
     /// worker gets it. Otherwise the worker had the request in hand and may have acted on it, so
     /// the client is told `unavailable` rather than having it run twice.
     public mutating func workerUnreachable(_ identity: Frame, undelivered: Message, now: Int64, into out: inout [Message]) {
-        let requestNeverArrived = undelivered.count > 3 && undelivered[3] == MDP.Command.request.frame
-        removeWorker(identity, requeue: requestNeverArrived, now: now, into: &out)
+        if undelivered.count > 4, undelivered[3] == MDP.Command.request.frame,
+            let number = Self.requestNumber(undelivered[4]),
+            let request = workers[identity]?.inHand.removeValue(forKey: number),
+            let service = services[request_service(request)]
+        {
+            service.requests.prepend(request)
+        }
+        removeWorker(identity, requeue: false, now: now, into: &out)
     }
+
+    private func request_service(_ request: Request) -> String { String(decoding: request.service, as: UTF8.self) }
 
     // MARK: - Workers and queues
 
@@ -216,6 +237,8 @@ public struct BrokerCore {
         return service
     }
 
+    /// Hands queued requests to waiting workers, least recently used first. A worker with credit
+    /// left after taking one goes to the back of the line, so load spreads over workers.
     private mutating func dispatch(_ service: Service, now: Int64, into out: inout [Message]) {
         while !service.waiting.isEmpty, let request = service.requests.popFirst() {
             if request.expiresAt <= now {
@@ -223,7 +246,12 @@ public struct BrokerCore {
                 continue
             }
             guard let identity = service.waiting.popFirst() else { break }
-            workers[identity]?.current = request
+            workers[identity]?.inHand[request.id] = request
+            if workers[identity]?.hasCredit == true {
+                service.waiting.append(identity)
+            } else {
+                workers[identity]?.isWaiting = false
+            }
             out.append(
                 [identity, [], MDP.workerHeader, MDP.Command.request.frame, Self.addressFrame(request.id), []]
                     + request.body)
@@ -239,18 +267,19 @@ public struct BrokerCore {
     private mutating func removeWorker(_ identity: Frame, requeue: Bool, now: Int64, into out: inout [Message]) {
         guard let worker = workers.removeValue(forKey: identity), let service = services[worker.service] else { return }
         service.workerCount -= 1
-        service.waiting.removeAll { $0 == identity }
-        if let request = worker.current {
-            if requeue {
-                service.requests.prepend(request)
-                dispatch(service, now: now, into: &out)
-            } else {
+        if worker.isWaiting { service.waiting.removeAll { $0 == identity } }
+        let held = worker.inHand.values.sorted { $0.id < $1.id }
+        if requeue {
+            for request in held.reversed() { service.requests.prepend(request) }
+        } else {
+            for request in held {
                 statistics.abandoned += 1
                 out.append(Self.errorReply(
                     to: request, code: "unavailable",
                     message: "the '\(worker.service)' worker handling this request stopped responding"))
             }
         }
+        dispatch(service, now: now, into: &out)
     }
 
     private mutating func expire(_ request: Request, into out: inout [Message]) {
@@ -266,6 +295,19 @@ public struct BrokerCore {
     /// The single client-address frame a worker sees: the broker's number for the request.
     static func addressFrame(_ id: UInt64) -> Frame {
         withUnsafeBytes(of: id.bigEndian) { Array($0) }
+    }
+
+    static func requestNumber(_ frame: Frame) -> UInt64? {
+        guard frame.count == 8 else { return nil }
+        return frame.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// The optional fifth READY frame (Backplane's extension): how many requests the worker
+    /// takes at once, as ASCII digits. Absent means 1, as RFC 7 has it.
+    static func credit(_ frame: Frame?) -> Int? {
+        guard let frame else { return 1 }
+        guard let value = Int(String(decoding: frame, as: UTF8.self)), (1...maxCredit).contains(value) else { return nil }
+        return value
     }
 
     /// A reply in the system's wire contract: `[code][{"code","message","details"}]`.

@@ -6,17 +6,19 @@ import ZeroMQ
 
 /// An MDP worker process for one service, handling up to `concurrency` requests at a time.
 ///
-/// RFC 7 gives a worker one request at a time, so concurrency comes from `concurrency` worker
-/// connections ("slots") on one I/O thread; the broker spreads requests over them like over any
-/// workers. Each slot heartbeats, and reconnects with a new socket when the broker goes silent or
-/// says DISCONNECT (a broker restart). On graceful shutdown idle slots send DISCONNECT at once,
-/// busy ones after their reply, and ``run()`` returns when all are done.
+/// It connects one DEALER socket and registers with READY. RFC 7 gives a worker one request at a
+/// time; when `concurrency` is above 1 the READY carries an optional fifth frame, the worker's
+/// credit (Backplane's extension, see README), and our broker then keeps up to that many
+/// requests in flight on this one connection. A broker that ignores the frame simply sends one
+/// at a time. The worker heartbeats, and reconnects with a new socket when the broker goes
+/// silent or says DISCONNECT (a broker restart). On graceful shutdown it stops taking requests,
+/// finishes and answers the ones in hand, then sends DISCONNECT (the broker gives anything it
+/// sent meanwhile to another worker), and ``run()`` returns.
 public final class MajordomoWorker: Sendable {
     /// Handles one request body and returns the reply body.
     public typealias Handler = @Sendable ([Frame]) async -> [Frame]
 
     struct Job: Sendable {
-        let slot: Int
         let generation: Int
         let address: Frame
         let body: [Frame]
@@ -103,117 +105,103 @@ public final class MajordomoWorker: Sendable {
 
     // MARK: - I/O thread
 
-    private struct Slot {
-        var socket: Socket
-        var generation = 0
-        var busy = false
-        var liveness: Int
-        var finished = false
-    }
-
     private func connect() throws -> Socket {
         let socket = try context.socket(.dealer)
         try socket.setHighWaterMarks(send: 0, receive: 0)
         try socket.connect(endpoint)
-        try socket.send(MDP.workerCommand(.ready, [Array(service.utf8)]))
+        let credit: [Frame] = concurrency > 1 ? [Array("\(concurrency)".utf8)] : []
+        try socket.send(MDP.workerCommand(.ready, [Array(service.utf8)] + credit))
         return socket
     }
 
     private func loop(jobs: AsyncStream<Job>.Continuation) throws {
-        var slots: [Slot] = []
+        var socket = try connect()
+        defer { socket.close() }
         var poller = Poller()
-        for _ in 0..<concurrency {
-            let socket = try connect()
-            poller.add(socket)
-            slots.append(Slot(socket: socket, liveness: heartbeat.liveness))
-        }
-        defer { for slot in slots { slot.socket.close() } }
+        let socketSlot = poller.add(socket)
         let wakeSlot = poller.add(fileDescriptor: wake.fileDescriptor)
-        logger.info("worker connected", metadata: ["service": "\(service)", "broker": "\(endpoint)", "slots": "\(concurrency)"])
+        logger.info("worker connected", metadata: ["mdpService": "\(service)", "broker": "\(endpoint)", "concurrency": "\(concurrency)"])
+        var generation = 0
+        var inHand = 0
+        var liveness = heartbeat.liveness
         var nextBeatAt = Monotonic.milliseconds() + heartbeat.intervalMs
         var drainDeadline: Int64?
 
-        func reconnect(_ index: Int, reason: String) throws {
-            logger.warning("reconnecting to the broker", metadata: ["service": "\(service)", "slot": "\(index)", "reason": "\(reason)"])
-            slots[index].socket.close()
-            let socket = try connect()
-            poller.replace(index, with: socket)
-            slots[index].socket = socket
-            slots[index].generation += 1
-            slots[index].busy = false
-            slots[index].liveness = heartbeat.liveness
-        }
-
-        func finish(_ index: Int) throws {
-            try slots[index].socket.send(MDP.workerCommand(.disconnect))
-            slots[index].finished = true
+        func reconnect(reason: String) throws {
+            logger.warning("reconnecting to the broker", metadata: ["mdpService": "\(service)", "reason": "\(reason)"])
+            socket.close()
+            socket = try connect()
+            poller.replace(socketSlot, with: socket)
+            generation += 1
+            inHand = 0
+            liveness = heartbeat.liveness
         }
 
         while true {
             let now = Monotonic.milliseconds()
             if drainDeadline == nil && draining.load(ordering: .acquiring) {
                 drainDeadline = now + drainTimeoutMs
-                for index in slots.indices where !slots[index].busy { try finish(index) }
-                logger.info("worker draining", metadata: ["service": "\(service)", "busy": "\(slots.filter(\.busy).count)"])
+                logger.info("worker draining", metadata: ["mdpService": "\(service)", "inHand": "\(inHand)"])
             }
-            if slots.allSatisfy(\.finished) { break }
-            if let drainDeadline, now >= drainDeadline {
-                logger.warning("drain timed out; abandoning requests in hand", metadata: ["service": "\(service)"])
-                break
+            if let drainDeadline {
+                if inHand == 0 { break }
+                if now >= drainDeadline {
+                    logger.warning("drain timed out; abandoning requests in hand", metadata: ["mdpService": "\(service)", "inHand": "\(inHand)"])
+                    break
+                }
             }
 
             try poller.poll(timeoutMs: Int(max(0, nextBeatAt - now)))
             if poller.isReadable(wakeSlot) { wake.drain() }
 
+            var replied = false
             for completion in completions.withLock({ list in defer { list.removeAll() }; return list }) {
-                let index = completion.job.slot
-                guard slots[index].generation == completion.job.generation, !slots[index].finished else { continue }
-                let reply = MDP.workerCommand(.reply, [completion.job.address, []]) + completion.reply
-                try slots[index].socket.send(reply)
-                slots[index].busy = false
-                if drainDeadline != nil { try finish(index) }
+                guard completion.job.generation == generation else { continue }
+                try socket.send(MDP.workerCommand(.reply, [completion.job.address, []]) + completion.reply)
+                inHand -= 1
+                replied = true
             }
 
-            for index in slots.indices where !slots[index].finished && poller.isReadable(index) {
-                while let message = try slots[index].socket.receive(dontWait: true) {
+            if poller.isReadable(socketSlot) {
+                while let message = try socket.receive(dontWait: true) {
                     guard message.count >= 3, message[0].isEmpty, message[1] == MDP.workerHeader,
                         message[2].count == 1, let command = MDP.Command(rawValue: message[2][0])
                     else {
-                        logger.debug("dropped a malformed message from the broker", metadata: ["service": "\(service)"])
+                        logger.debug("dropped a malformed message from the broker", metadata: ["mdpService": "\(service)"])
                         continue
                     }
-                    slots[index].liveness = heartbeat.liveness
+                    liveness = heartbeat.liveness
                     switch command {
                     case .request where message.count >= 5 && message[4].isEmpty:
-                        guard drainDeadline == nil, !slots[index].busy else { continue }
-                        slots[index].busy = true
-                        jobs.yield(Job(slot: index, generation: slots[index].generation, address: message[3], body: Array(message[5...])))
+                        // While draining, requests are left unanswered: the DISCONNECT that ends the
+                        // drain makes the broker give them to another worker.
+                        guard drainDeadline == nil else { continue }
+                        inHand += 1
+                        jobs.yield(Job(generation: generation, address: message[3], body: Array(message[5...])))
                     case .disconnect:
-                        if drainDeadline == nil { try reconnect(index, reason: "broker sent DISCONNECT") }
+                        if drainDeadline == nil { try reconnect(reason: "broker sent DISCONNECT") }
                     default:
                         break
                     }
-                    if slots[index].finished || slots[index].socket.isClosed { break }
                 }
             }
 
             if Monotonic.milliseconds() >= nextBeatAt {
                 nextBeatAt = Monotonic.milliseconds() + heartbeat.intervalMs
-                for index in slots.indices where !slots[index].finished {
-                    slots[index].liveness -= 1
-                    if slots[index].liveness <= 0 {
-                        if drainDeadline == nil {
-                            try reconnect(index, reason: "no heartbeat from the broker for \(heartbeat.expiryMs) ms")
-                        } else {
-                            slots[index].finished = true
-                        }
+                liveness -= 1
+                if liveness <= 0 {
+                    if drainDeadline == nil {
+                        try reconnect(reason: "no heartbeat from the broker for \(heartbeat.expiryMs) ms")
                     } else {
-                        try slots[index].socket.send(MDP.workerCommand(.heartbeat))
+                        break
                     }
+                } else if !replied {
+                    try socket.send(MDP.workerCommand(.heartbeat))
                 }
             }
         }
-        logger.info("worker stopped", metadata: ["service": "\(service)"])
+        _ = try? socket.send(MDP.workerCommand(.disconnect))
+        logger.info("worker stopped", metadata: ["mdpService": "\(service)"])
     }
 }
 

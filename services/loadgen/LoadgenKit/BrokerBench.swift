@@ -16,6 +16,8 @@ public struct BrokerBench: Sendable {
     public var payloadBytes: Int
     /// MDP worker connections (slots) per worker process: requests one worker handles at once.
     public var slots: Int
+    /// libzmq I/O threads of the shared context.
+    public var ioThreads: Int32 = Int32(ProcessInfo.processInfo.environment["BENCH_IO_THREADS"] ?? "1") ?? 1
 
     public init(seconds: Double = 3, payloadBytes: Int = 64, slots: Int = 32) {
         self.seconds = seconds
@@ -42,6 +44,10 @@ public struct BrokerBench: Sendable {
                 results.append(try await throughBroker(workers: workers, inFlight: inFlight))
             }
         }
+        for workers in [1, 4] {
+            progress("broker, \(workers) plain worker loops, 100 in flight")
+            results.append(try await throughBrokerSyncWorkers(workers: workers, inFlight: 100))
+        }
         progress("broker, 4 workers, async MajordomoClient, 100 in flight")
         results.append(try await asyncClient(workers: 4, inFlight: 100))
         return results
@@ -50,7 +56,7 @@ public struct BrokerBench: Sendable {
     // MARK: - Cases
 
     func raw(inFlight: Int) async throws -> RunResult {
-        let context = Context()
+        let context = Context(ioThreads: ioThreads)
         let server = try context.socket(.router)
         try server.setHighWaterMarks(send: 0, receive: 0)
         try server.bind("tcp://127.0.0.1:*")
@@ -77,22 +83,80 @@ public struct BrokerBench: Sendable {
 
     /// Runs `body` against an in-process broker with `workers` worker processes' worth of
     /// `MajordomoWorker`s (each with its own ZeroMQ context, as separate processes would have).
-    func withBroker<T: Sendable>(workers: Int, _ body: @Sendable (String) async throws -> T) async throws -> T {
+    func withBroker<T: Sendable>(workers: Int, _ body: @Sendable (String, Context) async throws -> T) async throws -> T {
+        // One ZeroMQ context (one I/O thread) for every party, as in the raw case, so the two
+        // measure the same machinery and differ only by the broker hop.
+        let context = Context(ioThreads: ioThreads)
         let broker = try Broker(
             configuration: BrokerConfiguration(endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
-            context: Context(), logger: Self.logger)
+            context: context, logger: Self.logger)
         let pool = (0..<workers).map { _ in
             MajordomoWorker(
-                endpoint: broker.endpoint, service: "echo", concurrency: slots, context: Context(), logger: Self.logger
+                endpoint: broker.endpoint, service: "echo", concurrency: slots, context: context, logger: Self.logger
             ) { body in body }
         }
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await broker.run(); return nil }
             for worker in pool { group.addTask { try await worker.run(); return nil } }
             try await Task.sleep(for: .milliseconds(500))
-            let result = try await body(broker.endpoint)
+            let result = try await body(broker.endpoint, context)
             for worker in pool { worker.drain() }
             try await Task.sleep(for: .milliseconds(100))
+            broker.stop()
+            try await group.waitForAll()
+            return result
+        }
+    }
+
+    /// RFC 7 workers as plain synchronous loops, one thread and one connection each: the broker's
+    /// own limit, with no worker library in the way.
+    func throughBrokerSyncWorkers(workers: Int, inFlight: Int) async throws -> RunResult {
+        let broker = try Broker(
+            configuration: BrokerConfiguration(endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
+            context: Context(), logger: Self.logger)
+        let stop = StopFlag()
+        let endpoint = broker.endpoint
+        let service = Array("echo".utf8)
+        let payload = self.payload
+        return try await withThrowingTaskGroup(of: RunResult?.self) { group in
+            group.addTask { try await broker.run(); return nil }
+            for index in 0..<workers {
+                group.addTask {
+                    try await IOThread.run(name: "sync-worker-\(index)") {
+                        let context = Context()
+                        let socket = try context.socket(.dealer)
+                        defer { socket.close() }
+                        try socket.connect(endpoint)
+                        try socket.send(MDP.workerCommand(.ready, [service]))
+                        var poller = Poller()
+                        poller.add(socket)
+                        var lastBeat = Self.now()
+                        while !stop.isSet {
+                            try poller.poll(timeoutMs: 100)
+                            while let message = try socket.receive(dontWait: true) {
+                                if message.count >= 6 && message[2] == MDP.Command.request.frame {
+                                    try socket.send(MDP.workerCommand(.reply, [message[3], []]) + message[5...])
+                                }
+                            }
+                            if Self.now() - lastBeat > 1_000_000_000 {
+                                try socket.send(MDP.workerCommand(.heartbeat))
+                                lastBeat = Self.now()
+                            }
+                        }
+                        try socket.send(MDP.workerCommand(.disconnect))
+                    }
+                    return nil
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let result = try await drive(
+                name: "broker, \(workers) plain RFC 7 worker loop\(workers == 1 ? "" : "s")", endpoint: endpoint, context: Context(),
+                inFlight: inFlight
+            ) { stamp in
+                [[], MDP.clientHeader, service, stamp, payload]
+            } stamp: { reply in reply.count >= 4 ? reply[3] : nil }
+            stop.set()
+            try await Task.sleep(for: .milliseconds(200))
             broker.stop()
             try await group.waitForAll()
             return result
@@ -102,9 +166,9 @@ public struct BrokerBench: Sendable {
     func throughBroker(workers: Int, inFlight: Int) async throws -> RunResult {
         let service = Array("echo".utf8)
         let payload = self.payload
-        return try await withBroker(workers: workers) { endpoint in
+        return try await withBroker(workers: workers) { endpoint, context in
             try await drive(
-                name: "broker, \(workers) worker\(workers == 1 ? "" : "s") x \(slots) slots", endpoint: endpoint, context: Context(),
+                name: "broker, \(workers) worker\(workers == 1 ? "" : "s") (concurrency \(slots))", endpoint: endpoint, context: context,
                 inFlight: inFlight
             ) { stamp in
                 [[], MDP.clientHeader, service, stamp, payload]
@@ -115,9 +179,9 @@ public struct BrokerBench: Sendable {
     func asyncClient(workers: Int, inFlight: Int) async throws -> RunResult {
         let body = [payload]
         let seconds = self.seconds
-        let name = "broker, \(workers) workers x \(slots) slots, async MajordomoClient, \(inFlight) in flight"
-        return try await withBroker(workers: workers) { endpoint in
-            let client = MajordomoClient(endpoint: endpoint, context: Context(), logger: Self.logger)
+        let name = "broker, \(workers) workers (concurrency \(slots)), async MajordomoClient, \(inFlight) in flight"
+        return try await withBroker(workers: workers) { endpoint, context in
+            let client = MajordomoClient(endpoint: endpoint, context: context, logger: Self.logger)
             let running = Task { try await client.run() }
             try await Task.sleep(for: .milliseconds(200))
             let start = ContinuousClock.now
