@@ -212,8 +212,9 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "Store", "ServiceKit",
+                "Store", "ServiceKit", "Majordomo", "ZeroMQ", "Contract",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/StoreTests",
             swiftSettings: strict
