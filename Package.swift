@@ -7,7 +7,7 @@ import PackageDescription
 /// targets (`shared/` for what every process uses, `services/<name>/<Name>Service` for one
 /// service's rules) so tests import the same code the processes run.
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(

@@ -11,7 +11,8 @@ struct ErrorMappingTests {
     @Test("every contract code becomes its HTTP status with the JSON body")
     func statuses() throws {
         for code in ErrorCode.all {
-            let response = ErrorMiddleware<BasicRequestContext>.response(for: ServiceError(code, "why"), requestId: "r1")
+            let response = ErrorMiddleware<BasicRequestContext>.response(
+                for: ServiceError(code, "why"), requestId: "r1")
             #expect(Int(response.status.code) == code.httpStatus)
         }
     }

@@ -23,9 +23,11 @@ struct GatewayTests {
 
     /// Builds the gateway application pointed at `broker`, requiring `services` for readiness.
     func app(broker: String, services: String = "alpha", readinessMs: Int = 500) throws -> some ApplicationProtocol {
-        let settings = try GatewaySettings(ProcessEnvironment([
-            "BROKER_URL": broker, "READINESS_SERVICES": services, "READINESS_TIMEOUT_MS": "\(readinessMs)", "HTTP_PORT": "0",
-        ]))
+        let settings = try GatewaySettings(
+            ProcessEnvironment([
+                "BROKER_URL": broker, "READINESS_SERVICES": services, "READINESS_TIMEOUT_MS": "\(readinessMs)",
+                "HTTP_PORT": "0",
+            ]))
         let client = MajordomoClient(endpoint: broker, context: Context(), logger: Self.logger)
         return try Gateway.buildApplication(
             settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(),

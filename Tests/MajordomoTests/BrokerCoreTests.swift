@@ -195,7 +195,8 @@ struct BrokerCoreTests {
         var core = core()
         var out: [Message] = []
         for credit in ["0", "abc", "5000", ""] {
-            core.handle([worker1] + MDP.workerCommand(.ready, [Array("echo".utf8), Array(credit.utf8)]), now: 0, into: &out)
+            core.handle(
+                [worker1] + MDP.workerCommand(.ready, [Array("echo".utf8), Array(credit.utf8)]), now: 0, into: &out)
         }
         #expect(core.workerCount(for: "echo") == 0)
         #expect(out.isEmpty)

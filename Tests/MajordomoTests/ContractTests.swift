@@ -30,7 +30,9 @@ struct ContractTests {
     static func router() -> OperationRouter {
         var router = OperationRouter(service: ServiceName("greeter"), logger: Harness.logger)
         router.register(Greet.self) { request, context in
-            guard request.times > 0 else { throw ServiceError.invalidArgument("times must be positive", field: "times") }
+            guard request.times > 0 else {
+                throw ServiceError.invalidArgument("times must be positive", field: "times")
+            }
             return .init(
                 text: Array(repeating: "hello \(request.name)", count: request.times).joined(separator: ", "),
                 requestId: context.metadata.requestId)
@@ -58,7 +60,8 @@ struct ContractTests {
     @Test("a typed request gets its typed reply, and the handler sees the request id")
     func typedCall() async throws {
         try await withGreeter { bus in
-            let reply = try await bus.call(Greet.self, on: ServiceName("greeter"), .init(name: "Lund", times: 2), metadata: metadata)
+            let reply = try await bus.call(
+                Greet.self, on: ServiceName("greeter"), .init(name: "Lund", times: 2), metadata: metadata)
             #expect(reply == .init(text: "hello Lund, hello Lund", requestId: "req-1"))
         }
     }
@@ -75,7 +78,8 @@ struct ContractTests {
                 #expect(error.retryAfterSeconds == 90)
             }
             do {
-                _ = try await bus.call(Greet.self, on: ServiceName("greeter"), .init(name: "x", times: 0), metadata: metadata)
+                _ = try await bus.call(
+                    Greet.self, on: ServiceName("greeter"), .init(name: "x", times: 0), metadata: metadata)
                 Issue.record("must throw")
             } catch let error as ServiceError {
                 #expect(error.code == .invalidArgument)
@@ -117,7 +121,8 @@ struct ContractTests {
     func expiredDeadline() async throws {
         let router = Self.router()
         let past = RequestMetadata(requestId: "old", deadline: Int64(Date().timeIntervalSince1970 * 1000) - 1000)
-        let reply = await router.handle(try Wire.encodeRequest(operation: "greet", metadata: past, payload: Greet.Request(name: "x", times: 1)))
+        let reply = await router.handle(
+            try Wire.encodeRequest(operation: "greet", metadata: past, payload: Greet.Request(name: "x", times: 1)))
         #expect(String(decoding: reply[0], as: UTF8.self) == "deadline_exceeded")
     }
 
@@ -127,7 +132,8 @@ struct ContractTests {
         try await Harness.withRunning([client]) {
             do {
                 _ = try await BusClient(client: client).call(
-                    Greet.self, on: ServiceName("greeter"), .init(name: "x", times: 1), metadata: metadata, timeout: .milliseconds(200))
+                    Greet.self, on: ServiceName("greeter"), .init(name: "x", times: 1), metadata: metadata,
+                    timeout: .milliseconds(200))
                 Issue.record("must throw")
             } catch let error as ServiceError {
                 #expect(error.code == .unavailable)

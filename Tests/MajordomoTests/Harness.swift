@@ -12,11 +12,13 @@ enum Harness {
     }()
 
     static func configuration(
-        endpoint: String = "tcp://127.0.0.1:*", heartbeatMs: Int64 = 100, liveness: Int = 3, requestTimeoutMs: Int64 = 3000
+        endpoint: String = "tcp://127.0.0.1:*", heartbeatMs: Int64 = 100, liveness: Int = 3,
+        requestTimeoutMs: Int64 = 3000
     ) -> BrokerConfiguration {
         BrokerConfiguration(
             endpoint: endpoint, eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
-            heartbeat: HeartbeatSettings(intervalMs: heartbeatMs, liveness: liveness), requestTimeoutMs: requestTimeoutMs)
+            heartbeat: HeartbeatSettings(intervalMs: heartbeatMs, liveness: liveness),
+            requestTimeoutMs: requestTimeoutMs)
     }
 
     /// Runs `body` with a live broker, then stops it.
@@ -108,7 +110,9 @@ extension MajordomoWorker: Runnable {
 extension MajordomoClient {
     /// Asks the broker whether `service` has a live worker.
     func isServed(_ service: String) async throws -> Bool {
-        try await request(service: "mmi.service", body: [Array(service.utf8)], timeout: .seconds(5)) == [Array("200".utf8)]
+        try await request(service: "mmi.service", body: [Array(service.utf8)], timeout: .seconds(5)) == [
+            Array("200".utf8)
+        ]
     }
 }
 

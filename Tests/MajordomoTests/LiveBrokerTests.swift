@@ -93,7 +93,9 @@ struct LiveBrokerTests {
         try await Harness.withBroker { broker in
             let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client]) {
-                let reply = Task { try await client.request(service: "late", body: [Array("hi".utf8)], timeout: .seconds(10)) }
+                let reply = Task {
+                    try await client.request(service: "late", body: [Array("hi".utf8)], timeout: .seconds(10))
+                }
                 try await Task.sleep(for: .milliseconds(300))
                 let worker = Harness.echoWorker(broker.endpoint, service: "late", concurrency: 1)
                 let served = try await Harness.withRunning([worker]) { try await reply.value }
@@ -216,7 +218,9 @@ struct LiveBrokerTests {
                         var message: Message = (0..<count).map { _ in
                             Bool.random(using: &generator)
                                 ? headers.randomElement(using: &generator)!
-                                : (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                                : (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                                    UInt8.random(in: 0...255, using: &generator)
+                                }
                         }
                         if message.isEmpty { message = [[]] }
                         try socket.send(message)
@@ -227,7 +231,8 @@ struct LiveBrokerTests {
             let worker = Harness.echoWorker(broker.endpoint)
             let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client, worker]) {
-                let answer = try await client.request(service: "echo", body: [Array("still here".utf8)], timeout: .seconds(10))
+                let answer = try await client.request(
+                    service: "echo", body: [Array("still here".utf8)], timeout: .seconds(10))
                 #expect(answer == [Array("still here".utf8)])
             }
             #expect(broker.statistics.malformed > 0)

@@ -18,7 +18,8 @@ struct DatabaseSettingsTests {
 
     @Test func fullURLWithPercentEncodingAndParameters() throws {
         let settings = try DatabaseSettings(
-            url: "postgresql://us%40er:p%40ss%3Aw%2F0rd@db.example.com:6543/my%20db?sslmode=require&application_name=orders"
+            url:
+                "postgresql://us%40er:p%40ss%3Aw%2F0rd@db.example.com:6543/my%20db?sslmode=require&application_name=orders"
         )
         #expect(settings.username == "us@er")
         #expect(settings.password == "p@ss:w/0rd")

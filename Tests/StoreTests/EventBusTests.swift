@@ -46,7 +46,8 @@ struct EventBusTests {
         }
     }
 
-    func publish(_ orderId: String, with publisher: EventPublisher, client: PostgresClient, announce: Bool) async throws {
+    func publish(_ orderId: String, with publisher: EventPublisher, client: PostgresClient, announce: Bool) async throws
+    {
         let stored = try await client.withTransaction(logger: TestDatabase.logger) { connection in
             try await publisher.append(
                 topic: "orders.paid", payload: Paid(orderId: orderId), requestId: "r-\(orderId)", on: connection,

@@ -34,8 +34,10 @@ struct EventCatchUpTests {
             #expect(effects.count == 40)
             #expect(Set(effects) == Set(appended.map(\.id)))
             #expect(try await log.cursor(consumer: "printing") == appended.last?.cursor)
-            #expect(try await TestDatabase.scalar(
-                "SELECT count(*)::int FROM \(unescaped: schema).handled WHERE consumer = 'printing'", on: client) == 40)
+            #expect(
+                try await TestDatabase.scalar(
+                    "SELECT count(*)::int FROM \(unescaped: schema).handled WHERE consumer = 'printing'", on: client)
+                    == 40)
         }
     }
 
@@ -62,15 +64,17 @@ struct EventCatchUpTests {
                 consumer: "notify", batch: 3, handler: Support.recordingHandler(schema: schema, worker: 2)
             )
             #expect(resumed == 5)
-            #expect(try await restarted.catchUp(
-                consumer: "notify", batch: 3, handler: Support.recordingHandler(schema: schema, worker: 3)) == 0)
+            #expect(
+                try await restarted.catchUp(
+                    consumer: "notify", batch: 3, handler: Support.recordingHandler(schema: schema, worker: 3)) == 0)
 
             let effects = try await Support.effects(in: log, client: client)
             #expect(effects == (first + second).map(\.id))
 
             // Another consumer has its own cursor and sees everything.
-            #expect(try await log.catchUp(
-                consumer: "audit", handler: Support.recordingHandler(schema: schema, worker: 4)) == 15)
+            #expect(
+                try await log.catchUp(
+                    consumer: "audit", handler: Support.recordingHandler(schema: schema, worker: 4)) == 15)
         }
     }
 
@@ -118,10 +122,13 @@ struct EventCatchUpTests {
             // The failing event's writes rolled back with its transaction; the cursor stays on e1.
             #expect(try await Support.effects(in: log, client: client) == [events[0].id])
             #expect(try await log.cursor(consumer: "c") == events[0].cursor)
-            #expect(try await TestDatabase.scalar(
-                "SELECT count(*)::int FROM \(unescaped: schema).handled WHERE event_id = \(poison)", on: client) == 0)
+            #expect(
+                try await TestDatabase.scalar(
+                    "SELECT count(*)::int FROM \(unescaped: schema).handled WHERE event_id = \(poison)", on: client)
+                    == 0)
 
-            let resumed = try await log.catchUp(consumer: "c", handler: Support.recordingHandler(schema: schema, worker: 2))
+            let resumed = try await log.catchUp(
+                consumer: "c", handler: Support.recordingHandler(schema: schema, worker: 2))
             #expect(resumed == 2)
             #expect(try await Support.effects(in: log, client: client) == events.map(\.id))
         }
@@ -130,7 +137,10 @@ struct EventCatchUpTests {
     @Test func topicFilterOnlyHandlesMatchingEvents() async throws {
         try await Support.withEventLog { client, log in
             let events = try await Support.appendCommitted(
-                [Support.event("orders.paid", 1), Support.event("orders.cancelled", 2), Support.event("orders.paid", 3)],
+                [
+                    Support.event("orders.paid", 1), Support.event("orders.cancelled", 2),
+                    Support.event("orders.paid", 3),
+                ],
                 to: log, client: client
             )
             _ = try await Support.waitForReadable(3, in: log)

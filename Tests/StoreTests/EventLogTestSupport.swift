@@ -29,7 +29,9 @@ enum EventLogTestSupport {
 
     /// Appends `events` in one committed transaction.
     @discardableResult
-    static func appendCommitted(_ events: [NewEvent], to log: EventLog, client: PostgresClient) async throws -> [StoredEvent] {
+    static func appendCommitted(_ events: [NewEvent], to log: EventLog, client: PostgresClient) async throws
+        -> [StoredEvent]
+    {
         try await client.withTransaction(logger: TestDatabase.logger) { connection in
             var stored: [StoredEvent] = []
             for event in events { stored.append(try await log.append(event, on: connection)) }
@@ -59,7 +61,9 @@ enum EventLogTestSupport {
     }
 
     /// A catch-up handler that records the event in the effects table, in the catch-up's transaction.
-    static func recordingHandler(schema: String, worker: Int) -> @Sendable (StoredEvent, PostgresConnection) async throws -> Void {
+    static func recordingHandler(schema: String, worker: Int)
+        -> @Sendable (StoredEvent, PostgresConnection) async throws -> Void
+    {
         { event, connection in
             try await connection.query(
                 "INSERT INTO \(unescaped: schema).effects (event_id, worker) VALUES (\(event.id), \(worker))",

@@ -13,7 +13,7 @@ struct JobQueueTests {
     ) async throws -> T {
         try await TestDatabase.withSchema("jobs") { client, schema in
             try await Migrator(client: client, schema: schema, logger: TestDatabase.logger).migrate([
-                Migration(version: 1, name: "jobs", sql: JobQueue.migrationSQL(schema: schema, table: "jobs")),
+                Migration(version: 1, name: "jobs", sql: JobQueue.migrationSQL(schema: schema, table: "jobs"))
             ])
             let clock = ManualClock()
             let queue = JobQueue(
@@ -118,7 +118,8 @@ struct JobQueueTests {
         try await withQueue { _, queue, clock in
             let id = try await queue.enqueue(kind: "render", payload: payload(1), maxAttempts: 2)
             let first = try #require(try await queue.claim(lease: 5).first)
-            #expect(try await queue.fail(first, reason: "font missing") == .retry(at: clock.now().addingTimeInterval(10)))
+            #expect(
+                try await queue.fail(first, reason: "font missing") == .retry(at: clock.now().addingTimeInterval(10)))
             clock.advance(by: 10)
             let second = try #require(try await queue.claim(lease: 5).first)
             #expect(second.attempts == 2)
@@ -139,7 +140,8 @@ struct JobQueueTests {
         try await withQueue { _, queue, _ in
             try await queue.enqueue(kind: "render", payload: payload(1), maxAttempts: 5)
             let job = try #require(try await queue.claim(lease: 5).first)
-            #expect(try await queue.fail(job, reason: "invalid image", permanent: true) == .dead(reason: "invalid image"))
+            #expect(
+                try await queue.fail(job, reason: "invalid image", permanent: true) == .dead(reason: "invalid image"))
             #expect(try await queue.deadLetters().first?.deadReason == "invalid image")
         }
     }
@@ -188,7 +190,8 @@ struct JobQueueTests {
             #expect(first == second)
             #expect(other != first)
             #expect(try await queue.counts()[.queued] == 2)
-            #expect(try await queue.job(id: first)?.payload == payload(1), "jsonb prints this payload exactly as written")
+            #expect(
+                try await queue.job(id: first)?.payload == payload(1), "jsonb prints this payload exactly as written")
         }
     }
 
@@ -211,10 +214,11 @@ struct JobQueueTests {
 
     @Test func invalidArgumentsAreRejected() async throws {
         try await withQueue { _, queue, _ in
-            await #expect(throws: StoreError.self) { try await queue.enqueue(kind: "x", payload: payload(1), maxAttempts: 0) }
+            await #expect(throws: StoreError.self) {
+                try await queue.enqueue(kind: "x", payload: payload(1), maxAttempts: 0)
+            }
             await #expect(throws: StoreError.self) { try await queue.claim(limit: 0, lease: 5) }
             await #expect(throws: StoreError.self) { try await queue.claim(lease: 0) }
         }
     }
 }
-

@@ -28,7 +28,9 @@ struct MigrationFileTests {
         #expect(migrations[0].sql == "SELECT 1;")
     }
 
-    @Test(arguments: ["create_users.sql", "0001_users.txt", "0001-users.sql", "00a1_users.sql", "0001_.sql", "README.md"])
+    @Test(arguments: [
+        "create_users.sql", "0001_users.txt", "0001-users.sql", "00a1_users.sql", "0001_.sql", "README.md",
+    ])
     func wrongFileNameIsAnErrorNamingTheFile(fileName: String) throws {
         let url = try directory(with: ["0001_ok.sql": "SELECT 1;", fileName: "SELECT 2;"])
         defer { try? FileManager.default.removeItem(at: url) }
@@ -51,14 +53,19 @@ struct MigrationFileTests {
     }
 
     @Test func checksumIsSHA256OfTheSQL() {
-        #expect(Migration(version: 1, name: "e", sql: "").checksum
-            == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(Migration(version: 1, name: "abc", sql: "abc").checksum
-            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(Migration(version: 1, name: "two-block", sql: "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq").checksum
-            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(Migration(version: 1, name: "a", sql: String(repeating: "a", count: 1000)).checksum
-            == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+        #expect(
+            Migration(version: 1, name: "e", sql: "").checksum
+                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            Migration(version: 1, name: "abc", sql: "abc").checksum
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Migration(version: 1, name: "two-block", sql: "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                .checksum
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            Migration(version: 1, name: "a", sql: String(repeating: "a", count: 1000)).checksum
+                == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
 
     @Test func libraryMigrationsTargetTheirSchemas() {

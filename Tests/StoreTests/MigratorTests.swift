@@ -9,26 +9,32 @@ struct MigratorTests {
     /// `search_path` to the schema), several statements per file, and semicolons inside strings,
     /// comments and a dollar-quoted function body.
     static let migrations = [
-        Migration(version: 1, name: "create_side", sql: """
-            -- a comment; with a semicolon
-            CREATE TABLE side (n integer NOT NULL, note text);
-            INSERT INTO side VALUES (1, 'one; still one');
-            SELECT pg_sleep(0.2); -- hold the lock long enough for the other replicas to queue on it
-            """),
-        Migration(version: 2, name: "more_rows", sql: """
-            INSERT INTO side VALUES (2, E'two\\'s; escaped');
-            /* block; comment /* nested; */ */
-            INSERT INTO side VALUES (3, $$dollar; quoted$$);
-            """),
-        Migration(version: 3, name: "function", sql: """
-            CREATE FUNCTION add_row(v integer) RETURNS integer LANGUAGE plpgsql AS $fn$
-            BEGIN
-                INSERT INTO side VALUES (v, 'from function;');
-                RETURN v;
-            END;
-            $fn$;
-            SELECT add_row(4);
-            """),
+        Migration(
+            version: 1, name: "create_side",
+            sql: """
+                -- a comment; with a semicolon
+                CREATE TABLE side (n integer NOT NULL, note text);
+                INSERT INTO side VALUES (1, 'one; still one');
+                SELECT pg_sleep(0.2); -- hold the lock long enough for the other replicas to queue on it
+                """),
+        Migration(
+            version: 2, name: "more_rows",
+            sql: """
+                INSERT INTO side VALUES (2, E'two\\'s; escaped');
+                /* block; comment /* nested; */ */
+                INSERT INTO side VALUES (3, $$dollar; quoted$$);
+                """),
+        Migration(
+            version: 3, name: "function",
+            sql: """
+                CREATE FUNCTION add_row(v integer) RETURNS integer LANGUAGE plpgsql AS $fn$
+                BEGIN
+                    INSERT INTO side VALUES (v, 'from function;');
+                    RETURN v;
+                END;
+                $fn$;
+                SELECT add_row(4);
+                """),
     ]
 
     @Test func threeConcurrentMigratorsApplyEachMigrationExactlyOnce() async throws {
@@ -50,12 +56,14 @@ struct MigratorTests {
             #expect(applied.flatMap { $0 }.sorted() == [1, 2, 3])
             #expect(applied.filter { !$0.isEmpty }.count == 1)
 
-            let rows = try await client.query("SELECT n FROM \(unescaped: schema).side ORDER BY n", logger: TestDatabase.logger)
+            let rows = try await client.query(
+                "SELECT n FROM \(unescaped: schema).side ORDER BY n", logger: TestDatabase.logger)
             var values: [Int] = []
             for try await n in rows.decode(Int.self) { values.append(n) }
             #expect(values == [1, 2, 3, 4])
-            #expect(try await TestDatabase.scalar(
-                "SELECT count(*)::int FROM \(unescaped: schema).schema_migrations", on: client) == 3)
+            #expect(
+                try await TestDatabase.scalar(
+                    "SELECT count(*)::int FROM \(unescaped: schema).schema_migrations", on: client) == 3)
             let migrator = Migrator(client: client, schema: schema, logger: TestDatabase.logger)
             #expect(try await migrator.appliedVersions() == [1, 2, 3])
             #expect(try await migrator.migrate(Self.migrations) == [])
@@ -69,7 +77,8 @@ struct MigratorTests {
             #expect(before == [])
             #expect(try await migrator.migrate(Array(Self.migrations.prefix(1))) == [1])
             #expect(try await migrator.migrate(Self.migrations) == [2, 3])
-            #expect(try await TestDatabase.scalar("SELECT count(*)::int FROM \(unescaped: schema).side", on: client) == 4)
+            #expect(
+                try await TestDatabase.scalar("SELECT count(*)::int FROM \(unescaped: schema).side", on: client) == 4)
         }
     }
 
@@ -82,8 +91,9 @@ struct MigratorTests {
             let error = try await #require(throws: StoreError.self) { try await migrator.migrate(edited) }
             #expect(error.code == .migrationChecksumMismatch)
             #expect(error.message.contains("migration 2 (more_rows)"))
-            #expect(try await TestDatabase.scalar(
-                "SELECT count(*)::int FROM \(unescaped: schema).side WHERE n = 99", on: client) == 0)
+            #expect(
+                try await TestDatabase.scalar(
+                    "SELECT count(*)::int FROM \(unescaped: schema).side WHERE n = 99", on: client) == 0)
         }
     }
 
@@ -99,9 +109,10 @@ struct MigratorTests {
             #expect(error.message.contains("migration 2 (broken)"))
             #expect(error.message.contains("division by zero"))
             #expect(try await migrator.appliedVersions() == [1])
-            #expect(try await TestDatabase.scalar(
-                "SELECT count(*)::int FROM pg_tables WHERE schemaname = \(schema) AND tablename = 'half'",
-                on: client) == 0)
+            #expect(
+                try await TestDatabase.scalar(
+                    "SELECT count(*)::int FROM pg_tables WHERE schemaname = \(schema) AND tablename = 'half'",
+                    on: client) == 0)
 
             // The advisory lock was released: another migrator (another session) gets through.
             let fixed = [Self.migrations[0], Migration(version: 2, name: "fixed", sql: "CREATE TABLE half (x int);")]
@@ -118,7 +129,8 @@ struct MigratorTests {
                 Migration(version: 1, name: "a", sql: "SELECT 1"),
                 Migration(version: 1, name: "b", sql: "SELECT 2"),
             ]
-            let migrator = Migrator(client: client, schema: TestDatabase.uniqueSchema("mig"), logger: TestDatabase.logger)
+            let migrator = Migrator(
+                client: client, schema: TestDatabase.uniqueSchema("mig"), logger: TestDatabase.logger)
             let error = try await #require(throws: StoreError.self) { try await migrator.migrate(duplicate) }
             #expect(error.code == .invalidMigration)
             #expect(error.message.contains("'a' and 'b' both have version 1"))

@@ -11,7 +11,8 @@ final class SystemHarness: @unchecked Sendable {
 
     static var binDirectory: URL {
         if let dir = ProcessInfo.processInfo.environment["BACKPLANE_BIN_DIR"] { return URL(fileURLWithPath: dir) }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return root.appendingPathComponent(".build/debug")
     }
 
@@ -29,7 +30,8 @@ final class SystemHarness: @unchecked Sendable {
             "HTTP_PORT": "\(ports[3])", "DATABASE_URL": Self.databaseURL, "HEARTBEAT_INTERVAL_MS": "250",
             "HEARTBEAT_LIVENESS": "3", "LOG_LEVEL": "info",
         ]
-        logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("backplane-system-\(UUID().uuidString)")
+        logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "backplane-system-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
     }
 
@@ -39,9 +41,10 @@ final class SystemHarness: @unchecked Sendable {
         let process = Process()
         process.executableURL = Self.binDirectory.appendingPathComponent(name)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.merging(extra) { _, new in new }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.merging(extra)
+        { _, new in new }
         let log = logDirectory.appendingPathComponent("\(name)-\(processes.count).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
@@ -55,7 +58,8 @@ final class SystemHarness: @unchecked Sendable {
         let process = Process()
         process.executableURL = Self.binDirectory.appendingPathComponent(name)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.merging(extra) { _, new in new }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.merging(extra)
+        { _, new in new }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -76,8 +80,10 @@ final class SystemHarness: @unchecked Sendable {
     }
 
     func logs() -> String {
-        let files = (try? FileManager.default.contentsOfDirectory(at: logDirectory, includingPropertiesForKeys: nil)) ?? []
-        return files.map { "== \($0.lastPathComponent)\n" + ((try? String(contentsOf: $0, encoding: .utf8)) ?? "") }.joined(separator: "\n")
+        let files =
+            (try? FileManager.default.contentsOfDirectory(at: logDirectory, includingPropertiesForKeys: nil)) ?? []
+        return files.map { "== \($0.lastPathComponent)\n" + ((try? String(contentsOf: $0, encoding: .utf8)) ?? "") }
+            .joined(separator: "\n")
     }
 
     /// `GET path` on the gateway: status and body, or nil when nothing answers.
@@ -115,7 +121,9 @@ enum HTTP {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { return nil }
         let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)

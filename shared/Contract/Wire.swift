@@ -80,7 +80,8 @@ public enum Wire {
 
     /// Encodes an error reply body.
     public static func encodeError(_ error: ServiceError) -> [[UInt8]] {
-        let body = (try? makeEncoder().encode(error)) ?? Data(#"{"code":"internal","message":"unencodable error"}"#.utf8)
+        let body =
+            (try? makeEncoder().encode(error)) ?? Data(#"{"code":"internal","message":"unencodable error"}"#.utf8)
         return [Array(error.code.rawValue.utf8), Array(body)]
     }
 

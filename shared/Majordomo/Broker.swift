@@ -157,7 +157,8 @@ public final class Broker: Sendable {
                     // A worker that vanished: its request goes to another one. A vanished client
                     // just loses its reply.
                     if message.count > 2 && message[2] == MDP.workerHeader {
-                        core.workerUnreachable(message[0], undelivered: message, now: Monotonic.milliseconds(), into: &out)
+                        core.workerUnreachable(
+                            message[0], undelivered: message, now: Monotonic.milliseconds(), into: &out)
                     }
                 case .failure(let error):
                     throw error

@@ -80,7 +80,8 @@ public struct BrokerCore {
         else { return malformed() }
         let header = message[delimiter + 1]
         if header == MDP.clientHeader {
-            handleClient(envelope: Array(message[..<delimiter]), frames: message[(delimiter + 2)...], now: now, into: &out)
+            handleClient(
+                envelope: Array(message[..<delimiter]), frames: message[(delimiter + 2)...], now: now, into: &out)
         } else if header == MDP.workerHeader, delimiter == 1 {
             handleWorker(identity: message[0], frames: message[3...], now: now, into: &out)
         } else {
@@ -107,9 +108,10 @@ public struct BrokerCore {
         nextRequestID &+= 1
         if service.requests.count >= configuration.maxQueuedPerService {
             statistics.expired += 1
-            out.append(Self.errorReply(
-                to: request, code: "unavailable",
-                message: "service '\(name)' has \(service.requests.count) requests waiting; try again later"))
+            out.append(
+                Self.errorReply(
+                    to: request, code: "unavailable",
+                    message: "service '\(name)' has \(service.requests.count) requests waiting; try again later"))
             return
         }
         statistics.requests += 1
@@ -215,7 +217,9 @@ public struct BrokerCore {
     /// If the undeliverable message was the REQUEST itself, the worker never saw it and another
     /// worker gets it. Otherwise the worker had the request in hand and may have acted on it, so
     /// the client is told `unavailable` rather than having it run twice.
-    public mutating func workerUnreachable(_ identity: Frame, undelivered: Message, now: Int64, into out: inout [Message]) {
+    public mutating func workerUnreachable(
+        _ identity: Frame, undelivered: Message, now: Int64, into out: inout [Message]
+    ) {
         if undelivered.count > 4, undelivered[3] == MDP.Command.request.frame,
             let number = Self.requestNumber(undelivered[4]),
             let request = workers[identity]?.inHand.removeValue(forKey: number),
@@ -274,9 +278,10 @@ public struct BrokerCore {
         } else {
             for request in held {
                 statistics.abandoned += 1
-                out.append(Self.errorReply(
-                    to: request, code: "unavailable",
-                    message: "the '\(worker.service)' worker handling this request stopped responding"))
+                out.append(
+                    Self.errorReply(
+                        to: request, code: "unavailable",
+                        message: "the '\(worker.service)' worker handling this request stopped responding"))
             }
         }
         dispatch(service, now: now, into: &out)
@@ -285,9 +290,10 @@ public struct BrokerCore {
     private mutating func expire(_ request: Request, into out: inout [Message]) {
         statistics.expired += 1
         let name = String(decoding: request.service, as: UTF8.self)
-        out.append(Self.errorReply(
-            to: request, code: "unavailable",
-            message: "no '\(name)' worker took the request within \(configuration.requestTimeoutMs) ms"))
+        out.append(
+            Self.errorReply(
+                to: request, code: "unavailable",
+                message: "no '\(name)' worker took the request within \(configuration.requestTimeoutMs) ms"))
     }
 
     // MARK: - Frames
@@ -306,14 +312,17 @@ public struct BrokerCore {
     /// takes at once, as ASCII digits. Absent means 1, as RFC 7 has it.
     static func credit(_ frame: Frame?) -> Int? {
         guard let frame else { return 1 }
-        guard let value = Int(String(decoding: frame, as: UTF8.self)), (1...maxCredit).contains(value) else { return nil }
+        guard let value = Int(String(decoding: frame, as: UTF8.self)), (1...maxCredit).contains(value) else {
+            return nil
+        }
         return value
     }
 
     /// A reply in the system's wire contract: `[code][{"code","message","details"}]`.
     static func errorReply(to request: Request, code: String, message: String) -> Message {
         let service = String(decoding: request.service, as: UTF8.self)
-        let json = "{\"code\":\(jsonString(code)),\"message\":\(jsonString(message)),"
+        let json =
+            "{\"code\":\(jsonString(code)),\"message\":\(jsonString(message)),"
             + "\"details\":{\"service\":\(jsonString(service))}}"
         return request.envelope + [[], MDP.clientHeader, request.service, Array(code.utf8), Array(json.utf8)]
     }

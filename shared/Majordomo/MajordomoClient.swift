@@ -50,7 +50,8 @@ public final class MajordomoClient: Sendable {
     public func request(service: String, body: [Frame], timeout: Duration) async throws -> [Frame] {
         let tag = nextTag.add(1, ordering: .relaxed).oldValue
         let deadline = Monotonic.milliseconds() + timeout.milliseconds
-        let message: Message = [withUnsafeBytes(of: tag) { Array($0) }, [], MDP.clientHeader, Array(service.utf8)] + body
+        let message: Message =
+            [withUnsafeBytes(of: tag) { Array($0) }, [], MDP.clientHeader, Array(service.utf8)] + body
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let (refused, first): (MajordomoError?, Bool) = state.withLock { state in

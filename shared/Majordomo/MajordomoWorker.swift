@@ -120,7 +120,9 @@ public final class MajordomoWorker: Sendable {
         var poller = Poller()
         let socketSlot = poller.add(socket)
         let wakeSlot = poller.add(fileDescriptor: wake.fileDescriptor)
-        logger.info("worker connected", metadata: ["mdpService": "\(service)", "broker": "\(endpoint)", "concurrency": "\(concurrency)"])
+        logger.info(
+            "worker connected",
+            metadata: ["mdpService": "\(service)", "broker": "\(endpoint)", "concurrency": "\(concurrency)"])
         var generation = 0
         var inHand = 0
         var liveness = heartbeat.liveness
@@ -146,7 +148,9 @@ public final class MajordomoWorker: Sendable {
             if let drainDeadline {
                 if inHand == 0 { break }
                 if now >= drainDeadline {
-                    logger.warning("drain timed out; abandoning requests in hand", metadata: ["mdpService": "\(service)", "inHand": "\(inHand)"])
+                    logger.warning(
+                        "drain timed out; abandoning requests in hand",
+                        metadata: ["mdpService": "\(service)", "inHand": "\(inHand)"])
                     break
                 }
             }
@@ -155,7 +159,9 @@ public final class MajordomoWorker: Sendable {
             if poller.isReadable(wakeSlot) { wake.drain() }
 
             var replied = false
-            for completion in completions.withLock({ list in defer { list.removeAll() }; return list }) {
+            for completion in completions.withLock({ list in
+                defer { list.removeAll() }; return list
+            }) {
                 guard completion.job.generation == generation else { continue }
                 try socket.send(MDP.workerCommand(.reply, [completion.job.address, []]) + completion.reply)
                 inHand -= 1
@@ -167,7 +173,8 @@ public final class MajordomoWorker: Sendable {
                     guard message.count >= 3, message[0].isEmpty, message[1] == MDP.workerHeader,
                         message[2].count == 1, let command = MDP.Command(rawValue: message[2][0])
                     else {
-                        logger.debug("dropped a malformed message from the broker", metadata: ["mdpService": "\(service)"])
+                        logger.debug(
+                            "dropped a malformed message from the broker", metadata: ["mdpService": "\(service)"])
                         continue
                     }
                     liveness = heartbeat.liveness

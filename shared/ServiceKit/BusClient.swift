@@ -46,7 +46,9 @@ public struct BusClient: Sendable {
             case .deadlineExceeded:
                 throw ServiceError(.deadlineExceeded, "\(service) did not answer \(Op.name) in time")
             default:
-                throw ServiceError(.unavailable, "\(service) is unavailable: \(error.message)", details: ["service": .string(service.rawValue)])
+                throw ServiceError(
+                    .unavailable, "\(service) is unavailable: \(error.message)",
+                    details: ["service": .string(service.rawValue)])
             }
         } catch {
             throw ServiceError(.unavailable, "call to \(service) was cancelled")

@@ -65,7 +65,9 @@ public struct EventConsumer: Service {
                         let delay = Duration.milliseconds(min(30_000, 100 << min(failures, 9)))
                         logger.error(
                             "event handler failed; will retry",
-                            metadata: ["consumer": "\(name)", "error": "\(error)", "retryInMs": "\(delay.wholeMilliseconds)"])
+                            metadata: [
+                                "consumer": "\(name)", "error": "\(error)", "retryInMs": "\(delay.wholeMilliseconds)",
+                            ])
                         try? await Task.sleep(for: delay)
                         kick.yield()
                     }

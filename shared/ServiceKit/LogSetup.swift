@@ -7,7 +7,8 @@ public enum LogSetup {
         let levelText = try environment.required(.logLevel)
         guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
             throw ProcessEnvironment.InvalidSetting(
-                name: "LOG_LEVEL", value: levelText, expected: "one of trace, debug, info, notice, warning, error, critical")
+                name: "LOG_LEVEL", value: levelText,
+                expected: "one of trace, debug, info, notice, warning, error, critical")
         }
         let format = try environment.required(.logFormat)
         switch format {

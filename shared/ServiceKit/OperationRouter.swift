@@ -49,14 +49,16 @@ public struct OperationRouter: Sendable {
         logger[metadataKey: "requestId"] = .string(request.metadata.requestId)
         logger[metadataKey: "operation"] = .string(request.operation)
         guard let entry = entries[request.operation] else {
-            return Wire.encodeError(ServiceError(
-                .invalidArgument, "service '\(service)' has no operation '\(request.operation)'",
-                details: ["operations": .array(operations.map { .string($0) })]))
+            return Wire.encodeError(
+                ServiceError(
+                    .invalidArgument, "service '\(service)' has no operation '\(request.operation)'",
+                    details: ["operations": .array(operations.map { .string($0) })]))
         }
         let nowMs = Int64(clock.now().timeIntervalSince1970 * 1000)
         if let deadline = request.metadata.deadline, deadline <= nowMs {
             logger.info("skipped: the caller's deadline had passed")
-            return Wire.encodeError(ServiceError(.deadlineExceeded, "the deadline passed before the request was handled"))
+            return Wire.encodeError(
+                ServiceError(.deadlineExceeded, "the deadline passed before the request was handled"))
         }
         let started = ContinuousClock.now
         do {

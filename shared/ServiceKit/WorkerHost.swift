@@ -42,7 +42,9 @@ public struct WorkerDefinition: Sendable {
     public init(
         service: ServiceName,
         migrations: @escaping @Sendable () throws -> [Migration] = { [] },
-        configure: @escaping @Sendable (inout OperationRouter, WorkerResources) async throws -> [any Service] = { _, _ in [] }
+        configure: @escaping @Sendable (inout OperationRouter, WorkerResources) async throws -> [any Service] = {
+            _, _ in []
+        }
     ) {
         self.service = service
         self.migrations = migrations
@@ -58,7 +60,8 @@ public enum WorkerHost {
 
     /// Runs `definition` until SIGTERM/SIGINT.
     public static func run(
-        _ definition: WorkerDefinition, environment: ProcessEnvironment, logger: Logger, clock: any WallClock = SystemClock()
+        _ definition: WorkerDefinition, environment: ProcessEnvironment, logger: Logger,
+        clock: any WallClock = SystemClock()
     ) async throws {
         let database = try DatabaseSettings(url: try environment.required(.databaseURL))
         let heartbeat = HeartbeatSettings(
@@ -93,7 +96,8 @@ public enum WorkerHost {
                     checks: ["database": database])
             }
             let resources = WorkerResources(
-                service: definition.service, postgres: postgres, bus: BusClient(client: mdpClient, defaultTimeout: timeout),
+                service: definition.service, postgres: postgres,
+                bus: BusClient(client: mdpClient, defaultTimeout: timeout),
                 context: context, environment: environment, logger: logger, clock: clock, events: events)
             let extra = try await definition.configure(&router, resources)
             let handler = router
@@ -143,7 +147,9 @@ public enum WorkerHost {
                 Health.self, on: service, Empty(), metadata: RequestMetadata(requestId: "probe-\(UUID().uuidString)"),
                 timeout: .seconds(3))
         }
-        guard report.status == "ok" else { throw ServiceError(.unavailable, "\(service) is \(report.status): \(report.checks)") }
+        guard report.status == "ok" else {
+            throw ServiceError(.unavailable, "\(service) is \(report.status): \(report.checks)")
+        }
         print("\(service) ok (\(report.instance))")
     }
 }
@@ -153,7 +159,9 @@ extension WorkerHost {
     public static func main(_ spec: ProcessSpec, _ definition: WorkerDefinition) async -> Never {
         await Launcher.main(
             spec,
-            probe: { environment, logger in try await probe(definition.service, environment: environment, logger: logger) },
+            probe: { environment, logger in
+                try await probe(definition.service, environment: environment, logger: logger)
+            },
             run: { environment, logger in try await run(definition, environment: environment, logger: logger) })
     }
 }

@@ -69,11 +69,13 @@ public struct DatabaseSettings: Sendable, Equatable, CustomStringConvertible, Cu
 
     /// A mirror without the password, so `dump` and debuggers do not reveal it either.
     public var customMirror: Mirror {
-        Mirror(self, children: [
-            "host": host, "port": port, "username": username,
-            "password": password == nil ? "nil" : "***",
-            "database": database, "sslMode": sslMode, "applicationName": applicationName as Any,
-        ])
+        Mirror(
+            self,
+            children: [
+                "host": host, "port": port, "username": username,
+                "password": password == nil ? "nil" : "***",
+                "database": database, "sslMode": sslMode, "applicationName": applicationName as Any,
+            ])
     }
 
     /// The configuration for a PostgresNIO `PostgresClient` connecting with these settings.

@@ -131,8 +131,8 @@ enum DatabaseURLParser {
                 continue
             }
             guard iterator.count >= 2,
-                  let high = hexValue(iterator.popFirst()!),
-                  let low = hexValue(iterator.popFirst()!)
+                let high = hexValue(iterator.popFirst()!),
+                let low = hexValue(iterator.popFirst()!)
             else {
                 throw fail("the \(part) has a malformed percent-escape")
             }
@@ -159,7 +159,7 @@ enum DatabaseURLParser {
         let afterScheme = url[schemeEnd.upperBound...]
         let authorityEnd = afterScheme.firstIndex(of: "?") ?? afterScheme.endIndex
         guard let at = afterScheme[..<authorityEnd].lastIndex(of: "@"),
-              let colon = afterScheme[..<at].firstIndex(of: ":")
+            let colon = afterScheme[..<at].firstIndex(of: ":")
         else { return url }
         return String(url[..<afterScheme.index(after: colon)]) + "***" + String(url[at...])
     }

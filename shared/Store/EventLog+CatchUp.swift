@@ -135,9 +135,12 @@ extension EventLog {
                 return fresh
             }
         } catch {
-            logger.warning("event handler failed; catch-up stops before this event", metadata: [
-                "eventId": "\(event.id)", "topic": "\(event.topic)", "error": "\(PostgresErrorText.describe(error))",
-            ])
+            logger.warning(
+                "event handler failed; catch-up stops before this event",
+                metadata: [
+                    "eventId": "\(event.id)", "topic": "\(event.topic)",
+                    "error": "\(PostgresErrorText.describe(error))",
+                ])
             throw PostgresErrorText.unwrapped(error)
         }
     }

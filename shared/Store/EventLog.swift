@@ -45,7 +45,9 @@ public struct EventLog: Sendable {
     /// with the state change the event reports; the event is visible to readers only once that
     /// transaction commits, and never if it rolls back.
     @discardableResult
-    public func append(_ event: NewEvent, on connection: PostgresConnection, logger: Logger? = nil) async throws -> StoredEvent {
+    public func append(_ event: NewEvent, on connection: PostgresConnection, logger: Logger? = nil) async throws
+        -> StoredEvent
+    {
         let schema = try validSchema()
         guard let payload = String(data: event.payload, encoding: .utf8) else {
             throw StoreError(.invalidArgument, "payload of event \(event.id) (\(event.topic)) is not UTF-8 JSON")
@@ -67,7 +69,9 @@ public struct EventLog: Sendable {
     /// Up to `limit` events after `cursor`, in `(xid, seq)` order, from transactions that have all
     /// finished; `topics` (if given) restricts the topics. Pass the last returned event's
     /// ``StoredEvent/cursor`` to read on.
-    public func fetch(after cursor: EventCursor, topics: [String]? = nil, limit: Int = 100) async throws -> [StoredEvent] {
+    public func fetch(after cursor: EventCursor, topics: [String]? = nil, limit: Int = 100) async throws
+        -> [StoredEvent]
+    {
         try await client.withConnection { connection in
             try await fetch(after: cursor, topics: topics, limit: limit, on: connection)
         }

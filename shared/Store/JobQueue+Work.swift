@@ -85,14 +85,19 @@ extension JobQueue {
         )
         for try await (state, runAt) in rows.decode((String, Date).self) {
             if state == JobState.dead.rawValue {
-                logger.warning("job dead-lettered", metadata: [
-                    "jobId": "\(job.id)", "kind": "\(job.kind)", "attempts": "\(job.attempts)", "reason": "\(reason)",
-                ])
+                logger.warning(
+                    "job dead-lettered",
+                    metadata: [
+                        "jobId": "\(job.id)", "kind": "\(job.kind)", "attempts": "\(job.attempts)",
+                        "reason": "\(reason)",
+                    ])
                 return .dead(reason: reason)
             }
-            logger.info("job will be retried", metadata: [
-                "jobId": "\(job.id)", "kind": "\(job.kind)", "attempts": "\(job.attempts)", "runAt": "\(runAt)",
-            ])
+            logger.info(
+                "job will be retried",
+                metadata: [
+                    "jobId": "\(job.id)", "kind": "\(job.kind)", "attempts": "\(job.attempts)", "runAt": "\(runAt)",
+                ])
             return .retry(at: runAt)
         }
         throw leaseLost(job)
@@ -114,9 +119,11 @@ extension JobQueue {
             logger: logger
         )
         for try await (id, kind) in rows.decode((UUID, String).self) {
-            logger.warning("job dead-lettered: lease expired on its last attempt", metadata: [
-                "jobId": "\(id)", "kind": "\(kind)",
-            ])
+            logger.warning(
+                "job dead-lettered: lease expired on its last attempt",
+                metadata: [
+                    "jobId": "\(id)", "kind": "\(kind)",
+                ])
         }
     }
 }

@@ -72,7 +72,8 @@ public struct JobQueue: Sendable {
                 "SELECT id FROM \(unescaped: name) WHERE dedupe_key = \(dedupeKey)", logger: logger
             )
             for try await existing in found.decode(UUID.self) { return existing }
-            throw StoreError(.unexpectedResult, "job with dedupe key '\(dedupeKey ?? "")' was neither inserted nor found")
+            throw StoreError(
+                .unexpectedResult, "job with dedupe key '\(dedupeKey ?? "")' was neither inserted nor found")
         }
         if let connection { return try await work(connection) }
         return try await client.withConnection { try await work($0) }
@@ -93,14 +94,18 @@ public struct JobQueue: Sendable {
     }
 
     static func columns(prefix p: String) -> String {
-        ["id", "kind", "payload::text", "state", "attempts", "max_attempts", "run_at", "locked_until",
-         "last_error", "dead_reason", "dedupe_key", "created_at", "updated_at"]
-            .map { p + $0 }.joined(separator: ", ")
+        [
+            "id", "kind", "payload::text", "state", "attempts", "max_attempts", "run_at", "locked_until",
+            "last_error", "dead_reason", "dedupe_key", "created_at", "updated_at",
+        ]
+        .map { p + $0 }.joined(separator: ", ")
     }
 
     static func decodeJob(_ row: PostgresRow) throws -> Job {
-        let (id, kind, payload, state, attempts, maxAttempts, runAt, lockedUntil, lastError, deadReason,
-             dedupeKey, createdAt, updatedAt) = try row.decode(
+        let (
+            id, kind, payload, state, attempts, maxAttempts, runAt, lockedUntil, lastError, deadReason,
+            dedupeKey, createdAt, updatedAt
+        ) = try row.decode(
             (UUID, String, String, String, Int, Int, Date, Date?, String?, String?, String?, Date, Date).self
         )
         guard let jobState = JobState(rawValue: state) else {

@@ -64,7 +64,8 @@ public struct Migration: Sendable, Equatable {
         var seen: [Int: String] = [:]
         for migration in migrations {
             guard migration.version >= 0 else {
-                throw StoreError(.invalidMigration, "migration '\(migration.name)' has negative version \(migration.version)")
+                throw StoreError(
+                    .invalidMigration, "migration '\(migration.name)' has negative version \(migration.version)")
             }
             if let other = seen[migration.version] {
                 throw StoreError(
@@ -84,9 +85,9 @@ public struct Migration: Sendable, Equatable {
         let digits = stem[..<underscore]
         let name = stem[stem.index(after: underscore)...]
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let version = Int(digits),
-              !name.isEmpty,
-              name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+            let version = Int(digits),
+            !name.isEmpty,
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
         else { return nil }
         return (version, String(name))
     }

@@ -159,9 +159,11 @@ public struct Migrator: Sendable {
             try await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger)
         } catch {
             // A connection that still held the lock must not go back to the pool.
-            logger.error("could not release migration lock; closing the connection", metadata: [
-                "error": "\(PostgresErrorText.describe(error))",
-            ])
+            logger.error(
+                "could not release migration lock; closing the connection",
+                metadata: [
+                    "error": "\(PostgresErrorText.describe(error))"
+                ])
             try? await connection.close()
         }
     }

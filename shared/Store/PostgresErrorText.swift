@@ -28,7 +28,8 @@ enum PostgresErrorText {
     /// rollback succeeded; otherwise `error` unchanged.
     static func unwrapped(_ error: any Error) -> any Error {
         if let transaction = error as? PostgresTransactionError,
-           let inner = transaction.closureError, transaction.rollbackError == nil {
+            let inner = transaction.closureError, transaction.rollbackError == nil
+        {
             return inner
         }
         return error

@@ -37,7 +37,8 @@ enum SHA256 {
         for chunk in stride(from: 0, to: data.count, by: 64) {
             for i in 0..<16 {
                 let base = chunk + i * 4
-                w[i] = UInt32(data[base]) << 24 | UInt32(data[base + 1]) << 16
+                w[i] =
+                    UInt32(data[base]) << 24 | UInt32(data[base + 1]) << 16
                     | UInt32(data[base + 2]) << 8 | UInt32(data[base + 3])
             }
             for i in 16..<64 {

@@ -40,7 +40,8 @@ enum SQLScript {
                 i += 1
                 continue
             case UInt8(ascii: "'"):
-                let escapes = i > 0 && (bytes[i - 1] == UInt8(ascii: "E") || bytes[i - 1] == UInt8(ascii: "e"))
+                let escapes =
+                    i > 0 && (bytes[i - 1] == UInt8(ascii: "E") || bytes[i - 1] == UInt8(ascii: "e"))
                     && (i < 2 || !isIdentifierByte(bytes[i - 2]))
                 i = skipQuoted(bytes, from: i, quote: UInt8(ascii: "'"), backslashEscapes: escapes)
             case UInt8(ascii: "\""):
@@ -133,9 +134,11 @@ extension String {
     /// The string without leading and trailing ASCII whitespace.
     fileprivate func trimmingSQLWhitespace() -> String {
         let scalars = unicodeScalars
-        let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" || $0 == "\u{0C}" }
+        let isSpace: (Unicode.Scalar) -> Bool = {
+            $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" || $0 == "\u{0C}"
+        }
         guard let first = scalars.firstIndex(where: { !isSpace($0) }),
-              let last = scalars.lastIndex(where: { !isSpace($0) })
+            let last = scalars.lastIndex(where: { !isSpace($0) })
         else { return "" }
         return String(scalars[first...last])
     }

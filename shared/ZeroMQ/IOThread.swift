@@ -1,5 +1,5 @@
-import Foundation
 import CZeroMQ
+import Foundation
 
 /// Runs blocking ZeroMQ loops on dedicated OS threads, never on Swift's cooperative pool.
 public enum IOThread {

@@ -7,9 +7,13 @@ import ZeroMQ
 
 /// The broker process: Majordomo (RFC 7 + RFC 8) and the event proxy.
 public enum BrokerService {
-    static let bind = Setting("BROKER_BIND", default: "tcp://127.0.0.1:5555", "MDP ROUTER endpoint to bind (tcp://0.0.0.0:5555 in containers)")
-    static let xsubBind = Setting("EVENTS_XSUB_BIND", default: "tcp://127.0.0.1:5556", "event proxy input: publishers connect here")
-    static let xpubBind = Setting("EVENTS_XPUB_BIND", default: "tcp://127.0.0.1:5557", "event proxy output: subscribers connect here")
+    static let bind = Setting(
+        "BROKER_BIND", default: "tcp://127.0.0.1:5555", "MDP ROUTER endpoint to bind (tcp://0.0.0.0:5555 in containers)"
+    )
+    static let xsubBind = Setting(
+        "EVENTS_XSUB_BIND", default: "tcp://127.0.0.1:5556", "event proxy input: publishers connect here")
+    static let xpubBind = Setting(
+        "EVENTS_XPUB_BIND", default: "tcp://127.0.0.1:5557", "event proxy output: subscribers connect here")
     static let requestTimeout = Setting(
         "BROKER_REQUEST_TIMEOUT_MS", default: "10000",
         "how long a request waits for a worker of its service before the client gets 'unavailable'")

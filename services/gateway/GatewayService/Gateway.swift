@@ -53,8 +53,11 @@ public enum Gateway {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let client = MajordomoClient(endpoint: settings.brokerURL, context: Context(), logger: logger)
         let bus = BusClient(client: client, defaultTimeout: settings.requestTimeout)
-        let app = try buildApplication(settings: settings, bus: bus, registry: registry, logger: logger, services: [client])
-        logger.info("gateway listening", metadata: ["url": "http://\(settings.host):\(settings.port)", "broker": "\(settings.brokerURL)"])
+        let app = try buildApplication(
+            settings: settings, bus: bus, registry: registry, logger: logger, services: [client])
+        logger.info(
+            "gateway listening",
+            metadata: ["url": "http://\(settings.host):\(settings.port)", "broker": "\(settings.brokerURL)"])
         try await app.runService()
     }
 

@@ -31,7 +31,8 @@ struct GatewayAPI: APIProtocol {
     }
 
     func getReadyz(_ input: Operations.GetReadyz.Input) async throws -> Operations.GetReadyz.Output {
-        let checks = await Readiness.check(bus: bus, services: settings.readinessServices, timeout: settings.readinessTimeout, scope: try scope)
+        let checks = await Readiness.check(
+            bus: bus, services: settings.readinessServices, timeout: settings.readinessTimeout, scope: try scope)
         let ready = checks.allSatisfy(\.ok)
         let body = Components.Schemas.Readiness(status: ready ? .ready : .notReady, checks: checks)
         return ready ? .ok(.init(body: .json(body))) : .serviceUnavailable(.init(body: .json(body)))
@@ -41,7 +42,9 @@ struct GatewayAPI: APIProtocol {
         .ok(.init(body: .plainText(HTTPBody(registry.emitToBuffer()))))
     }
 
-    func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws -> Operations.GetOpenAPIDocument.Output {
+    func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws
+        -> Operations.GetOpenAPIDocument.Output
+    {
         .ok(.init(body: .yaml(HTTPBody(document))))
     }
 }

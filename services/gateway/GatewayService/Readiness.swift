@@ -11,9 +11,16 @@ enum Readiness {
                 let started = ContinuousClock.now
                 do {
                     _ = try await bus.isServed("broker", timeout: timeout)
-                    return (0, .init(name: "broker", ok: true, detail: "answers MMI", latencyMs: elapsed(since: started)))
+                    return (
+                        0, .init(name: "broker", ok: true, detail: "answers MMI", latencyMs: elapsed(since: started))
+                    )
                 } catch {
-                    return (0, .init(name: "broker", ok: false, detail: (error as? ServiceError)?.message ?? "\(error)", latencyMs: elapsed(since: started)))
+                    return (
+                        0,
+                        .init(
+                            name: "broker", ok: false, detail: (error as? ServiceError)?.message ?? "\(error)",
+                            latencyMs: elapsed(since: started))
+                    )
                 }
             }
             for (index, service) in services.enumerated() {
@@ -21,12 +28,22 @@ enum Readiness {
                     let started = ContinuousClock.now
                     do {
                         let report = try await bus.call(
-                            Health.self, on: service, Empty(), metadata: scope.metadata(deadline: timeout), timeout: timeout)
+                            Health.self, on: service, Empty(), metadata: scope.metadata(deadline: timeout),
+                            timeout: timeout)
                         let ok = report.status == "ok"
                         let detail = ok ? "\(report.instance)" : "\(report.status): \(report.checks)"
-                        return (index + 1, .init(name: service.rawValue, ok: ok, detail: detail, latencyMs: elapsed(since: started)))
+                        return (
+                            index + 1,
+                            .init(name: service.rawValue, ok: ok, detail: detail, latencyMs: elapsed(since: started))
+                        )
                     } catch {
-                        return (index + 1, .init(name: service.rawValue, ok: false, detail: (error as? ServiceError)?.message ?? "\(error)", latencyMs: elapsed(since: started)))
+                        return (
+                            index + 1,
+                            .init(
+                                name: service.rawValue, ok: false,
+                                detail: (error as? ServiceError)?.message ?? "\(error)",
+                                latencyMs: elapsed(since: started))
+                        )
                     }
                 }
             }

@@ -9,7 +9,9 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     static var header: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
     let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let requestId = RequestScope.sanitize(request.headers[Self.header]) ?? UUID().uuidString.lowercased()
         var logger = self.logger
         logger[metadataKey: "requestId"] = .string(requestId)
@@ -23,7 +25,8 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
             "http",
             metadata: [
                 "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
-                "ms": "\(Double(elapsed.components.attoseconds / 10_000_000_000_000) / 100 + Double(elapsed.components.seconds * 1000))",
+                "ms":
+                    "\(Double(elapsed.components.attoseconds / 10_000_000_000_000) / 100 + Double(elapsed.components.seconds * 1000))",
             ])
         return response
     }

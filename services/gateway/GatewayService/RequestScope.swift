@@ -25,7 +25,9 @@ public struct RequestScope: Sendable {
     /// A usable request id from a client header: 1-128 characters of `[A-Za-z0-9._:-]`.
     static func sanitize(_ header: String?) -> String? {
         guard let header, !header.isEmpty, header.count <= 128,
-            header.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._:-".unicodeScalars.contains($0)) })
+            header.unicodeScalars.allSatisfy({
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._:-".unicodeScalars.contains($0))
+            })
         else { return nil }
         return header
     }

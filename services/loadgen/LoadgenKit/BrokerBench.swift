@@ -31,31 +31,44 @@ public struct BrokerBench: Sendable {
         return logger
     }()
 
-    /// Runs every case and returns the results in order.
-    public func run(progress: @Sendable (String) -> Void) async throws -> [RunResult] {
+    /// One measured case: its label and how to run it.
+    struct Case: Sendable {
+        let label: String
+        let run: @Sendable (BrokerBench) async throws -> RunResult
+    }
+
+    /// Every case, in the order they are reported.
+    static let cases: [Case] = [
+        Case(label: "raw-1") { try await $0.raw(inFlight: 1) },
+        Case(label: "raw-100") { try await $0.raw(inFlight: 100) },
+        Case(label: "raw-mdp-frames-100") { try await $0.raw(inFlight: 100, mdpFrames: true) },
+        Case(label: "broker-1w-1") { try await $0.throughBroker(workers: 1, inFlight: 1) },
+        Case(label: "broker-1w-100") { try await $0.throughBroker(workers: 1, inFlight: 100) },
+        Case(label: "broker-4w-1") { try await $0.throughBroker(workers: 4, inFlight: 1) },
+        Case(label: "broker-4w-100") { try await $0.throughBroker(workers: 4, inFlight: 100) },
+        Case(label: "plain-1w-100") { try await $0.throughBrokerSyncWorkers(workers: 1, inFlight: 100) },
+        Case(label: "plain-4w-100") { try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100) },
+        Case(label: "plain-credit-4w-100") {
+            try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100, credit: 32)
+        },
+        Case(label: "async-4w-100") { try await $0.asyncClient(workers: 4, inFlight: 100) },
+    ]
+
+    /// Runs the cases whose label contains `only` (all when nil) and returns the results in order.
+    public func run(only: String? = nil, progress: @Sendable (String) -> Void) async throws -> [RunResult] {
         var results: [RunResult] = []
-        for inFlight in [1, 100] {
-            progress("raw DEALER-ROUTER, \(inFlight) in flight")
-            results.append(try await raw(inFlight: inFlight))
+        for benchCase in Self.cases where only.map({ benchCase.label.contains($0) }) ?? true {
+            progress(benchCase.label)
+            results.append(try await benchCase.run(self))
         }
-        for workers in [1, 4] {
-            for inFlight in [1, 100] {
-                progress("broker, \(workers) workers, \(inFlight) in flight")
-                results.append(try await throughBroker(workers: workers, inFlight: inFlight))
-            }
-        }
-        for workers in [1, 4] {
-            progress("broker, \(workers) plain worker loops, 100 in flight")
-            results.append(try await throughBrokerSyncWorkers(workers: workers, inFlight: 100))
-        }
-        progress("broker, 4 workers, async MajordomoClient, 100 in flight")
-        results.append(try await asyncClient(workers: 4, inFlight: 100))
         return results
     }
 
     // MARK: - Cases
 
-    func raw(inFlight: Int) async throws -> RunResult {
+    /// `mdpFrames`: the same frames a client request carries through the broker (empty, MDPC01,
+    /// service), to separate the cost of MDP's framing from the cost of the extra hop.
+    func raw(inFlight: Int, mdpFrames: Bool = false) async throws -> RunResult {
         let context = Context(ioThreads: ioThreads)
         let server = try context.socket(.router)
         try server.setHighWaterMarks(send: 0, receive: 0)
@@ -73,9 +86,13 @@ public struct BrokerBench: Sendable {
                 while let message = try socket.receive(dontWait: true) { try socket.send(message) }
             }
         }
-        let result = try await drive(name: "raw DEALER-ROUTER (no broker)", endpoint: endpoint, context: context, inFlight: inFlight) { stamp in
-            [stamp, payload]
-        } stamp: { reply in reply.first }
+        let header: Message = mdpFrames ? [[], MDP.clientHeader, Array("echo".utf8)] : []
+        let name = mdpFrames ? "raw DEALER-ROUTER with MDP's client frames" : "raw DEALER-ROUTER (no broker)"
+        let result = try await drive(name: name, endpoint: endpoint, context: context, inFlight: inFlight) { stamp in
+            header + [stamp, payload]
+        } stamp: { reply in
+            reply.count > header.count ? reply[header.count] : nil
+        }
         stop.set()
         try await serving
         return result
@@ -83,12 +100,14 @@ public struct BrokerBench: Sendable {
 
     /// Runs `body` against an in-process broker with `workers` worker processes' worth of
     /// `MajordomoWorker`s (each with its own ZeroMQ context, as separate processes would have).
-    func withBroker<T: Sendable>(workers: Int, _ body: @Sendable (String, Context) async throws -> T) async throws -> T {
+    func withBroker<T: Sendable>(workers: Int, _ body: @Sendable (String, Context) async throws -> T) async throws -> T
+    {
         // One ZeroMQ context (one I/O thread) for every party, as in the raw case, so the two
         // measure the same machinery and differ only by the broker hop.
         let context = Context(ioThreads: ioThreads)
         let broker = try Broker(
-            configuration: BrokerConfiguration(endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
+            configuration: BrokerConfiguration(
+                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
             context: context, logger: Self.logger)
         let pool = (0..<workers).map { _ in
             MajordomoWorker(
@@ -96,8 +115,14 @@ public struct BrokerBench: Sendable {
             ) { body in body }
         }
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await broker.run(); return nil }
-            for worker in pool { group.addTask { try await worker.run(); return nil } }
+            group.addTask {
+                try await broker.run(); return nil
+            }
+            for worker in pool {
+                group.addTask {
+                    try await worker.run(); return nil
+                }
+            }
             try await Task.sleep(for: .milliseconds(500))
             let result = try await body(broker.endpoint, context)
             for worker in pool { worker.drain() }
@@ -110,16 +135,19 @@ public struct BrokerBench: Sendable {
 
     /// RFC 7 workers as plain synchronous loops, one thread and one connection each: the broker's
     /// own limit, with no worker library in the way.
-    func throughBrokerSyncWorkers(workers: Int, inFlight: Int) async throws -> RunResult {
+    func throughBrokerSyncWorkers(workers: Int, inFlight: Int, credit: Int = 1) async throws -> RunResult {
         let broker = try Broker(
-            configuration: BrokerConfiguration(endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
+            configuration: BrokerConfiguration(
+                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
             context: Context(), logger: Self.logger)
         let stop = StopFlag()
         let endpoint = broker.endpoint
         let service = Array("echo".utf8)
         let payload = self.payload
         return try await withThrowingTaskGroup(of: RunResult?.self) { group in
-            group.addTask { try await broker.run(); return nil }
+            group.addTask {
+                try await broker.run(); return nil
+            }
             for index in 0..<workers {
                 group.addTask {
                     try await IOThread.run(name: "sync-worker-\(index)") {
@@ -127,7 +155,8 @@ public struct BrokerBench: Sendable {
                         let socket = try context.socket(.dealer)
                         defer { socket.close() }
                         try socket.connect(endpoint)
-                        try socket.send(MDP.workerCommand(.ready, [service]))
+                        try socket.send(
+                            MDP.workerCommand(.ready, [service] + (credit > 1 ? [Array("\(credit)".utf8)] : [])))
                         var poller = Poller()
                         poller.add(socket)
                         var lastBeat = Self.now()
@@ -150,11 +179,14 @@ public struct BrokerBench: Sendable {
             }
             try await Task.sleep(for: .milliseconds(500))
             let result = try await drive(
-                name: "broker, \(workers) plain RFC 7 worker loop\(workers == 1 ? "" : "s")", endpoint: endpoint, context: Context(),
+                name: "broker, \(workers) plain worker loop\(workers == 1 ? "" : "s") (credit \(credit))",
+                endpoint: endpoint, context: Context(),
                 inFlight: inFlight
             ) { stamp in
                 [[], MDP.clientHeader, service, stamp, payload]
-            } stamp: { reply in reply.count >= 4 ? reply[3] : nil }
+            } stamp: { reply in
+                reply.count >= 4 ? reply[3] : nil
+            }
             stop.set()
             try await Task.sleep(for: .milliseconds(200))
             broker.stop()
@@ -168,11 +200,14 @@ public struct BrokerBench: Sendable {
         let payload = self.payload
         return try await withBroker(workers: workers) { endpoint, context in
             try await drive(
-                name: "broker, \(workers) worker\(workers == 1 ? "" : "s") (concurrency \(slots))", endpoint: endpoint, context: context,
+                name: "broker, \(workers) worker\(workers == 1 ? "" : "s") (concurrency \(slots))", endpoint: endpoint,
+                context: context,
                 inFlight: inFlight
             ) { stamp in
                 [[], MDP.clientHeader, service, stamp, payload]
-            } stamp: { reply in reply.count >= 4 ? reply[3] : nil }
+            } stamp: { reply in
+                reply.count >= 4 ? reply[3] : nil
+            }
         }
     }
 
@@ -197,7 +232,8 @@ public struct BrokerBench: Sendable {
                             let done = ContinuousClock.now
                             if sent >= warmEnd && done <= end {
                                 let elapsed = done - sent
-                                let nanoseconds = UInt64(elapsed.components.seconds) * 1_000_000_000
+                                let nanoseconds =
+                                    UInt64(elapsed.components.seconds) * 1_000_000_000
                                     + UInt64(elapsed.components.attoseconds / 1_000_000_000)
                                 recorder.state.withLock { $0.record(nanoseconds: nanoseconds) }
                             }

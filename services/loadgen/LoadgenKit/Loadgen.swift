@@ -9,14 +9,18 @@ public enum Loadgen {
 
         Scenarios:
           broker      raw MDP round trips: DEALER-ROUTER with no broker, then through the Majordomo
-                      broker with 1 and 4 workers at 1 and 100 requests in flight (all in process,
-                      over loopback TCP)
+                      broker with 1 and 4 workers at 1 and 100 requests in flight, plus plain
+                      synchronous worker loops and the async client API (all in process, over
+                      loopback TCP)
 
         Options:
           --seconds N   measured seconds per case (default 3; a quarter of that again is warm-up)
           --payload N   payload bytes per request (default 64)
           --slots N     requests each worker process handles at once (its MDP worker connections,
                         WORKER_CONCURRENCY of a service; default 32)
+          --only TEXT   run only the cases whose label contains TEXT (raw-1, raw-100, raw-mdp-frames-100, broker-1w-1,
+                        broker-1w-100, broker-4w-1, broker-4w-100, plain-1w-100, plain-4w-100, plain-credit-4w-100,
+                        async-4w-100)
           --json PATH   also write the results as JSON to PATH
           --help        this text
 
@@ -43,9 +47,10 @@ public enum Loadgen {
             switch scenario {
             case "broker":
                 let bench = BrokerBench(
-                    seconds: Double(options["seconds"] ?? "3") ?? 3, payloadBytes: Int(options["payload"] ?? "64") ?? 64,
+                    seconds: Double(options["seconds"] ?? "3") ?? 3,
+                    payloadBytes: Int(options["payload"] ?? "64") ?? 64,
                     slots: Int(options["slots"] ?? "32") ?? 32)
-                let results = try await bench.run { print("running: \($0)") }
+                let results = try await bench.run(only: options["only"]) { print("running: \($0)") }
                 print(Report.table(results, payloadBytes: bench.payloadBytes))
                 if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
             default:

@@ -5,17 +5,21 @@ enum Report {
     static func table(_ results: [RunResult], payloadBytes: Int) -> String {
         var lines = [
             "",
-            "case".padded(62) + "round trips/s".leftPadded(14) + "p50 µs".leftPadded(10) + "p99 µs".leftPadded(10) + "max µs".leftPadded(10),
+            "case".padded(62) + "round trips/s".leftPadded(14) + "p50 µs".leftPadded(10) + "p99 µs".leftPadded(10)
+                + "max µs".leftPadded(10),
             String(repeating: "-", count: 106),
         ]
         for result in results {
             lines.append(
-                result.name.padded(62) + String(format: "%.0f", result.rate).leftPadded(14) + "\(result.p50)".leftPadded(10)
+                result.name.padded(62) + String(format: "%.0f", result.rate).leftPadded(14)
+                    + "\(result.p50)".leftPadded(10)
                     + "\(result.p99)".leftPadded(10) + "\(result.max)".leftPadded(10))
         }
-        if let raw = results.first(where: { $0.name.hasPrefix("raw") && $0.name.hasSuffix("100 in flight") }) {
+        if let raw = results.first(where: {
+            $0.name.hasPrefix("raw DEALER-ROUTER (no broker)") && $0.name.hasSuffix("100 in flight")
+        }) {
             lines.append("")
-            for result in results where !result.name.hasPrefix("raw") && result.name.hasSuffix("100 in flight") {
+            for result in results where result.name != raw.name && result.name.hasSuffix("100 in flight") {
                 lines.append(String(format: "%@: %.0f%% of the raw rate", result.name, 100 * result.rate / raw.rate))
             }
         }
@@ -26,7 +30,10 @@ enum Report {
 
     static func json(_ results: [RunResult]) throws -> Data {
         let rows = results.map {
-            ["case": $0.name, "roundTripsPerSecond": Int($0.rate), "p50Micros": Int($0.p50), "p99Micros": Int($0.p99), "maxMicros": Int($0.max)]
+            [
+                "case": $0.name, "roundTripsPerSecond": Int($0.rate), "p50Micros": Int($0.p50),
+                "p99Micros": Int($0.p99), "maxMicros": Int($0.max),
+            ]
                 as [String: Any]
         }
         return try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
@@ -35,5 +42,7 @@ enum Report {
 
 extension String {
     func padded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
 }
