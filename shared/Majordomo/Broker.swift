@@ -100,9 +100,6 @@ public final class Broker: Sendable {
         logger.info("broker stopped", metadata: ["statistics": "\(statistics)"])
     }
 
-    /// Non-blocking polls before sleeping, after a busy iteration (see ``Poller/poll(timeoutMs:spins:)``).
-    public static let spins = 50
-
     private func loop() throws {
         defer { sockets.close() }
         let router = sockets.router
@@ -116,16 +113,13 @@ public final class Broker: Sendable {
         }
         var out: [Message] = []
         out.reserveCapacity(64)
-        var busy = false
         while !stopping.load(ordering: .acquiring) {
             let timeout = max(0, core.nextWakeAt() - Monotonic.milliseconds())
-            try poller.poll(timeoutMs: Int(timeout), spins: busy ? Self.spins : 0)
-            busy = false
+            try poller.poll(timeoutMs: Int(timeout))
             if poller.isReadable(wakeSlot) { wake.drain() }
             if poller.isReadable(routerSlot) {
                 for _ in 0..<10_000 {
                     guard let message = try router.receive(dontWait: true) else { break }
-                    busy = true
                     core.handle(message, now: Monotonic.milliseconds(), into: &out)
                     try flush(&out, core: &core)
                 }

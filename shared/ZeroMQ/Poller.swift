@@ -44,20 +44,6 @@ public struct Poller {
         return Int(rc)
     }
 
-    /// Polls without blocking up to `spins` times before blocking for `timeoutMs`.
-    ///
-    /// A loop that has just done work is likely to get more within microseconds; checking again
-    /// at once costs far less than going to sleep and being woken (an inter-processor interrupt,
-    /// very costly on virtual machines). Pass `spins: 0` when the loop was idle.
-    @discardableResult
-    public mutating func poll(timeoutMs: Int, spins: Int) throws(ZMQError) -> Int {
-        for _ in 0..<spins {
-            let ready = try poll(timeoutMs: 0)
-            if ready > 0 { return ready }
-        }
-        return try poll(timeoutMs: timeoutMs)
-    }
-
     /// Whether slot `index` had input at the last ``poll(timeoutMs:)``.
     public func isReadable(_ index: Int) -> Bool {
         items[index].revents & Int16(ZMQ_POLLIN) != 0
