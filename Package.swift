@@ -42,6 +42,11 @@ let package = Package(
             path: "shared/CZeroMQ",
             providers: [.apt(["libzmq3-dev"])]
         ),
+        .systemLibrary(
+            name: "CArgon2",
+            path: "shared/CArgon2",
+            providers: [.apt(["libargon2-dev"])]
+        ),
         .target(
             name: "ZeroMQ",
             dependencies: ["CZeroMQ"],
@@ -122,8 +127,9 @@ let package = Package(
         ),
         .target(
             name: "AuthService",
-            dependencies: ["Contract", "ServiceKit"],
+            dependencies: ["CArgon2", "Contract", "ServiceKit", "Store"],
             path: "services/auth/AuthService",
+            resources: [.copy("Resources/common-passwords.txt")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -226,6 +232,12 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/GatewayTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AuthTests",
+            dependencies: ["AuthService", "Contract", "Store"],
+            path: "Tests/AuthTests",
             swiftSettings: strict
         ),
         .testTarget(
