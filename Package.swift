@@ -127,9 +127,12 @@ let package = Package(
         ),
         .target(
             name: "AuthService",
-            dependencies: ["CArgon2", "Contract", "ServiceKit", "Store"],
+            dependencies: [
+                "CArgon2", "Contract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "services/auth/AuthService",
-            resources: [.copy("Resources/common-passwords.txt")],
+            resources: [.copy("Resources/common-passwords.txt"), .copy("Migrations")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -236,7 +239,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthTests",
-            dependencies: ["AuthService", "Contract", "Store"],
+            dependencies: [
+                "AuthService", "Contract", "Store", "ServiceKit",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Tests/AuthTests",
             swiftSettings: strict
         ),

@@ -47,6 +47,7 @@ public final class PasswordHasher: Sendable {
     /// Hashes running at once at most.
     public let threads: Int
     private let pool: HashingPool
+    private let verifications = Atomic<Int>(0)
 
     /// A hasher with `threads` dedicated threads (default: one per core).
     public init(parameters: Parameters = .owasp, threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
@@ -63,7 +64,8 @@ public final class PasswordHasher: Sendable {
 
     /// Whether `password` matches `encoded`. A malformed hash is a mismatch, never a crash.
     public func verify(_ password: String, against encoded: String) async throws -> Bool {
-        try await pool.run {
+        verifications.add(1, ordering: .relaxed)
+        return try await pool.run {
             let result = Array(password.utf8).withUnsafeBytes { pwd in
                 argon2id_verify(encoded, pwd.baseAddress, pwd.count)
             }
@@ -76,6 +78,9 @@ public final class PasswordHasher: Sendable {
     public func needsRehash(_ encoded: String) -> Bool {
         Parameters(encoded: encoded) != parameters
     }
+
+    /// How many password verifications were started so far.
+    public var verificationCount: Int { verifications.load(ordering: .relaxed) }
 
     /// How many hashes are running or waiting right now.
     public var load: Int { pool.load }

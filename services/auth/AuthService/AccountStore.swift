@@ -1,0 +1,89 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+
+/// The `auth` schema: accounts and login counters.
+public struct AccountStore: Sendable {
+    /// An account as login needs it.
+    public struct Account: Sendable, Equatable {
+        public let id: UUID
+        public let username: String
+        public let passwordHash: String
+        public let roles: [String]
+    }
+
+    let client: PostgresClient
+    let logger: Logger
+
+    /// A store on `client` (schema `auth`, migrated by the service at start).
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Creates an account; `already_exists` when the canonical username is taken.
+    public func create(
+        id: UUID, username: Username, passwordHash: String, email: String?, phone: String?, now: Date
+    ) async throws -> UUID {
+        do {
+            try await client.query(
+                """
+                INSERT INTO auth.users (id, username, email, phone, password_hash, created_at, updated_at)
+                VALUES (\(id), \(username.value), \(email), \(phone), \(passwordHash), \(now), \(now))
+                """, logger: logger)
+            return id
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw ServiceError(.alreadyExists, "the username '\(username)' is taken", details: ["field": "username"])
+        }
+    }
+
+    /// The account with that canonical username, if any.
+    public func account(_ username: Username) async throws -> Account? {
+        let rows = try await client.query(
+            "SELECT id, username, password_hash, roles FROM auth.users WHERE username = \(username.value)",
+            logger: logger)
+        for try await (id, name, hash, roles) in rows.decode((UUID, String, String, [String]).self) {
+            return Account(id: id, username: name, passwordHash: hash, roles: roles)
+        }
+        return nil
+    }
+
+    /// Replaces a password hash (re-hashing with current parameters, or a new password).
+    public func updatePasswordHash(_ id: UUID, to hash: String, now: Date) async throws {
+        try await client.query(
+            "UPDATE auth.users SET password_hash = \(hash), updated_at = \(now) WHERE id = \(id)", logger: logger)
+    }
+
+    /// Applies `change` to the login counters of `username` under a row lock, so concurrent
+    /// attempts are counted one after another; returns what `change` returned.
+    public func withLoginState<T: Sendable>(
+        _ username: Username, now: Date,
+        _ change: @Sendable (LockoutPolicy.State) -> (LockoutPolicy.State, T)
+    ) async throws -> T {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                """
+                INSERT INTO auth.login_attempts (username, attempts, held_until, updated_at)
+                VALUES (\(username.value), 0, NULL, \(now)) ON CONFLICT (username) DO NOTHING
+                """, logger: logger)
+            let rows = try await connection.query(
+                "SELECT attempts, held_until FROM auth.login_attempts WHERE username = \(username.value) FOR UPDATE",
+                logger: logger)
+            var state = LockoutPolicy.State.fresh
+            for try await (attempts, heldUntil) in rows.decode((Int, Date?).self) {
+                state = LockoutPolicy.State(attempts: attempts, heldUntil: heldUntil)
+            }
+            let (next, result) = change(state)
+            if next != state {
+                try await connection.query(
+                    """
+                    UPDATE auth.login_attempts SET attempts = \(next.attempts), held_until = \(next.heldUntil),
+                    updated_at = \(now) WHERE username = \(username.value)
+                    """, logger: logger)
+            }
+            return result
+        }
+    }
+}
