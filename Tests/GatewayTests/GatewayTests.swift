@@ -139,7 +139,9 @@ struct GatewayTests {
             #expect(response.status == .ok)
             let text = String(buffer: response.body)
             #expect(text.hasPrefix("openapi: 3.1.0"))
-            for path in ["/healthz:", "/readyz:", "/metrics:", "/openapi.yaml:"] { #expect(text.contains("  \(path)")) }
+            for path in ["/healthz:", "/readyz:", "/metrics:", "/openapi.yaml:", "/v1/auth/register:"] {
+                #expect(text.contains("  \(path)"))
+            }
         }
     }
 

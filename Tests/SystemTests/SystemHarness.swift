@@ -88,7 +88,12 @@ final class SystemHarness: @unchecked Sendable {
 
     /// `GET path` on the gateway: status and body, or nil when nothing answers.
     func get(_ path: String) -> (status: Int, body: String)? {
-        HTTP.get(port: httpPort, path: path)
+        HTTP.request(port: httpPort, method: "GET", path: path)
+    }
+
+    /// `POST path` with a JSON body on the gateway.
+    func post(_ path: String, json: String) -> (status: Int, body: String)? {
+        HTTP.request(port: httpPort, method: "POST", path: path, body: json)
     }
 
     static func freePort() throws -> Int {
@@ -111,7 +116,7 @@ final class SystemHarness: @unchecked Sendable {
 
 /// A tiny blocking HTTP/1.1 client for loopback tests.
 enum HTTP {
-    static func get(port: Int, path: String) -> (status: Int, body: String)? {
+    static func request(port: Int, method: String, path: String, body: String? = nil) -> (status: Int, body: String)? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -126,7 +131,11 @@ enum HTTP {
             }
         }
         guard connected == 0 else { return nil }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        if let body {
+            head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+        }
+        let request = Array((head + "\r\n" + (body ?? "")).utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
