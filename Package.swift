@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.25.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
@@ -130,6 +132,8 @@ let package = Package(
             dependencies: [
                 "CArgon2", "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "services/auth/AuthService",
             resources: [.copy("Resources/common-passwords.txt"), .copy("Migrations")],
@@ -242,6 +246,8 @@ let package = Package(
             dependencies: [
                 "AuthService", "Contract", "Store", "ServiceKit",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/AuthTests",
             swiftSettings: strict

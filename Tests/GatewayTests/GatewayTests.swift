@@ -139,7 +139,11 @@ struct GatewayTests {
             #expect(response.status == .ok)
             let text = String(buffer: response.body)
             #expect(text.hasPrefix("openapi: 3.1.0"))
-            for path in ["/healthz:", "/readyz:", "/metrics:", "/openapi.yaml:", "/v1/auth/register:"] {
+            for path in [
+                "/healthz:", "/readyz:", "/metrics:", "/openapi.yaml:", "/v1/auth/register:", "/v1/auth/login:",
+                "/v1/auth/refresh:",
+                "/v1/auth/logout:", "/.well-known/jwks.json:",
+            ] {
                 #expect(text.contains("  \(path)"))
             }
         }

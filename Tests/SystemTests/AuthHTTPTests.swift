@@ -33,4 +33,52 @@ struct AuthHTTPTests {
         #expect(malformed?.status == 400)
         #expect(malformed?.body.contains("invalid_argument") == true)
     }
+
+    func token(_ field: String, in body: String) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
+            return nil
+        }
+        return object[field] as? String
+    }
+
+    @Test("login, refresh, logout and the JWKS over HTTP; five wrong passwords give 423 with Retry-After")
+    func sessions() async throws {
+        let system = try SystemHarness()
+        try system.start("broker")
+        try system.start("auth")
+        try system.start("gateway", extra: ["READINESS_SERVICES": "auth"])
+        defer { _ = system.stopAll() }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, system.get("/readyz")?.status != 200 { try await Task.sleep(for: .milliseconds(200)) }
+
+        let name = "bo-\(UUID().uuidString.prefix(8))@example.org"
+        #expect(
+            system.post("/v1/auth/register", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)?.status == 201
+        )
+        let login = try #require(
+            system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#))
+        #expect(login.status == 200)
+        let refreshToken = try #require(token("refreshToken", in: login.body))
+        #expect(token("accessToken", in: login.body)?.split(separator: ".").count == 3)
+
+        let refreshed = system.post("/v1/auth/refresh", json: #"{"refreshToken": "\#(refreshToken)"}"#)
+        #expect(refreshed?.status == 200)
+        let reused = system.post("/v1/auth/refresh", json: #"{"refreshToken": "\#(refreshToken)"}"#)
+        #expect(reused?.status == 401, "a spent refresh token")
+        let next = try #require(refreshed.flatMap { token("refreshToken", in: $0.body) })
+        #expect(system.post("/v1/auth/logout", json: #"{"refreshToken": "\#(next)"}"#)?.status == 204)
+
+        let jwks = system.get("/.well-known/jwks.json")
+        #expect(jwks?.status == 200)
+        #expect(jwks?.body.contains("Ed25519") == true)
+
+        for _ in 0..<5 {
+            #expect(
+                system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Wrong2026x"}"#)?.status
+                    == 401)
+        }
+        let held = system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)
+        #expect(held?.status == 423)
+        #expect(held?.header("Retry-After") == "1200")
+    }
 }

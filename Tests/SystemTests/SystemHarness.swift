@@ -87,12 +87,12 @@ final class SystemHarness: @unchecked Sendable {
     }
 
     /// `GET path` on the gateway: status and body, or nil when nothing answers.
-    func get(_ path: String) -> (status: Int, body: String)? {
+    func get(_ path: String) -> HTTP.Response? {
         HTTP.request(port: httpPort, method: "GET", path: path)
     }
 
     /// `POST path` with a JSON body on the gateway.
-    func post(_ path: String, json: String) -> (status: Int, body: String)? {
+    func post(_ path: String, json: String) -> HTTP.Response? {
         HTTP.request(port: httpPort, method: "POST", path: path, body: json)
     }
 
@@ -116,7 +116,25 @@ final class SystemHarness: @unchecked Sendable {
 
 /// A tiny blocking HTTP/1.1 client for loopback tests.
 enum HTTP {
-    static func request(port: Int, method: String, path: String, body: String? = nil) -> (status: Int, body: String)? {
+    /// Status, header block and body.
+    struct Response {
+        let status: Int
+        let head: String
+        let body: String
+
+        /// A header's value (case-insensitive name).
+        func header(_ name: String) -> String? {
+            for line in head.split(separator: "\r\n") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == name.lowercased() {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+            return nil
+        }
+    }
+
+    static func request(port: Int, method: String, path: String, body: String? = nil) -> Response? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -149,6 +167,7 @@ enum HTTP {
         let statusLine = text[..<headerEnd.lowerBound].split(separator: "\r\n").first ?? ""
         let parts = statusLine.split(separator: " ")
         guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
-        return (status, String(text[headerEnd.upperBound...]))
+        return Response(
+            status: status, head: String(text[..<headerEnd.lowerBound]), body: String(text[headerEnd.upperBound...]))
     }
 }

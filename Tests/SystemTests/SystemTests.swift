@@ -11,9 +11,9 @@ struct SystemTests {
         let deadline = Date().addingTimeInterval(timeout)
         var last = "no answer"
         while Date() < deadline {
-            if let (status, body) = system.get("/readyz") {
-                last = "\(status) \(body)"
-                if status == 200 { return body }
+            if let response = system.get("/readyz") {
+                last = "\(response.status) \(response.body)"
+                if response.status == 200 { return response.body }
             }
             try await Task.sleep(for: .milliseconds(250))
         }

@@ -40,26 +40,45 @@ public struct EventConsumer: Service {
         }
     }
 
+    /// Why the consumer looks at the log now.
+    enum Kick: Sendable {
+        case nudge, poll, retry
+    }
+
     public func run() async throws {
-        let (kicks, kick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (kicks, kick) = AsyncStream.makeStream(of: Kick.self, bufferingPolicy: .bufferingNewest(8))
         try await withTaskCancellationOrGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await pump.run() }
                 group.addTask {
-                    for await _ in pump.messages { kick.yield() }
+                    for await _ in pump.messages { kick.yield(.nudge) }
                 }
                 group.addTask {
                     while !Task.isCancelled {
-                        kick.yield()
+                        kick.yield(.poll)
                         try? await Task.sleep(for: pollInterval)
                     }
                 }
                 var failures = 0
-                for await _ in kicks {
+                // A nudge whose event is not readable yet (an older transaction elsewhere is still
+                // open, see EventLog) is followed up soon, rather than at the next poll.
+                var followUps = 0
+                for await reason in kicks {
                     if Task.isCancelled { break }
                     do {
-                        try await log.catchUp(consumer: name, topics: topics, handler: handler)
+                        let handled = try await log.catchUp(consumer: name, topics: topics, handler: handler)
                         failures = 0
+                        if reason == .nudge { followUps = 0 }
+                        if handled == 0 && (reason == .nudge || reason == .retry) && followUps < 10 {
+                            followUps += 1
+                            let delay = Duration.milliseconds(min(2_000, 20 << followUps))
+                            group.addTask {
+                                try? await Task.sleep(for: delay)
+                                kick.yield(.retry)
+                            }
+                        } else if handled > 0 {
+                            followUps = 0
+                        }
                     } catch {
                         failures += 1
                         let delay = Duration.milliseconds(min(30_000, 100 << min(failures, 9)))
@@ -69,7 +88,7 @@ public struct EventConsumer: Service {
                                 "consumer": "\(name)", "error": "\(error)", "retryInMs": "\(delay.wholeMilliseconds)",
                             ])
                         try? await Task.sleep(for: delay)
-                        kick.yield()
+                        kick.yield(.retry)
                     }
                 }
                 group.cancelAll()

@@ -50,6 +50,16 @@ public struct AccountStore: Sendable {
         return nil
     }
 
+    /// The account with that id, if any.
+    public func account(id: UUID) async throws -> Account? {
+        let rows = try await client.query(
+            "SELECT id, username, password_hash, roles FROM auth.users WHERE id = \(id)", logger: logger)
+        for try await (id, name, hash, roles) in rows.decode((UUID, String, String, [String]).self) {
+            return Account(id: id, username: name, passwordHash: hash, roles: roles)
+        }
+        return nil
+    }
+
     /// Replaces a password hash (re-hashing with current parameters, or a new password).
     public func updatePasswordHash(_ id: UUID, to hash: String, now: Date) async throws {
         try await client.query(

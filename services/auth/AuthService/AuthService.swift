@@ -28,16 +28,29 @@ public enum AuthService {
         let lockout = LockoutPolicy(
             maxFailures: try resources.environment.int(maxFailures, in: 1...1000),
             hold: TimeInterval(try resources.environment.int(holdMinutes, in: 1...10_080) * 60))
+        let accounts = AccountStore(client: resources.postgres, logger: resources.logger)
         let authenticator = try await Authenticator.make(
-            store: AccountStore(client: resources.postgres, logger: resources.logger), hasher: PasswordHasher(),
-            policy: try PasswordPolicy.shipped(), lockout: lockout, clock: resources.clock)
-        register(authenticator, on: &router)
+            store: accounts, hasher: PasswordHasher(), policy: try PasswordPolicy.shipped(), lockout: lockout,
+            clock: resources.clock)
+        let sessionStore = SessionStore(client: resources.postgres, logger: resources.logger)
+        let key = try await sessionStore.signingKey(now: resources.clock.now())
+        let issuer = try await TokenIssuer.make(kid: key.kid, privateKey: key.privateKey, clock: resources.clock)
+        let sessions = Sessions(
+            authenticator: authenticator, accounts: accounts, store: sessionStore, issuer: issuer,
+            clock: resources.clock)
+        register(authenticator, sessions: sessions, issuer: issuer, on: &router)
         return []
     }
 
-    /// Registers the operations of `authenticator`.
-    public static func register(_ authenticator: Authenticator, on router: inout OperationRouter) {
+    /// Registers the service's operations.
+    public static func register(
+        _ authenticator: Authenticator, sessions: Sessions, issuer: TokenIssuer, on router: inout OperationRouter
+    ) {
         router.register(Auth.Register.self) { request, _ in try await authenticator.register(request) }
         router.register(Auth.VerifyPassword.self) { request, _ in try await authenticator.verify(request) }
+        router.register(Auth.Login.self) { request, _ in try await sessions.login(request) }
+        router.register(Auth.Refresh.self) { request, _ in try await sessions.refresh(request) }
+        router.register(Auth.Logout.self) { request, _ in try await sessions.logout(request) }
+        router.register(Auth.JWKS.self) { _, _ in issuer.jwks() }
     }
 }

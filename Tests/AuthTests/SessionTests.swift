@@ -1,0 +1,95 @@
+import AuthService
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+import Testing
+
+/// Login, refresh rotation with reuse detection, and logout, against PostgreSQL.
+@Suite("auth: sessions against PostgreSQL")
+struct SessionTests {
+    func withSessions(_ body: @Sendable (Sessions, Authenticator, TokenIssuer, SessionStore) async throws -> Void)
+        async throws
+    {
+        let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? DatabaseSettings.defaultURL
+        let client = PostgresClient(configuration: try DatabaseSettings(url: url).clientConfiguration())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let logger = AuthenticatorTests.logger
+            try await Migrator(client: client, schema: "auth", logger: logger).migrate(AuthService.migrations())
+            let clock = ManualClock(Date())
+            let accounts = AccountStore(client: client, logger: logger)
+            let authenticator = try await Authenticator.make(
+                store: accounts, hasher: PasswordHasher(parameters: AuthenticatorTests.cheap, threads: 2),
+                policy: try PasswordPolicy.shipped(), lockout: LockoutPolicy(), clock: clock)
+            let store = SessionStore(client: client, logger: logger)
+            let key = try await store.signingKey(now: clock.now())
+            let again = try await store.signingKey(now: clock.now())
+            #expect(key.kid == again.kid, "one active key, shared by every replica")
+            let issuer = try await TokenIssuer.make(kid: key.kid, privateKey: key.privateKey, clock: clock)
+            let sessions = Sessions(
+                authenticator: authenticator, accounts: accounts, store: store, issuer: issuer, clock: clock)
+            try await body(sessions, authenticator, issuer, store)
+            group.cancelAll()
+        }
+    }
+
+    func signedUp(_ authenticator: Authenticator) async throws -> String {
+        let name = "s-\(UUID().uuidString.prefix(8))@example.org"
+        _ = try await authenticator.register(.init(username: name, password: "Lund2026x"))
+        return name
+    }
+
+    @Test("login gives an access token that verifies and a refresh token")
+    func login() async throws {
+        try await withSessions { sessions, authenticator, issuer, _ in
+            let name = try await signedUp(authenticator)
+            let session = try await sessions.login(.init(username: name, password: "Lund2026x"))
+            #expect(session.expiresIn == 900)
+            #expect(try await issuer.verify(session.accessToken).roles == ["user"])
+            #expect(session.refreshToken.count >= 43, "256 random bits")
+            await #expect(throws: ServiceError.self) {
+                _ = try await sessions.login(.init(username: name, password: "Wrong2026x"))
+            }
+        }
+    }
+
+    @Test("refresh rotates the token; reusing a spent one revokes the whole family")
+    func rotation() async throws {
+        try await withSessions { sessions, authenticator, _, _ in
+            let name = try await signedUp(authenticator)
+            let first = try await sessions.login(.init(username: name, password: "Lund2026x"))
+            let second = try await sessions.refresh(.init(refreshToken: first.refreshToken))
+            #expect(second.refreshToken != first.refreshToken)
+            let third = try await sessions.refresh(.init(refreshToken: second.refreshToken))
+            // The spent first token shows up again: someone copied it. Every token of that login dies.
+            await #expect(throws: ServiceError.self) {
+                _ = try await sessions.refresh(.init(refreshToken: first.refreshToken))
+            }
+            await #expect(throws: ServiceError.self) {
+                _ = try await sessions.refresh(.init(refreshToken: third.refreshToken))
+            }
+            // Another login is another family, untouched.
+            let other = try await sessions.login(.init(username: name, password: "Lund2026x"))
+            _ = try await sessions.refresh(.init(refreshToken: other.refreshToken))
+        }
+    }
+
+    @Test("logout revokes the session; logging out twice is fine")
+    func logout() async throws {
+        try await withSessions { sessions, authenticator, _, _ in
+            let name = try await signedUp(authenticator)
+            let session = try await sessions.login(.init(username: name, password: "Lund2026x"))
+            _ = try await sessions.logout(.init(refreshToken: session.refreshToken))
+            _ = try await sessions.logout(.init(refreshToken: session.refreshToken))
+            await #expect(throws: ServiceError.self) {
+                _ = try await sessions.refresh(.init(refreshToken: session.refreshToken))
+            }
+            await #expect(throws: ServiceError.self) {
+                _ = try await sessions.refresh(.init(refreshToken: "not-a-token"))
+            }
+        }
+    }
+}
