@@ -13,7 +13,7 @@ enum Harness {
 
     static func configuration(
         endpoint: String = "tcp://127.0.0.1:*", heartbeatMs: Int64 = 100, liveness: Int = 3,
-        requestTimeoutMs: Int64 = 3000
+        requestTimeoutMs: Int64 = 15000
     ) -> BrokerConfiguration {
         BrokerConfiguration(
             endpoint: endpoint, eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,

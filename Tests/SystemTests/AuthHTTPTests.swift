@@ -10,26 +10,29 @@ struct AuthHTTPTests {
         try system.start("broker")
         try system.start("auth")
         try system.start("gateway", extra: ["READINESS_SERVICES": "auth"])
-        defer { _ = system.stopAll() }
+        defer { _ = system.stopBlocking() }
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, system.get("/readyz")?.status != 200 { try await Task.sleep(for: .milliseconds(200)) }
-        #expect(system.get("/readyz")?.status == 200, "\(system.logs())")
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(await system.get("/readyz")?.status == 200, "\(system.logs())")
 
         let name = "ann-\(UUID().uuidString.prefix(8))@example.org"
-        let created = system.post("/v1/auth/register", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)
+        let created = await system.post(
+            "/v1/auth/register", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)
         #expect(created?.status == 201)
         #expect(created?.body.contains("userId") == true)
 
-        let taken = system.post(
+        let taken = await system.post(
             "/v1/auth/register", json: #"{"username": " \#(name.uppercased())", "password": "Lund2026x"}"#)
         #expect(taken?.status == 409)
         #expect(taken?.body.contains("already_exists") == true)
 
-        let weak = system.post("/v1/auth/register", json: #"{"username": "x\#(name)", "password": "abc"}"#)
+        let weak = await system.post("/v1/auth/register", json: #"{"username": "x\#(name)", "password": "abc"}"#)
         #expect(weak?.status == 400)
         for rule in ["too_short", "missing_digit", "missing_capital"] { #expect(weak?.body.contains(rule) == true) }
 
-        let malformed = system.post("/v1/auth/register", json: #"{"username": 42}"#)
+        let malformed = await system.post("/v1/auth/register", json: #"{"username": 42}"#)
         #expect(malformed?.status == 400)
         #expect(malformed?.body.contains("invalid_argument") == true)
     }
@@ -47,37 +50,41 @@ struct AuthHTTPTests {
         try system.start("broker")
         try system.start("auth")
         try system.start("gateway", extra: ["READINESS_SERVICES": "auth"])
-        defer { _ = system.stopAll() }
+        defer { _ = system.stopBlocking() }
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, system.get("/readyz")?.status != 200 { try await Task.sleep(for: .milliseconds(200)) }
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
 
         let name = "bo-\(UUID().uuidString.prefix(8))@example.org"
         #expect(
-            system.post("/v1/auth/register", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)?.status == 201
+            await system.post("/v1/auth/register", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)?.status
+                == 201
         )
         let login = try #require(
-            system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#))
+            await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#))
         #expect(login.status == 200)
         let refreshToken = try #require(token("refreshToken", in: login.body))
         #expect(token("accessToken", in: login.body)?.split(separator: ".").count == 3)
 
-        let refreshed = system.post("/v1/auth/refresh", json: #"{"refreshToken": "\#(refreshToken)"}"#)
+        let refreshed = await system.post("/v1/auth/refresh", json: #"{"refreshToken": "\#(refreshToken)"}"#)
         #expect(refreshed?.status == 200)
-        let reused = system.post("/v1/auth/refresh", json: #"{"refreshToken": "\#(refreshToken)"}"#)
+        let reused = await system.post("/v1/auth/refresh", json: #"{"refreshToken": "\#(refreshToken)"}"#)
         #expect(reused?.status == 401, "a spent refresh token")
         let next = try #require(refreshed.flatMap { token("refreshToken", in: $0.body) })
-        #expect(system.post("/v1/auth/logout", json: #"{"refreshToken": "\#(next)"}"#)?.status == 204)
+        #expect(await system.post("/v1/auth/logout", json: #"{"refreshToken": "\#(next)"}"#)?.status == 204)
 
-        let jwks = system.get("/.well-known/jwks.json")
+        let jwks = await system.get("/.well-known/jwks.json")
         #expect(jwks?.status == 200)
         #expect(jwks?.body.contains("Ed25519") == true)
 
         for _ in 0..<5 {
             #expect(
-                system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Wrong2026x"}"#)?.status
+                await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Wrong2026x"}"#)?
+                    .status
                     == 401)
         }
-        let held = system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)
+        let held = await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)
         #expect(held?.status == 423)
         #expect(held?.header("Retry-After") == "1200")
     }

@@ -54,7 +54,11 @@ final class SystemHarness: @unchecked Sendable {
     }
 
     /// Runs an executable to completion and returns its exit code and output.
-    func runToEnd(_ name: String, arguments: [String], extra: [String: String] = [:]) throws -> (Int32, String) {
+    func runToEnd(_ name: String, arguments: [String], extra: [String: String] = [:]) async throws -> (Int32, String) {
+        try await offPool { try self.runBlocking(name, arguments: arguments, extra: extra) }
+    }
+
+    private func runBlocking(_ name: String, arguments: [String], extra: [String: String]) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = Self.binDirectory.appendingPathComponent(name)
         process.arguments = arguments
@@ -70,7 +74,12 @@ final class SystemHarness: @unchecked Sendable {
     }
 
     /// Sends SIGTERM to everything still running and waits; returns each exit status.
-    func stopAll(timeout: TimeInterval = 20) -> [(String, Int32?)] {
+    func stopAll(timeout: TimeInterval = 20) async -> [(String, Int32?)] {
+        await offPool { self.stopBlocking(timeout: timeout) }
+    }
+
+    /// The same, for `defer` blocks that cannot await.
+    func stopBlocking(timeout: TimeInterval = 20) -> [(String, Int32?)] {
         for (_, process) in processes.reversed() where process.isRunning { kill(process.processIdentifier, SIGTERM) }
         let deadline = Date().addingTimeInterval(timeout)
         while processes.contains(where: { $0.process.isRunning }) && Date() < deadline { usleep(50_000) }
@@ -87,13 +96,15 @@ final class SystemHarness: @unchecked Sendable {
     }
 
     /// `GET path` on the gateway: status and body, or nil when nothing answers.
-    func get(_ path: String) -> HTTP.Response? {
-        HTTP.request(port: httpPort, method: "GET", path: path)
+    func get(_ path: String) async -> HTTP.Response? {
+        let port = httpPort
+        return await offPool { HTTP.request(port: port, method: "GET", path: path) }
     }
 
     /// `POST path` with a JSON body on the gateway.
-    func post(_ path: String, json: String) -> HTTP.Response? {
-        HTTP.request(port: httpPort, method: "POST", path: path, body: json)
+    func post(_ path: String, json: String) async -> HTTP.Response? {
+        let port = httpPort
+        return await offPool { HTTP.request(port: port, method: "POST", path: path, body: json) }
     }
 
     static func freePort() throws -> Int {
@@ -169,5 +180,21 @@ enum HTTP {
         guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
         return Response(
             status: status, head: String(text[..<headerEnd.lowerBound]), body: String(text[headerEnd.upperBound...]))
+    }
+}
+
+/// Runs blocking work (sockets, process waits) on a thread of its own, so tests never tie up the
+/// few threads of Swift's cooperative pool that other suites run on.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: Result { try work() }) }.start()
+    }
+    return try result.get()
+}
+
+/// The non-throwing form.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
     }
 }

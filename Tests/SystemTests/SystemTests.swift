@@ -11,7 +11,7 @@ struct SystemTests {
         let deadline = Date().addingTimeInterval(timeout)
         var last = "no answer"
         while Date() < deadline {
-            if let response = system.get("/readyz") {
+            if let response = await system.get("/readyz") {
                 last = "\(response.status) \(response.body)"
                 if response.status == 200 { return response.body }
             }
@@ -36,26 +36,26 @@ struct SystemTests {
         spare.waitUntilExit()
         var answers: [Int] = []
         for _ in 0..<5 {
-            answers.append(system.get("/readyz")?.status ?? 0)
+            answers.append(await system.get("/readyz")?.status ?? 0)
             try await Task.sleep(for: .milliseconds(300))
         }
         #expect(answers.filter { $0 == 200 }.count >= 3, "readiness after a replica died: \(answers)")
-        #expect(system.get("/readyz")?.status == 200)
+        #expect(await system.get("/readyz")?.status == 200)
 
-        let statuses = system.stopAll()
+        let statuses = await system.stopAll()
         for (name, status) in statuses where name != "routing" || status != 9 {
             if status == nil { Issue.record("\(name) did not stop within 20 s of SIGTERM") }
         }
         let clean = statuses.filter { $0.1 == 0 }.count
         #expect(clean == statuses.count - 1, "every process but the killed one exits 0: \(statuses)\n\(system.logs())")
-        #expect(system.get("/healthz") == nil, "nothing listens after shutdown")
+        #expect(await system.get("/healthz") == nil, "nothing listens after shutdown")
     }
 
     @Test("every executable lists its settings with --help and exits 0")
-    func help() throws {
+    func help() async throws {
         let system = try SystemHarness()
         for name in ["broker", "gateway"] + Self.services {
-            let (status, output) = try system.runToEnd(name, arguments: ["--help"])
+            let (status, output) = try await system.runToEnd(name, arguments: ["--help"])
             #expect(status == 0, "\(name) --help")
             #expect(output.contains("LOG_LEVEL"), "\(name) lists its settings")
             #expect(output.contains(name == "broker" ? "BROKER_BIND" : "BROKER_URL"))
@@ -63,12 +63,12 @@ struct SystemTests {
     }
 
     @Test("a bad setting stops the process at once with a message naming it")
-    func badSetting() throws {
+    func badSetting() async throws {
         let system = try SystemHarness()
-        let (status, output) = try system.runToEnd("auth", arguments: [], extra: ["WORKER_CONCURRENCY": "lots"])
+        let (status, output) = try await system.runToEnd("auth", arguments: [], extra: ["WORKER_CONCURRENCY": "lots"])
         #expect(status == 78)
         #expect(output.contains("WORKER_CONCURRENCY=lots"))
-        let (unknownStatus, unknownOutput) = try system.runToEnd("broker", arguments: ["--frobnicate"])
+        let (unknownStatus, unknownOutput) = try await system.runToEnd("broker", arguments: ["--frobnicate"])
         #expect(unknownStatus == 64)
         #expect(unknownOutput.contains("--help"))
     }
@@ -76,14 +76,14 @@ struct SystemTests {
     @Test("--probe fails while the broker is down and succeeds once it runs")
     func probe() async throws {
         let system = try SystemHarness()
-        #expect(try system.runToEnd("broker", arguments: ["--probe"]).0 != 0)
+        #expect(try await system.runToEnd("broker", arguments: ["--probe"]).0 != 0)
         try system.start("broker")
         var status: Int32 = 1
         for _ in 0..<40 where status != 0 {
-            status = try system.runToEnd("broker", arguments: ["--probe"]).0
+            status = try await system.runToEnd("broker", arguments: ["--probe"]).0
             if status != 0 { try await Task.sleep(for: .milliseconds(250)) }
         }
         #expect(status == 0)
-        _ = system.stopAll()
+        _ = await system.stopAll()
     }
 }
