@@ -82,6 +82,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "AccessToken",
+            dependencies: [.product(name: "JWTKit", package: "jwt-kit")],
+            path: "shared/AccessToken",
+            swiftSettings: strict
+        ),
+        .target(
             name: "ServiceKit",
             dependencies: [
                 "Contract", "Majordomo", "Store", "ZeroMQ",
@@ -109,8 +115,9 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: [
-                "Contract", "Majordomo", "ServiceKit",
+                "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -130,7 +137,7 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
-                "CArgon2", "Contract", "ServiceKit", "Store",
+                "AccessToken", "CArgon2", "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -244,7 +251,7 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: [
-                "AuthService", "Contract", "Store", "ServiceKit",
+                "AccessToken", "AuthService", "Contract", "Store", "ServiceKit",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,3 +1,4 @@
+import AccessToken
 import AuthService
 import Contract
 import Crypto

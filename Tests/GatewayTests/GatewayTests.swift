@@ -142,7 +142,7 @@ struct GatewayTests {
             for path in [
                 "/healthz:", "/readyz:", "/metrics:", "/openapi.yaml:", "/v1/auth/register:", "/v1/auth/login:",
                 "/v1/auth/refresh:",
-                "/v1/auth/logout:", "/.well-known/jwks.json:",
+                "/v1/auth/logout:", "/.well-known/jwks.json:", "/v1/me:",
             ] {
                 #expect(text.contains("  \(path)"))
             }

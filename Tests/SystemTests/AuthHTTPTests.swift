@@ -67,6 +67,13 @@ struct AuthHTTPTests {
         let refreshToken = try #require(token("refreshToken", in: login.body))
         #expect(token("accessToken", in: login.body)?.split(separator: ".").count == 3)
 
+        let access = try #require(token("accessToken", in: login.body))
+        let me = await system.get("/v1/me", headers: ["Authorization": "Bearer \(access)"])
+        #expect(me?.status == 200, "the gateway verifies the token itself with auth's JWKS")
+        #expect(me?.body.contains(name.lowercased()) == true, "usernames are stored lower case")
+        #expect(await system.get("/v1/me")?.status == 401, "no token")
+        #expect(await system.get("/v1/me", headers: ["Authorization": "Bearer nonsense.token.here"])?.status == 401)
+
         let refreshed = await system.post("/v1/auth/refresh", json: #"{"refreshToken": "\#(refreshToken)"}"#)
         #expect(refreshed?.status == 200)
         let reused = await system.post("/v1/auth/refresh", json: #"{"refreshToken": "\#(refreshToken)"}"#)

@@ -96,9 +96,9 @@ final class SystemHarness: @unchecked Sendable {
     }
 
     /// `GET path` on the gateway: status and body, or nil when nothing answers.
-    func get(_ path: String) async -> HTTP.Response? {
+    func get(_ path: String, headers: [String: String] = [:]) async -> HTTP.Response? {
         let port = httpPort
-        return await offPool { HTTP.request(port: port, method: "GET", path: path) }
+        return await offPool { HTTP.request(port: port, method: "GET", path: path, headers: headers) }
     }
 
     /// `POST path` with a JSON body on the gateway.
@@ -145,7 +145,9 @@ enum HTTP {
         }
     }
 
-    static func request(port: Int, method: String, path: String, body: String? = nil) -> Response? {
+    static func request(
+        port: Int, method: String, path: String, body: String? = nil, headers: [String: String] = [:]
+    ) -> Response? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -161,6 +163,7 @@ enum HTTP {
         }
         guard connected == 0 else { return nil }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body {
             head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
         }

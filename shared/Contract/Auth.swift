@@ -127,3 +127,33 @@ extension Auth {
         }
     }
 }
+
+extension Auth {
+    /// An account as its owner sees it.
+    public struct Profile: Codable, Sendable, Equatable {
+        public var userId: String
+        public var username: String
+        public var email: String?
+        public var phone: String?
+        public var displayName: String?
+        public var roles: [String]
+        public init(
+            userId: String, username: String, email: String?, phone: String?, displayName: String?, roles: [String]
+        ) {
+            self.userId = userId
+            self.username = username
+            self.email = email
+            self.phone = phone
+            self.displayName = displayName
+            self.roles = roles
+        }
+    }
+
+    /// `get_profile`: the caller's own account (the actor in the metadata).
+    public enum GetProfile: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "get_profile"
+        public typealias Request = Empty
+        public typealias Reply = Profile
+    }
+}

@@ -60,6 +60,20 @@ public struct AccountStore: Sendable {
         return nil
     }
 
+    /// The profile of account `id`, if it exists.
+    public func profile(id: UUID) async throws -> Auth.Profile? {
+        let rows = try await client.query(
+            "SELECT id, username, email, phone, display_name, roles FROM auth.users WHERE id = \(id)", logger: logger)
+        for try await (id, name, email, phone, display, roles) in rows.decode(
+            (UUID, String, String?, String?, String?, [String]).self)
+        {
+            return Auth.Profile(
+                userId: id.uuidString.lowercased(), username: name, email: email, phone: phone, displayName: display,
+                roles: roles)
+        }
+        return nil
+    }
+
     /// Replaces a password hash (re-hashing with current parameters, or a new password).
     public func updatePasswordHash(_ id: UUID, to hash: String, now: Date) async throws {
         try await client.query(

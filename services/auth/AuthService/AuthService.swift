@@ -52,5 +52,13 @@ public enum AuthService {
         router.register(Auth.Refresh.self) { request, _ in try await sessions.refresh(request) }
         router.register(Auth.Logout.self) { request, _ in try await sessions.logout(request) }
         router.register(Auth.JWKS.self) { _, _ in issuer.jwks() }
+        router.register(Auth.GetProfile.self) { _, context in
+            let actor = try context.requireActor()
+            guard let id = UUID(uuidString: actor.userId), let profile = try await sessions.accounts.profile(id: id)
+            else {
+                throw ServiceError(.notFound, "the account no longer exists")
+            }
+            return profile
+        }
     }
 }

@@ -1,3 +1,4 @@
+import AccessToken
 import Contract
 import Crypto
 import Foundation

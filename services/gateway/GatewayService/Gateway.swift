@@ -36,6 +36,7 @@ public enum Gateway {
         router.add(middleware: RequestIDMiddleware(logger: logger))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
+        router.add(middleware: AuthenticationMiddleware(verifier: AccessTokenVerifier(bus: bus)))
         let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: try openAPIDocument())
         try api.registerHandlers(on: router)
         var app = Application(

@@ -58,3 +58,18 @@ extension Components.Schemas.Session {
         self.init(accessToken: session.accessToken, refreshToken: session.refreshToken, expiresIn: session.expiresIn)
     }
 }
+
+extension GatewayAPI {
+    func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        let profile = try await bus.call(
+            Auth.GetProfile.self, Empty(), metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        userId: profile.userId, username: profile.username, email: profile.email, phone: profile.phone,
+                        displayName: profile.displayName, roles: profile.roles))))
+    }
+}

@@ -10,8 +10,16 @@ public struct RequestScope: Sendable {
     public let requestId: String
     /// A logger whose lines carry the request id.
     public let logger: Logger
-    /// The authenticated caller, once authentication exists (issue: auth).
+    /// The authenticated caller (set by the authentication middleware from a Bearer token).
     public var actor: Actor?
+
+    /// The caller, or `unauthenticated`.
+    public func requireActor() throws(ServiceError) -> Actor {
+        guard let actor else {
+            throw ServiceError(.unauthenticated, "sign in first: send 'Authorization: Bearer <access token>'")
+        }
+        return actor
+    }
 
     @TaskLocal public static var current: RequestScope?
 
