@@ -4,18 +4,24 @@ import Testing
 /// Accounts through HTTP: gateway, broker and the auth service as real processes.
 @Suite("auth over HTTP (real processes)", .serialized)
 struct AuthHTTPTests {
-    @Test("POST /v1/auth/register: 201 with an id, 409 for a taken name, 400 naming every broken rule")
-    func register() async throws {
+    /// Broker, auth and gateway as processes, ready (or the test fails with their logs).
+    func startAuth() async throws -> SystemHarness {
         let system = try SystemHarness()
         try system.start("broker")
         try system.start("auth")
         try system.start("gateway", extra: ["READINESS_SERVICES": "auth"])
-        defer { _ = system.stopBlocking() }
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {
             try await Task.sleep(for: .milliseconds(200))
         }
         #expect(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        return system
+    }
+
+    @Test("POST /v1/auth/register: 201 with an id, 409 for a taken name, 400 naming every broken rule")
+    func register() async throws {
+        let system = try await startAuth()
+        defer { _ = system.stopBlocking() }
 
         let name = "ann-\(UUID().uuidString.prefix(8))@example.org"
         let created = await system.post(
@@ -46,15 +52,8 @@ struct AuthHTTPTests {
 
     @Test("login, refresh, logout and the JWKS over HTTP; five wrong passwords give 423 with Retry-After")
     func sessions() async throws {
-        let system = try SystemHarness()
-        try system.start("broker")
-        try system.start("auth")
-        try system.start("gateway", extra: ["READINESS_SERVICES": "auth"])
+        let system = try await startAuth()
         defer { _ = system.stopBlocking() }
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, await system.get("/readyz")?.status != 200 {
-            try await Task.sleep(for: .milliseconds(200))
-        }
 
         let name = "bo-\(UUID().uuidString.prefix(8))@example.org"
         #expect(

@@ -223,14 +223,12 @@ public struct BrokerCore {
         if undelivered.count > 4, undelivered[3] == MDP.Command.request.frame,
             let number = Self.requestNumber(undelivered[4]),
             let request = workers[identity]?.inHand.removeValue(forKey: number),
-            let service = services[request_service(request)]
+            let serviceName = workers[identity]?.service, let service = services[serviceName]
         {
             service.requests.prepend(request)
         }
         removeWorker(identity, requeue: false, now: now, into: &out)
     }
-
-    private func request_service(_ request: Request) -> String { String(decoding: request.service, as: UTF8.self) }
 
     // MARK: - Workers and queues
 

@@ -19,6 +19,10 @@ public final class MajordomoClient: Sendable {
     private struct State {
         var outbox: [(tag: UInt64, message: Message)] = []
         var pending: [UInt64: Pending] = [:]
+        /// No pending deadline is earlier than this (it may be earlier than the true earliest
+        /// after replies arrive; the next expiry scan corrects it). Kept so the loop need not
+        /// scan every pending request on every turn.
+        var nearestDeadline = Int64.max
         var connected = false
         var stopped = false
     }
@@ -49,7 +53,7 @@ public final class MajordomoClient: Sendable {
     ///   calling task is cancelled.
     public func request(service: String, body: [Frame], timeout: Duration) async throws -> [Frame] {
         let tag = nextTag.add(1, ordering: .relaxed).oldValue
-        let deadline = Monotonic.milliseconds() + timeout.milliseconds
+        let deadline = Monotonic.milliseconds() + timeout.wholeMilliseconds
         let message: Message =
             [withUnsafeBytes(of: tag) { Array($0) }, [], MDP.clientHeader, Array(service.utf8)] + body
         return try await withTaskCancellationHandler {
@@ -57,6 +61,7 @@ public final class MajordomoClient: Sendable {
                 let (refused, first): (MajordomoError?, Bool) = state.withLock { state in
                     if state.stopped { return (MajordomoError(.shutdown, "the MDP client is shutting down"), false) }
                     state.pending[tag] = Pending(continuation: continuation, deadline: deadline, service: service)
+                    state.nearestDeadline = min(state.nearestDeadline, deadline)
                     state.outbox.append((tag, message))
                     return (nil, state.outbox.count == 1)
                 }
@@ -113,7 +118,7 @@ public final class MajordomoClient: Sendable {
             let (outbox, nearest, stopped) = state.withLock { state in
                 let outbox = state.outbox
                 state.outbox.removeAll(keepingCapacity: true)
-                return (outbox, state.pending.values.map(\.deadline).min(), state.stopped)
+                return (outbox, state.pending.isEmpty ? nil : state.nearestDeadline, state.stopped)
             }
             if stopped { return }
             held.append(contentsOf: outbox)
@@ -122,7 +127,7 @@ public final class MajordomoClient: Sendable {
                 while index < held.count, try socket.send(held[index].message, dontWait: true) { index += 1 }
                 held.removeFirst(index)
             }
-            expire(now: now, connected: connected, held: &held)
+            if let nearest, nearest <= now { expire(now: now, connected: connected, held: &held) }
             let timeout = nearest.map { max(0, min($0 - now, 1000)) } ?? 1000
             try poller.poll(timeoutMs: Int(timeout))
             if poller.isReadable(wakeSlot) { wake.drain() }
@@ -158,9 +163,18 @@ public final class MajordomoClient: Sendable {
 
     private func expire(now: Int64, connected: Bool, held: inout [(tag: UInt64, message: Message)]) {
         let expired: [(UInt64, Pending)] = state.withLock { state in
-            let due = state.pending.filter { $0.value.deadline <= now }
-            for tag in due.keys { state.pending.removeValue(forKey: tag) }
-            return Array(due)
+            var due: [(UInt64, Pending)] = []
+            var nearest = Int64.max
+            for (tag, pending) in state.pending {
+                if pending.deadline <= now {
+                    due.append((tag, pending))
+                } else {
+                    nearest = min(nearest, pending.deadline)
+                }
+            }
+            for (tag, _) in due { state.pending.removeValue(forKey: tag) }
+            state.nearestDeadline = nearest
+            return due
         }
         guard !expired.isEmpty else { return }
         let tags = Set(expired.map(\.0))
@@ -178,6 +192,7 @@ public final class MajordomoClient: Sendable {
         let all = state.withLock { state in
             let all = state.pending
             state.pending.removeAll()
+            state.nearestDeadline = .max
             return all
         }
         for pending in all.values { pending.continuation.resume(throwing: error) }
@@ -185,11 +200,3 @@ public final class MajordomoClient: Sendable {
 }
 
 extension MajordomoClient: Service {}
-
-extension Duration {
-    /// The duration in whole milliseconds.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}

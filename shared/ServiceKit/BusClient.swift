@@ -68,11 +68,3 @@ public struct BusClient: Sendable {
         }
     }
 }
-
-extension Duration {
-    /// Whole milliseconds.
-    public var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}

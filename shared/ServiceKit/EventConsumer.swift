@@ -1,4 +1,5 @@
 import Logging
+import Majordomo
 import PostgresNIO
 import ServiceLifecycle
 import Store

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import Majordomo
 import Store
 
 /// Maps operation names to typed handlers and turns MDP request bodies into reply bodies,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Typed access to the settings of a process, from the environment (or a dictionary in tests).
 public struct ProcessEnvironment: Sendable {
     /// A setting that is present but unusable.
@@ -11,7 +13,7 @@ public struct ProcessEnvironment: Sendable {
     private let values: [String: String]
 
     /// Reads the process environment.
-    public static var process: ProcessEnvironment { ProcessEnvironment(ProcessInfoEnvironment.current()) }
+    public static var process: ProcessEnvironment { ProcessEnvironment(ProcessInfo.processInfo.environment) }
 
     /// Uses the given values (tests).
     public init(_ values: [String: String]) { self.values = values }

@@ -25,6 +25,19 @@ public struct WorkerResources: Sendable {
     public let clock: any WallClock
     /// The event log, migrated.
     public let events: EventLog
+    /// How often event consumers re-read the log without a nudge (`EVENTS_POLL_MS`).
+    public let eventsPollInterval: Duration
+
+    /// A durable consumer of `topics`, subscribed at `EVENTS_SUB_URL`, to return as an extra
+    /// service from ``WorkerDefinition/configure``.
+    public func consumer(
+        name: String, topics: [String], handler: @escaping EventConsumer.Handler
+    ) throws -> EventConsumer {
+        EventConsumer(
+            name: name, topics: topics, log: events, context: context,
+            endpoint: try environment.required(.eventsSubscribeURL), pollInterval: eventsPollInterval, logger: logger,
+            handler: handler)
+    }
 }
 
 /// What a service contributes: its migrations (run at start under an advisory lock) and a
@@ -69,6 +82,7 @@ public enum WorkerHost {
             liveness: try environment.int(.heartbeatLiveness, in: 1...100))
         let concurrency = try environment.int(.workerConcurrency, in: 1...1024)
         let timeout = Duration.milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
+        let eventsPoll = Duration.milliseconds(try environment.int(.eventsPoll, in: 10...3_600_000))
         let context = Context()
         let postgres = PostgresClient(configuration: database.clientConfiguration(), backgroundLogger: logger)
         let brokerURL = try environment.required(.brokerURL)
@@ -98,7 +112,8 @@ public enum WorkerHost {
             let resources = WorkerResources(
                 service: definition.service, postgres: postgres,
                 bus: BusClient(client: mdpClient, defaultTimeout: timeout),
-                context: context, environment: environment, logger: logger, clock: clock, events: events)
+                context: context, environment: environment, logger: logger, clock: clock, events: events,
+                eventsPollInterval: eventsPoll)
             let extra = try await definition.configure(&router, resources)
             let handler = router
             let worker = MajordomoWorker(

@@ -41,19 +41,17 @@ public struct AccountStore: Sendable {
 
     /// The account with that canonical username, if any.
     public func account(_ username: Username) async throws -> Account? {
-        let rows = try await client.query(
-            "SELECT id, username, password_hash, roles FROM auth.users WHERE username = \(username.value)",
-            logger: logger)
-        for try await (id, name, hash, roles) in rows.decode((UUID, String, String, [String]).self) {
-            return Account(id: id, username: name, passwordHash: hash, roles: roles)
-        }
-        return nil
+        try await firstAccount(
+            "SELECT id, username, password_hash, roles FROM auth.users WHERE username = \(username.value)")
     }
 
     /// The account with that id, if any.
     public func account(id: UUID) async throws -> Account? {
-        let rows = try await client.query(
-            "SELECT id, username, password_hash, roles FROM auth.users WHERE id = \(id)", logger: logger)
+        try await firstAccount("SELECT id, username, password_hash, roles FROM auth.users WHERE id = \(id)")
+    }
+
+    private func firstAccount(_ query: PostgresQuery) async throws -> Account? {
+        let rows = try await client.query(query, logger: logger)
         for try await (id, name, hash, roles) in rows.decode((UUID, String, String, [String]).self) {
             return Account(id: id, username: name, passwordHash: hash, roles: roles)
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A fixed set of dedicated threads that run CPU- and memory-heavy jobs (password hashes) one
 /// per thread, in arrival order, and resume the awaiting task with each result.
@@ -11,7 +10,6 @@ final class HashingPool: Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`; never touched without holding it.
     nonisolated(unsafe) private var queue: [Job] = []
-    private let waiting = Atomic<Int>(0)
 
     init(threads: Int) {
         for index in 0..<threads {
@@ -21,13 +19,8 @@ final class HashingPool: Sendable {
         }
     }
 
-    /// Jobs running or queued.
-    var load: Int { waiting.load(ordering: .relaxed) }
-
     /// Runs `work` on one of the pool's threads and returns its result.
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        waiting.add(1, ordering: .relaxed)
-        defer { waiting.subtract(1, ordering: .relaxed) }
         return try await withCheckedThrowingContinuation { continuation in
             let job = Job {
                 do { continuation.resume(returning: try work()) } catch { continuation.resume(throwing: error) }

@@ -82,9 +82,6 @@ public final class PasswordHasher: Sendable {
     /// How many password verifications were started so far.
     public var verificationCount: Int { verifications.load(ordering: .relaxed) }
 
-    /// How many hashes are running or waiting right now.
-    public var load: Int { pool.load }
-
     static func hashNow(_ password: String, parameters: Parameters) throws -> String {
         var salt = [UInt8](repeating: 0, count: 16)
         var generator = SystemRandomNumberGenerator()

@@ -1,4 +1,5 @@
 import Contract
+import Majordomo
 import ServiceKit
 
 /// `/readyz`: the broker answers MMI, and every required service answers `health`, all in parallel.

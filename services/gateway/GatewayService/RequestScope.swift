@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import Majordomo
 import ServiceKit
 
 /// What the gateway knows about the HTTP request being handled, available to every handler of

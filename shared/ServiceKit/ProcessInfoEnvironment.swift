@@ -1,5 +1,0 @@
-import Foundation
-
-enum ProcessInfoEnvironment {
-    static func current() -> [String: String] { ProcessInfo.processInfo.environment }
-}
