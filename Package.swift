@@ -251,7 +251,7 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: [
-                "AccessToken", "AuthService", "Contract", "Store", "ServiceKit",
+                "AccessToken", "AuthService", "Contract", "Store", "ServiceKit", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

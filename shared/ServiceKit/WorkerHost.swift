@@ -28,6 +28,13 @@ public struct WorkerResources: Sendable {
     /// How often event consumers re-read the log without a nudge (`EVENTS_POLL_MS`).
     public let eventsPollInterval: Duration
 
+    /// A publisher of this service's events (producer ``service``), connected at `EVENTS_PUB_URL`;
+    /// return its ``EventPublisher/service`` from ``WorkerDefinition/configure`` so that it runs.
+    public func publisher() throws -> EventPublisher {
+        EventPublisher(
+            log: events, producer: service, context: context, endpoint: try environment.required(.eventsPublishURL))
+    }
+
     /// A durable consumer of `topics`, subscribed at `EVENTS_SUB_URL`, to return as an extra
     /// service from ``WorkerDefinition/configure``.
     public func consumer(

@@ -25,13 +25,14 @@ public struct AccountStore: Sendable {
 
     /// Creates an account; `already_exists` when the canonical username is taken.
     public func create(
-        id: UUID, username: Username, passwordHash: String, email: String?, phone: String?, now: Date
+        id: UUID, username: Username, passwordHash: String, email: String?, phone: String?, now: Date,
+        roles: [String] = [Auth.Role.user]
     ) async throws -> UUID {
         do {
             try await client.query(
                 """
-                INSERT INTO auth.users (id, username, email, phone, password_hash, created_at, updated_at)
-                VALUES (\(id), \(username.value), \(email), \(phone), \(passwordHash), \(now), \(now))
+                INSERT INTO auth.users (id, username, email, phone, password_hash, roles, created_at, updated_at)
+                VALUES (\(id), \(username.value), \(email), \(phone), \(passwordHash), \(roles), \(now), \(now))
                 """, logger: logger)
             return id
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {

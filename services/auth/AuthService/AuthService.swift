@@ -7,12 +7,24 @@ import Store
 public enum AuthService {
     static let maxFailures = Setting("LOGIN_MAX_FAILURES", default: "5", "failed logins that put a hold on a username")
     static let holdMinutes = Setting("LOGIN_HOLD_MINUTES", default: "20", "how long a hold lasts, in minutes")
+    static let resetMinutes = Setting(
+        "RESET_TOKEN_MINUTES", default: "30", "how long a password-reset token from the e-mail is valid, in minutes")
+    static let recoveryMailsPerHour = Setting(
+        "RECOVERY_MAILS_PER_HOUR", default: "5",
+        "reset or reminder mails one account or address gets per hour at most (more requests send nothing)")
+    static let adminUsername = Setting(
+        "ADMIN_USERNAME", default: nil, "when set (with ADMIN_PASSWORD), this account is created or made admin at start"
+    )
+    static let adminPassword = Setting(
+        "ADMIN_PASSWORD", default: nil, "the admin account's password (the password rules apply)", secret: true)
 
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
         name: "auth",
         summary: "MDP worker for accounts, sessions, roles and devices for all five apps",
-        settings: WorkerHost.settings + [maxFailures, holdMinutes],
+        settings: WorkerHost.settings + [
+            maxFailures, holdMinutes, resetMinutes, recoveryMailsPerHour, adminUsername, adminPassword,
+        ],
         probeHelp: "check that an auth worker answers its health operation through the broker")
 
     /// The migrations shipped with the service (`Migrations/NNNN_name.sql`).
@@ -23,42 +35,149 @@ public enum AuthService {
         return try Migration.load(from: url)
     }
 
+    /// Everything the operations need, built once at start.
+    public struct Parts: Sendable {
+        public let authenticator: Authenticator
+        public let sessions: Sessions
+        public let issuer: TokenIssuer
+        public let manager: AccountManager
+        public let devices: DeviceStore
+        public let recovery: Recovery
+
+        public init(
+            authenticator: Authenticator, sessions: Sessions, issuer: TokenIssuer, manager: AccountManager,
+            devices: DeviceStore, recovery: Recovery
+        ) {
+            self.authenticator = authenticator
+            self.sessions = sessions
+            self.issuer = issuer
+            self.manager = manager
+            self.devices = devices
+            self.recovery = recovery
+        }
+    }
+
     /// Its migrations and operations; the health operation is built in.
     public static let definition = WorkerDefinition(service: .auth, migrations: migrations) { router, resources in
+        let environment = resources.environment
         let lockout = LockoutPolicy(
-            maxFailures: try resources.environment.int(maxFailures, in: 1...1000),
-            hold: TimeInterval(try resources.environment.int(holdMinutes, in: 1...10_080) * 60))
+            maxFailures: try environment.int(maxFailures, in: 1...1000),
+            hold: TimeInterval(try environment.int(holdMinutes, in: 1...10_080) * 60))
+        let policy = try PasswordPolicy.shipped()
+        let hasher = PasswordHasher()
         let accounts = AccountStore(client: resources.postgres, logger: resources.logger)
         let authenticator = try await Authenticator.make(
-            store: accounts, hasher: PasswordHasher(), policy: try PasswordPolicy.shipped(), lockout: lockout,
-            clock: resources.clock)
+            store: accounts, hasher: hasher, policy: policy, lockout: lockout, clock: resources.clock)
         let sessionStore = SessionStore(client: resources.postgres, logger: resources.logger)
         let key = try await sessionStore.signingKey(now: resources.clock.now())
         let issuer = try await TokenIssuer.make(kid: key.kid, privateKey: key.privateKey, clock: resources.clock)
-        let sessions = Sessions(
-            authenticator: authenticator, accounts: accounts, store: sessionStore, issuer: issuer,
+        let publisher = try resources.publisher()
+        var recovery = Recovery(
+            accounts: accounts, sessions: sessionStore, policy: policy, hasher: hasher, publisher: publisher,
             clock: resources.clock)
-        register(authenticator, sessions: sessions, issuer: issuer, on: &router)
-        return []
+        recovery.tokenLifetime = TimeInterval(try environment.int(resetMinutes, in: 1...1440) * 60)
+        recovery.mailsPerHour = try environment.int(recoveryMailsPerHour, in: 1...1000)
+        let parts = Parts(
+            authenticator: authenticator,
+            sessions: Sessions(
+                authenticator: authenticator, accounts: accounts, store: sessionStore, issuer: issuer,
+                clock: resources.clock),
+            issuer: issuer,
+            manager: AccountManager(
+                accounts: accounts, sessions: sessionStore, authenticator: authenticator, issuer: issuer,
+                publisher: publisher, clock: resources.clock),
+            devices: DeviceStore(client: resources.postgres, logger: resources.logger, clock: resources.clock),
+            recovery: recovery)
+        switch (environment.string(adminUsername), environment.string(adminPassword)) {
+        case (let username?, let password?):
+            try await AdminAccount.ensure(
+                username: username, password: password, authenticator: authenticator, logger: resources.logger)
+        case (nil, nil):
+            break
+        default:
+            throw ServiceError(.invalidArgument, "set both ADMIN_USERNAME and ADMIN_PASSWORD, or neither")
+        }
+        register(parts, on: &router)
+        return [publisher.service]
     }
 
     /// Registers the service's operations.
-    public static func register(
-        _ authenticator: Authenticator, sessions: Sessions, issuer: TokenIssuer, on router: inout OperationRouter
-    ) {
+    public static func register(_ parts: Parts, on router: inout OperationRouter) {
+        let (authenticator, sessions, manager, devices, recovery) = (
+            parts.authenticator, parts.sessions, parts.manager, parts.devices, parts.recovery
+        )
         router.register(Auth.Register.self) { request, _ in try await authenticator.register(request) }
         router.register(Auth.VerifyPassword.self) { request, _ in try await authenticator.verify(request) }
         router.register(Auth.Login.self) { request, _ in try await sessions.login(request) }
         router.register(Auth.Refresh.self) { request, _ in try await sessions.refresh(request) }
         router.register(Auth.Logout.self) { request, _ in try await sessions.logout(request) }
-        router.register(Auth.JWKS.self) { _, _ in issuer.jwks() }
-        router.register(Auth.GetProfile.self) { _, context in
-            let actor = try context.requireActor()
-            guard let id = UUID(uuidString: actor.userId), let profile = try await sessions.accounts.profile(id: id)
-            else {
-                throw ServiceError(.notFound, "the account no longer exists")
-            }
-            return profile
+        router.register(Auth.JWKS.self) { [issuer = parts.issuer] _, _ in issuer.jwks() }
+
+        router.register(Auth.GetProfile.self) { _, context in try await manager.profile(try context.userId()) }
+        router.register(Auth.UpdateProfile.self) { changes, context in
+            try await manager.updateProfile(try context.userId(), changes)
         }
+        router.register(Auth.ChangePassword.self) { request, context in
+            try await manager.changePassword(try context.userId(), request)
+        }
+        router.register(Auth.DeleteAccount.self) { _, context in
+            try await manager.delete(try context.userId(), requestId: context.metadata.requestId)
+            return Empty()
+        }
+        router.register(Auth.GrantRoles.self) { request, context in
+            try await manager.grantRoles(request, by: try context.requireRole(Auth.Role.admin))
+        }
+
+        router.register(Auth.RegisterDevice.self) { request, context in
+            try await devices.register(request, userId: try context.userId())
+        }
+        router.register(Auth.RemoveDevice.self) { request, context in
+            try await devices.remove(request.deviceId, userId: try context.userId())
+            return Empty()
+        }
+        router.register(Auth.ListDevices.self) { request, context in
+            let owner: UUID
+            if let asked = request.userId {
+                // Another account's devices: for services (no actor) and admins only.
+                if context.metadata.actor != nil { _ = try context.requireRole(Auth.Role.admin) }
+                guard let id = UUID(uuidString: asked) else {
+                    throw ServiceError.invalidArgument("userId must be a UUID", field: "userId")
+                }
+                owner = id
+            } else {
+                owner = try context.userId()
+            }
+            return Auth.Devices(devices: try await devices.devices(of: owner))
+        }
+        router.register(Auth.ForgetDeviceToken.self) { request, context in
+            guard context.metadata.actor == nil else {
+                throw ServiceError(.permissionDenied, "forget_device_token is for the notify service")
+            }
+            return .init(removed: try await devices.forget(token: request.token))
+        }
+
+        router.register(Auth.RequestPasswordReset.self) { request, context in
+            try await recovery.requestReset(request, requestId: context.metadata.requestId)
+            return Empty()
+        }
+        router.register(Auth.ConfirmPasswordReset.self) { request, _ in
+            try await recovery.confirmReset(request)
+            return Empty()
+        }
+        router.register(Auth.RequestUsernameReminder.self) { request, context in
+            try await recovery.requestReminder(request, requestId: context.metadata.requestId)
+            return Empty()
+        }
+    }
+}
+
+extension OperationContext {
+    /// The caller's user id; `unauthenticated` without a caller.
+    func userId() throws(ServiceError) -> UUID {
+        let actor = try requireActor()
+        guard let id = UUID(uuidString: actor.userId) else {
+            throw ServiceError(.unauthenticated, "the access token names no valid user id")
+        }
+        return id
     }
 }

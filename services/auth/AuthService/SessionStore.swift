@@ -92,6 +92,13 @@ public struct SessionStore: Sendable {
             """, logger: logger)
     }
 
+    /// Revokes every session of `userId` (a new password, a reset), inside the caller's transaction.
+    public func revokeAll(userId: UUID, now: Date, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            "UPDATE auth.refresh_tokens SET revoked_at = \(now) WHERE user_id = \(userId) AND revoked_at IS NULL",
+            logger: logger)
+    }
+
     /// 256 random bits, base64url.
     static func newToken() -> String {
         var bytes = [UInt8](repeating: 0, count: 32)

@@ -61,15 +61,124 @@ extension Components.Schemas.Session {
 
 extension GatewayAPI {
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
+        let profile = try await callAsCaller(Auth.GetProfile.self, Empty())
+        return .ok(.init(body: .json(.init(profile))))
+    }
+}
+
+/// `/v1/me/...`: the caller's own account.
+extension GatewayAPI {
+    /// Calls `auth` on behalf of the signed-in caller (401 before any bus call without one).
+    func callAsCaller<Operation: ServiceOperation>(_ operation: Operation.Type, _ request: Operation.Request)
+        async throws -> Operation.Reply
+    {
         let scope = try self.scope
         _ = try scope.requireActor()
+        return try await bus.call(operation, request, metadata: scope.metadata(deadline: settings.requestTimeout))
+    }
+
+    func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let profile = try await callAsCaller(
+            Auth.UpdateProfile.self, .init(email: body.email, phone: body.phone, displayName: body.displayName))
+        return .ok(.init(body: .json(.init(profile))))
+    }
+
+    func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output {
+        _ = try await callAsCaller(Auth.DeleteAccount.self, Empty())
+        return .noContent(.init())
+    }
+
+    func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let session = try await callAsCaller(
+            Auth.ChangePassword.self, .init(currentPassword: body.currentPassword, newPassword: body.newPassword))
+        return .ok(.init(body: .json(.init(session))))
+    }
+
+    func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
+        let reply = try await callAsCaller(Auth.ListDevices.self, .init())
+        return .ok(.init(body: .json(.init(devices: reply.devices.map(Components.Schemas.Device.init)))))
+    }
+
+    func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await callAsCaller(
+            Auth.RegisterDevice.self,
+            .init(token: body.token, platform: body.platform.rawValue, osVersion: body.osVersion, app: body.app))
+        let device = Components.Schemas.Device(reply.device)
+        return reply.created ? .created(.init(body: .json(device))) : .ok(.init(body: .json(device)))
+    }
+
+    func removeDevice(_ input: Operations.RemoveDevice.Input) async throws -> Operations.RemoveDevice.Output {
+        _ = try await callAsCaller(Auth.RemoveDevice.self, .init(deviceId: input.path.deviceId))
+        return .noContent(.init())
+    }
+
+    func grantRoles(_ input: Operations.GrantRoles.Input) async throws -> Operations.GrantRoles.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let scope = try self.scope
+        guard try scope.requireActor().has(Auth.Role.admin) else {
+            throw ServiceError(.permissionDenied, "granting roles needs the 'admin' role")
+        }
         let profile = try await bus.call(
-            Auth.GetProfile.self, Empty(), metadata: scope.metadata(deadline: settings.requestTimeout))
-        return .ok(
+            Auth.GrantRoles.self,
             .init(
-                body: .json(
-                    .init(
-                        userId: profile.userId, username: profile.username, email: profile.email, phone: profile.phone,
-                        displayName: profile.displayName, roles: profile.roles))))
+                userId: input.path.userId, grant: (body.grant ?? []).map(\.rawValue),
+                revoke: (body.revoke ?? []).map(\.rawValue)),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .ok(.init(body: .json(.init(profile))))
+    }
+}
+
+/// Recovery by e-mail: the same 202 whatever happened.
+extension GatewayAPI {
+    static let accepted = Components.Schemas.Accepted(
+        status: .accepted, message: "If an account matches, an e-mail is on its way.")
+
+    func requestPasswordReset(_ input: Operations.RequestPasswordReset.Input) async throws
+        -> Operations.RequestPasswordReset.Output
+    {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        _ = try await bus.call(
+            Auth.RequestPasswordReset.self, .init(username: body.username, email: body.email),
+            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        return .accepted(.init(body: .json(Self.accepted)))
+    }
+
+    func confirmPasswordReset(_ input: Operations.ConfirmPasswordReset.Input) async throws
+        -> Operations.ConfirmPasswordReset.Output
+    {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        _ = try await bus.call(
+            Auth.ConfirmPasswordReset.self, .init(token: body.token, newPassword: body.newPassword),
+            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        return .noContent(.init())
+    }
+
+    func requestUsernameReminder(_ input: Operations.RequestUsernameReminder.Input) async throws
+        -> Operations.RequestUsernameReminder.Output
+    {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        _ = try await bus.call(
+            Auth.RequestUsernameReminder.self, .init(email: body.email),
+            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        return .accepted(.init(body: .json(Self.accepted)))
+    }
+}
+
+extension Components.Schemas.Profile {
+    init(_ profile: Auth.Profile) {
+        self.init(
+            userId: profile.userId, username: profile.username, email: profile.email, phone: profile.phone,
+            displayName: profile.displayName, roles: profile.roles)
+    }
+}
+
+extension Components.Schemas.Device {
+    init(_ device: Auth.Device) {
+        self.init(
+            deviceId: device.deviceId, token: device.token, platform: device.platform, osVersion: device.osVersion,
+            app: device.app)
     }
 }

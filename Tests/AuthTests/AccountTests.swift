@@ -1,0 +1,407 @@
+import AuthService
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import Store
+import Testing
+import ZeroMQ
+
+/// Profile, password change, roles, devices, deletion and recovery by e-mail, against a real
+/// PostgreSQL; events are read back from the event log, as notify reads them.
+@Suite("auth: account management against PostgreSQL")
+struct AccountTests {
+    struct World: Sendable {
+        let parts: AuthService.Parts
+        let clock: ManualClock
+        let log: EventLog
+        let accounts: AccountStore
+        let client: PostgresClient
+
+        /// A new account; its id and username.
+        func signUp(_ prefix: String = "a", email: String? = nil) async throws -> (UUID, String) {
+            let name = "\(prefix)-\(UUID().uuidString.prefix(8))@example.org"
+            let reply = try await parts.authenticator.register(
+                .init(username: name, password: "Lund2026x", email: email))
+            return (try #require(UUID(uuidString: reply.userId)), name.lowercased())
+        }
+
+        /// The events of `topic` caused by `requestId` (the log only shows finished transactions,
+        /// so this waits a little for them).
+        func events<Payload: Decodable>(_ topic: String, requestId: String, as type: Payload.Type) async throws
+            -> [Payload]
+        {
+            for _ in 0..<50 {
+                var found: [Payload] = []
+                var cursor = EventCursor.start
+                while true {
+                    let page = try await log.fetch(after: cursor, topics: [topic], limit: 500)
+                    for event in page where event.requestId == requestId {
+                        found.append(try Wire.makeDecoder().decode(Payload.self, from: event.payload))
+                    }
+                    guard let last = page.last else { break }
+                    cursor = last.cursor
+                }
+                if !found.isEmpty { return found }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return []
+        }
+    }
+
+    func withWorld(_ body: @Sendable (World) async throws -> Void) async throws {
+        let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? DatabaseSettings.defaultURL
+        let client = PostgresClient(configuration: try DatabaseSettings(url: url).clientConfiguration())
+        let context = Context()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let logger = AuthenticatorTests.logger
+            let clock = ManualClock(Date())
+            let log = EventLog(client: client, clock: clock, logger: logger)
+            try await log.migrate()
+            try await Migrator(client: client, schema: "auth", logger: logger).migrate(AuthService.migrations())
+            let policy = try PasswordPolicy.shipped()
+            let hasher = PasswordHasher(parameters: AuthenticatorTests.cheap, threads: 2)
+            let accounts = AccountStore(client: client, logger: logger)
+            let authenticator = try await Authenticator.make(
+                store: accounts, hasher: hasher, policy: policy, lockout: LockoutPolicy(), clock: clock)
+            let store = SessionStore(client: client, logger: logger)
+            let key = try await store.signingKey(now: clock.now())
+            let issuer = try await TokenIssuer.make(kid: key.kid, privateKey: key.privateKey, clock: clock)
+            // Announcements go nowhere here (the pump is not running); the log is what counts.
+            let publisher = EventPublisher(log: log, producer: .auth, context: context, endpoint: "tcp://127.0.0.1:1")
+            let parts = AuthService.Parts(
+                authenticator: authenticator,
+                sessions: Sessions(
+                    authenticator: authenticator, accounts: accounts, store: store, issuer: issuer, clock: clock),
+                issuer: issuer,
+                manager: AccountManager(
+                    accounts: accounts, sessions: store, authenticator: authenticator, issuer: issuer,
+                    publisher: publisher, clock: clock),
+                devices: DeviceStore(client: client, logger: logger, clock: clock),
+                recovery: Recovery(
+                    accounts: accounts, sessions: store, policy: policy, hasher: hasher, publisher: publisher,
+                    clock: clock))
+            try await body(World(parts: parts, clock: clock, log: log, accounts: accounts, client: client))
+            group.cancelAll()
+        }
+    }
+
+    func code(_ work: () async throws -> Void) async -> ErrorCode? {
+        do {
+            try await work()
+            return nil
+        } catch let error as ServiceError {
+            return error.code
+        } catch {
+            return .internal
+        }
+    }
+
+    @Test("profile: e-mail, E.164 phone and display name change; empty clears; bad values name the field")
+    func profile() async throws {
+        try await withWorld { world in
+            let (id, name) = try await world.signUp()
+            let manager = world.parts.manager
+            #expect(try await manager.profile(id).email == name, "an e-mail username is the e-mail on file")
+            let changed = try await manager.updateProfile(
+                id, .init(email: " New@Example.ORG ", phone: "+46701234567", displayName: "Ann Lund"))
+            #expect(changed.email == "new@example.org")
+            #expect(changed.phone == "+46701234567")
+            #expect(changed.displayName == "Ann Lund")
+            let partial = try await manager.updateProfile(id, .init(displayName: ""))
+            #expect(partial.displayName == nil, "an empty string clears")
+            #expect(partial.phone == "+46701234567", "fields left out stay")
+            for (changes, field) in [
+                (Auth.ProfileChanges(email: "not an address"), "email"),
+                (Auth.ProfileChanges(phone: "0701234567"), "phone"),
+                (Auth.ProfileChanges(displayName: String(repeating: "x", count: 101)), "displayName"),
+            ] {
+                do {
+                    _ = try await manager.updateProfile(id, changes)
+                    Issue.record("\(field) should have been refused")
+                } catch let error as ServiceError {
+                    #expect(error.code == .invalidArgument)
+                    #expect(error.details?["field"] == .string(field))
+                }
+            }
+        }
+    }
+
+    @Test("change password: the current one is checked, the rules apply, every other session ends")
+    func changePassword() async throws {
+        try await withWorld { world in
+            let (id, name) = try await world.signUp()
+            let sessions = world.parts.sessions
+            let old = try await sessions.login(.init(username: name, password: "Lund2026x"))
+            let manager = world.parts.manager
+            #expect(
+                await code {
+                    _ = try await manager.changePassword(
+                        id, .init(currentPassword: "Wrong2026x", newPassword: "Malmo2027y"))
+                } == .unauthenticated)
+            #expect(
+                await code {
+                    _ = try await manager.changePassword(id, .init(currentPassword: "Lund2026x", newPassword: "short"))
+                } == .invalidArgument)
+            let fresh = try await manager.changePassword(
+                id, .init(currentPassword: "Lund2026x", newPassword: "Malmo2027y"))
+            #expect(
+                await code { _ = try await sessions.refresh(.init(refreshToken: old.refreshToken)) } == .unauthenticated
+            )
+            _ = try await sessions.refresh(.init(refreshToken: fresh.refreshToken))
+            #expect(
+                await code { _ = try await sessions.login(.init(username: name, password: "Lund2026x")) }
+                    == .unauthenticated)
+            _ = try await sessions.login(.init(username: name, password: "Malmo2027y"))
+        }
+    }
+
+    @Test("roles: an admin grants and revokes; unknown roles, revoking user or one's own admin are refused")
+    func roles() async throws {
+        try await withWorld { world in
+            let (adminId, _) = try await world.signUp("admin")
+            let (userId, name) = try await world.signUp("printer")
+            let admin = Actor(userId: adminId.uuidString.lowercased(), roles: ["user", "admin"])
+            let manager = world.parts.manager
+            let granted = try await manager.grantRoles(
+                .init(userId: userId.uuidString, grant: ["printer", "rewards_manager"]), by: admin)
+            #expect(granted.roles == ["user", "rewards_manager", "printer"])
+            let revoked = try await manager.grantRoles(
+                .init(userId: userId.uuidString, revoke: ["rewards_manager"]), by: admin)
+            #expect(revoked.roles == ["user", "printer"])
+            let session = try await world.parts.sessions.login(.init(username: name, password: "Lund2026x"))
+            #expect(try await world.parts.issuer.verify(session.accessToken).roles == ["user", "printer"])
+
+            #expect(
+                await code {
+                    _ = try await manager.grantRoles(.init(userId: userId.uuidString, grant: ["root"]), by: admin)
+                }
+                    == .invalidArgument)
+            #expect(
+                await code {
+                    _ = try await manager.grantRoles(.init(userId: userId.uuidString, revoke: ["user"]), by: admin)
+                }
+                    == .invalidArgument)
+            #expect(
+                await code {
+                    _ = try await manager.grantRoles(.init(userId: adminId.uuidString, revoke: ["admin"]), by: admin)
+                } == .failedPrecondition)
+            #expect(
+                await code {
+                    _ = try await manager.grantRoles(.init(userId: UUID().uuidString, grant: ["printer"]), by: admin)
+                }
+                    == .notFound)
+        }
+    }
+
+    @Test("ADMIN_USERNAME/ADMIN_PASSWORD: created with the admin role, then updated; weak passwords refused")
+    func adminAccount() async throws {
+        try await withWorld { world in
+            let name = "root-\(UUID().uuidString.prefix(8))"
+            let authenticator = world.parts.authenticator
+            let id = try await AdminAccount.ensure(
+                username: name, password: "Admin2026x", authenticator: authenticator, logger: AuthenticatorTests.logger)
+            #expect(try await world.parts.manager.profile(id).roles == ["user", "admin"])
+            let again = try await AdminAccount.ensure(
+                username: name.uppercased(), password: "Admin2027y", authenticator: authenticator,
+                logger: AuthenticatorTests.logger)
+            #expect(again == id, "the same account, updated")
+            _ = try await world.parts.sessions.login(.init(username: name, password: "Admin2027y"))
+            #expect(
+                await code {
+                    try await AdminAccount.ensure(
+                        username: name, password: "password", authenticator: authenticator,
+                        logger: AuthenticatorTests.logger)
+                } == .invalidArgument)
+
+            // An existing account named by ADMIN_USERNAME becomes admin.
+            let (userId, userName) = try await world.signUp("made-admin")
+            try await AdminAccount.ensure(
+                username: userName, password: "Lund2026x", authenticator: authenticator,
+                logger: AuthenticatorTests.logger)
+            #expect(try await world.parts.manager.profile(userId).roles == ["user", "admin"])
+        }
+    }
+
+    @Test("devices: register, re-register updates, list, remove; another account's device is not found")
+    func devices() async throws {
+        try await withWorld { world in
+            let (id, _) = try await world.signUp()
+            let (other, _) = try await world.signUp()
+            let devices = world.parts.devices
+            let token = "apns-\(UUID().uuidString)"
+            let first = try await devices.register(
+                .init(token: token, platform: "ios", osVersion: "17.4", app: "TapWater"), userId: id)
+            #expect(first.created)
+            #expect(first.device.app == "tapwater")
+            let second = try await devices.register(.init(token: token, platform: "ios", osVersion: "17.5"), userId: id)
+            #expect(!second.created)
+            #expect(second.device.deviceId == first.device.deviceId)
+            #expect(try await devices.devices(of: id).map(\.osVersion) == ["17.5"])
+            #expect(
+                await code {
+                    _ = try await devices.register(.init(token: "t", platform: "symbian", osVersion: "9"), userId: id)
+                }
+                    == .invalidArgument)
+            #expect(
+                await code {
+                    _ = try await devices.register(.init(token: "a b", platform: "ios", osVersion: "9"), userId: id)
+                }
+                    == .invalidArgument)
+            #expect(await code { try await devices.remove(first.device.deviceId, userId: other) } == .notFound)
+            try await devices.remove(first.device.deviceId, userId: id)
+            #expect(try await devices.devices(of: id).isEmpty)
+
+            let fcm = "fcm-\(UUID().uuidString)"
+            _ = try await devices.register(.init(token: fcm, platform: "android", osVersion: "14"), userId: id)
+            #expect(try await devices.forget(token: fcm) == 1, "a token the provider refused")
+            #expect(try await devices.devices(of: id).isEmpty)
+        }
+    }
+
+    @Test("deleting an account removes its sessions and devices and tells the other services")
+    func deleteAccount() async throws {
+        try await withWorld { world in
+            let (id, name) = try await world.signUp()
+            let session = try await world.parts.sessions.login(.init(username: name, password: "Lund2026x"))
+            _ = try await world.parts.devices.register(
+                .init(token: "del-\(UUID().uuidString)", platform: "android", osVersion: "14"), userId: id)
+            let requestId = "delete-\(UUID().uuidString)"
+            try await world.parts.manager.delete(id, requestId: requestId)
+            #expect(try await world.accounts.account(id: id) == nil)
+            #expect(try await world.parts.devices.devices(of: id).isEmpty)
+            #expect(
+                await code { _ = try await world.parts.sessions.refresh(.init(refreshToken: session.refreshToken)) }
+                    == .unauthenticated)
+            let events = try await world.events(
+                Auth.AccountDeleted.topic, requestId: requestId, as: Auth.AccountDeleted.self)
+            #expect(events == [.init(userId: id.uuidString.lowercased())])
+            #expect(await code { try await world.parts.manager.delete(id, requestId: requestId) } == .notFound)
+        }
+    }
+
+    @Test("reset: a 256-bit token by e-mail event, single use, 30 minutes; signs out sessions and lifts a hold")
+    func passwordReset() async throws {
+        try await withWorld { world in
+            let (id, name) = try await world.signUp("reset")
+            let recovery = world.parts.recovery
+            let sessions = world.parts.sessions
+            let before = try await sessions.login(.init(username: name, password: "Lund2026x"))
+            for _ in 0..<5 {
+                _ = try? await sessions.login(.init(username: name, password: "Wrong2026x"))
+            }
+            #expect(
+                await code { _ = try await sessions.login(.init(username: name, password: "Lund2026x")) } == .locked)
+
+            let requestId = "reset-\(UUID().uuidString)"
+            try await recovery.requestReset(.init(username: name.uppercased()), requestId: requestId)
+            let mails = try await world.events(
+                Auth.PasswordResetRequested.topic, requestId: requestId, as: Auth.PasswordResetRequested.self)
+            let mail = try #require(mails.first)
+            #expect(mails.count == 1)
+            #expect(mail.email == name)
+            #expect(mail.userId == id.uuidString.lowercased())
+            #expect(mail.token.count >= 43, "at least 256 bits, base64url")
+            #expect(mail.expiresAt == Int64((world.clock.now().timeIntervalSince1970 + 1800) * 1000))
+
+            #expect(
+                await code { try await recovery.confirmReset(.init(token: mail.token, newPassword: "weak")) }
+                    == .invalidArgument, "the rules apply, and the token is not spent by a refusal")
+            #expect(
+                await code { try await recovery.confirmReset(.init(token: "made-up", newPassword: "Malmo2027y")) }
+                    == .invalidArgument)
+            try await recovery.confirmReset(.init(token: mail.token, newPassword: "Malmo2027y"))
+            #expect(
+                await code { try await recovery.confirmReset(.init(token: mail.token, newPassword: "Malmo2028z")) }
+                    == .invalidArgument, "single use")
+            #expect(
+                await code { _ = try await sessions.refresh(.init(refreshToken: before.refreshToken)) }
+                    == .unauthenticated, "every session ends")
+            _ = try await sessions.login(.init(username: name, password: "Malmo2027y"))
+        }
+    }
+
+    @Test("reset: by e-mail too; unknown names send nothing; a token expires after 30:00")
+    func resetExpiryAndUnknown() async throws {
+        try await withWorld { world in
+            let (_, name) = try await world.signUp("expiry")
+            let recovery = world.parts.recovery
+            let unknown = "unknown-\(UUID().uuidString)"
+            try await recovery.requestReset(
+                .init(username: "nobody-\(UUID().uuidString.prefix(8))"), requestId: unknown)
+            try await recovery.requestReset(
+                .init(email: "nobody-\(UUID().uuidString.prefix(8))@example.org"), requestId: unknown)
+            #expect(
+                try await world.events(
+                    Auth.PasswordResetRequested.topic, requestId: unknown, as: Auth.PasswordResetRequested.self
+                )
+                .isEmpty)
+            #expect(
+                await code { try await recovery.requestReset(.init(), requestId: unknown) } == .invalidArgument,
+                "neither username nor email")
+
+            let requestId = "expiry-\(UUID().uuidString)"
+            try await recovery.requestReset(.init(email: name.uppercased()), requestId: requestId)
+            let mail = try #require(
+                try await world.events(
+                    Auth.PasswordResetRequested.topic, requestId: requestId, as: Auth.PasswordResetRequested.self
+                ).first)
+            world.clock.advance(by: 30 * 60)
+            #expect(
+                await code { try await recovery.confirmReset(.init(token: mail.token, newPassword: "Malmo2027y")) }
+                    == .invalidArgument, "expired at 30:00")
+        }
+    }
+
+    @Test("reset mails are limited per account and hour; the answer stays the same")
+    func resetLimit() async throws {
+        try await withWorld { world in
+            let (_, name) = try await world.signUp("limit")
+            let requestId = "limit-\(UUID().uuidString)"
+            for _ in 0..<7 { try await world.parts.recovery.requestReset(.init(username: name), requestId: requestId) }
+            let mails = try await world.events(
+                Auth.PasswordResetRequested.topic, requestId: requestId, as: Auth.PasswordResetRequested.self)
+            #expect(mails.count == 5)
+            world.clock.advance(by: 3601)
+            let later = "limit-later-\(UUID().uuidString)"
+            try await world.parts.recovery.requestReset(.init(username: name), requestId: later)
+            #expect(
+                try await world.events(
+                    Auth.PasswordResetRequested.topic, requestId: later, as: Auth.PasswordResetRequested.self
+                )
+                .count == 1)
+        }
+    }
+
+    @Test("username reminder: every username registered with the address, by event; nothing for unknown ones")
+    func reminder() async throws {
+        try await withWorld { world in
+            let email = "shared-\(UUID().uuidString.prefix(8))@example.org".lowercased()
+            let first = "first-\(UUID().uuidString.prefix(6))".lowercased()
+            let second = "second-\(UUID().uuidString.prefix(6))".lowercased()
+            for name in [first, second] {
+                _ = try await world.parts.authenticator.register(
+                    .init(username: name, password: "Lund2026x", email: email))
+            }
+            let requestId = "reminder-\(UUID().uuidString)"
+            try await world.parts.recovery.requestReminder(.init(email: email.uppercased()), requestId: requestId)
+            let mails = try await world.events(
+                Auth.UsernameReminderRequested.topic, requestId: requestId, as: Auth.UsernameReminderRequested.self)
+            #expect(mails == [.init(email: email, usernames: [first, second].sorted())])
+
+            let unknown = "reminder-unknown-\(UUID().uuidString)"
+            try await world.parts.recovery.requestReminder(
+                .init(email: "nobody-\(UUID().uuidString.prefix(8))@example.org"), requestId: unknown)
+            #expect(
+                try await world.events(
+                    Auth.UsernameReminderRequested.topic, requestId: unknown, as: Auth.UsernameReminderRequested.self
+                ).isEmpty)
+            #expect(
+                await code { try await world.parts.recovery.requestReminder(.init(email: "nope"), requestId: unknown) }
+                    == .invalidArgument)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+
+/// Push targets of accounts (TapWater's devices table), in `auth.devices`.
+public struct DeviceStore: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    let clock: any WallClock
+
+    public init(client: PostgresClient, logger: Logger, clock: any WallClock) {
+        self.client = client
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// Registers `request.token` for `userId`, or updates it when the token is known (it moves to
+    /// `userId` if another account had it: a push token belongs to one install).
+    public func register(_ request: Auth.RegisterDevice.Request, userId: UUID) async throws
+        -> Auth.RegisterDevice.Reply
+    {
+        let token = request.token.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...4096).contains(token.utf8.count), !token.contains(where: \.isWhitespace) else {
+            throw ServiceError.invalidArgument("token must be 1-4096 characters without spaces", field: "token")
+        }
+        let platform = request.platform.lowercased()
+        guard Auth.platforms.contains(platform) else {
+            throw ServiceError.invalidArgument(
+                "platform must be one of \(Auth.platforms.joined(separator: ", "))", field: "platform")
+        }
+        let osVersion = request.osVersion.trimmingCharacters(in: .whitespaces)
+        guard (1...64).contains(osVersion.count) else {
+            throw ServiceError.invalidArgument("osVersion must be 1-64 characters, e.g. 17.4", field: "osVersion")
+        }
+        let app = request.app?.trimmingCharacters(in: .whitespaces).lowercased()
+        if let app, !(1...64).contains(app.count) {
+            throw ServiceError.invalidArgument("app must be 1-64 characters, e.g. tapwater", field: "app")
+        }
+        let now = clock.now()
+        let rows = try await client.query(
+            """
+            INSERT INTO auth.devices (id, user_id, token, platform, os_version, app, created_at, updated_at)
+            VALUES (\(UUID()), \(userId), \(token), \(platform), \(osVersion), \(app), \(now), \(now))
+            ON CONFLICT (token) DO UPDATE SET user_id = EXCLUDED.user_id, platform = EXCLUDED.platform,
+                os_version = EXCLUDED.os_version, app = EXCLUDED.app, updated_at = EXCLUDED.updated_at
+            RETURNING id, (xmax = 0) AS inserted
+            """, logger: logger)
+        for try await (id, inserted) in rows.decode((UUID, Bool).self) {
+            let device = Auth.Device(
+                deviceId: id.uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: token,
+                platform: platform, osVersion: osVersion, app: app)
+            return .init(device: device, created: inserted)
+        }
+        throw ServiceError(.internal, "registering a device returned no row")
+    }
+
+    /// Removes device `id` of `userId`; `not_found` when the account has no such device.
+    public func remove(_ id: String, userId: UUID) async throws {
+        guard let deviceId = UUID(uuidString: id) else {
+            throw ServiceError.invalidArgument("deviceId must be a UUID", field: "deviceId")
+        }
+        let rows = try await client.query(
+            "DELETE FROM auth.devices WHERE id = \(deviceId) AND user_id = \(userId) RETURNING id", logger: logger)
+        guard try await rows.collect().count == 1 else {
+            throw ServiceError(.notFound, "no device \(id) on this account")
+        }
+    }
+
+    /// The devices of `userId`, oldest first.
+    public func devices(of userId: UUID) async throws -> [Auth.Device] {
+        let rows = try await client.query(
+            """
+            SELECT id, token, platform, os_version, app FROM auth.devices WHERE user_id = \(userId)
+            ORDER BY created_at, id
+            """, logger: logger)
+        var devices: [Auth.Device] = []
+        for try await (id, token, platform, osVersion, app) in rows.decode((UUID, String, String, String, String?).self)
+        {
+            devices.append(
+                .init(
+                    deviceId: id.uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: token,
+                    platform: platform, osVersion: osVersion, app: app))
+        }
+        return devices
+    }
+
+    /// Removes a token a push provider refused; how many rows went (0 or 1).
+    public func forget(token: String) async throws -> Int {
+        let rows = try await client.query(
+            "DELETE FROM auth.devices WHERE token = \(token) RETURNING id", logger: logger)
+        return try await rows.collect().count
+    }
+}

@@ -1,0 +1,280 @@
+/// Account management operations of the `auth` service: profile, password, roles, devices,
+/// and recovery by e-mail.
+extension Auth {
+    /// The roles an account can hold.
+    public enum Role {
+        /// Every account.
+        public static let user = "user"
+        /// NavUP maintenance; holds every other role too.
+        public static let admin = "admin"
+        /// NavUP third-party rewards.
+        public static let rewardsManager = "rewards_manager"
+        /// PostcardBuddy's printer of postcards.
+        public static let printer = "printer"
+        /// All of them, in this order.
+        public static let all = [user, admin, rewardsManager, printer]
+    }
+
+    /// Changes to a profile: a field left out stays as it is; an empty string clears it.
+    public struct ProfileChanges: Codable, Sendable, Equatable {
+        public var email: String?
+        public var phone: String?
+        public var displayName: String?
+        public init(email: String? = nil, phone: String? = nil, displayName: String? = nil) {
+            self.email = email
+            self.phone = phone
+            self.displayName = displayName
+        }
+    }
+
+    /// `update_profile`: the caller changes their own e-mail, phone or display name.
+    public enum UpdateProfile: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "update_profile"
+        public typealias Request = ProfileChanges
+        public typealias Reply = Profile
+    }
+
+    /// `delete_account`: the caller deletes their own account; sessions and devices go with it.
+    public enum DeleteAccount: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "delete_account"
+        public typealias Request = Empty
+        public typealias Reply = Empty
+    }
+
+    /// `change_password`: the current password (lockout rules apply) for a new one; every earlier
+    /// session is signed out and a new one returned.
+    public enum ChangePassword: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "change_password"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var currentPassword: String
+            public var newPassword: String
+            public init(currentPassword: String, newPassword: String) {
+                self.currentPassword = currentPassword
+                self.newPassword = newPassword
+            }
+        }
+
+        public typealias Reply = Session
+    }
+
+    /// `grant_roles` (admin only): adds and removes roles of an account.
+    public enum GrantRoles: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "grant_roles"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var userId: String
+            public var grant: [String]
+            public var revoke: [String]
+            public init(userId: String, grant: [String] = [], revoke: [String] = []) {
+                self.userId = userId
+                self.grant = grant
+                self.revoke = revoke
+            }
+        }
+
+        public typealias Reply = Profile
+    }
+}
+
+extension Auth {
+    /// A phone, tablet or browser that receives push notifications.
+    public struct Device: Codable, Sendable, Equatable {
+        public var deviceId: String
+        public var userId: String
+        /// The push token from APNs (`ios`) or FCM (`android`, `web`).
+        public var token: String
+        /// `ios`, `android` or `web`.
+        public var platform: String
+        public var osVersion: String
+        /// Which app registered it, e.g. `tapwater`.
+        public var app: String?
+        public init(
+            deviceId: String, userId: String, token: String, platform: String, osVersion: String, app: String?
+        ) {
+            self.deviceId = deviceId
+            self.userId = userId
+            self.token = token
+            self.platform = platform
+            self.osVersion = osVersion
+            self.app = app
+        }
+    }
+
+    /// The platforms a device can have.
+    public static let platforms = ["ios", "android", "web"]
+
+    /// `register_device`: the caller's device token; registering a known token again updates it.
+    public enum RegisterDevice: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "register_device"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var token: String
+            public var platform: String
+            public var osVersion: String
+            public var app: String?
+            public init(token: String, platform: String, osVersion: String, app: String? = nil) {
+                self.token = token
+                self.platform = platform
+                self.osVersion = osVersion
+                self.app = app
+            }
+        }
+
+        public struct Reply: Codable, Sendable, Equatable {
+            public var device: Device
+            /// Whether the token was new (HTTP 201) rather than updated (200).
+            public var created: Bool
+            public init(device: Device, created: Bool) {
+                self.device = device
+                self.created = created
+            }
+        }
+    }
+
+    /// `remove_device`: the caller removes one of their devices.
+    public enum RemoveDevice: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "remove_device"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var deviceId: String
+            public init(deviceId: String) { self.deviceId = deviceId }
+        }
+
+        public typealias Reply = Empty
+    }
+
+    /// The devices of one account.
+    public struct Devices: Codable, Sendable, Equatable {
+        public var devices: [Device]
+        public init(devices: [Device]) { self.devices = devices }
+    }
+
+    /// `list_devices`: the caller's own devices, or (for a service calling without an actor, such
+    /// as notify, or an admin) the devices of `userId`.
+    public enum ListDevices: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "list_devices"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var userId: String?
+            public init(userId: String? = nil) { self.userId = userId }
+        }
+
+        public typealias Reply = Devices
+    }
+
+    /// `forget_device_token`: a push provider said the token is invalid or unregistered (called
+    /// by notify, never by the gateway).
+    public enum ForgetDeviceToken: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "forget_device_token"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var token: String
+            public init(token: String) { self.token = token }
+        }
+
+        public struct Reply: Codable, Sendable, Equatable {
+            public var removed: Int
+            public init(removed: Int) { self.removed = removed }
+        }
+    }
+}
+
+extension Auth {
+    /// `request_password_reset`: by username or e-mail; the answer never says whether an account
+    /// matched. A match gets a reset token by e-mail (event ``PasswordResetRequested``).
+    public enum RequestPasswordReset: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "request_password_reset"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var username: String?
+            public var email: String?
+            public init(username: String? = nil, email: String? = nil) {
+                self.username = username
+                self.email = email
+            }
+        }
+
+        public typealias Reply = Empty
+    }
+
+    /// `confirm_password_reset`: a reset token and a new password; signs out every session and
+    /// lifts a login hold.
+    public enum ConfirmPasswordReset: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "confirm_password_reset"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var token: String
+            public var newPassword: String
+            public init(token: String, newPassword: String) {
+                self.token = token
+                self.newPassword = newPassword
+            }
+        }
+
+        public typealias Reply = Empty
+    }
+
+    /// `request_username_reminder`: mails the usernames registered with an e-mail address, if any
+    /// (event ``UsernameReminderRequested``); the answer never says whether there were any.
+    public enum RequestUsernameReminder: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "request_username_reminder"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var email: String
+            public init(email: String) { self.email = email }
+        }
+
+        public typealias Reply = Empty
+    }
+}
+
+extension Auth {
+    /// Event `auth.password_reset_requested`: mail `token` to `email` (critical: ignores
+    /// preferences and quiet hours). The token is single use and expires at `expiresAt`.
+    public struct PasswordResetRequested: Codable, Sendable, Equatable {
+        public static let topic = "auth.password_reset_requested"
+        public var userId: String
+        public var username: String
+        public var email: String
+        public var token: String
+        /// Milliseconds since the Unix epoch.
+        public var expiresAt: Int64
+        public init(userId: String, username: String, email: String, token: String, expiresAt: Int64) {
+            self.userId = userId
+            self.username = username
+            self.email = email
+            self.token = token
+            self.expiresAt = expiresAt
+        }
+    }
+
+    /// Event `auth.username_reminder_requested`: mail the `usernames` registered with `email`.
+    public struct UsernameReminderRequested: Codable, Sendable, Equatable {
+        public static let topic = "auth.username_reminder_requested"
+        public var email: String
+        public var usernames: [String]
+        public init(email: String, usernames: [String]) {
+            self.email = email
+            self.usernames = usernames
+        }
+    }
+
+    /// Event `auth.account_deleted`: other services drop what they keep about `userId`.
+    public struct AccountDeleted: Codable, Sendable, Equatable {
+        public static let topic = "auth.account_deleted"
+        public var userId: String
+        public init(userId: String) { self.userId = userId }
+    }
+}
