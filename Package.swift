@@ -261,7 +261,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SystemTests",
-            dependencies: ["Majordomo", "Contract", "ServiceKit"],
+            dependencies: [
+                "Majordomo", "Contract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Tests/SystemTests",
             swiftSettings: strict
         ),

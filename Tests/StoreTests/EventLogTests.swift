@@ -133,4 +133,31 @@ struct EventLogTests {
             #expect(try await log.fetch(after: .start, topics: [], limit: 100).isEmpty)
         }
     }
+
+    /// Regression: the reader selects `xid::text`, whose output column is also called `xid`, and
+    /// `ORDER BY xid` once sorted by that text ("10" before "9"), so paging skipped events
+    /// whenever transaction ids crossed a power of ten.
+    @Test func transactionIdsAreOrderedAsNumbersNotText() async throws {
+        try await Support.withEventLog { client, log in
+            let schema = log.schema
+            for (xid, n) in [(9, 1), (10, 2), (100, 3)] {
+                let event = Support.event("digits", n)
+                try await client.query(
+                    """
+                    INSERT INTO \(unescaped: schema).log (id, topic, producer, payload, request_id, created_at, xid)
+                    VALUES (\(event.id), 'digits', 'tests', '{}'::jsonb, \(event.requestId), \(event.createdAt),
+                            \(String(xid))::text::xid8)
+                    """, logger: TestDatabase.logger)
+            }
+            var paged: [UInt64] = []
+            var cursor = EventCursor.start
+            while true {
+                let page = try await log.fetch(after: cursor, topics: ["digits"], limit: 1)
+                guard let last = page.last else { break }
+                paged += page.map(\.xid)
+                cursor = last.cursor
+            }
+            #expect(paged == [9, 10, 100])
+        }
+    }
 }

@@ -5,10 +5,10 @@ import Testing
 @Suite("auth over HTTP (real processes)", .serialized)
 struct AuthHTTPTests {
     /// Broker, auth and gateway as processes, ready (or the test fails with their logs).
-    func startAuth() async throws -> SystemHarness {
+    func startAuth(_ extra: [String: String] = [:]) async throws -> SystemHarness {
         let system = try SystemHarness()
         try system.start("broker")
-        try system.start("auth")
+        try system.start("auth", extra: extra)
         try system.start("gateway", extra: ["READINESS_SERVICES": "auth"])
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {

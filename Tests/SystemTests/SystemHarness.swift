@@ -107,6 +107,14 @@ final class SystemHarness: @unchecked Sendable {
         return await offPool { HTTP.request(port: port, method: "POST", path: path, body: json) }
     }
 
+    /// Any method on the gateway, with an optional JSON body and headers.
+    func send(_ method: String, _ path: String, json: String? = nil, headers: [String: String] = [:]) async
+        -> HTTP.Response?
+    {
+        let port = httpPort
+        return await offPool { HTTP.request(port: port, method: method, path: path, body: json, headers: headers) }
+    }
+
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }

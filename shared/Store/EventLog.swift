@@ -91,7 +91,7 @@ public struct EventLog: Sendable {
             WHERE xid < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
               AND (xid, seq) > (\(String(cursor.xid))::text::xid8, \(cursor.seq))
               AND (\(allTopics) OR topic = ANY(\(topics ?? [])))
-            ORDER BY xid, seq
+            ORDER BY log.xid, log.seq
             LIMIT \(limit)
             """,
             logger: logger
