@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test build release bench-broker compose-config clean clean-data
+.PHONY: help up test build release bench-broker bench-auth compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -32,6 +32,9 @@ release: ## release build (swift build -c release)
 
 bench-broker: release ## broker load test with the load generator (release build)
 	"$$(swift build -c release --show-bin-path)/loadgen" broker $(LOADGEN_ARGS)
+
+bench-auth: ## login throughput and p99 vs the hashing bound, token verification (starts the system)
+	@$(SCRIPTS)/bench-system.sh login $(LOADGEN_ARGS)
 
 compose-config: ## validate docker-compose.yml (docker-compose config -q)
 	docker-compose config -q

@@ -36,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
     ],
     targets: [
         // MARK: shared libraries
@@ -203,8 +204,10 @@ let package = Package(
         .target(
             name: "LoadgenKit",
             dependencies: [
-                "Majordomo", "ZeroMQ",
+                "Majordomo", "ZeroMQ", "AccessToken", "AuthService",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             path: "services/loadgen/LoadgenKit",
             swiftSettings: strict

@@ -27,6 +27,12 @@ struct LatencyRecorder {
         count += 1
     }
 
+    /// Adds what `other` recorded.
+    mutating func merge(_ other: LatencyRecorder) {
+        histogram.add(other.histogram)
+        count += other.count
+    }
+
     func result(name: String, seconds: Double) -> RunResult {
         RunResult(
             name: name, count: count, seconds: seconds, p50: histogram.valueAtPercentile(50),

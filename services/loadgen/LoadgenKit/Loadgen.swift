@@ -12,6 +12,10 @@ public enum Loadgen {
                       broker with 1 and 4 workers at 1 and 100 requests in flight, plus plain
                       synchronous worker loops and the async client API (all in process, over
                       loopback TCP)
+          login       logins through a running gateway (--url) with N concurrent clients, next to
+                      the hashing bound (cores / time of one Argon2id verification, measured in
+                      the same run), and the gateway's access-token verification; see
+                      `make bench-auth`, which starts the system for it
 
         Options:
           --seconds N   measured seconds per case (default 3; a quarter of that again is warm-up)
@@ -22,6 +26,8 @@ public enum Loadgen {
                         broker-1w-100, broker-4w-1, broker-4w-100, plain-1w-100, plain-4w-100, plain-credit-4w-100,
                         async-4w-100)
           --json PATH   also write the results as JSON to PATH
+          --url URL     login: the gateway (default http://127.0.0.1:8080)
+          --clients L   login: comma-separated client counts, one row each (default 1,2,4,8,16)
           --help        this text
 
         """
@@ -53,6 +59,18 @@ public enum Loadgen {
                 let results = try await bench.run(only: options["only"]) { print("running: \($0)") }
                 print(Report.table(results, payloadBytes: bench.payloadBytes))
                 if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
+            case "login":
+                let clients = (options["clients"] ?? "1,2,4,8,16").split(separator: ",").compactMap { Int($0) }
+                guard !clients.isEmpty, clients.allSatisfy({ $0 > 0 }) else {
+                    FileHandle.standardError.write(Data("loadgen: --clients wants e.g. 1,4,16\n".utf8))
+                    return 64
+                }
+                let bench = LoginBench(
+                    baseURL: options["url"] ?? "http://127.0.0.1:8080", clients: clients,
+                    seconds: Double(options["seconds"] ?? "5") ?? 5)
+                let outcome = try await bench.run { print("running: \($0)") }
+                print(LoginBench.table(outcome))
+                if let path = options["json"] { try LoginBench.json(outcome).write(to: URL(fileURLWithPath: path)) }
             default:
                 FileHandle.standardError.write(Data("loadgen: unknown scenario '\(scenario)'; see --help\n".utf8))
                 return 64

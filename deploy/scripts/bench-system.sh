@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Benchmarks that need the running system: starts it with up.sh (release build, the throwaway
+# PostgreSQL in .data/pg unless DATABASE_URL is set, free ports), waits for /readyz, runs one
+# loadgen scenario against the gateway, then stops everything.
+#
+#   deploy/scripts/bench-system.sh SCENARIO [loadgen options...]
+#   e.g. deploy/scripts/bench-system.sh login --clients 1,4,16 --seconds 10
+#
+# Environment:
+#   SERVICES      services to start (default: the ones the scenario needs; login: auth)
+#   BENCH_LOG     where the system's output goes (default .data/bench-<scenario>.log)
+#   Settings of the executables (WORKER_CONCURRENCY, LOG_LEVEL, ...) pass through.
+set -euo pipefail
+LOG_TAG=bench
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SCENARIO=${1:?usage: bench-system.sh SCENARIO [loadgen options...]}
+shift
+case $SCENARIO in
+    login) : "${SERVICES:=auth}" ;;
+    *) : "${SERVICES:=auth orders printing routing notify}" ;;
+esac
+export SERVICES
+mkdir -p "$REPO_ROOT/.data"
+: "${BENCH_LOG:=$REPO_ROOT/.data/bench-$SCENARIO.log}"
+
+(cd "$REPO_ROOT" && swift build -c release)
+BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
+HTTP_PORT=$(free_port)
+BROKER_PORT=$(free_port)
+XSUB_PORT=$(free_port)
+XPUB_PORT=$(free_port)
+export HTTP_PORT SKIP_BUILD=1 BACKPLANE_BIN_DIR=$BIN_DIR LOG_LEVEL=${LOG_LEVEL:-warning}
+export BROKER_BIND="tcp://127.0.0.1:$BROKER_PORT" BROKER_URL="tcp://127.0.0.1:$BROKER_PORT"
+export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0.0.1:$XSUB_PORT"
+export EVENTS_XPUB_BIND="tcp://127.0.0.1:$XPUB_PORT" EVENTS_SUB_URL="tcp://127.0.0.1:$XPUB_PORT"
+export READINESS_SERVICES=${READINESS_SERVICES:-${SERVICES// /,}}
+
+info "starting the system (services: $SERVICES; output in $BENCH_LOG)"
+"$SCRIPTS_DIR/up.sh" >"$BENCH_LOG" 2>&1 &
+UP_PID=$!
+stop_system() {
+    kill -TERM "$UP_PID" 2>/dev/null || true
+    wait "$UP_PID" 2>/dev/null || true
+}
+trap stop_system EXIT
+
+deadline=$((SECONDS + 120))
+until curl -fsS "http://127.0.0.1:$HTTP_PORT/readyz" >/dev/null 2>&1; do
+    pid_alive "$UP_PID" || die "the system did not start; see $BENCH_LOG"
+    ((SECONDS < deadline)) || die "not ready after 120 s; see $BENCH_LOG"
+    sleep 0.5
+done
+info "ready; running loadgen $SCENARIO"
+"$BIN_DIR/loadgen" "$SCENARIO" --url "http://127.0.0.1:$HTTP_PORT" "$@"
