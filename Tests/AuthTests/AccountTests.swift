@@ -89,17 +89,6 @@ struct AccountTests {
         }
     }
 
-    func code(_ work: () async throws -> Void) async -> ErrorCode? {
-        do {
-            try await work()
-            return nil
-        } catch let error as ServiceError {
-            return error.code
-        } catch {
-            return .internal
-        }
-    }
-
     @Test("profile: e-mail, E.164 phone and display name change; empty clears; bad values name the field")
     func profile() async throws {
         try await withWorld { world in

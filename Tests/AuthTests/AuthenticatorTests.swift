@@ -41,17 +41,6 @@ struct AuthenticatorTests {
     /// A username no other test (or run) uses.
     func fresh(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(8))@example.org" }
 
-    func code(_ work: () async throws -> Void) async -> ErrorCode? {
-        do {
-            try await work()
-            return nil
-        } catch let error as ServiceError {
-            return error.code
-        } catch {
-            return .internal
-        }
-    }
-
     @Test("a username is unique however it is capitalised or padded")
     func uniqueUsername() async throws {
         try await withAuthenticator { auth, _, _, _ in
