@@ -1,12 +1,16 @@
 import Contract
 import HTTPTypes
 import Hummingbird
+import Metrics
 
 /// Reads `Authorization: Bearer <access token>`, verifies it in the gateway and puts the caller
 /// into the request scope (and so into the metadata of every call made for the request). A
 /// request without the header stays anonymous; endpoints that need a caller refuse it.
 struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
     let verifier: AccessTokenVerifier
+
+    /// Histogram of the time to verify an access token (seconds), by `outcome` valid/invalid.
+    static var verificationMetric: String { "backplane_gateway_token_verification_seconds" }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -17,7 +21,16 @@ struct AuthenticationMiddleware<Context: RequestContext>: RouterMiddleware {
         guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
             throw ServiceError(.unauthenticated, "send the access token as 'Authorization: Bearer <token>'")
         }
-        scope.actor = try await verifier.actor(for: String(header.dropFirst(7)))
+        let started = ContinuousClock.now
+        do {
+            scope.actor = try await verifier.actor(for: String(header.dropFirst(7)))
+            Timer(label: Self.verificationMetric, dimensions: [("outcome", "valid")])
+                .record(duration: ContinuousClock.now - started)
+        } catch {
+            Timer(label: Self.verificationMetric, dimensions: [("outcome", "invalid")])
+                .record(duration: ContinuousClock.now - started)
+            throw error
+        }
         return try await RequestScope.$current.withValue(scope) { try await next(request, context) }
     }
 }

@@ -51,7 +51,12 @@ public enum Gateway {
     public static func run(_ environment: ProcessEnvironment, logger: Logger) async throws {
         let settings = try GatewaySettings(environment)
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[AuthenticationMiddleware<BasicRequestContext>.verificationMetric] = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(50),
+        ]
+        MetricsSystem.bootstrap(factory)
         let client = MajordomoClient(endpoint: settings.brokerURL, context: Context(), logger: logger)
         let bus = BusClient(client: client, defaultTimeout: settings.requestTimeout)
         let app = try buildApplication(
