@@ -267,6 +267,7 @@ let package = Package(
             dependencies: [
                 "Majordomo", "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/SystemTests",
             swiftSettings: strict

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -97,5 +98,65 @@ struct AuthHTTPTests {
         let held = await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)
         #expect(held?.status == 423)
         #expect(held?.header("Retry-After") == "1200")
+    }
+
+    @Test(
+        "over HTTP an unknown name locks like a known one, 40 parallel wrong logins check at most 5, forged tokens fail"
+    )
+    func lockoutAndForgery() async throws {
+        let system = try await startAuth()
+        defer { _ = system.stopBlocking() }
+
+        let ghost = "ghost-\(UUID().uuidString.prefix(8))@example.org"
+        for _ in 0..<5 {
+            #expect(
+                await system.post("/v1/auth/login", json: #"{"username": "\#(ghost)", "password": "Wrong2026x"}"#)?
+                    .status == 401)
+        }
+        let ghostHeld = await system.post(
+            "/v1/auth/login", json: #"{"username": "\#(ghost)", "password": "Wrong2026x"}"#)
+        #expect(ghostHeld?.status == 423, "no account, yet the same hold: the lockout reveals nothing")
+        #expect(ghostHeld?.header("Retry-After") == "1200")
+
+        let name = "storm-\(UUID().uuidString.prefix(8))@example.org"
+        #expect(
+            await system.post("/v1/auth/register", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)?.status
+                == 201)
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<40 {
+                group.addTask {
+                    await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Wrong2026x"}"#)?
+                        .status ?? 0
+                }
+            }
+            var all: [Int] = []
+            for await status in group { all.append(status) }
+            return all
+        }
+        #expect(statuses.filter { $0 == 401 }.count <= 5, "at most 5 passwords checked: \(statuses)")
+        #expect(statuses.filter { $0 == 401 }.count + statuses.filter { $0 == 423 }.count == 40, "\(statuses)")
+
+        // Forged access tokens: alg none, and a valid-looking EdDSA token signed with another key.
+        let jwks = try #require(await system.get("/.well-known/jwks.json"))
+        let kid = try #require(jwks.body.firstMatch(of: /"kid"\s*:\s*"([^"]+)"/)?.1)
+        let now = Int(Date().timeIntervalSince1970)
+        let claims =
+            #"{"sub":"\#(UUID().uuidString.lowercased())","roles":["user","admin"],"iat":\#(now),"exp":\#(now + 600),"iss":"backplane"}"#
+        let none = Self.base64URL(#"{"alg":"none","typ":"JWT"}"#) + "." + Self.base64URL(claims) + "."
+        let signingInput =
+            Self.base64URL(#"{"alg":"EdDSA","typ":"JWT","kid":"\#(kid)"}"#) + "." + Self.base64URL(claims)
+        let foreignKey = Curve25519.Signing.PrivateKey()
+        let foreign = signingInput + "." + Self.base64URL(try foreignKey.signature(for: Data(signingInput.utf8)))
+        for forged in [none, foreign] {
+            let answer = await system.get("/v1/me", headers: ["Authorization": "Bearer \(forged)"])
+            #expect(answer?.status == 401, "\(forged)")
+        }
+    }
+
+    static func base64URL(_ text: String) -> String { base64URL(Data(text.utf8)) }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 }
