@@ -393,4 +393,25 @@ struct AccountTests {
                     == .invalidArgument)
         }
     }
+
+    @Test("a reset request for an account and one for nobody take the same time (the answer floor)")
+    func resetTiming() async throws {
+        try await withWorld { world in
+            let (_, name) = try await world.signUp("timing")
+            var recovery = world.parts.recovery
+            recovery.answerFloor = .milliseconds(200)
+            for username in [name, "nobody-\(UUID().uuidString.prefix(8))"] {
+                let started = ContinuousClock.now
+                try await recovery.evenly {
+                    try await recovery.requestReset(.init(username: username), requestId: "timing-\(UUID())")
+                }
+                #expect(ContinuousClock.now - started >= .milliseconds(200))
+            }
+            let started = ContinuousClock.now
+            #expect(
+                await code { try await recovery.evenly { throw ServiceError(.invalidArgument, "x") } }
+                    == .invalidArgument)
+            #expect(ContinuousClock.now - started >= .milliseconds(200), "failures wait out the floor too")
+        }
+    }
 }

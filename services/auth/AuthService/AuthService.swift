@@ -157,7 +157,9 @@ public enum AuthService {
         }
 
         router.register(Auth.RequestPasswordReset.self) { request, context in
-            try await recovery.requestReset(request, requestId: context.metadata.requestId)
+            try await recovery.evenly {
+                try await recovery.requestReset(request, requestId: context.metadata.requestId)
+            }
             return Empty()
         }
         router.register(Auth.ConfirmPasswordReset.self) { request, _ in
@@ -165,7 +167,9 @@ public enum AuthService {
             return Empty()
         }
         router.register(Auth.RequestUsernameReminder.self) { request, context in
-            try await recovery.requestReminder(request, requestId: context.metadata.requestId)
+            try await recovery.evenly {
+                try await recovery.requestReminder(request, requestId: context.metadata.requestId)
+            }
             return Empty()
         }
     }

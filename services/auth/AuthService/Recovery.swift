@@ -38,6 +38,19 @@ public struct Recovery: Sendable {
         self.clock = clock
     }
 
+    /// How long every reset or reminder request takes at least, so that the work done for a
+    /// matching account (a token, an event) cannot be told from the time of the answer.
+    public var answerFloor: Duration = .milliseconds(150)
+
+    /// Runs `work`, then waits out the rest of ``answerFloor`` (also when `work` throws).
+    public func evenly(_ work: () async throws -> Void) async throws {
+        let done = ContinuousClock.now + answerFloor
+        var failure: (any Error)?
+        do { try await work() } catch { failure = error }
+        try? await Task.sleep(until: done, clock: .continuous)
+        if let failure { throw failure }
+    }
+
     /// Sends a reset token to the e-mail on file of the account named by username or e-mail.
     /// Exactly one of the two must be given; anything else is answered alike.
     public func requestReset(_ request: Auth.RequestPasswordReset.Request, requestId: String) async throws {
