@@ -11,8 +11,10 @@ extension Auth {
         public static let rewardsManager = "rewards_manager"
         /// PostcardBuddy's printer of postcards.
         public static let printer = "printer"
+        /// A Wi-Fi controller's service account, which reports NavUP's per-access-point counts.
+        public static let wifiController = "wifi_controller"
         /// All of them, in this order.
-        public static let all = [user, admin, rewardsManager, printer]
+        public static let all = [user, admin, rewardsManager, printer, wifiController]
     }
 
     /// Changes to a profile: a field left out stays as it is; an empty string clears it.
