@@ -154,8 +154,14 @@ let package = Package(
         ),
         .target(
             name: "OrdersService",
-            dependencies: ["Contract", "ServiceKit"],
+            dependencies: [
+                "Contract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "services/orders/OrdersService",
+            resources: [.copy("Migrations"), .copy("Resources/eurofxref-daily.xml")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -260,8 +266,20 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "OrdersTests",
+            dependencies: [
+                "Contract", "OrdersService", "ServiceKit", "Store", "ZeroMQ",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/OrdersTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SystemTests",
-            dependencies: ["Majordomo", "Contract", "ServiceKit"],
+            dependencies: [
+                "Majordomo", "Contract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Tests/SystemTests",
             swiftSettings: strict
         ),

@@ -1,0 +1,107 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import Store
+
+/// Orders: placing (idempotent, with payment), moving through their states with the money
+/// movements each move implies, and reading the history. Every change, its ledger rows and its
+/// events commit in one transaction.
+public struct OrderBook: Sendable {
+    let client: PostgresClient
+    let quoting: Quoting
+    let cards: PaymentMethodStore
+    let provider: any PaymentProvider
+    let events: EventPublisher
+    let clock: any WallClock
+    let logger: Logger
+    /// How long an idempotency key is remembered (at least 24 hours).
+    public let keyLifetime: TimeInterval
+
+    /// Creates the order book.
+    public init(
+        client: PostgresClient, quoting: Quoting, provider: any PaymentProvider, events: EventPublisher,
+        keyLifetime: TimeInterval, clock: any WallClock, logger: Logger
+    ) {
+        self.client = client
+        self.quoting = quoting
+        self.cards = PaymentMethodStore(client: client, logger: logger)
+        self.provider = provider
+        self.events = events
+        self.keyLifetime = keyLifetime
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// What an order holds besides its price: exactly one of the three kinds.
+    struct Content: Codable, Sendable, Hashable {
+        var postcard: Orders.PostcardDetails?
+        var ecard: Orders.EcardDetails?
+        var gift: Orders.GiftDetails?
+
+        /// Names shown in the history list.
+        var recipientNames: [String] {
+            if let postcard { return postcard.recipients.map(\.name) }
+            if let ecard { return ecard.recipients.map { $0.name ?? $0.email } }
+            if let gift { return [gift.recipientKind == "friend" ? (gift.friendName ?? "a friend") : "self"] }
+            return []
+        }
+
+        /// What history search matches: names, addresses and e-mails, lower case.
+        var searchText: String {
+            var parts: [String] = []
+            for recipient in postcard?.recipients ?? [] {
+                let address = recipient.address
+                parts += [recipient.name, address.line1, address.line2 ?? "", address.city, address.postalCode ?? ""]
+                parts += [address.region ?? "", address.country]
+            }
+            for recipient in ecard?.recipients ?? [] { parts += [recipient.name ?? "", recipient.email] }
+            if let gift { parts += [gift.friendName ?? "", gift.item.title] }
+            return parts.filter { !$0.isEmpty }.joined(separator: "\n").lowercased()
+        }
+    }
+
+    /// The user id of `actor` (a UUID, as auth issues them).
+    static func userId(_ actor: Actor) throws(ServiceError) -> UUID {
+        guard let id = UUID(uuidString: actor.userId) else {
+            throw ServiceError(.unauthenticated, "the caller's user id is not a UUID")
+        }
+        return id
+    }
+
+    /// Appends an orders event on `connection` (inside the change's transaction).
+    func append(
+        _ topic: String, _ event: Orders.OrderEvent, requestId: String?, on connection: PostgresConnection
+    ) async throws -> StoredEvent {
+        try await events.append(topic: topic, payload: event, requestId: requestId, on: connection, logger: logger)
+    }
+
+    /// Appends one ledger row.
+    func ledger(
+        _ movement: String, account: String, amount: Int64, order: UUID, user: UUID, currency: String,
+        reference: String, at now: Date, on connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO orders.ledger
+                (order_id, user_id, movement, account, amount, currency, provider, provider_ref, created_at)
+            VALUES (\(order), \(user), \(movement), \(account), \(amount), \(currency), \(provider.name),
+                    \(reference), \(now))
+            """, logger: logger)
+    }
+
+    /// Records that the order reached `states` (in that order) at `now`.
+    func recordStates(
+        _ states: [OrderState], order: UUID, reason: String?, at now: Date, on connection: PostgresConnection
+    ) async throws {
+        for state in states {
+            try await connection.query(
+                """
+                INSERT INTO orders.order_states (order_id, seq, state, at, reason)
+                SELECT \(order), coalesce(max(seq), 0) + 1, \(state.rawValue), \(now), \(reason)
+                FROM orders.order_states WHERE order_id = \(order)
+                """, logger: logger)
+        }
+    }
+}
