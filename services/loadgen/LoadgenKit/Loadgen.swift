@@ -12,8 +12,16 @@ public enum Loadgen {
                       broker with 1 and 4 workers at 1 and 100 requests in flight, plus plain
                       synchronous worker loops and the async client API (all in process, over
                       loopback TCP)
+          orders      quotes, then orders, through the HTTP gateway of a running system (make up
+                      SERVICES="auth orders"), sent at a fixed rate; latency from when each was due
 
-        Options:
+        Options of orders:
+          --url URL     the gateway (default http://127.0.0.1:8080)
+          --rate N      requests per second (default 200)
+          --threads N   requests that may be in flight at once (default 64)
+          --seconds N   measured seconds per case (default 3)
+
+        Options of broker:
           --seconds N   measured seconds per case (default 3; a quarter of that again is warm-up)
           --payload N   payload bytes per request (default 64)
           --slots N     requests each worker process handles at once (its MDP worker connections,
@@ -52,6 +60,13 @@ public enum Loadgen {
                     slots: Int(options["slots"] ?? "32") ?? 32)
                 let results = try await bench.run(only: options["only"]) { print("running: \($0)") }
                 print(Report.table(results, payloadBytes: bench.payloadBytes))
+                if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
+            case "orders":
+                let bench = try OrdersBench(
+                    url: options["url"] ?? "http://127.0.0.1:8080", rate: Double(options["rate"] ?? "200") ?? 200,
+                    seconds: Double(options["seconds"] ?? "3") ?? 3, threads: Int(options["threads"] ?? "64") ?? 64)
+                let results = try await bench.run { print("running: \($0)") }
+                print(Report.table(results, payloadBytes: nil))
                 if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
             default:
                 FileHandle.standardError.write(Data("loadgen: unknown scenario '\(scenario)'; see --help\n".utf8))

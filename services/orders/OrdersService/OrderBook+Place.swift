@@ -36,7 +36,7 @@ extension OrderBook {
             id: UUID(), userId: userId, key: key, hash: hash, kind: request.kind, content: content,
             breakdown: breakdown, card: card, quoteId: request.quoteId.flatMap(UUID.init(uuidString:)))
 
-        let outcome = try await client.withTransaction(logger: logger) { connection in
+        let outcome = try await transaction { connection in
             try await self.insert(order, requestId: requestId, on: connection)
         }
         guard let (result, stored) = outcome else {

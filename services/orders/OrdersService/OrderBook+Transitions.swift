@@ -9,7 +9,7 @@ extension OrderBook {
     public func cancel(_ id: String, actor: Actor, requestId: String) async throws -> Orders.OrderDetail {
         let userId = try Self.userId(actor)
         guard let orderId = UUID(uuidString: id) else { throw ServiceError.notFound("no such order") }
-        let stored = try await client.withTransaction(logger: logger) { connection in
+        let stored = try await transaction { connection in
             try await self.move(
                 orderId, to: .canceled, reason: "canceled by the customer", owner: userId, requestId: requestId,
                 on: connection)
