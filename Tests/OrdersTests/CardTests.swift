@@ -60,8 +60,9 @@ struct CardTests {
         #expect(card.brand == "visa" && card.last4 == "4242")
         #expect(!card.token.contains("4242424242424242"))
         #expect(!"\(details)".contains("4242424242424242"))
-        #expect(!"\(Orders.AddPaymentMethod.Request(number: "4242424242424242", expMonth: 1, expYear: 2030, cvc: "1"))"
-            .contains("4242424242424242"))
+        #expect(
+            !"\(Orders.AddPaymentMethod.Request(number: "4242424242424242", expMonth: 1, expYear: 2030, cvc: "1"))"
+                .contains("4242424242424242"))
     }
 
     @Test("provider ids follow the idempotency key, so a retry never moves money twice")

@@ -31,7 +31,9 @@ struct OrderBookTests {
         }
     }
 
-    @Test("each test card: declined, insufficient funds and expired give 402 with the reason, a failed order, a zero ledger")
+    @Test(
+        "each test card: declined, insufficient funds and expired give 402 with the reason, a failed order, a zero ledger"
+    )
     func testCards() async throws {
         try await OrdersFixture.with { db in
             let ann = db.user()
@@ -41,10 +43,14 @@ struct OrderBookTests {
             ] {
                 let card = try await db.card(number, for: ann)
                 let key = UUID().uuidString
-                let refused = await failure { _ = try await db.book.place(db.postcard(key: key, card: card), actor: ann, requestId: "t") }
+                let refused = await failure {
+                    _ = try await db.book.place(db.postcard(key: key, card: card), actor: ann, requestId: "t")
+                }
                 #expect(refused?.code == .paymentRequired && refused?.reason == reason)
                 #expect(refused?.code.httpStatus == 402)
-                let again = await failure { _ = try await db.book.place(db.postcard(key: key, card: card), actor: ann, requestId: "t") }
+                let again = await failure {
+                    _ = try await db.book.place(db.postcard(key: key, card: card), actor: ann, requestId: "t")
+                }
                 #expect(again?.reason == reason, "a retry gets the same answer")
                 let orders = try await db.book.list(.init(), actor: ann).items
                 let failed = try #require(orders.first)
@@ -66,10 +72,12 @@ struct OrderBookTests {
             let second = try await db.book.place(request, actor: ann, requestId: "b")
             #expect(first == second)
             let changed = db.postcard(key: "key-1", card: card, names: ["Bo"])
-            #expect(await failure { _ = try await db.book.place(changed, actor: ann, requestId: "c") }?.code == .conflict)
+            #expect(
+                await failure { _ = try await db.book.place(changed, actor: ann, requestId: "c") }?.code == .conflict)
             // The key is per user: another user may use the same key.
             let bo = db.user()
-            let other = try await db.book.place(db.postcard(key: "key-1", card: try await db.card(for: bo)), actor: bo, requestId: "d")
+            let other = try await db.book.place(
+                db.postcard(key: "key-1", card: try await db.card(for: bo)), actor: bo, requestId: "d")
             #expect(other.id != first.id)
             // Kept at least 24 hours; after that the key is free again.
             db.clock.advance(by: 23 * 3600)
@@ -105,7 +113,8 @@ struct OrderBookTests {
     func happyPath() async throws {
         try await OrdersFixture.with { db in
             let ann = db.user()
-            let placed = try await db.book.place(db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
+            let placed = try await db.book.place(
+                db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
             db.clock.advance(by: 60)
             try await db.printing(Orders.PrintingTopic.jobAccepted, order: placed.id)
             try await db.printing(Orders.PrintingTopic.jobAccepted, order: placed.id)  // a duplicate is harmless
@@ -122,7 +131,9 @@ struct OrderBookTests {
             #expect(ledger.sum == placed.total.amount, "the customer paid the total once")
             #expect(ledger.movements == ["authorize": 1, "capture": 2])
             // Too late to cancel once in production.
-            #expect(await failure { _ = try await db.book.cancel(placed.id, actor: ann, requestId: "t") }?.code == .failedPrecondition)
+            #expect(
+                await failure { _ = try await db.book.cancel(placed.id, actor: ann, requestId: "t") }?.code
+                    == .failedPrecondition)
         }
     }
 
@@ -143,7 +154,8 @@ struct OrderBookTests {
             try await db.printing(Orders.PrintingTopic.jobAccepted, order: late.id)
             try await db.printing(Orders.PrintingTopic.jobFailed, order: late.id, reason: "printer jam")
             let lateDetail = try await db.book.detail(late.id, actor: ann)
-            #expect(lateDetail.history.map(\.state) == ["pending_payment", "paid", "in_production", "failed", "refunded"])
+            #expect(
+                lateDetail.history.map(\.state) == ["pending_payment", "paid", "in_production", "failed", "refunded"])
             #expect(try await db.ledger(late.id).sum == 0)
             #expect(try await db.ledger(late.id).movements == ["authorize": 1, "capture": 2, "refund": 1])
             #expect(
@@ -151,7 +163,9 @@ struct OrderBookTests {
         }
     }
 
-    @Test("cancel voids a postcard's hold and refunds a captured e-card; orders.canceled is logged; the ledger sums to zero")
+    @Test(
+        "cancel voids a postcard's hold and refunds a captured e-card; orders.canceled is logged; the ledger sums to zero"
+    )
     func cancel() async throws {
         try await OrdersFixture.with { db in
             let ann = db.user()
@@ -161,7 +175,9 @@ struct OrderBookTests {
             #expect(canceled.state == "canceled")
             #expect(try await db.ledger(postcard.id).sum == 0)
             #expect(try await db.events(postcard.id).contains("orders.canceled"))
-            #expect(await failure { _ = try await db.book.cancel(postcard.id, actor: ann, requestId: "t") }?.code == nil, "canceling twice is a no-op")
+            #expect(
+                await failure { _ = try await db.book.cancel(postcard.id, actor: ann, requestId: "t") }?.code == nil,
+                "canceling twice is a no-op")
 
             let ecard = try await db.book.place(
                 .init(
@@ -175,7 +191,9 @@ struct OrderBookTests {
             #expect(try await db.ledger(ecard.id).movements["refund"] == 1)
 
             // Nobody cancels another user's order.
-            #expect(await failure { _ = try await db.book.cancel(ecard.id, actor: db.user(), requestId: "t") }?.code == .notFound)
+            #expect(
+                await failure { _ = try await db.book.cancel(ecard.id, actor: db.user(), requestId: "t") }?.code
+                    == .notFound)
         }
     }
 
@@ -187,7 +205,8 @@ struct OrderBookTests {
                 .init(
                     idempotencyKey: UUID().uuidString, kind: "gift",
                     gift: .init(
-                        item: .init(id: "mug-1", title: "Mug", unitPrice: .init(amount: 1250, currency: "EUR"), quantity: 2),
+                        item: .init(
+                            id: "mug-1", title: "Mug", unitPrice: .init(amount: 1250, currency: "EUR"), quantity: 2),
                         recipientKind: "friend", friendName: "Bo"),
                     currency: "EUR", paymentMethodId: try await db.card(for: ann)), actor: ann, requestId: "t")
             #expect(placed.total == Money(amount: 2500, currency: "EUR"))
@@ -269,7 +288,9 @@ struct OrderBookTests {
                 }
             }
             #expect(await field(db.postcard(card: card, size: "A3")) == "invalid_argument:postcard.size")
-            #expect(await field(db.postcard(card: card, country: "XX")) == "invalid_argument:postcard.recipients[0].address.country")
+            #expect(
+                await field(db.postcard(card: card, country: "XX"))
+                    == "invalid_argument:postcard.recipients[0].address.country")
             #expect(await field(db.postcard(card: card, currency: "XYZ")) == "invalid_argument:currency")
             #expect(await field(db.postcard(key: "", card: card)) == "invalid_argument:Idempotency-Key")
             #expect(await field(db.postcard(card: UUID().uuidString)) == "not_found:paymentMethodId")
@@ -295,7 +316,8 @@ struct OrderBookTests {
                 metadata: .init(requestId: "t"))
             // 1.49 × 1021.5 = 1522.035 → 1523; 0.95 × 1021.5 = 970.425 → 971 (whole pesos)
             #expect(quote.total == Money(amount: 1523 + 971, currency: "CLP"))
-            #expect(await failure { _ = try await db.quoting.load(xml: "<Cube>", actor: admin) }?.code == .invalidArgument)
+            #expect(
+                await failure { _ = try await db.quoting.load(xml: "<Cube>", actor: admin) }?.code == .invalidArgument)
             #expect(
                 try await db.quoting.currencies().currencies.contains { $0.code == "CLP" }, "the last good rates stay")
         }

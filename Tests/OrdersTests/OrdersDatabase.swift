@@ -75,7 +75,9 @@ struct OrdersFixture: Sendable {
             postcard: .init(
                 size: size, greeting: "Hi",
                 recipients: names.map {
-                    .init(name: $0, address: .init(line1: "Storgatan 1", city: "Lund", postalCode: "22350", country: country))
+                    .init(
+                        name: $0,
+                        address: .init(line1: "Storgatan 1", city: "Lund", postalCode: "22350", country: country))
                 }), currency: currency, paymentMethodId: card)
     }
 

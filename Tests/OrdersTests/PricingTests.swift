@@ -9,12 +9,15 @@ import Testing
 struct PricingTests {
     static let rates = ExchangeRates(
         date: "2026-11-20",
-        rates: ["USD": ExchangeRate("1.0823")!, "JPY": ExchangeRate("162.73")!, "GBP": ExchangeRate("0.84515")!,
-            "KRW": ExchangeRate("1512.37")!, "KWD": ExchangeRate("0.3321")!])
+        rates: [
+            "USD": ExchangeRate("1.0823")!, "JPY": ExchangeRate("162.73")!, "GBP": ExchangeRate("0.84515")!,
+            "KRW": ExchangeRate("1512.37")!, "KWD": ExchangeRate("0.3321")!,
+        ])
     static let tariff = PostageTariff(
         name: "test", homeCountry: "DE", domestic: Price("0.95")!, europe: Price("1.10")!, world: Price("1.65")!)
     static let pricing = Pricing(
-        prices: PriceList(printing: ["A6": Price("1.49")!, "A5": Price("2.495")!, "A4": Price("3.99")!],
+        prices: PriceList(
+            printing: ["A6": Price("1.49")!, "A5": Price("2.495")!, "A4": Price("3.99")!],
             ecard: Price("0.99")!))
 
     @Test("rates parse exactly and print back as published")

@@ -89,7 +89,8 @@ struct OrdersHTTPTests {
         #expect(currencies.body.contains("\"JPY\""))
 
         let quote = await anonymous.send(
-            "POST", "/v1/quotes", json: #"{"size": "A6", "recipients": [{"country": "SE"}, {"country": "US"}], "currency": "JPY"}"#)
+            "POST", "/v1/quotes",
+            json: #"{"size": "A6", "recipients": [{"country": "SE"}, {"country": "US"}], "currency": "JPY"}"#)
         #expect(quote.status == 200, "\(quote.body)")
         let total = try #require(json(quote.body)["total"] as? [String: Any])
         #expect(total["currency"] as? String == "JPY")
@@ -114,8 +115,11 @@ struct OrdersHTTPTests {
                     "services/orders/OrdersService/Resources/eurofxref-daily.xml"), encoding: .utf8)
         let xml = sample.replacingOccurrences(
             of: "<Cube currency='USD'", with: "<Cube currency='CLP' rate='1021.5'/><Cube currency='USD'")
-        #expect(await ann.send("PUT", "/v1/admin/currency-rates", json: xml, contentType: "application/xml").status == 403)
-        #expect(await anonymous.send("PUT", "/v1/admin/currency-rates", json: xml, contentType: "application/xml").status == 401)
+        #expect(
+            await ann.send("PUT", "/v1/admin/currency-rates", json: xml, contentType: "application/xml").status == 403)
+        #expect(
+            await anonymous.send("PUT", "/v1/admin/currency-rates", json: xml, contentType: "application/xml").status
+                == 401)
         try await Self.grantAdmin(username)
         let admin = try await signIn(system, username)
         let loaded = await admin.send("PUT", "/v1/admin/currency-rates", json: xml, contentType: "application/xml")
@@ -127,7 +131,9 @@ struct OrdersHTTPTests {
         let after = await anonymous.send("GET", "/v1/currencies")
         #expect(after.body.contains("\"CLP\""), "the last good rates stay")
     }
-    @Test("cards and orders: 201s, idempotent retries (20 at once), 409, 402 per test card, history, cancel, 404 for others; no card number in any log")
+    @Test(
+        "cards and orders: 201s, idempotent retries (20 at once), 409, 402 per test card, history, cancel, 404 for others; no card number in any log"
+    )
     func ordersFlow() async throws {
         let system = try await start()
         defer { _ = system.stopBlocking() }
@@ -147,7 +153,8 @@ struct OrdersHTTPTests {
             cards[number] = json(saved.body)["id"] as? String
         }
         let badCard = await ann.send(
-            "POST", "/v1/payment-methods", json: #"{"number": "4242424242424241", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#)
+            "POST", "/v1/payment-methods",
+            json: #"{"number": "4242424242424241", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#)
         #expect(badCard.status == 400 && field(badCard) == "number")
         let listed = await ann.send("GET", "/v1/payment-methods")
         #expect((json(listed.body)["items"] as? [Any])?.count == 4)
@@ -170,7 +177,9 @@ struct OrdersHTTPTests {
         let body = order(card: good, name: "Cy Berg", currency: "USD")
         let burst = await withTaskGroup(of: HTTP.Response.self) { group in
             for _ in 0..<20 {
-                group.addTask { await ann.send("POST", "/v1/orders", json: body, headers: ["Idempotency-Key": burstKey]) }
+                group.addTask {
+                    await ann.send("POST", "/v1/orders", json: body, headers: ["Idempotency-Key": burstKey])
+                }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -182,7 +191,8 @@ struct OrdersHTTPTests {
             ("4000000000000069", "expired_card"),
         ] {
             let refused = await ann.send(
-                "POST", "/v1/orders", json: order(card: cards[number]!), headers: ["Idempotency-Key": UUID().uuidString])
+                "POST", "/v1/orders", json: order(card: cards[number]!), headers: ["Idempotency-Key": UUID().uuidString]
+            )
             #expect(refused.status == 402, "\(refused.body)")
             #expect((json(refused.body)["details"] as? [String: Any])?["reason"] as? String == reason)
         }
@@ -206,8 +216,10 @@ struct OrdersHTTPTests {
         let canceled = await ann.send("POST", "/v1/orders/\(orderId)/cancel")
         #expect(canceled.status == 200 && json(canceled.body)["state"] as? String == "canceled")
         let failedId = try #require(
-            (json(await ann.send("GET", "/v1/orders?limit=1").body)["items"] as? [[String: Any]])?.first?["id"] as? String)
-        #expect(await ann.send("POST", "/v1/orders/\(failedId)/cancel").status == 422, "a failed order cannot be canceled")
+            (json(await ann.send("GET", "/v1/orders?limit=1").body)["items"] as? [[String: Any]])?.first?["id"]
+                as? String)
+        #expect(
+            await ann.send("POST", "/v1/orders/\(failedId)/cancel").status == 422, "a failed order cannot be canceled")
 
         #expect(await ann.send("DELETE", "/v1/payment-methods/\(good)").status == 204)
         #expect(await ann.send("DELETE", "/v1/payment-methods/\(good)").status == 404)

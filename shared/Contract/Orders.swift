@@ -469,8 +469,9 @@ extension Orders {
             public var cursor: String?
             /// 1...100, default 20.
             public var limit: Int?
-            public init(query: String? = nil, from: Date? = nil, to: Date? = nil, cursor: String? = nil, limit: Int? = nil)
-            {
+            public init(
+                query: String? = nil, from: Date? = nil, to: Date? = nil, cursor: String? = nil, limit: Int? = nil
+            ) {
                 self.query = query
                 self.from = from
                 self.to = to

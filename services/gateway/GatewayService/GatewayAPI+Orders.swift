@@ -13,7 +13,8 @@ extension GatewayAPI {
     func createQuote(_ input: Operations.CreateQuote.Input) async throws -> Operations.CreateQuote.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
         let reply = try await bus.call(
-            Orders.Quote.self, try OrdersJSON.convert(body), metadata: try scope.metadata(deadline: settings.requestTimeout))
+            Orders.Quote.self, try OrdersJSON.convert(body),
+            metadata: try scope.metadata(deadline: settings.requestTimeout))
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 

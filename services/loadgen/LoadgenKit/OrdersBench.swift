@@ -69,7 +69,8 @@ public struct OrdersBench: Sendable {
             throw BenchError("login: \(login.status) \(login.body)")
         }
         let card = try request(
-            "POST", "/v1/payment-methods", #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2099, "cvc": "123"}"#,
+            "POST", "/v1/payment-methods",
+            #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2099, "cvc": "123"}"#,
             ["Authorization": "Bearer \(token)"])
         guard let id = Self.field("id", in: card.body) else { throw BenchError("card: \(card.status) \(card.body)") }
         return (token, id)

@@ -137,7 +137,8 @@ extension OrderBook {
             event.ecard = nil
             stored.append(try await append(Orders.Topic.stateChanged, event, requestId: requestId, on: connection))
             result = .success(
-                Orders.PlaceOrder.Reply(id: order.id.uuidString.lowercased(), state: OrderState.paid.rawValue, total: total))
+                Orders.PlaceOrder.Reply(
+                    id: order.id.uuidString.lowercased(), state: OrderState.paid.rawValue, total: total))
         } catch let declined as PaymentDeclined {
             try await connection.query(
                 """
@@ -169,7 +170,8 @@ extension OrderBook {
 
     /// The stored result of an earlier request with the key, if any (unexpired); a `conflict`
     /// when that request had another body.
-    func replay(userId: UUID, key: String, hash: String) async throws -> Result<Orders.PlaceOrder.Reply, ServiceError>? {
+    func replay(userId: UUID, key: String, hash: String) async throws -> Result<Orders.PlaceOrder.Reply, ServiceError>?
+    {
         let rows = try await client.query(
             """
             SELECT request_hash, status, response::text FROM orders.idempotency_keys
@@ -182,7 +184,9 @@ extension OrderBook {
                     details: ["field": "Idempotency-Key"])
             }
             let decoder = Wire.makeDecoder()
-            if status == "ok" { return .success(try decoder.decode(Orders.PlaceOrder.Reply.self, from: Data(response.utf8))) }
+            if status == "ok" {
+                return .success(try decoder.decode(Orders.PlaceOrder.Reply.self, from: Data(response.utf8)))
+            }
             return .failure(try decoder.decode(ServiceError.self, from: Data(response.utf8)))
         }
         return nil

@@ -10,8 +10,10 @@ public enum OrdersService {
     static let ecardPrice = Setting("ECARD_PRICE", default: "0.99", "price of one e-card delivery, in euros")
     static let postageHome = Setting(
         "POSTAGE_HOME_COUNTRY", default: "DE", "built-in postage tariff: country the cards are posted in (ISO 3166)")
-    static let postageDomestic = Setting("POSTAGE_DOMESTIC", default: "0.95", "built-in tariff: domestic postage, euros")
-    static let postageEurope = Setting("POSTAGE_EUROPE", default: "1.10", "built-in tariff: postage within Europe, euros")
+    static let postageDomestic = Setting(
+        "POSTAGE_DOMESTIC", default: "0.95", "built-in tariff: domestic postage, euros")
+    static let postageEurope = Setting(
+        "POSTAGE_EUROPE", default: "1.10", "built-in tariff: postage within Europe, euros")
     static let postageWorld = Setting("POSTAGE_WORLD", default: "1.65", "built-in tariff: postage elsewhere, euros")
     static let quoteMinutes = Setting(
         "QUOTE_VALID_MINUTES", default: "30", "how long a quote's currency rate holds for an order")

@@ -47,8 +47,7 @@ public struct Pricing: Sendable {
     }
 
     /// An e-card to `recipients` addresses.
-    public func ecard(recipients: Int, currency: String, rates: ExchangeRates) throws(ServiceError) -> PriceBreakdown
-    {
+    public func ecard(recipients: Int, currency: String, rates: ExchangeRates) throws(ServiceError) -> PriceBreakdown {
         let rate = try rates.rate(currency)
         try Self.checkCount(recipients, field: "ecard.recipients")
         let unit = try prices.ecard.amount(in: currency, rates: rates)
@@ -59,8 +58,7 @@ public struct Pricing: Sendable {
     }
 
     /// A catalog item, its unit price converted (rounded up) from its own currency.
-    public func gift(_ item: GiftItem, currency: String, rates: ExchangeRates) throws(ServiceError) -> PriceBreakdown
-    {
+    public func gift(_ item: GiftItem, currency: String, rates: ExchangeRates) throws(ServiceError) -> PriceBreakdown {
         let rate = try rates.rate(currency)
         guard (1...99).contains(item.quantity) else {
             throw ServiceError.invalidArgument("quantity is 1 to 99", field: "gift.item.quantity")

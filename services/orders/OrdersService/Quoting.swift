@@ -66,7 +66,8 @@ public struct Quoting: Sendable {
         for try await (setId, quoted, expires, owner) in rows.decode((Int64, String, Date, UUID?).self) {
             guard owner == nil || owner == userId else { break }
             guard quoted == currency else {
-                throw ServiceError.invalidArgument("the quote is in \(quoted), the order in \(currency)", field: "currency")
+                throw ServiceError.invalidArgument(
+                    "the quote is in \(quoted), the order in \(currency)", field: "currency")
             }
             guard expires > clock.now() else {
                 throw ServiceError(
