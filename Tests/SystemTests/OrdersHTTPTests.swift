@@ -221,6 +221,23 @@ struct OrdersHTTPTests {
         #expect(
             await ann.send("POST", "/v1/orders/\(failedId)/cancel").status == 422, "a failed order cannot be canceled")
 
+        // Printing's job events move an order on (published here as printing would).
+        let printed = await ann.send(
+            "POST", "/v1/orders", json: order(card: good, name: "Di Print"),
+            headers: ["Idempotency-Key": UUID().uuidString])
+        let printedId = try #require(json(printed.body)["id"] as? String)
+        try await Self.publish("printing.job_accepted", order: printedId)
+        try await Self.publish("printing.job_failed", order: printedId)
+        var printedStates: [String] = []
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, printedStates.last != "refunded" {
+            let detail = await ann.send("GET", "/v1/orders/\(printedId)")
+            printedStates =
+                (json(detail.body)["history"] as? [[String: Any]])?.compactMap { $0["state"] as? String } ?? []
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(printedStates == ["pending_payment", "paid", "in_production", "failed", "refunded"])
+
         #expect(await ann.send("DELETE", "/v1/payment-methods/\(good)").status == 204)
         #expect(await ann.send("DELETE", "/v1/payment-methods/\(good)").status == 404)
 
@@ -229,8 +246,19 @@ struct OrdersHTTPTests {
         for number in Self.cards { #expect(!logs.contains(number), "a card number in the logs") }
     }
 
-    /// Gives `username` the admin role (an operator's job; there is no endpoint for it).
-    static func grantAdmin(_ username: String) async throws {
+    /// Appends a printing job event to the event log, as the printing service would.
+    static func publish(_ topic: String, order: String) async throws {
+        try await withDatabase { client, logger in
+            let payload = #"{"orderId": "\#(order)"}"#
+            try await client.query(
+                """
+                INSERT INTO events.log (id, topic, producer, payload, request_id, created_at)
+                VALUES (\(UUID()), \(topic), 'printing', \(payload)::jsonb, NULL, now())
+                """, logger: logger)
+        }
+    }
+
+    static func withDatabase(_ body: (PostgresClient, Logger) async throws -> Void) async throws {
         var logger = Logger(label: "system-tests")
         logger.logLevel = .error
         let client = PostgresClient(
@@ -238,10 +266,17 @@ struct OrdersHTTPTests {
             backgroundLogger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
+            try await body(client, logger)
+            group.cancelAll()
+        }
+    }
+
+    /// Gives `username` the admin role (an operator's job; there is no endpoint for it).
+    static func grantAdmin(_ username: String) async throws {
+        try await withDatabase { client, logger in
             try await client.query(
                 "UPDATE auth.users SET roles = ARRAY['user', 'admin'] WHERE username = \(username.lowercased())",
                 logger: logger)
-            group.cancelAll()
         }
     }
 }

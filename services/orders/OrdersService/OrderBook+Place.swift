@@ -24,7 +24,7 @@ extension OrderBook {
             if let quoteId = request.quoteId {
                 try await quoting.quotedRates(quoteId, userId: userId, currency: currency)
             } else {
-                try await quoting.rates.current()
+                try await quoting.currentRates()
             }
         let breakdown = try await price(content, currency: currency, rates: set.rates, requestId: requestId)
         guard let methodId = UUID(uuidString: request.paymentMethodId),
@@ -63,97 +63,93 @@ extension OrderBook {
         let quoteId: UUID?
     }
 
-    /// Claims the key, writes the order, authorizes, records the outcome under the key; nil when
-    /// the key was taken by a request that committed first.
+    /// Claims the key (or takes over an expired one), authorizes, writes the order with its
+    /// states, ledger rows and events, and records the outcome under the key; nil when the key
+    /// is held by a request that committed first.
     func insert(_ order: NewOrder, requestId: String, on connection: PostgresConnection) async throws
         -> (Result<Orders.PlaceOrder.Reply, ServiceError>, [StoredEvent])?
     {
         let now = clock.now()
-        try await connection.query(
-            """
-            DELETE FROM orders.idempotency_keys
-            WHERE user_id = \(order.userId) AND key = \(order.key) AND expires_at <= \(now)
-            """, logger: logger)
         let claimed = try await connection.query(
             """
             INSERT INTO orders.idempotency_keys (user_id, key, request_hash, status, response, created_at, expires_at)
             VALUES (\(order.userId), \(order.key), \(order.hash), 'pending', '{}', \(now),
                     \(now.addingTimeInterval(keyLifetime)))
-            ON CONFLICT DO NOTHING RETURNING 1
+            ON CONFLICT (user_id, key) DO UPDATE
+                SET request_hash = excluded.request_hash, status = 'pending', response = '{}', order_id = NULL,
+                    created_at = excluded.created_at, expires_at = excluded.expires_at
+                WHERE orders.idempotency_keys.expires_at <= \(now)
+            RETURNING 1
             """, logger: logger)
         var won = false
         for try await _ in claimed.decode(Int.self) { won = true }
         guard won else { return nil }
 
         let total = order.breakdown.total
+        var movements: [Movement] = []
+        var authorization: String?
+        // Nothing is printed for e-cards and gifts: their money is taken at once.
+        let captureNow = order.kind != "postcard"
+        let outcome: Result<String, PaymentDeclined>
+        do {
+            let authorized = try await provider.authorize(
+                token: order.card.token, amount: total, idempotencyKey: "authorize:\(order.userId):\(order.key)")
+            authorization = authorized
+            movements.append(
+                Movement(movement: "authorize", account: "hold", amount: total.amount, reference: authorized))
+            if captureNow {
+                let capture = try await provider.capture(
+                    authorization: authorized, amount: total, idempotencyKey: "capture:\(order.id)")
+                movements.append(
+                    Movement(movement: "capture", account: "hold", amount: -total.amount, reference: capture))
+                movements.append(
+                    Movement(movement: "capture", account: "charge", amount: total.amount, reference: capture))
+            }
+            outcome = .success(authorized)
+        } catch let declined as PaymentDeclined {
+            outcome = .failure(declined)
+        }
+        let state: OrderState = authorization == nil ? .failed : .paid
+        let reason: String? = if case .failure(let declined) = outcome { declined.reason } else { nil }
+
         let encoder = Wire.makeEncoder()
+        let breakdown = String(decoding: try encoder.encode(order.breakdown), as: UTF8.self)
+        let details = String(decoding: try encoder.encode(order.content), as: UTF8.self)
         try await connection.query(
             """
             INSERT INTO orders.orders
                 (id, user_id, kind, state, currency, total_amount, breakdown, details, search_text,
-                 payment_method_id, quote_id, created_at, updated_at)
-            VALUES (\(order.id), \(order.userId), \(order.kind), \(OrderState.pendingPayment.rawValue),
-                    \(total.currency), \(total.amount), \(String(decoding: try encoder.encode(order.breakdown), as: UTF8.self))::jsonb,
-                    \(String(decoding: try encoder.encode(order.content), as: UTF8.self))::jsonb,
-                    \(order.content.searchText), \(UUID(uuidString: order.card.method.id)!), \(order.quoteId), \(now), \(now))
+                 payment_method_id, authorization_id, captured, quote_id, created_at, updated_at)
+            VALUES (\(order.id), \(order.userId), \(order.kind), \(state.rawValue), \(total.currency), \(total.amount),
+                    \(breakdown)::jsonb, \(details)::jsonb, \(order.content.searchText), \(order.card.id),
+                    \(authorization), \(captureNow && authorization != nil), \(order.quoteId), \(now), \(now))
             """, logger: logger)
-        try await recordStates([.pendingPayment], order: order.id, reason: nil, at: now, on: connection)
+        try await recordStates([(.pendingPayment, nil), (state, reason)], order: order.id, at: now, on: connection)
+        try await ledger(
+            movements, order: order.id, user: order.userId, currency: total.currency, at: now, on: connection)
 
+        let orderId = order.id.uuidString.lowercased()
         var event = Orders.OrderEvent(
-            orderId: order.id.uuidString.lowercased(), userId: order.userId.uuidString.lowercased(), kind: order.kind,
-            from: OrderState.pendingPayment.rawValue, state: OrderState.paid.rawValue, at: now, reason: nil,
-            total: total)
-        let result: Result<Orders.PlaceOrder.Reply, ServiceError>
+            orderId: orderId, userId: order.userId.uuidString.lowercased(), kind: order.kind,
+            from: OrderState.pendingPayment.rawValue, state: state.rawValue, at: now, reason: reason, total: total)
         var stored: [StoredEvent] = []
-        do {
-            let authorization = try await provider.authorize(
-                token: order.card.token, amount: total, idempotencyKey: "authorize:\(order.userId):\(order.key)")
-            try await ledger(
-                "authorize", account: "hold", amount: total.amount, order: order.id, user: order.userId,
-                currency: total.currency, reference: authorization, at: now, on: connection)
-            // Nothing is printed for e-cards and gifts: the money is taken at once.
-            let captureNow = order.kind != "postcard"
-            if captureNow {
-                let capture = try await provider.capture(
-                    authorization: authorization, amount: total, idempotencyKey: "capture:\(order.id)")
-                try await ledger(
-                    "capture", account: "hold", amount: -total.amount, order: order.id, user: order.userId,
-                    currency: total.currency, reference: capture, at: now, on: connection)
-                try await ledger(
-                    "capture", account: "charge", amount: total.amount, order: order.id, user: order.userId,
-                    currency: total.currency, reference: capture, at: now, on: connection)
-            }
-            try await connection.query(
-                """
-                UPDATE orders.orders SET state = \(OrderState.paid.rawValue), authorization_id = \(authorization),
-                    captured = \(captureNow), updated_at = \(now)
-                WHERE id = \(order.id)
-                """, logger: logger)
-            try await recordStates([.paid], order: order.id, reason: nil, at: now, on: connection)
-            event.postcard = order.content.postcard
-            event.ecard = order.content.ecard
-            stored.append(try await append(Orders.Topic.paid, event, requestId: requestId, on: connection))
-            event.postcard = nil
-            event.ecard = nil
-            stored.append(try await append(Orders.Topic.stateChanged, event, requestId: requestId, on: connection))
-            result = .success(
-                Orders.PlaceOrder.Reply(
-                    id: order.id.uuidString.lowercased(), state: OrderState.paid.rawValue, total: total))
-        } catch let declined as PaymentDeclined {
-            try await connection.query(
-                """
-                UPDATE orders.orders SET state = \(OrderState.failed.rawValue), updated_at = \(now)
-                WHERE id = \(order.id)
-                """, logger: logger)
-            try await recordStates([.failed], order: order.id, reason: declined.reason, at: now, on: connection)
-            event.state = OrderState.failed.rawValue
-            event.reason = declined.reason
+        let result: Result<Orders.PlaceOrder.Reply, ServiceError>
+        switch outcome {
+        case .success:
+            var paid = event
+            paid.postcard = order.content.postcard
+            paid.ecard = order.content.ecard
+            stored.append(try await append(Orders.Topic.paid, paid, requestId: requestId, on: connection))
+            result = .success(Orders.PlaceOrder.Reply(id: orderId, state: state.rawValue, total: total))
+        case .failure(let declined):
             stored.append(try await append(Orders.Topic.paymentFailed, event, requestId: requestId, on: connection))
-            stored.append(try await append(Orders.Topic.stateChanged, event, requestId: requestId, on: connection))
             var error = declined.serviceError
-            error.details?["orderId"] = .string(order.id.uuidString.lowercased())
+            error.details?["orderId"] = .string(orderId)
             result = .failure(error)
         }
+        event.postcard = nil
+        stored.append(try await append(Orders.Topic.stateChanged, event, requestId: requestId, on: connection))
+
         let (status, response): (String, Data) =
             switch result {
             case .success(let reply): ("ok", try encoder.encode(reply))

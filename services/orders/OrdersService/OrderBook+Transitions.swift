@@ -70,45 +70,42 @@ extension OrderBook {
         _ = try current.move(to: target)
 
         let now = clock.now()
-        var states = [target]
+        var states: [(state: OrderState, reason: String?)] = [(target, reason)]
         var captured = wasCaptured
-        func book(_ movement: String, _ account: String, _ value: Int64, _ reference: String) async throws {
-            try await ledger(
-                movement, account: account, amount: value, order: orderId, user: userId, currency: currency,
-                reference: reference, at: now, on: connection)
-        }
+        var movements: [Movement] = []
         let total = Money(amount: amount, currency: currency)
         switch target {
         case .inProduction where !captured:
             if let authorization {
                 let capture = try await provider.capture(
                     authorization: authorization, amount: total, idempotencyKey: "capture:\(orderId)")
-                try await book("capture", "hold", -amount, capture)
-                try await book("capture", "charge", amount, capture)
+                movements.append(Movement(movement: "capture", account: "hold", amount: -amount, reference: capture))
+                movements.append(Movement(movement: "capture", account: "charge", amount: amount, reference: capture))
                 captured = true
             }
         case .failed, .canceled:
             if let authorization, captured {
                 let refund = try await provider.refund(
                     authorization: authorization, amount: total, idempotencyKey: "refund:\(orderId)")
-                try await book("refund", "charge", -amount, refund)
-                if target == .failed { states.append(.refunded) }
+                movements.append(Movement(movement: "refund", account: "charge", amount: -amount, reference: refund))
+                if target == .failed { states.append((.refunded, "the payment was refunded")) }
             } else if let authorization {
                 let void = try await provider.void(authorization: authorization, idempotencyKey: "void:\(orderId)")
-                try await book("void", "hold", -amount, void)
+                movements.append(Movement(movement: "void", account: "hold", amount: -amount, reference: void))
             }
         default: break
         }
         try await connection.query(
             """
-            UPDATE orders.orders SET state = \(states.last!.rawValue), captured = \(captured), updated_at = \(now)
+            UPDATE orders.orders SET state = \(states.last!.state.rawValue), captured = \(captured), updated_at = \(now)
             WHERE id = \(orderId)
             """, logger: logger)
-        try await recordStates(states, order: orderId, reason: reason, at: now, on: connection)
+        try await recordStates(states, order: orderId, at: now, on: connection)
+        try await ledger(movements, order: orderId, user: userId, currency: currency, at: now, on: connection)
 
         var stored: [StoredEvent] = []
         var from = current
-        for state in states {
+        for (state, reason) in states {
             let event = Orders.OrderEvent(
                 orderId: orderId.uuidString.lowercased(), userId: userId.uuidString.lowercased(), kind: kind,
                 from: from.rawValue, state: state.rawValue, at: now, reason: reason, total: total)

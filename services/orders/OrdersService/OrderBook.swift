@@ -88,31 +88,44 @@ public struct OrderBook: Sendable {
         try await events.append(topic: topic, payload: event, requestId: requestId, on: connection, logger: logger)
     }
 
-    /// Appends one ledger row.
+    /// One ledger row to be: a movement on one account.
+    struct Movement: Sendable {
+        let movement: String
+        let account: String
+        let amount: Int64
+        let reference: String
+    }
+
+    /// Appends ledger rows, in one statement.
     func ledger(
-        _ movement: String, account: String, amount: Int64, order: UUID, user: UUID, currency: String,
-        reference: String, at now: Date, on connection: PostgresConnection
+        _ movements: [Movement], order: UUID, user: UUID, currency: String, at now: Date,
+        on connection: PostgresConnection
     ) async throws {
+        guard !movements.isEmpty else { return }
         try await connection.query(
             """
             INSERT INTO orders.ledger
                 (order_id, user_id, movement, account, amount, currency, provider, provider_ref, created_at)
-            VALUES (\(order), \(user), \(movement), \(account), \(amount), \(currency), \(provider.name),
-                    \(reference), \(now))
+            SELECT \(order), \(user), m.movement, m.account, m.amount, \(currency), \(provider.name), m.reference, \(now)
+            FROM unnest(\(movements.map(\.movement))::text[], \(movements.map(\.account))::text[],
+                        \(movements.map(\.amount))::bigint[], \(movements.map(\.reference))::text[])
+                 WITH ORDINALITY AS m(movement, account, amount, reference, position)
+            ORDER BY m.position
             """, logger: logger)
     }
 
-    /// Records that the order reached `states` (in that order) at `now`.
+    /// Records that the order reached `states` (in that order, each with an optional reason) at
+    /// `now`, in one statement.
     func recordStates(
-        _ states: [OrderState], order: UUID, reason: String?, at now: Date, on connection: PostgresConnection
+        _ states: [(state: OrderState, reason: String?)], order: UUID, at now: Date, on connection: PostgresConnection
     ) async throws {
-        for state in states {
-            try await connection.query(
-                """
-                INSERT INTO orders.order_states (order_id, seq, state, at, reason)
-                SELECT \(order), coalesce(max(seq), 0) + 1, \(state.rawValue), \(now), \(reason)
-                FROM orders.order_states WHERE order_id = \(order)
-                """, logger: logger)
-        }
+        try await connection.query(
+            """
+            INSERT INTO orders.order_states (order_id, seq, state, at, reason)
+            SELECT \(order), base.n + s.position, s.state, \(now), nullif(s.reason, '')
+            FROM (SELECT coalesce(max(seq), 0) AS n FROM orders.order_states WHERE order_id = \(order)) base,
+                 unnest(\(states.map(\.state.rawValue))::text[], \(states.map { $0.reason ?? "" })::text[])
+                 WITH ORDINALITY AS s(state, reason, position)
+            """, logger: logger)
     }
 }

@@ -22,13 +22,15 @@ public enum OrdersService {
         "ECB eurofxref-daily.xml loaded at start when newer than the stored rates (default: the shipped sample)")
     static let keyHours = Setting(
         "IDEMPOTENCY_KEY_HOURS", default: "24", "how long order Idempotency-Keys are remembered (at least 24)")
+    static let ratesRefresh = Setting(
+        "RATES_REFRESH_SECONDS", default: "5", "how often a replica re-reads the rates in force (others' loads)")
     static let paymentProvider = Setting(
         "PAYMENT_PROVIDER", default: "sandbox", "payment provider; only the built-in test-mode `sandbox` exists")
 
     /// The settings this service adds to every worker's.
     static let own = [
         priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteMinutes, ratesPath,
-        keyHours, paymentProvider,
+        ratesRefresh, keyHours, paymentProvider,
     ]
 
     /// What the executable is and reads, for `--help`.
@@ -60,6 +62,7 @@ public enum OrdersService {
         public var tariff: PostageTariff
         public var quoteValidity: TimeInterval
         public var keyLifetime: TimeInterval
+        public var ratesRefresh: Duration
 
         /// Reads the settings.
         public init(_ environment: ProcessEnvironment) throws {
@@ -83,6 +86,7 @@ public enum OrdersService {
                 europe: try price(OrdersService.postageEurope), world: try price(OrdersService.postageWorld))
             quoteValidity = TimeInterval(try environment.int(OrdersService.quoteMinutes, in: 1...10_080) * 60)
             keyLifetime = TimeInterval(try environment.int(OrdersService.keyHours, in: 24...8_760) * 3600)
+            ratesRefresh = .seconds(try environment.int(OrdersService.ratesRefresh, in: 0...3600))
             let provider = try environment.required(OrdersService.paymentProvider)
             guard provider == "sandbox" else {
                 throw invalid(OrdersService.paymentProvider, provider, "sandbox")
@@ -110,7 +114,7 @@ public enum OrdersService {
         let quoting = Quoting(
             client: resources.postgres, pricing: configuration.pricing,
             tariffs: BuiltInPostageTariff(configuration.tariff), validity: configuration.quoteValidity,
-            clock: resources.clock, logger: resources.logger)
+            ratesRefresh: configuration.ratesRefresh, clock: resources.clock, logger: resources.logger)
         let provider = SandboxPaymentProvider()
         let book = OrderBook(
             client: resources.postgres, quoting: quoting, provider: provider, events: publisher,

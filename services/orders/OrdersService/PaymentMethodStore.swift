@@ -16,6 +16,7 @@ public struct PaymentMethodStore: Sendable {
 
     /// A saved card with its token, as payments need it.
     public struct Saved: Sendable, Hashable {
+        public let id: UUID
         public let method: Orders.PaymentMethod
         public let provider: String
         public let token: String
@@ -88,6 +89,7 @@ public struct PaymentMethodStore: Sendable {
         {
             result.append(
                 Saved(
+                    id: id,
                     method: Orders.PaymentMethod(
                         id: id.uuidString.lowercased(), brand: brand, last4: last4, expMonth: month, expYear: year),
                     provider: provider, token: token))

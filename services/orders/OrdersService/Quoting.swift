@@ -9,6 +9,7 @@ import Store
 public struct Quoting: Sendable {
     let client: PostgresClient
     let rates: RatesStore
+    let cache: RatesCache
     let pricing: Pricing
     let tariffs: any PostageTariffSource
     let clock: any WallClock
@@ -19,10 +20,11 @@ public struct Quoting: Sendable {
     /// Creates the quoting desk.
     public init(
         client: PostgresClient, pricing: Pricing, tariffs: any PostageTariffSource, validity: TimeInterval,
-        clock: any WallClock, logger: Logger
+        ratesRefresh: Duration = .seconds(5), clock: any WallClock, logger: Logger
     ) {
         self.client = client
         self.rates = RatesStore(client: client, logger: logger)
+        self.cache = RatesCache(ttl: ratesRefresh)
         self.pricing = pricing
         self.tariffs = tariffs
         self.validity = validity
@@ -35,7 +37,7 @@ public struct Quoting: Sendable {
         -> Orders.Quote.Reply
     {
         let currency = try Self.currency(request.currency ?? ExchangeRates.base)
-        let set = try await rates.current()
+        let set = try await currentRates()
         let tariff = try await tariffs.activeTariff(metadata: metadata)
         let breakdown = try pricing.postcard(
             size: request.size.uppercased(), countries: request.recipients.map { $0.country.uppercased() },
@@ -80,15 +82,20 @@ public struct Quoting: Sendable {
         throw ServiceError(.notFound, "no such quote", details: ["field": "quoteId"])
     }
 
+    /// The rates in force (cached for a few seconds).
+    func currentRates() async throws -> RatesStore.Stored {
+        try await cache.current(from: rates)
+    }
+
     /// The current rates as currencies.
     public func currencies() async throws -> Orders.ListCurrencies.Reply {
-        Self.listing(try await rates.current().rates)
+        Self.listing(try await currentRates().rates)
     }
 
     /// Parses and stores ECB rates sent by an operator; a bad document changes nothing.
     public func load(xml: String, actor: Actor) async throws -> Orders.ListCurrencies.Reply {
         let parsed = try ECBRatesParser.parse(Data(xml.utf8))
-        try await rates.save(parsed, source: "admin \(actor.userId)", now: clock.now())
+        cache.replace(with: try await rates.save(parsed, source: "admin \(actor.userId)", now: clock.now()))
         logger.info("currency rates loaded", metadata: ["rateDate": "\(parsed.date)", "by": "\(actor.userId)"])
         return Self.listing(parsed)
     }
