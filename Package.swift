@@ -155,8 +155,14 @@ let package = Package(
         ),
         .target(
             name: "OrdersService",
-            dependencies: ["Contract", "ServiceKit"],
+            dependencies: [
+                "Contract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "services/orders/OrdersService",
+            resources: [.copy("Migrations"), .copy("Resources/eurofxref-daily.xml")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -275,6 +281,15 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/RoutingTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OrdersTests",
+            dependencies: [
+                "Contract", "OrdersService", "ServiceKit", "Store", "ZeroMQ",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/OrdersTests",
             swiftSettings: strict
         ),
         .testTarget(

@@ -8,6 +8,8 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
     public static let invalidArgument = ErrorCode(rawValue: "invalid_argument")
     /// No valid credentials (401).
     public static let unauthenticated = ErrorCode(rawValue: "unauthenticated")
+    /// A payment was declined or failed; `details.reason` says why, e.g. `card_declined` (402).
+    public static let paymentRequired = ErrorCode(rawValue: "payment_required")
     /// Authenticated, but not allowed (403).
     public static let permissionDenied = ErrorCode(rawValue: "permission_denied")
     /// The thing does not exist (404).
@@ -31,7 +33,7 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
 
     /// Every code the contract defines.
     public static let all: [ErrorCode] = [
-        .invalidArgument, .unauthenticated, .permissionDenied, .notFound, .conflict, .alreadyExists,
+        .invalidArgument, .unauthenticated, .paymentRequired, .permissionDenied, .notFound, .conflict, .alreadyExists,
         .failedPrecondition, .locked, .rateLimited, .unavailable, .deadlineExceeded, .internal,
     ]
 
@@ -40,6 +42,7 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
         switch self {
         case .invalidArgument: 400
         case .unauthenticated: 401
+        case .paymentRequired: 402
         case .permissionDenied: 403
         case .notFound: 404
         case .conflict, .alreadyExists: 409

@@ -16,8 +16,16 @@ public enum Loadgen {
                       the hashing bound (cores / time of one Argon2id verification, measured in
                       the same run), and the gateway's access-token verification; see
                       `make bench-auth`, which starts the system for it
+          orders      quotes, then orders, through the HTTP gateway of a running system (make up
+                      SERVICES="auth orders"), sent at a fixed rate; latency from when each was due
 
-        Options:
+        Options of orders:
+          --url URL     the gateway (default http://127.0.0.1:8080)
+          --rate N      requests per second (default 200)
+          --threads N   requests that may be in flight at once (default 64)
+          --seconds N   measured seconds per case (default 3)
+
+        Options of broker:
           --seconds N   measured seconds per case (default 3; a quarter of that again is warm-up)
           --payload N   payload bytes per request (default 64)
           --slots N     requests each worker process handles at once (its MDP worker connections,
@@ -25,9 +33,13 @@ public enum Loadgen {
           --only TEXT   run only the cases whose label contains TEXT (raw-1, raw-100, raw-mdp-frames-100, broker-1w-1,
                         broker-1w-100, broker-4w-1, broker-4w-100, plain-1w-100, plain-4w-100, plain-credit-4w-100,
                         async-4w-100)
-          --json PATH   also write the results as JSON to PATH
-          --url URL     login: the gateway (default http://127.0.0.1:8080)
-          --clients L   login: comma-separated client counts, one row each (default 1,2,4,8,16)
+          --json PATH   also write the results as JSON to PATH (every scenario)
+
+        Options of login:
+          --url URL     the gateway (default http://127.0.0.1:8080)
+          --clients L   comma-separated client counts, one row each (default 1,2,4,8,16)
+          --seconds N   measured seconds per row (default 5)
+
           --help        this text
 
         """
@@ -71,6 +83,13 @@ public enum Loadgen {
                 let outcome = try await bench.run { print("running: \($0)") }
                 print(LoginBench.table(outcome))
                 if let path = options["json"] { try LoginBench.json(outcome).write(to: URL(fileURLWithPath: path)) }
+            case "orders":
+                let bench = try OrdersBench(
+                    url: options["url"] ?? "http://127.0.0.1:8080", rate: Double(options["rate"] ?? "200") ?? 200,
+                    seconds: Double(options["seconds"] ?? "3") ?? 3, threads: Int(options["threads"] ?? "64") ?? 64)
+                let results = try await bench.run { print("running: \($0)") }
+                print(Report.table(results, payloadBytes: nil))
+                if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
             default:
                 FileHandle.standardError.write(Data("loadgen: unknown scenario '\(scenario)'; see --help\n".utf8))
                 return 64

@@ -2,7 +2,7 @@ import Foundation
 
 /// Formats results as a table for people and JSON for tools.
 enum Report {
-    static func table(_ results: [RunResult], payloadBytes: Int) -> String {
+    static func table(_ results: [RunResult], payloadBytes: Int?) -> String {
         var lines = [
             "",
             "case".padded(62) + "round trips/s".leftPadded(14) + "p50 µs".leftPadded(10) + "p99 µs".leftPadded(10)
@@ -24,7 +24,8 @@ enum Report {
             }
         }
         lines.append("")
-        lines.append("payload \(payloadBytes) bytes; \(ProcessInfo.processInfo.activeProcessorCount) cores; \(Date())")
+        let payload = payloadBytes.map { "payload \($0) bytes; " } ?? ""
+        lines.append("\(payload)\(ProcessInfo.processInfo.activeProcessorCount) cores; \(Date())")
         return lines.joined(separator: "\n")
     }
 

@@ -1,15 +1,167 @@
 import Contract
+import Foundation
 import ServiceKit
+import Store
 
-/// The `orders` service: quotes, orders, payments and the ledger.
+/// The `orders` service: quotes, currencies, saved cards, orders, payments and the ledger.
 public enum OrdersService {
+    static let priceList = Setting(
+        "PRICE_LIST", default: "A6=1.49,A5=2.49,A4=3.99", "printing cost per card by size, in euros (SIZE=EUROS,...)")
+    static let ecardPrice = Setting("ECARD_PRICE", default: "0.99", "price of one e-card delivery, in euros")
+    static let postageHome = Setting(
+        "POSTAGE_HOME_COUNTRY", default: "DE", "built-in postage tariff: country the cards are posted in (ISO 3166)")
+    static let postageDomestic = Setting(
+        "POSTAGE_DOMESTIC", default: "0.95", "built-in tariff: domestic postage, euros")
+    static let postageEurope = Setting(
+        "POSTAGE_EUROPE", default: "1.10", "built-in tariff: postage within Europe, euros")
+    static let postageWorld = Setting("POSTAGE_WORLD", default: "1.65", "built-in tariff: postage elsewhere, euros")
+    static let quoteMinutes = Setting(
+        "QUOTE_VALID_MINUTES", default: "30", "how long a quote's currency rate holds for an order")
+    static let ratesPath = Setting(
+        "CURRENCY_RATES_PATH", default: nil,
+        "ECB eurofxref-daily.xml loaded at start when newer than the stored rates (default: the shipped sample)")
+    static let keyHours = Setting(
+        "IDEMPOTENCY_KEY_HOURS", default: "24", "how long order Idempotency-Keys are remembered (at least 24)")
+    static let ratesRefresh = Setting(
+        "RATES_REFRESH_SECONDS", default: "5", "how often a replica re-reads the rates in force (others' loads)")
+    static let paymentProvider = Setting(
+        "PAYMENT_PROVIDER", default: "sandbox", "payment provider; only the built-in test-mode `sandbox` exists")
+
+    /// The settings this service adds to every worker's.
+    static let own = [
+        priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteMinutes, ratesPath,
+        ratesRefresh, keyHours, paymentProvider,
+    ]
+
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
         name: "orders",
-        summary: "MDP worker for quotes, orders, payments and the ledger",
-        settings: WorkerHost.settings,
-        probeHelp: "check that a orders worker answers its health operation through the broker")
+        summary: "MDP worker for quotes, currencies, saved cards, orders, payments and the ledger",
+        settings: WorkerHost.settings + own,
+        probeHelp: "check that an orders worker answers its health operation through the broker")
 
-    /// Its migrations and operations; the health operation is built in.
-    public static let definition = WorkerDefinition(service: .orders)
+    /// The migrations shipped with the service (`Migrations/NNNN_name.sql`).
+    public static func migrations() throws -> [Migration] {
+        guard let url = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
+            throw ServiceError(.internal, "the orders service's Migrations folder is missing from its resources")
+        }
+        return try Migration.load(from: url)
+    }
+
+    /// The rates file that ships with the service (ECB format).
+    public static func sampleRatesURL() throws -> URL {
+        guard let url = Bundle.module.url(forResource: "eurofxref-daily", withExtension: "xml") else {
+            throw ServiceError(.internal, "the sample rates file is missing from the orders resources")
+        }
+        return url
+    }
+
+    /// Pricing, tariff, quote validity and key lifetime from the settings.
+    public struct Configuration: Sendable {
+        public var pricing: Pricing
+        public var tariff: PostageTariff
+        public var quoteValidity: TimeInterval
+        public var keyLifetime: TimeInterval
+        public var ratesRefresh: Duration
+
+        /// Reads the settings.
+        public init(_ environment: ProcessEnvironment) throws {
+            pricing = Pricing(
+                prices: try PriceList(
+                    parsing: try environment.required(OrdersService.priceList),
+                    ecard: try environment.required(OrdersService.ecardPrice)))
+            func price(_ setting: Setting) throws -> Price {
+                let raw = try environment.required(setting)
+                guard let price = Price(raw) else {
+                    throw invalid(setting, raw, "euros, e.g. 1.10")
+                }
+                return price
+            }
+            let home = try environment.required(OrdersService.postageHome).uppercased()
+            guard Countries.all.contains(home) else {
+                throw invalid(OrdersService.postageHome, home, "an ISO 3166-1 alpha-2 code")
+            }
+            tariff = PostageTariff(
+                name: "built-in", homeCountry: home, domestic: try price(OrdersService.postageDomestic),
+                europe: try price(OrdersService.postageEurope), world: try price(OrdersService.postageWorld))
+            quoteValidity = TimeInterval(try environment.int(OrdersService.quoteMinutes, in: 1...10_080) * 60)
+            keyLifetime = TimeInterval(try environment.int(OrdersService.keyHours, in: 24...8_760) * 3600)
+            ratesRefresh = .seconds(try environment.int(OrdersService.ratesRefresh, in: 0...3600))
+            let provider = try environment.required(OrdersService.paymentProvider)
+            guard provider == "sandbox" else {
+                throw invalid(OrdersService.paymentProvider, provider, "sandbox")
+            }
+        }
+    }
+
+    static func invalid(_ setting: Setting, _ value: String, _ expected: String) -> ServiceError {
+        ServiceError(.invalidArgument, "\(setting.name)=\(value) is not valid: expected \(expected)")
+    }
+
+    /// Its migrations, operations, the printing-events consumer, the event publisher and the
+    /// sweeper of expired keys; the health operation is built in.
+    public static let definition = WorkerDefinition(service: .orders, migrations: migrations) { router, resources in
+        let configuration = try Configuration(resources.environment)
+        let rates = RatesStore(client: resources.postgres, logger: resources.logger)
+        if let path = resources.environment.string(ratesPath) {
+            try await rates.bootstrap(
+                from: URL(fileURLWithPath: path), source: "file \(path)", now: resources.clock.now())
+        }
+        try await rates.bootstrap(from: try sampleRatesURL(), source: "shipped sample", now: resources.clock.now())
+        let publisher = EventPublisher(
+            log: resources.events, producer: .orders, context: resources.context,
+            endpoint: try resources.environment.required(.eventsPublishURL))
+        let quoting = Quoting(
+            client: resources.postgres, pricing: configuration.pricing,
+            tariffs: BuiltInPostageTariff(configuration.tariff), validity: configuration.quoteValidity,
+            ratesRefresh: configuration.ratesRefresh, clock: resources.clock, logger: resources.logger)
+        let provider = SandboxPaymentProvider()
+        let book = OrderBook(
+            client: resources.postgres, quoting: quoting, provider: provider, events: publisher,
+            keyLifetime: configuration.keyLifetime, clock: resources.clock, logger: resources.logger)
+        let wallet = Wallet(
+            store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,
+            clock: resources.clock)
+        register(quoting: quoting, wallet: wallet, book: book, on: &router)
+        let printing = try resources.consumer(name: "orders.printing", topics: Orders.PrintingTopic.all) {
+            event, connection in
+            try await book.apply(printing: event, on: connection)
+        }
+        let sweeper = Sweeper(
+            client: resources.postgres, clock: resources.clock, interval: .seconds(3600), logger: resources.logger)
+        return [publisher.service, printing, sweeper]
+    }
+
+    /// Registers the service's operations.
+    public static func register(quoting: Quoting, wallet: Wallet, book: OrderBook, on router: inout OperationRouter) {
+        router.register(Orders.Quote.self) { request, context in
+            try await quoting.quote(request, actor: context.metadata.actor, metadata: context.metadata)
+        }
+        router.register(Orders.ListCurrencies.self) { _, _ in try await quoting.currencies() }
+        router.register(Orders.LoadRates.self) { request, context in
+            try await quoting.load(xml: request.xml, actor: try context.requireRole("admin"))
+        }
+        router.register(Orders.AddPaymentMethod.self) { request, context in
+            try await wallet.add(request, actor: try context.requireActor())
+        }
+        router.register(Orders.ListPaymentMethods.self) { _, context in
+            Orders.ListPaymentMethods.Reply(items: try await wallet.list(actor: try context.requireActor()))
+        }
+        router.register(Orders.DeletePaymentMethod.self) { request, context in
+            try await wallet.delete(request.id, actor: try context.requireActor())
+            return Empty()
+        }
+        router.register(Orders.PlaceOrder.self) { request, context in
+            try await book.place(request, actor: try context.requireActor(), requestId: context.metadata.requestId)
+        }
+        router.register(Orders.ListOrders.self) { request, context in
+            try await book.list(request, actor: try context.requireActor())
+        }
+        router.register(Orders.GetOrder.self) { request, context in
+            try await book.detail(request.id, actor: try context.requireActor())
+        }
+        router.register(Orders.CancelOrder.self) { request, context in
+            try await book.cancel(request.id, actor: try context.requireActor(), requestId: context.metadata.requestId)
+        }
+    }
 }

@@ -1,0 +1,132 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import Store
+import ZeroMQ
+
+@testable import OrdersService
+
+/// The orders service's parts against the real PostgreSQL of `DATABASE_URL` (schemas `orders`
+/// and `events`, migrated), with a clock the test moves. Tests keep apart by using fresh users.
+struct OrdersFixture: Sendable {
+    let client: PostgresClient
+    let clock: ManualClock
+    let quoting: Quoting
+    let wallet: Wallet
+    let book: OrderBook
+
+    static let logger: Logger = {
+        var logger = Logger(label: "orders-test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// A context nobody runs: announced events queue in memory (consumers would read the log).
+    static let context = Context()
+
+    /// Runs `body` with a migrated database and fresh service parts.
+    static func with(_ body: @Sendable (OrdersFixture) async throws -> Void) async throws {
+        var configuration = try DatabaseSettings.fromEnvironment().clientConfiguration()
+        configuration.options.maximumConnections = 20
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            // Real time (whole seconds), since orders processes of other suites sweep expired rows
+            // by their own clocks.
+            let clock = ManualClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+            let events = EventLog(client: client, clock: clock, logger: logger)
+            try await events.migrate()
+            try await Migrator(client: client, schema: "orders", logger: logger).migrate(OrdersService.migrations())
+            let rates = RatesStore(client: client, logger: logger)
+            try await rates.bootstrap(from: OrdersService.sampleRatesURL(), source: "test", now: clock.now())
+            let configuration = try OrdersService.Configuration(ProcessEnvironment([:]))
+            let quoting = Quoting(
+                client: client, pricing: configuration.pricing, tariffs: BuiltInPostageTariff(configuration.tariff),
+                validity: configuration.quoteValidity, clock: clock, logger: logger)
+            let provider = SandboxPaymentProvider()
+            let publisher = EventPublisher(
+                log: events, producer: .orders, context: context, endpoint: "tcp://127.0.0.1:1")
+            let book = OrderBook(
+                client: client, quoting: quoting, provider: provider, events: publisher,
+                keyLifetime: configuration.keyLifetime, clock: clock, logger: logger)
+            let wallet = Wallet(
+                store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
+            try await body(OrdersFixture(client: client, clock: clock, quoting: quoting, wallet: wallet, book: book))
+            group.cancelAll()
+        }
+    }
+
+    /// A new user.
+    func user(roles: [String] = ["user"]) -> Actor { Actor(userId: UUID().uuidString.lowercased(), roles: roles) }
+
+    /// Saves `number` for `actor` and returns the payment method id.
+    func card(_ number: String = "4242424242424242", for actor: Actor) async throws -> String {
+        try await wallet.add(.init(number: number, expMonth: 12, expYear: 2030, cvc: "123"), actor: actor).id
+    }
+
+    /// A postcard order request.
+    func postcard(
+        key: String = UUID().uuidString, card: String, names: [String] = ["Ann Lund"], country: String = "SE",
+        currency: String = "EUR", size: String = "A6"
+    ) -> Orders.PlaceOrder.Request {
+        Orders.PlaceOrder.Request(
+            idempotencyKey: key, kind: "postcard",
+            postcard: .init(
+                size: size, greeting: "Hi",
+                recipients: names.map {
+                    .init(
+                        name: $0,
+                        address: .init(line1: "Storgatan 1", city: "Lund", postalCode: "22350", country: country))
+                }), currency: currency, paymentMethodId: card)
+    }
+
+    /// The sum of an order's ledger rows, and how many rows of each movement it has.
+    func ledger(_ orderId: String) async throws -> (sum: Int64, movements: [String: Int]) {
+        let rows = try await client.query(
+            "SELECT movement, amount FROM orders.ledger WHERE order_id = \(UUID(uuidString: orderId)!)",
+            logger: Self.logger)
+        var sum: Int64 = 0
+        var movements: [String: Int] = [:]
+        for try await (movement, amount) in rows.decode((String, Int64).self) {
+            sum += amount
+            movements[movement, default: 0] += 1
+        }
+        return (sum, movements)
+    }
+
+    /// Delivers a printing job event as the consumer would: in a transaction.
+    func printing(_ topic: String, order: String, reason: String? = nil) async throws {
+        let payload = try Wire.makeEncoder().encode(Orders.PrintingJobEvent(orderId: order, reason: reason))
+        let event = StoredEvent(
+            seq: 0, xid: 0, id: UUID(), topic: topic, producer: "printing", payload: payload, requestId: nil,
+            createdAt: clock.now())
+        try await client.withTransaction(logger: Self.logger) { connection in
+            try await book.apply(printing: event, on: connection)
+        }
+    }
+
+    /// Topics of the events the orders service logged for `orderId`, in log order.
+    func events(_ orderId: String) async throws -> [String] {
+        let rows = try await client.query(
+            "SELECT topic FROM events.log WHERE payload->>'orderId' = \(orderId) ORDER BY seq", logger: Self.logger)
+        var topics: [String] = []
+        for try await topic in rows.decode(String.self) { topics.append(topic) }
+        return topics
+    }
+}
+
+/// The error code and `details.reason` of what `work` throws (nil if it does not).
+func failure(_ work: () async throws -> Void) async -> (code: ErrorCode, reason: String?)? {
+    do {
+        try await work()
+        return nil
+    } catch let error as ServiceError {
+        if case .string(let reason) = error.details?["reason"] { return (error.code, reason) }
+        return (error.code, nil)
+    } catch {
+        return (.internal, "\(error)")
+    }
+}

@@ -1,0 +1,282 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+import Testing
+
+/// Quotes, cards and orders through HTTP: gateway, broker, auth and orders as real processes.
+@Suite("orders over HTTP (real processes)", .serialized)
+struct OrdersHTTPTests {
+    static let cards = ["4242424242424242", "4000000000000002", "4000000000009995", "4000000000000069"]
+
+    /// A signed-in user's requests against the running gateway.
+    struct Client: Sendable {
+        let port: Int
+        let token: String?
+
+        func send(
+            _ method: String, _ path: String, json: String? = nil, headers: [String: String] = [:],
+            contentType: String = "application/json"
+        ) async -> HTTP.Response {
+            var headers = headers
+            if let token { headers["Authorization"] = "Bearer \(token)" }
+            let port = self.port
+            let all = headers
+            return await offPool {
+                HTTP.request(port: port, method: method, path: path, body: json, headers: all, contentType: contentType)
+                    ?? HTTP.Response(status: 0, head: "", body: "no answer")
+            }
+        }
+    }
+
+    /// Broker, auth, orders and gateway as processes, ready.
+    func start() async throws -> SystemHarness {
+        let system = try SystemHarness()
+        try system.start("broker")
+        try system.start("auth")
+        try system.start("orders")
+        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,orders"])
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        try #require(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        return system
+    }
+
+    /// Registers and signs in a new user.
+    func signUp(_ system: SystemHarness, _ name: String) async throws -> (Client, String) {
+        let username = "\(name)-\(UUID().uuidString.prefix(8))@example.org"
+        let anonymous = Client(port: system.httpPort, token: nil)
+        let registered = await anonymous.send(
+            "POST", "/v1/auth/register", json: #"{"username": "\#(username)", "password": "Lund2026x"}"#)
+        try #require(registered.status == 201, "\(registered.body)")
+        return (try await signIn(system, username), username)
+    }
+
+    func signIn(_ system: SystemHarness, _ username: String) async throws -> Client {
+        let login = await Client(port: system.httpPort, token: nil).send(
+            "POST", "/v1/auth/login", json: #"{"username": "\#(username)", "password": "Lund2026x"}"#)
+        let token = try #require(json(login.body)["accessToken"] as? String)
+        return Client(port: system.httpPort, token: token)
+    }
+
+    func json(_ body: String) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    func field(_ response: HTTP.Response) -> String? {
+        (json(response.body)["details"] as? [String: Any])?["field"] as? String
+    }
+
+    func order(card: String, name: String = "Ann Lund", currency: String = "EUR") -> String {
+        """
+        {"kind": "postcard", "currency": "\(currency)", "paymentMethodId": "\(card)",
+         "postcard": {"size": "A6", "greeting": "Hej", "edits": [{"op": "crop", "x": 1}],
+           "recipients": [{"name": "\(name)", "address": {"line1": "Storgatan 1", "city": "Lund", "country": "SE"}}]}}
+        """
+    }
+
+    @Test("quotes, currencies and admin rates: breakdown in minor units, 400 naming the field, 403 for non-admins")
+    func quotesAndRates() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let anonymous = Client(port: system.httpPort, token: nil)
+
+        let currencies = await anonymous.send("GET", "/v1/currencies")
+        #expect(currencies.status == 200)
+        #expect(json(currencies.body)["base"] as? String == "EUR")
+        #expect(currencies.body.contains("\"JPY\""))
+
+        let quote = await anonymous.send(
+            "POST", "/v1/quotes",
+            json: #"{"size": "A6", "recipients": [{"country": "SE"}, {"country": "US"}], "currency": "JPY"}"#)
+        #expect(quote.status == 200, "\(quote.body)")
+        let total = try #require(json(quote.body)["total"] as? [String: Any])
+        #expect(total["currency"] as? String == "JPY")
+        let lines = try #require(json(quote.body)["lines"] as? [[String: Any]])
+        #expect(lines.count == 3)
+        #expect(total["amount"] as? Int == lines.compactMap { $0["amount"] as? Int }.reduce(0, +))
+        #expect(json(quote.body)["rateDate"] is String)
+
+        let badSize = await anonymous.send(
+            "POST", "/v1/quotes", json: #"{"size": "A7", "recipients": [{"country": "SE"}]}"#)
+        #expect(badSize.status == 400 && field(badSize) == "size")
+        let badCountry = await anonymous.send(
+            "POST", "/v1/quotes", json: #"{"size": "A6", "recipients": [{"country": "XX"}]}"#)
+        #expect(badCountry.status == 400 && field(badCountry) == "recipients[0].country")
+
+        let (ann, username) = try await signUp(system, "ann")
+        // The shipped rates plus one currency, so that other suites running alongside see the
+        // same prices.
+        let sample = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(
+                    "services/orders/OrdersService/Resources/eurofxref-daily.xml"), encoding: .utf8)
+        let xml = sample.replacingOccurrences(
+            of: "<Cube currency='USD'", with: "<Cube currency='CLP' rate='1021.5'/><Cube currency='USD'")
+        #expect(
+            await ann.send("PUT", "/v1/admin/currency-rates", json: xml, contentType: "application/xml").status == 403)
+        #expect(
+            await anonymous.send("PUT", "/v1/admin/currency-rates", json: xml, contentType: "application/xml").status
+                == 401)
+        try await Self.grantAdmin(username)
+        let admin = try await signIn(system, username)
+        let loaded = await admin.send("PUT", "/v1/admin/currency-rates", json: xml, contentType: "application/xml")
+        #expect(loaded.status == 200, "\(loaded.body)")
+        let codes = (json(loaded.body)["currencies"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+        #expect(codes?.contains("CLP") == true)
+        let broken = await admin.send("PUT", "/v1/admin/currency-rates", json: "<Cube>", contentType: "application/xml")
+        #expect(broken.status == 400)
+        let after = await anonymous.send("GET", "/v1/currencies")
+        #expect(after.body.contains("\"CLP\""), "the last good rates stay")
+    }
+    @Test(
+        "cards and orders: 201s, idempotent retries (20 at once), 409, 402 per test card, history, cancel, 404 for others; no card number in any log"
+    )
+    func ordersFlow() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let (ann, _) = try await signUp(system, "ann")
+        let (bo, _) = try await signUp(system, "bo")
+
+        #expect(await Client(port: system.httpPort, token: nil).send("GET", "/v1/orders").status == 401)
+
+        var cards: [String: String] = [:]
+        for number in Self.cards {
+            let saved = await ann.send(
+                "POST", "/v1/payment-methods",
+                json: #"{"number": "\#(number)", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#)
+            #expect(saved.status == 201, "\(saved.body)")
+            #expect(json(saved.body)["last4"] as? String == String(number.suffix(4)))
+            #expect(json(saved.body)["brand"] as? String == "visa")
+            cards[number] = json(saved.body)["id"] as? String
+        }
+        let badCard = await ann.send(
+            "POST", "/v1/payment-methods",
+            json: #"{"number": "4242424242424241", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#)
+        #expect(badCard.status == 400 && field(badCard) == "number")
+        let listed = await ann.send("GET", "/v1/payment-methods")
+        #expect((json(listed.body)["items"] as? [Any])?.count == 4)
+        let good = try #require(cards["4242424242424242"])
+
+        #expect(await ann.send("POST", "/v1/orders", json: order(card: good)).status == 400, "no Idempotency-Key")
+        let key = UUID().uuidString
+        let first = await ann.send("POST", "/v1/orders", json: order(card: good), headers: ["Idempotency-Key": key])
+        #expect(first.status == 201, "\(first.body)")
+        #expect(json(first.body)["state"] as? String == "paid")
+        let orderId = try #require(json(first.body)["id"] as? String)
+        let retry = await ann.send("POST", "/v1/orders", json: order(card: good), headers: ["Idempotency-Key": key])
+        #expect(retry.status == 201 && json(retry.body)["id"] as? String == orderId)
+        let changed = await ann.send(
+            "POST", "/v1/orders", json: order(card: good, name: "Bo"), headers: ["Idempotency-Key": key])
+        #expect(changed.status == 409)
+
+        // A phone that lost its connection resends the same request many times at once.
+        let burstKey = UUID().uuidString
+        let body = order(card: good, name: "Cy Berg", currency: "USD")
+        let burst = await withTaskGroup(of: HTTP.Response.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    await ann.send("POST", "/v1/orders", json: body, headers: ["Idempotency-Key": burstKey])
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(burst.allSatisfy { $0.status == 201 }, "\(burst.map(\.status))")
+        #expect(Set(burst.compactMap { json($0.body)["id"] as? String }).count == 1)
+
+        for (number, reason) in [
+            ("4000000000000002", "card_declined"), ("4000000000009995", "insufficient_funds"),
+            ("4000000000000069", "expired_card"),
+        ] {
+            let refused = await ann.send(
+                "POST", "/v1/orders", json: order(card: cards[number]!), headers: ["Idempotency-Key": UUID().uuidString]
+            )
+            #expect(refused.status == 402, "\(refused.body)")
+            #expect((json(refused.body)["details"] as? [String: Any])?["reason"] as? String == reason)
+        }
+
+        let history = await ann.send("GET", "/v1/orders?limit=2")
+        #expect(history.status == 200)
+        #expect((json(history.body)["items"] as? [Any])?.count == 2)
+        #expect(json(history.body)["nextCursor"] is String)
+        let search = await ann.send("GET", "/v1/orders?q=cy%20berg")
+        #expect((json(search.body)["items"] as? [[String: Any]])?.count == 1)
+        let future = await ann.send("GET", "/v1/orders?from=2999-01-01T00:00:00Z")
+        #expect((json(future.body)["items"] as? [Any])?.count == 0)
+
+        let detail = await ann.send("GET", "/v1/orders/\(orderId)")
+        #expect(detail.status == 200, "\(detail.body)")
+        let states = (json(detail.body)["history"] as? [[String: Any]])?.compactMap { $0["state"] as? String }
+        #expect(states == ["pending_payment", "paid"])
+        #expect(await bo.send("GET", "/v1/orders/\(orderId)").status == 404)
+        #expect(await bo.send("POST", "/v1/orders/\(orderId)/cancel").status == 404)
+
+        let canceled = await ann.send("POST", "/v1/orders/\(orderId)/cancel")
+        #expect(canceled.status == 200 && json(canceled.body)["state"] as? String == "canceled")
+        let failedId = try #require(
+            (json(await ann.send("GET", "/v1/orders?limit=1").body)["items"] as? [[String: Any]])?.first?["id"]
+                as? String)
+        #expect(
+            await ann.send("POST", "/v1/orders/\(failedId)/cancel").status == 422, "a failed order cannot be canceled")
+
+        // Printing's job events move an order on (published here as printing would).
+        let printed = await ann.send(
+            "POST", "/v1/orders", json: order(card: good, name: "Di Print"),
+            headers: ["Idempotency-Key": UUID().uuidString])
+        let printedId = try #require(json(printed.body)["id"] as? String)
+        try await Self.publish("printing.job_accepted", order: printedId)
+        try await Self.publish("printing.job_failed", order: printedId)
+        var printedStates: [String] = []
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, printedStates.last != "refunded" {
+            let detail = await ann.send("GET", "/v1/orders/\(printedId)")
+            printedStates =
+                (json(detail.body)["history"] as? [[String: Any]])?.compactMap { $0["state"] as? String } ?? []
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(printedStates == ["pending_payment", "paid", "in_production", "failed", "refunded"])
+
+        #expect(await ann.send("DELETE", "/v1/payment-methods/\(good)").status == 204)
+        #expect(await ann.send("DELETE", "/v1/payment-methods/\(good)").status == 404)
+
+        _ = await system.stopAll()
+        let logs = system.logs()
+        for number in Self.cards { #expect(!logs.contains(number), "a card number in the logs") }
+    }
+
+    /// Appends a printing job event to the event log, as the printing service would.
+    static func publish(_ topic: String, order: String) async throws {
+        try await withDatabase { client, logger in
+            let payload = #"{"orderId": "\#(order)"}"#
+            try await client.query(
+                """
+                INSERT INTO events.log (id, topic, producer, payload, request_id, created_at)
+                VALUES (\(UUID()), \(topic), 'printing', \(payload)::jsonb, NULL, now())
+                """, logger: logger)
+        }
+    }
+
+    static func withDatabase(_ body: (PostgresClient, Logger) async throws -> Void) async throws {
+        var logger = Logger(label: "system-tests")
+        logger.logLevel = .error
+        let client = PostgresClient(
+            configuration: try DatabaseSettings(url: SystemHarness.databaseURL).clientConfiguration(),
+            backgroundLogger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            try await body(client, logger)
+            group.cancelAll()
+        }
+    }
+
+    /// Gives `username` the admin role (an operator's job; there is no endpoint for it).
+    static func grantAdmin(_ username: String) async throws {
+        try await withDatabase { client, logger in
+            try await client.query(
+                "UPDATE auth.users SET roles = ARRAY['user', 'admin'] WHERE username = \(username.lowercased())",
+                logger: logger)
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Contract
+import Foundation
+import OpenAPIRuntime
+import ServiceKit
+
+/// `/v1/quotes`, `/v1/currencies`, `/v1/payment-methods`, `/v1/orders`: answered by the
+/// `orders` service.
+///
+/// The public schemas in `openapi.yaml` have the same JSON shape as the contract types in
+/// `Contract/Orders.swift`, so bodies are carried across by re-encoding (``OrdersJSON``) rather
+/// than copied field by field.
+extension GatewayAPI {
+    func createQuote(_ input: Operations.CreateQuote.Input) async throws -> Operations.CreateQuote.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await bus.call(
+            Orders.Quote.self, try OrdersJSON.convert(body),
+            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func listCurrencies(_ input: Operations.ListCurrencies.Input) async throws -> Operations.ListCurrencies.Output {
+        let reply = try await bus.call(
+            Orders.ListCurrencies.self, Empty(), metadata: try scope.metadata(deadline: settings.requestTimeout))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func putCurrencyRates(_ input: Operations.PutCurrencyRates.Input) async throws
+        -> Operations.PutCurrencyRates.Output
+    {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        guard case .xml(let body) = input.body else {
+            throw ServiceError(.invalidArgument, "send the ECB XML document as application/xml")
+        }
+        let xml: String
+        do {
+            xml = try await String(collecting: body, upTo: 1 << 20)
+        } catch {
+            throw ServiceError(.invalidArgument, "the rates document is larger than 1 MiB")
+        }
+        let reply = try await bus.call(
+            Orders.LoadRates.self, .init(xml: xml), metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+}
+
+extension GatewayAPI {
+    func addPaymentMethod(_ input: Operations.AddPaymentMethod.Input) async throws
+        -> Operations.AddPaymentMethod.Output
+    {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let request = Orders.AddPaymentMethod.Request(
+            number: body.number, expMonth: body.expMonth, expYear: body.expYear, cvc: body.cvc)
+        let method = try await bus.call(
+            Orders.AddPaymentMethod.self, request, metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .created(.init(body: .json(try OrdersJSON.convert(method))))
+    }
+
+    func listPaymentMethods(_ input: Operations.ListPaymentMethods.Input) async throws
+        -> Operations.ListPaymentMethods.Output
+    {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        let reply = try await bus.call(
+            Orders.ListPaymentMethods.self, Empty(), metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func deletePaymentMethod(_ input: Operations.DeletePaymentMethod.Input) async throws
+        -> Operations.DeletePaymentMethod.Output
+    {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        _ = try await bus.call(
+            Orders.DeletePaymentMethod.self, .init(id: input.path.id),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .noContent(.init())
+    }
+}
+
+extension GatewayAPI {
+    func createOrder(_ input: Operations.CreateOrder.Input) async throws -> Operations.CreateOrder.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let request: Orders.PlaceOrder.Request = try OrdersJSON.convert(
+            OrdersJSON.WithKey(body: body, idempotencyKey: input.headers.idempotencyKey))
+        let reply = try await bus.call(
+            Orders.PlaceOrder.self, request, metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .created(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        let query = input.query
+        let reply = try await bus.call(
+            Orders.ListOrders.self,
+            .init(query: query.q, from: query.from, to: query.to, cursor: query.cursor, limit: query.limit),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        let order = try await bus.call(
+            Orders.GetOrder.self, .init(id: input.path.id), metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .ok(.init(body: .json(try OrdersJSON.convert(order))))
+    }
+
+    func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        let order = try await bus.call(
+            Orders.CancelOrder.self, .init(id: input.path.id),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .ok(.init(body: .json(try OrdersJSON.convert(order))))
+    }
+}
+
+/// Carries a value between a generated OpenAPI type and the contract type of the same JSON
+/// shape, through the contract's encoder and decoder.
+enum OrdersJSON {
+    /// `value` re-read as `T`; a mismatch names the field (a 400), as any malformed payload does.
+    static func convert<T: Decodable>(_ value: some Encodable) throws -> T {
+        try Wire.decodePayload(T.self, from: Array(try Wire.makeEncoder().encode(value)))
+    }
+
+    /// A request body with the `Idempotency-Key` header added as `idempotencyKey`.
+    struct WithKey<Body: Encodable>: Encodable {
+        let body: Body
+        let idempotencyKey: String
+
+        enum Keys: String, CodingKey { case idempotencyKey }
+
+        func encode(to encoder: any Encoder) throws {
+            try body.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(idempotencyKey, forKey: .idempotencyKey)
+        }
+    }
+}

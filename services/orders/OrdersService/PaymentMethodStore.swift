@@ -1,0 +1,99 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Saved cards in `orders.payment_methods`: provider token, brand, last four digits, expiry.
+public struct PaymentMethodStore: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// A store on `client`.
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// A saved card with its token, as payments need it.
+    public struct Saved: Sendable, Hashable {
+        public let id: UUID
+        public let method: Orders.PaymentMethod
+        public let provider: String
+        public let token: String
+    }
+
+    /// Saves a tokenized card for `userId`.
+    public func add(_ card: TokenizedCard, provider: String, userId: UUID, now: Date) async throws
+        -> Orders.PaymentMethod
+    {
+        let id = UUID()
+        try await client.query(
+            """
+            INSERT INTO orders.payment_methods
+                (id, user_id, provider, token, brand, last4, exp_month, exp_year, created_at)
+            VALUES (\(id), \(userId), \(provider), \(card.token), \(card.brand), \(card.last4), \(card.expMonth),
+                    \(card.expYear), \(now))
+            """, logger: logger)
+        return Orders.PaymentMethod(
+            id: id.uuidString.lowercased(), brand: card.brand, last4: card.last4, expMonth: card.expMonth,
+            expYear: card.expYear)
+    }
+
+    /// The user's saved cards, oldest first.
+    public func list(userId: UUID) async throws -> [Orders.PaymentMethod] {
+        try await saved(
+            """
+            SELECT id, provider, token, brand, last4, exp_month, exp_year FROM orders.payment_methods
+            WHERE user_id = \(userId) AND deleted_at IS NULL ORDER BY created_at, id
+            """
+        ).map(\.method)
+    }
+
+    /// One of the user's saved cards (not deleted), or nil.
+    public func get(_ id: UUID, userId: UUID) async throws -> Saved? {
+        try await saved(
+            """
+            SELECT id, provider, token, brand, last4, exp_month, exp_year FROM orders.payment_methods
+            WHERE id = \(id) AND user_id = \(userId) AND deleted_at IS NULL
+            """
+        ).first
+    }
+
+    /// The card `id` whether deleted or not (for order details).
+    public func any(_ id: UUID) async throws -> Orders.PaymentMethod? {
+        try await saved(
+            """
+            SELECT id, provider, token, brand, last4, exp_month, exp_year FROM orders.payment_methods
+            WHERE id = \(id)
+            """
+        ).first?.method
+    }
+
+    /// Forgets a card: the token is dropped, the row stays for the orders paid with it.
+    /// `not_found` when the user has no such card.
+    public func delete(_ id: UUID, userId: UUID, now: Date) async throws {
+        let rows = try await client.query(
+            """
+            UPDATE orders.payment_methods SET deleted_at = \(now), token = ''
+            WHERE id = \(id) AND user_id = \(userId) AND deleted_at IS NULL RETURNING id
+            """, logger: logger)
+        for try await _ in rows.decode(UUID.self) { return }
+        throw ServiceError.notFound("no such payment method")
+    }
+
+    private func saved(_ query: PostgresQuery) async throws -> [Saved] {
+        let rows = try await client.query(query, logger: logger)
+        var result: [Saved] = []
+        for try await (id, provider, token, brand, last4, month, year) in rows.decode(
+            (UUID, String, String, String, String, Int, Int).self)
+        {
+            result.append(
+                Saved(
+                    id: id,
+                    method: Orders.PaymentMethod(
+                        id: id.uuidString.lowercased(), brand: brand, last4: last4, expMonth: month, expYear: year),
+                    provider: provider, token: token))
+        }
+        return result
+    }
+}

@@ -1,0 +1,52 @@
+import Contract
+import Foundation
+
+/// A card as a provider keeps it for us: a token, never the number.
+public struct TokenizedCard: Sendable, Hashable {
+    /// The provider's reference to the card.
+    public let token: String
+    public let brand: String
+    public let last4: String
+    public let expMonth: Int
+    public let expYear: Int
+}
+
+/// Why a provider refused to move money.
+public struct PaymentDeclined: Error, Sendable, Hashable {
+    /// A machine-readable reason: `card_declined`, `insufficient_funds`, `expired_card`,
+    /// `processing_error`.
+    public let reason: String
+    /// A sentence for the user.
+    public let message: String
+
+    /// Creates a decline.
+    public init(reason: String, message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    /// The contract error (HTTP 402) with the reason in `details.reason`.
+    public var serviceError: ServiceError {
+        ServiceError(.paymentRequired, message, details: ["reason": .string(reason)])
+    }
+}
+
+/// A card processor: tokenize a card, authorize (hold) an amount, capture, void or refund it.
+///
+/// Every call that moves money takes an idempotency key, so a retry after a crash never moves
+/// it twice.
+public protocol PaymentProvider: Sendable {
+    /// Short name for logs and ledger rows, e.g. `sandbox`.
+    var name: String { get }
+    /// Validates `card` and returns a token for it; `invalid_argument` naming the field.
+    func tokenize(_ card: CardDetails, now: Date) async throws -> TokenizedCard
+    /// Holds `amount` on the card; throws ``PaymentDeclined`` when the card is refused.
+    /// Returns the authorization id.
+    func authorize(token: String, amount: Money, idempotencyKey: String) async throws -> String
+    /// Takes the held money; returns the capture id.
+    func capture(authorization: String, amount: Money, idempotencyKey: String) async throws -> String
+    /// Releases a hold that was never captured.
+    func void(authorization: String, idempotencyKey: String) async throws -> String
+    /// Gives captured money back; returns the refund id.
+    func refund(authorization: String, amount: Money, idempotencyKey: String) async throws -> String
+}

@@ -1,0 +1,31 @@
+import Contract
+
+/// A price in euros as an exact decimal (`mantissa / 10^scale`), e.g. `1.495`; prices in the
+/// price list and the postage tariff may be finer than a cent and are rounded up when charged.
+public struct Price: Sendable, Hashable, CustomStringConvertible {
+    /// The digits without the decimal point.
+    public let mantissa: Int64
+    /// How many of them follow the point.
+    public let scale: Int
+
+    /// Creates a price.
+    public init(mantissa: Int64, scale: Int) {
+        self.mantissa = mantissa
+        self.scale = scale
+    }
+
+    /// Parses a decimal such as `1.49`; nil unless it is a positive decimal.
+    public init?(_ text: String) {
+        guard let value = ExchangeRate(text) else { return nil }
+        self.init(mantissa: value.mantissa, scale: value.scale)
+    }
+
+    /// Minor units of `currency` at `rates`, rounded up to the next minor unit.
+    public func amount(in currency: String, rates: ExchangeRates) throws(ServiceError) -> Int64 {
+        ExchangeRates.convert(
+            mantissa, source: .one, sourceExponent: scale, target: try rates.rate(currency),
+            targetExponent: CurrencyTable.exponent(currency))
+    }
+
+    public var description: String { "\(ExchangeRate(mantissa: max(1, mantissa), scale: scale)) EUR" }
+}

@@ -1,0 +1,119 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+
+/// Quotes and currencies: prices a postcard at the current rates and the active postage
+/// tariff, remembers the quote for `validity`, lists and loads rates.
+public struct Quoting: Sendable {
+    let client: PostgresClient
+    let rates: RatesStore
+    let cache: RatesCache
+    let pricing: Pricing
+    let tariffs: any PostageTariffSource
+    let clock: any WallClock
+    let logger: Logger
+    /// How long a quote's rate holds for an order.
+    public let validity: TimeInterval
+
+    /// Creates the quoting desk.
+    public init(
+        client: PostgresClient, pricing: Pricing, tariffs: any PostageTariffSource, validity: TimeInterval,
+        ratesRefresh: Duration = .seconds(5), clock: any WallClock, logger: Logger
+    ) {
+        self.client = client
+        self.rates = RatesStore(client: client, logger: logger)
+        self.cache = RatesCache(ttl: ratesRefresh)
+        self.pricing = pricing
+        self.tariffs = tariffs
+        self.validity = validity
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Prices `request`, stores the quote and returns it with its id and expiry.
+    public func quote(_ request: Orders.Quote.Request, actor: Actor?, metadata: RequestMetadata) async throws
+        -> Orders.Quote.Reply
+    {
+        let currency = try Self.currency(request.currency ?? ExchangeRates.base)
+        let set = try await currentRates()
+        let tariff = try await tariffs.activeTariff(metadata: metadata)
+        let breakdown = try pricing.postcard(
+            size: request.size.uppercased(), countries: request.recipients.map { $0.country.uppercased() },
+            currency: currency, rates: set.rates, tariff: tariff)
+        let id = UUID()
+        let now = clock.now()
+        let expires = now.addingTimeInterval(validity)
+        let json = String(decoding: try Wire.makeEncoder().encode(breakdown), as: UTF8.self)
+        let userId = actor.flatMap { UUID(uuidString: $0.userId) }
+        try await client.query(
+            """
+            INSERT INTO orders.quotes (id, user_id, rate_set_id, currency, breakdown, created_at, expires_at)
+            VALUES (\(id), \(userId), \(set.id), \(currency), \(json)::jsonb, \(now), \(expires))
+            """, logger: logger)
+        return Orders.Quote.Reply(
+            quoteId: id.uuidString.lowercased(), lines: breakdown.lines, total: breakdown.total,
+            rateDate: breakdown.rateDate, rate: breakdown.rate, expiresAt: expires)
+    }
+
+    /// The rate set a quote holds, if it is the caller's (or anonymous), in `currency`, and
+    /// still valid; `failed_precondition` when it has expired.
+    func quotedRates(_ quoteId: String, userId: UUID, currency: String) async throws -> RatesStore.Stored {
+        guard let id = UUID(uuidString: quoteId) else {
+            throw ServiceError.invalidArgument("quoteId is not a UUID", field: "quoteId")
+        }
+        let rows = try await client.query(
+            "SELECT rate_set_id, currency, expires_at, user_id FROM orders.quotes WHERE id = \(id)", logger: logger)
+        for try await (setId, quoted, expires, owner) in rows.decode((Int64, String, Date, UUID?).self) {
+            guard owner == nil || owner == userId else { break }
+            guard quoted == currency else {
+                throw ServiceError.invalidArgument(
+                    "the quote is in \(quoted), the order in \(currency)", field: "currency")
+            }
+            guard expires > clock.now() else {
+                throw ServiceError(
+                    .failedPrecondition, "the quote expired at \(expires); ask for a new one",
+                    details: ["field": "quoteId", "reason": "quote_expired"])
+            }
+            guard let set = try await rates.set(id: setId) else { break }
+            return set
+        }
+        throw ServiceError(.notFound, "no such quote", details: ["field": "quoteId"])
+    }
+
+    /// The rates in force (cached for a few seconds).
+    func currentRates() async throws -> RatesStore.Stored {
+        try await cache.current(from: rates)
+    }
+
+    /// The current rates as currencies.
+    public func currencies() async throws -> Orders.ListCurrencies.Reply {
+        Self.listing(try await currentRates().rates)
+    }
+
+    /// Parses and stores ECB rates sent by an operator; a bad document changes nothing.
+    public func load(xml: String, actor: Actor) async throws -> Orders.ListCurrencies.Reply {
+        let parsed = try ECBRatesParser.parse(Data(xml.utf8))
+        cache.replace(with: try await rates.save(parsed, source: "admin \(actor.userId)", now: clock.now()))
+        logger.info("currency rates loaded", metadata: ["rateDate": "\(parsed.date)", "by": "\(actor.userId)"])
+        return Self.listing(parsed)
+    }
+
+    static func listing(_ rates: ExchangeRates) -> Orders.ListCurrencies.Reply {
+        Orders.ListCurrencies.Reply(
+            base: ExchangeRates.base, rateDate: rates.date,
+            currencies: rates.rates.keys.sorted().map {
+                Orders.Currency(code: $0, exponent: CurrencyTable.exponent($0), rate: rates.rates[$0]!.description)
+            })
+    }
+
+    /// A well-formed, upper-cased currency code, or a 400 naming `field`.
+    static func currency(_ code: String, field: String = "currency") throws(ServiceError) -> String {
+        let code = code.uppercased()
+        guard CurrencyTable.isWellFormed(code) else {
+            throw ServiceError.invalidArgument("'\(code)' is not an ISO 4217 currency code", field: field)
+        }
+        return code
+    }
+}

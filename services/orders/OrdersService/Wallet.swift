@@ -1,0 +1,40 @@
+import Contract
+import Foundation
+import Logging
+import Store
+
+/// The user's saved cards: tokenized by the payment provider, kept as token, brand, last four
+/// digits and expiry.
+public struct Wallet: Sendable {
+    let store: PaymentMethodStore
+    let provider: any PaymentProvider
+    let clock: any WallClock
+
+    /// Creates the wallet.
+    public init(store: PaymentMethodStore, provider: any PaymentProvider, clock: any WallClock) {
+        self.store = store
+        self.provider = provider
+        self.clock = clock
+    }
+
+    /// Validates and tokenizes the card, then saves the token; the number and CVC go no further.
+    public func add(_ request: Orders.AddPaymentMethod.Request, actor: Actor) async throws -> Orders.PaymentMethod {
+        let userId = try OrderBook.userId(actor)
+        let card = CardDetails(
+            number: request.number, expMonth: request.expMonth, expYear: request.expYear, cvc: request.cvc)
+        let now = clock.now()
+        let token = try await provider.tokenize(card, now: now)
+        return try await store.add(token, provider: provider.name, userId: userId, now: now)
+    }
+
+    /// The caller's cards.
+    public func list(actor: Actor) async throws -> [Orders.PaymentMethod] {
+        try await store.list(userId: try OrderBook.userId(actor))
+    }
+
+    /// Forgets one of the caller's cards.
+    public func delete(_ id: String, actor: Actor) async throws {
+        guard let methodId = UUID(uuidString: id) else { throw ServiceError.notFound("no such payment method") }
+        try await store.delete(methodId, userId: try OrderBook.userId(actor), now: clock.now())
+    }
+}

@@ -1,0 +1,583 @@
+import Foundation
+
+/// Operations and events of the `orders` service: quotes, currencies, saved cards, orders and
+/// their history. Every amount is in integer minor units of its currency (cents, yen, ...).
+public enum Orders {}
+
+// MARK: - values
+
+extension Orders {
+    /// An amount in minor units of an ISO 4217 currency.
+    public struct Money: Codable, Sendable, Hashable {
+        /// Minor units (cents for EUR, yen for JPY).
+        public var amount: Int64
+        /// ISO 4217 code, upper case.
+        public var currency: String
+        public init(amount: Int64, currency: String) {
+            self.amount = amount
+            self.currency = currency
+        }
+    }
+
+    /// A postal address; `country` is ISO 3166-1 alpha-2.
+    public struct PostalAddress: Codable, Sendable, Hashable {
+        public var line1: String
+        public var line2: String?
+        public var city: String
+        public var postalCode: String?
+        public var region: String?
+        public var country: String
+        public init(
+            line1: String, line2: String? = nil, city: String, postalCode: String? = nil, region: String? = nil,
+            country: String
+        ) {
+            self.line1 = line1
+            self.line2 = line2
+            self.city = city
+            self.postalCode = postalCode
+            self.region = region
+            self.country = country
+        }
+    }
+
+    /// Someone a postcard goes to.
+    public struct PostalRecipient: Codable, Sendable, Hashable {
+        public var name: String
+        public var address: PostalAddress
+        public init(name: String, address: PostalAddress) {
+            self.name = name
+            self.address = address
+        }
+    }
+
+    /// Someone an e-card goes to.
+    public struct EmailRecipient: Codable, Sendable, Hashable {
+        public var name: String?
+        public var email: String
+        public init(name: String? = nil, email: String) {
+            self.name = name
+            self.email = email
+        }
+    }
+
+    /// One line of a price breakdown.
+    public struct PriceLine: Codable, Sendable, Hashable {
+        /// `printing`, `postage`, `ecard` or `gift`.
+        public var kind: String
+        /// What the line is for, e.g. `A6 postcard` or `postage to SE`.
+        public var description: String
+        /// The recipient's country, for postage lines.
+        public var country: String?
+        /// How many units.
+        public var quantity: Int
+        /// The price of one unit, rounded up to the minor unit.
+        public var unitAmount: Int64
+        /// `quantity × unitAmount`.
+        public var amount: Int64
+        public init(
+            kind: String, description: String, country: String? = nil, quantity: Int, unitAmount: Int64, amount: Int64
+        ) {
+            self.kind = kind
+            self.description = description
+            self.country = country
+            self.quantity = quantity
+            self.unitAmount = unitAmount
+            self.amount = amount
+        }
+    }
+
+    /// A priced breakdown in one currency at one rate.
+    public struct PriceBreakdown: Codable, Sendable, Hashable {
+        public var lines: [PriceLine]
+        public var total: Money
+        /// The date of the exchange rates used (ECB reference date), `YYYY-MM-DD`.
+        public var rateDate: String
+        /// Units of `total.currency` per euro, as published (`1` for EUR).
+        public var rate: String
+        public init(lines: [PriceLine], total: Money, rateDate: String, rate: String) {
+            self.lines = lines
+            self.total = total
+            self.rateDate = rateDate
+            self.rate = rate
+        }
+    }
+}
+
+// MARK: - quotes and currencies
+
+extension Orders {
+    /// Where a quoted postcard goes: only the country matters for the price.
+    public struct QuoteRecipient: Codable, Sendable, Hashable {
+        public var country: String
+        public init(country: String) { self.country = country }
+    }
+
+    /// `quote`: the price of a postcard of `size` to `recipients`, in `currency`.
+    public enum Quote: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "quote"
+
+        public struct Request: Codable, Sendable, Hashable {
+            /// `A6`, `A5` or `A4`.
+            public var size: String
+            public var recipients: [QuoteRecipient]
+            /// ISO 4217; defaults to EUR.
+            public var currency: String?
+            public init(size: String, recipients: [QuoteRecipient], currency: String? = nil) {
+                self.size = size
+                self.recipients = recipients
+                self.currency = currency
+            }
+        }
+
+        public struct Reply: Codable, Sendable, Hashable {
+            /// Pass it as `quoteId` when ordering to be charged at this rate until `expiresAt`.
+            public var quoteId: String
+            public var lines: [PriceLine]
+            public var total: Money
+            public var rateDate: String
+            public var rate: String
+            public var expiresAt: Date
+            public init(
+                quoteId: String, lines: [PriceLine], total: Money, rateDate: String, rate: String, expiresAt: Date
+            ) {
+                self.quoteId = quoteId
+                self.lines = lines
+                self.total = total
+                self.rateDate = rateDate
+                self.rate = rate
+                self.expiresAt = expiresAt
+            }
+        }
+    }
+
+    /// A currency an order can be priced and paid in.
+    public struct Currency: Codable, Sendable, Hashable {
+        /// ISO 4217 code.
+        public var code: String
+        /// Digits after the decimal point (0 for JPY and KRW).
+        public var exponent: Int
+        /// Units per euro, as published.
+        public var rate: String
+        public init(code: String, exponent: Int, rate: String) {
+            self.code = code
+            self.exponent = exponent
+            self.rate = rate
+        }
+    }
+
+    /// `list_currencies`: the currencies of the current rates.
+    public enum ListCurrencies: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "list_currencies"
+        public typealias Request = Empty
+
+        public struct Reply: Codable, Sendable, Hashable {
+            /// Always `EUR`: the rates are euro reference rates.
+            public var base: String
+            public var rateDate: String
+            public var currencies: [Currency]
+            public init(base: String, rateDate: String, currencies: [Currency]) {
+                self.base = base
+                self.rateDate = rateDate
+                self.currencies = currencies
+            }
+        }
+    }
+
+    /// `load_rates` (admin): new rates from an ECB `eurofxref-daily.xml` document.
+    public enum LoadRates: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "load_rates"
+
+        public struct Request: Codable, Sendable, Hashable {
+            public var xml: String
+            public init(xml: String) { self.xml = xml }
+        }
+
+        public typealias Reply = ListCurrencies.Reply
+    }
+}
+
+// MARK: - payment methods
+
+extension Orders {
+    /// A saved card as its owner sees it; the number is never kept.
+    public struct PaymentMethod: Codable, Sendable, Hashable {
+        public var id: String
+        /// `visa`, `mastercard`, `amex`, `discover`, ... or `unknown`.
+        public var brand: String
+        public var last4: String
+        public var expMonth: Int
+        public var expYear: Int
+        public init(id: String, brand: String, last4: String, expMonth: Int, expYear: Int) {
+            self.id = id
+            self.brand = brand
+            self.last4 = last4
+            self.expMonth = expMonth
+            self.expYear = expYear
+        }
+    }
+
+    /// `add_payment_method`: saves a card (tokenized by the payment provider).
+    public enum AddPaymentMethod: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "add_payment_method"
+
+        /// The card; `number` and `cvc` are passed to the provider and then forgotten.
+        public struct Request: Codable, Sendable, Hashable, CustomStringConvertible {
+            public var number: String
+            public var expMonth: Int
+            public var expYear: Int
+            public var cvc: String
+            public init(number: String, expMonth: Int, expYear: Int, cvc: String) {
+                self.number = number
+                self.expMonth = expMonth
+                self.expYear = expYear
+                self.cvc = cvc
+            }
+            /// Never the number or the CVC.
+            public var description: String { "card ending \(number.suffix(4)) exp \(expMonth)/\(expYear)" }
+        }
+
+        public typealias Reply = PaymentMethod
+    }
+
+    /// `list_payment_methods`: the caller's saved cards.
+    public enum ListPaymentMethods: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "list_payment_methods"
+        public typealias Request = Empty
+
+        public struct Reply: Codable, Sendable, Hashable {
+            public var items: [PaymentMethod]
+            public init(items: [PaymentMethod]) { self.items = items }
+        }
+    }
+
+    /// A request about one thing by id.
+    public struct ByID: Codable, Sendable, Hashable {
+        public var id: String
+        public init(id: String) { self.id = id }
+    }
+
+    /// `delete_payment_method`: forgets a saved card.
+    public enum DeletePaymentMethod: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "delete_payment_method"
+        public typealias Request = ByID
+        public typealias Reply = Empty
+    }
+}
+
+// MARK: - orders
+
+extension Orders {
+    /// What a postcard order contains.
+    public struct PostcardDetails: Codable, Sendable, Hashable {
+        /// `A6`, `A5` or `A4`.
+        public var size: String
+        /// The front image (an upload id), if any.
+        public var imageId: String?
+        /// Edits applied to the image, free-form, passed on to printing.
+        public var edits: [JSONValue]?
+        public var greeting: String?
+        public var recipients: [PostalRecipient]
+        public init(
+            size: String, imageId: String? = nil, edits: [JSONValue]? = nil, greeting: String? = nil,
+            recipients: [PostalRecipient]
+        ) {
+            self.size = size
+            self.imageId = imageId
+            self.edits = edits
+            self.greeting = greeting
+            self.recipients = recipients
+        }
+    }
+
+    /// What an e-card order contains.
+    public struct EcardDetails: Codable, Sendable, Hashable {
+        public var imageId: String?
+        public var greeting: String?
+        public var recipients: [EmailRecipient]
+        public init(imageId: String? = nil, greeting: String? = nil, recipients: [EmailRecipient]) {
+            self.imageId = imageId
+            self.greeting = greeting
+            self.recipients = recipients
+        }
+    }
+
+    /// A catalog item as it was when bought (Gifter).
+    public struct GiftItem: Codable, Sendable, Hashable {
+        public var id: String
+        public var title: String
+        public var unitPrice: Money
+        public var quantity: Int
+        public init(id: String, title: String, unitPrice: Money, quantity: Int) {
+            self.id = id
+            self.title = title
+            self.unitPrice = unitPrice
+            self.quantity = quantity
+        }
+    }
+
+    /// What a gift order contains: an item for the buyer (`forSelf`) or a friend.
+    public struct GiftDetails: Codable, Sendable, Hashable {
+        public var item: GiftItem
+        /// `self` or `friend`.
+        public var recipientKind: String
+        /// The friend's user id, when `recipientKind` is `friend`.
+        public var friendUserId: String?
+        public var friendName: String?
+        public var message: String?
+        public init(
+            item: GiftItem, recipientKind: String, friendUserId: String? = nil, friendName: String? = nil,
+            message: String? = nil
+        ) {
+            self.item = item
+            self.recipientKind = recipientKind
+            self.friendUserId = friendUserId
+            self.friendName = friendName
+            self.message = message
+        }
+    }
+
+    /// `place_order`: creates and pays an order, once per idempotency key.
+    public enum PlaceOrder: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "place_order"
+
+        public struct Request: Codable, Sendable, Hashable {
+            /// From the `Idempotency-Key` header: the same key and body give the first result.
+            public var idempotencyKey: String
+            /// `postcard`, `ecard` or `gift`.
+            public var kind: String
+            public var postcard: PostcardDetails?
+            public var ecard: EcardDetails?
+            public var gift: GiftDetails?
+            public var currency: String
+            public var paymentMethodId: String
+            /// A quote to be charged at (its currency and rate), while it is valid.
+            public var quoteId: String?
+            public init(
+                idempotencyKey: String, kind: String, postcard: PostcardDetails? = nil, ecard: EcardDetails? = nil,
+                gift: GiftDetails? = nil, currency: String, paymentMethodId: String, quoteId: String? = nil
+            ) {
+                self.idempotencyKey = idempotencyKey
+                self.kind = kind
+                self.postcard = postcard
+                self.ecard = ecard
+                self.gift = gift
+                self.currency = currency
+                self.paymentMethodId = paymentMethodId
+                self.quoteId = quoteId
+            }
+        }
+
+        public struct Reply: Codable, Sendable, Hashable {
+            public var id: String
+            public var state: String
+            public var total: Money
+            public init(id: String, state: String, total: Money) {
+                self.id = id
+                self.state = state
+                self.total = total
+            }
+        }
+    }
+
+    /// One state an order reached, and when.
+    public struct StateChange: Codable, Sendable, Hashable {
+        public var state: String
+        public var at: Date
+        public var reason: String?
+        public init(state: String, at: Date, reason: String? = nil) {
+            self.state = state
+            self.at = at
+            self.reason = reason
+        }
+    }
+
+    /// An order in a history list.
+    public struct OrderSummary: Codable, Sendable, Hashable {
+        public var id: String
+        public var kind: String
+        public var state: String
+        public var total: Money
+        public var createdAt: Date
+        /// Recipient names (or e-mail addresses), for the list.
+        public var recipients: [String]
+        public init(id: String, kind: String, state: String, total: Money, createdAt: Date, recipients: [String]) {
+            self.id = id
+            self.kind = kind
+            self.state = state
+            self.total = total
+            self.createdAt = createdAt
+            self.recipients = recipients
+        }
+    }
+
+    /// An order in full.
+    public struct OrderDetail: Codable, Sendable, Hashable {
+        public var id: String
+        public var kind: String
+        public var state: String
+        public var total: Money
+        public var lines: [PriceLine]
+        public var rateDate: String
+        public var rate: String
+        public var postcard: PostcardDetails?
+        public var ecard: EcardDetails?
+        public var gift: GiftDetails?
+        public var paymentMethod: PaymentMethod?
+        public var createdAt: Date
+        public var history: [StateChange]
+        public init(
+            id: String, kind: String, state: String, total: Money, lines: [PriceLine], rateDate: String, rate: String,
+            postcard: PostcardDetails?, ecard: EcardDetails?, gift: GiftDetails?, paymentMethod: PaymentMethod?,
+            createdAt: Date, history: [StateChange]
+        ) {
+            self.id = id
+            self.kind = kind
+            self.state = state
+            self.total = total
+            self.lines = lines
+            self.rateDate = rateDate
+            self.rate = rate
+            self.postcard = postcard
+            self.ecard = ecard
+            self.gift = gift
+            self.paymentMethod = paymentMethod
+            self.createdAt = createdAt
+            self.history = history
+        }
+    }
+
+    /// `list_orders`: the caller's orders, newest first.
+    public enum ListOrders: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "list_orders"
+
+        public struct Request: Codable, Sendable, Hashable {
+            /// Matches recipient names, addresses and e-mails (case-insensitive substring).
+            public var query: String?
+            /// Orders created at or after.
+            public var from: Date?
+            /// Orders created before.
+            public var to: Date?
+            /// From a previous page's `nextCursor`.
+            public var cursor: String?
+            /// 1...100, default 20.
+            public var limit: Int?
+            public init(
+                query: String? = nil, from: Date? = nil, to: Date? = nil, cursor: String? = nil, limit: Int? = nil
+            ) {
+                self.query = query
+                self.from = from
+                self.to = to
+                self.cursor = cursor
+                self.limit = limit
+            }
+        }
+
+        public struct Reply: Codable, Sendable, Hashable {
+            public var items: [OrderSummary]
+            public var nextCursor: String?
+            public init(items: [OrderSummary], nextCursor: String?) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+        }
+    }
+
+    /// `get_order`: one of the caller's orders (admins see any).
+    public enum GetOrder: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "get_order"
+        public typealias Request = ByID
+        public typealias Reply = OrderDetail
+    }
+
+    /// `cancel_order`: cancels an order that has not gone into production; the hold is voided
+    /// (or the charge refunded).
+    public enum CancelOrder: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "cancel_order"
+        public typealias Request = ByID
+        public typealias Reply = OrderDetail
+    }
+}
+
+// MARK: - events
+
+extension Orders {
+    /// Topics the orders service publishes.
+    public enum Topic {
+        /// An order was paid (authorized); printing renders postcards on it. Payload ``OrderEvent``.
+        public static let paid = "orders.paid"
+        /// An order was canceled by its owner. Payload ``OrderEvent``.
+        public static let canceled = "orders.canceled"
+        /// A payment was declined or failed; notify tells the user. Payload ``OrderEvent``.
+        public static let paymentFailed = "orders.payment_failed"
+        /// Any state change. Payload ``OrderEvent``.
+        public static let stateChanged = "orders.state_changed"
+    }
+
+    /// The payload of every orders event.
+    public struct OrderEvent: Codable, Sendable, Hashable {
+        public var orderId: String
+        public var userId: String
+        public var kind: String
+        /// The state before the change (`nil` for a new order).
+        public var from: String?
+        public var state: String
+        public var at: Date
+        public var reason: String?
+        public var total: Money
+        /// For `orders.paid` of a postcard: what to print and where to send it.
+        public var postcard: PostcardDetails?
+        /// For `orders.paid` of an e-card: what to send to whom.
+        public var ecard: EcardDetails?
+        public init(
+            orderId: String, userId: String, kind: String, from: String?, state: String, at: Date, reason: String?,
+            total: Money, postcard: PostcardDetails? = nil, ecard: EcardDetails? = nil
+        ) {
+            self.orderId = orderId
+            self.userId = userId
+            self.kind = kind
+            self.from = from
+            self.state = state
+            self.at = at
+            self.reason = reason
+            self.total = total
+            self.postcard = postcard
+            self.ecard = ecard
+        }
+    }
+
+    /// Topics of the printing service's job events that move an order on.
+    public enum PrintingTopic {
+        /// Printing accepted the job: the order goes into production and the payment is captured.
+        public static let jobAccepted = "printing.job_accepted"
+        /// The card is printed.
+        public static let jobPrinted = "printing.job_printed"
+        /// The card was handed to the postal service.
+        public static let jobMailed = "printing.job_mailed"
+        /// The job failed for good: the order fails and the money goes back.
+        public static let jobFailed = "printing.job_failed"
+        /// All four.
+        public static let all = [jobAccepted, jobPrinted, jobMailed, jobFailed]
+    }
+
+    /// The payload the orders service reads from printing's job events.
+    public struct PrintingJobEvent: Codable, Sendable, Hashable {
+        public var orderId: String
+        public var jobId: String?
+        public var reason: String?
+        public init(orderId: String, jobId: String? = nil, reason: String? = nil) {
+            self.orderId = orderId
+            self.jobId = jobId
+            self.reason = reason
+        }
+    }
+}
