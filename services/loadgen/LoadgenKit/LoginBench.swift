@@ -231,12 +231,6 @@ struct LoginBench {
     }
 }
 
-/// A benchmark that cannot go on, with why.
-struct BenchError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 extension Duration {
     /// The whole duration in nanoseconds.
     var nanoseconds: Int64 {
