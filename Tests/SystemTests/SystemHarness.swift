@@ -154,7 +154,8 @@ enum HTTP {
     }
 
     static func request(
-        port: Int, method: String, path: String, body: String? = nil, headers: [String: String] = [:]
+        port: Int, method: String, path: String, body: String? = nil, headers: [String: String] = [:],
+        contentType: String = "application/json"
     ) -> Response? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
@@ -173,7 +174,7 @@ enum HTTP {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body {
-            head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+            head += "Content-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n"
         }
         let request = Array((head + "\r\n" + (body ?? "")).utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
