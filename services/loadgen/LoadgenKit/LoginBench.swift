@@ -69,7 +69,7 @@ struct LoginBench {
         }
         let (status, body) = try await post(
             http, "/v1/auth/login", #"{"username": "\#(names[0])", "password": "\#(Self.password)"}"#)
-        guard status == 200, let token = Self.field("accessToken", in: body) else {
+        guard status == 200, let token = jsonField("accessToken", in: body) else {
             throw BenchError("login: HTTP \(status) \(body)")
         }
         let keys = JWTKeyCollection()
@@ -175,10 +175,6 @@ struct LoginBench {
         let response = try await http.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), String(buffer: body))
-    }
-
-    static func field(_ name: String, in body: String) -> String? {
-        (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?[name] as? String
     }
 
     /// The figures as a table.

@@ -65,19 +65,15 @@ public struct OrdersBench: Sendable {
         let registered = try request("POST", "/v1/auth/register", credentials, [:])
         guard registered.status == 201 else { throw BenchError("register: \(registered.status) \(registered.body)") }
         let login = try request("POST", "/v1/auth/login", credentials, [:])
-        guard let token = Self.field("accessToken", in: login.body) else {
+        guard let token = jsonField("accessToken", in: login.body) else {
             throw BenchError("login: \(login.status) \(login.body)")
         }
         let card = try request(
             "POST", "/v1/payment-methods",
             #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2099, "cvc": "123"}"#,
             ["Authorization": "Bearer \(token)"])
-        guard let id = Self.field("id", in: card.body) else { throw BenchError("card: \(card.status) \(card.body)") }
+        guard let id = jsonField("id", in: card.body) else { throw BenchError("card: \(card.status) \(card.body)") }
         return (token, id)
-    }
-
-    static func field(_ name: String, in body: String) -> String? {
-        (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?[name] as? String
     }
 
     /// Sends `rate × seconds` requests on schedule from `threads` threads; a quarter of a

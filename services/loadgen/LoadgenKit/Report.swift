@@ -47,3 +47,8 @@ extension String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }
+
+/// The string value of a top-level field of a JSON object body, if there is one.
+func jsonField(_ name: String, in body: String) -> String? {
+    (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?[name] as? String
+}
