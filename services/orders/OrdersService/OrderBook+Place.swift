@@ -20,15 +20,25 @@ extension OrderBook {
         let currency = try Quoting.currency(request.currency)
         let content = try Self.content(of: request)
         let claim = Claim(userId: userId, key: key, hash: hash)
-        let outcome = try await transaction { connection -> Placed? in
-            guard try await self.claim(claim, on: connection) else { return nil }
+        // Priced before the transaction, which must not wait for a second pool connection while
+        // it holds one (the requests queued behind its key hold theirs). A pricing failure counts
+        // only if this request wins the key: a retry of a placed order answers what it answered,
+        // even when its quote has expired since.
+        let priced: Result<PriceBreakdown, any Error>
+        do {
             let set =
                 if let quoteId = request.quoteId {
                     try await quoting.quotedRates(quoteId, userId: userId, currency: currency)
                 } else {
                     try await quoting.currentRates()
                 }
-            let breakdown = try await price(content, currency: currency, rates: set.rates, requestId: requestId)
+            priced = .success(try await price(content, currency: currency, rates: set.rates, requestId: requestId))
+        } catch {
+            priced = .failure(error)
+        }
+        let outcome = try await transaction { connection -> Placed? in
+            guard try await self.claim(claim, on: connection) else { return nil }
+            let breakdown = try priced.get()
             guard let methodId = UUID(uuidString: request.paymentMethodId),
                 let card = try await cards.get(methodId, userId: userId, on: connection)
             else {
