@@ -5,39 +5,49 @@ import PostgresNIO
 import Store
 
 extension OrderBook {
-    /// Places an order once per idempotency key: the first request prices it, authorizes the
-    /// card and stores its result under the key; any later request with the key and the same
-    /// body gets that result (also while the first is in flight: it waits for it), with another
-    /// body a `conflict`. A declined card is a `payment_required` (402) with the reason, and
-    /// the failed order is kept.
+    /// Places an order once per idempotency key: the first request claims the key, prices the
+    /// order, authorizes the card and stores its result under the key, all in one transaction;
+    /// any later request with the key and the same body gets that result (one in flight at the
+    /// same time waits for the first to commit), with another body a `conflict`. A declined card
+    /// is a `payment_required` (402) with the reason, and the failed order is kept. A request
+    /// that fails validation leaves the key unclaimed.
     public func place(_ request: Orders.PlaceOrder.Request, actor: Actor, requestId: String) async throws
         -> Orders.PlaceOrder.Reply
     {
         let userId = try Self.userId(actor)
         let key = try Self.checkKey(request.idempotencyKey)
         let hash = try Self.hash(request)
-        if let earlier = try await replay(userId: userId, key: key, hash: hash) { return try earlier.get() }
-
         let currency = try Quoting.currency(request.currency)
         let content = try Self.content(of: request)
-        let set =
-            if let quoteId = request.quoteId {
-                try await quoting.quotedRates(quoteId, userId: userId, currency: currency)
-            } else {
-                try await quoting.currentRates()
-            }
-        let breakdown = try await price(content, currency: currency, rates: set.rates, requestId: requestId)
-        guard let methodId = UUID(uuidString: request.paymentMethodId),
-            let card = try await cards.get(methodId, userId: userId)
-        else {
-            throw ServiceError(.notFound, "no such payment method", details: ["field": "paymentMethodId"])
+        let claim = Claim(userId: userId, key: key, hash: hash)
+        // Priced before the transaction, which must not wait for a second pool connection while
+        // it holds one (the requests queued behind its key hold theirs). A pricing failure counts
+        // only if this request wins the key: a retry of a placed order answers what it answered,
+        // even when its quote has expired since.
+        let priced: Result<PriceBreakdown, any Error>
+        do {
+            let set =
+                if let quoteId = request.quoteId {
+                    try await quoting.quotedRates(quoteId, userId: userId, currency: currency)
+                } else {
+                    try await quoting.currentRates()
+                }
+            priced = .success(try await price(content, currency: currency, rates: set.rates, requestId: requestId))
+        } catch {
+            priced = .failure(error)
         }
-        let order = NewOrder(
-            id: UUID(), userId: userId, key: key, hash: hash, kind: request.kind, content: content,
-            breakdown: breakdown, card: card, quoteId: request.quoteId.flatMap(UUID.init(uuidString:)))
-
-        let outcome = try await transaction { connection in
-            try await self.insert(order, requestId: requestId, on: connection)
+        let outcome = try await transaction { connection -> Placed? in
+            guard try await self.claim(claim, on: connection) else { return nil }
+            let breakdown = try priced.get()
+            guard let methodId = UUID(uuidString: request.paymentMethodId),
+                let card = try await cards.get(methodId, userId: userId, on: connection)
+            else {
+                throw ServiceError(.notFound, "no such payment method", details: ["field": "paymentMethodId"])
+            }
+            let order = NewOrder(
+                id: UUID(), claim: claim, kind: request.kind, content: content, breakdown: breakdown, card: card,
+                quoteId: request.quoteId.flatMap(UUID.init(uuidString:)))
+            return try await self.insert(order, requestId: requestId, on: connection)
         }
         guard let (result, stored) = outcome else {
             // Another request with the key committed first: answer what it answered.
@@ -50,12 +60,20 @@ extension OrderBook {
         return try result.get()
     }
 
-    /// An order about to be written.
-    struct NewOrder: Sendable {
-        let id: UUID
+    /// What placing answered, and the events to announce after commit.
+    typealias Placed = (Result<Orders.PlaceOrder.Reply, ServiceError>, [StoredEvent])
+
+    /// Whose key, and the hash of the request body it stands for.
+    struct Claim: Sendable {
         let userId: UUID
         let key: String
         let hash: String
+    }
+
+    /// An order about to be written.
+    struct NewOrder: Sendable {
+        let id: UUID
+        let claim: Claim
         let kind: String
         let content: Content
         let breakdown: PriceBreakdown
@@ -63,17 +81,14 @@ extension OrderBook {
         let quoteId: UUID?
     }
 
-    /// Claims the key (or takes over an expired one), authorizes, writes the order with its
-    /// states, ledger rows and events, and records the outcome under the key; nil when the key
-    /// is held by a request that committed first.
-    func insert(_ order: NewOrder, requestId: String, on connection: PostgresConnection) async throws
-        -> (Result<Orders.PlaceOrder.Reply, ServiceError>, [StoredEvent])?
-    {
+    /// Claims the key for this transaction (or takes over an expired one); false when another
+    /// request holds it. A concurrent claim of the same key waits here until the first commits.
+    func claim(_ claim: Claim, on connection: PostgresConnection) async throws -> Bool {
         let now = clock.now()
-        let claimed = try await connection.query(
+        let rows = try await connection.query(
             """
             INSERT INTO orders.idempotency_keys (user_id, key, request_hash, status, response, created_at, expires_at)
-            VALUES (\(order.userId), \(order.key), \(order.hash), 'pending', '{}', \(now),
+            VALUES (\(claim.userId), \(claim.key), \(claim.hash), 'pending', '{}', \(now),
                     \(now.addingTimeInterval(keyLifetime)))
             ON CONFLICT (user_id, key) DO UPDATE
                 SET request_hash = excluded.request_hash, status = 'pending', response = '{}', order_id = NULL,
@@ -82,18 +97,24 @@ extension OrderBook {
             RETURNING 1
             """, logger: logger)
         var won = false
-        for try await _ in claimed.decode(Int.self) { won = true }
-        guard won else { return nil }
+        for try await _ in rows.decode(Int.self) { won = true }
+        return won
+    }
 
+    /// Authorizes, then writes the order with its states, ledger rows and the result under the
+    /// key in one statement, and appends the events.
+    func insert(_ order: NewOrder, requestId: String, on connection: PostgresConnection) async throws -> Placed {
+        let now = clock.now()
+        let userId = order.claim.userId
         let total = order.breakdown.total
         var movements: [Movement] = []
         var authorization: String?
         // Nothing is printed for e-cards and gifts: their money is taken at once.
         let captureNow = order.kind != "postcard"
-        let outcome: Result<String, PaymentDeclined>
+        var declined: PaymentDeclined?
         do {
             let authorized = try await provider.authorize(
-                token: order.card.token, amount: total, idempotencyKey: "authorize:\(order.userId):\(order.key)")
+                token: order.card.token, amount: total, idempotencyKey: "authorize:\(userId):\(order.claim.key)")
             authorization = authorized
             movements.append(
                 Movement(movement: "authorize", account: "hold", amount: total.amount, reference: authorized))
@@ -105,62 +126,75 @@ extension OrderBook {
                 movements.append(
                     Movement(movement: "capture", account: "charge", amount: total.amount, reference: capture))
             }
-            outcome = .success(authorized)
-        } catch let declined as PaymentDeclined {
-            outcome = .failure(declined)
+        } catch let refusal as PaymentDeclined {
+            declined = refusal
         }
-        let state: OrderState = authorization == nil ? .failed : .paid
-        let reason: String? = if case .failure(let declined) = outcome { declined.reason } else { nil }
+        let state: OrderState = declined == nil ? .paid : .failed
+        let orderId = order.id.uuidString.lowercased()
+        let result: Result<Orders.PlaceOrder.Reply, ServiceError>
+        if let declined {
+            var error = declined.serviceError
+            error.details?["orderId"] = .string(orderId)
+            result = .failure(error)
+        } else {
+            result = .success(Orders.PlaceOrder.Reply(id: orderId, state: state.rawValue, total: total))
+        }
 
         let encoder = Wire.makeEncoder()
         let breakdown = String(decoding: try encoder.encode(order.breakdown), as: UTF8.self)
         let details = String(decoding: try encoder.encode(order.content), as: UTF8.self)
-        try await connection.query(
-            """
-            INSERT INTO orders.orders
-                (id, user_id, kind, state, currency, total_amount, breakdown, details, search_text,
-                 payment_method_id, authorization_id, captured, quote_id, created_at, updated_at)
-            VALUES (\(order.id), \(order.userId), \(order.kind), \(state.rawValue), \(total.currency), \(total.amount),
-                    \(breakdown)::jsonb, \(details)::jsonb, \(order.content.searchText), \(order.card.id),
-                    \(authorization), \(captureNow && authorization != nil), \(order.quoteId), \(now), \(now))
-            """, logger: logger)
-        try await recordStates([(.pendingPayment, nil), (state, reason)], order: order.id, at: now, on: connection)
-        try await ledger(
-            movements, order: order.id, user: order.userId, currency: total.currency, at: now, on: connection)
-
-        let orderId = order.id.uuidString.lowercased()
-        var event = Orders.OrderEvent(
-            orderId: orderId, userId: order.userId.uuidString.lowercased(), kind: order.kind,
-            from: OrderState.pendingPayment.rawValue, state: state.rawValue, at: now, reason: reason, total: total)
-        var stored: [StoredEvent] = []
-        let result: Result<Orders.PlaceOrder.Reply, ServiceError>
-        switch outcome {
-        case .success:
-            var paid = event
-            paid.postcard = order.content.postcard
-            paid.ecard = order.content.ecard
-            stored.append(try await append(Orders.Topic.paid, paid, requestId: requestId, on: connection))
-            result = .success(Orders.PlaceOrder.Reply(id: orderId, state: state.rawValue, total: total))
-        case .failure(let declined):
-            stored.append(try await append(Orders.Topic.paymentFailed, event, requestId: requestId, on: connection))
-            var error = declined.serviceError
-            error.details?["orderId"] = .string(orderId)
-            result = .failure(error)
-        }
-        event.postcard = nil
-        stored.append(try await append(Orders.Topic.stateChanged, event, requestId: requestId, on: connection))
-
         let (status, response): (String, Data) =
             switch result {
             case .success(let reply): ("ok", try encoder.encode(reply))
             case .failure(let error): (error.code.rawValue, try encoder.encode(error))
             }
+        let states = [OrderState.pendingPayment.rawValue, state.rawValue]
         try await connection.query(
             """
+            WITH new_order AS (
+                INSERT INTO orders.orders
+                    (id, user_id, kind, state, currency, total_amount, breakdown, details, search_text,
+                     payment_method_id, authorization_id, captured, quote_id, created_at, updated_at)
+                VALUES (\(order.id), \(userId), \(order.kind), \(state.rawValue), \(total.currency), \(total.amount),
+                        \(breakdown)::jsonb, \(details)::jsonb, \(order.content.searchText), \(order.card.id),
+                        \(authorization), \(captureNow && authorization != nil), \(order.quoteId), \(now), \(now))
+                RETURNING id
+            ), new_states AS (
+                INSERT INTO orders.order_states (order_id, seq, state, at, reason)
+                SELECT new_order.id, s.position, s.state, \(now), CASE WHEN s.position = 2 THEN \(declined?.reason) END
+                FROM new_order, unnest(\(states)::text[]) WITH ORDINALITY AS s(state, position)
+            ), new_ledger AS (
+                INSERT INTO orders.ledger
+                    (order_id, user_id, movement, account, amount, currency, provider, provider_ref, created_at)
+                SELECT new_order.id, \(userId), m.movement, m.account, m.amount, \(total.currency), \(provider.name),
+                       m.reference, \(now)
+                FROM new_order,
+                     unnest(\(movements.map(\.movement))::text[], \(movements.map(\.account))::text[],
+                            \(movements.map(\.amount))::bigint[], \(movements.map(\.reference))::text[])
+                     WITH ORDINALITY AS m(movement, account, amount, reference, position)
+                ORDER BY m.position
+            )
             UPDATE orders.idempotency_keys
-            SET order_id = \(order.id), status = \(status), response = \(String(decoding: response, as: UTF8.self))::jsonb
-            WHERE user_id = \(order.userId) AND key = \(order.key)
+            SET order_id = (SELECT id FROM new_order), status = \(status),
+                response = \(String(decoding: response, as: UTF8.self))::jsonb
+            WHERE user_id = \(userId) AND key = \(order.claim.key)
             """, logger: logger)
+
+        var event = Orders.OrderEvent(
+            orderId: orderId, userId: userId.uuidString.lowercased(), kind: order.kind,
+            from: OrderState.pendingPayment.rawValue, state: state.rawValue, at: now, reason: declined?.reason,
+            total: total)
+        var stored: [StoredEvent] = []
+        if declined == nil {
+            event.postcard = order.content.postcard
+            event.ecard = order.content.ecard
+            stored.append(try await append(Orders.Topic.paid, event, requestId: requestId, on: connection))
+            event.postcard = nil
+            event.ecard = nil
+        } else {
+            stored.append(try await append(Orders.Topic.paymentFailed, event, requestId: requestId, on: connection))
+        }
+        stored.append(try await append(Orders.Topic.stateChanged, event, requestId: requestId, on: connection))
         return (result, stored)
     }
 

@@ -49,14 +49,15 @@ public struct PaymentMethodStore: Sendable {
         ).map(\.method)
     }
 
-    /// One of the user's saved cards (not deleted), or nil.
-    public func get(_ id: UUID, userId: UUID) async throws -> Saved? {
-        try await saved(
+    /// One of the user's saved cards (not deleted), or nil; read on `connection` (inside the
+    /// caller's transaction).
+    public func get(_ id: UUID, userId: UUID, on connection: PostgresConnection) async throws -> Saved? {
+        let rows = try await connection.query(
             """
             SELECT id, provider, token, brand, last4, exp_month, exp_year FROM orders.payment_methods
             WHERE id = \(id) AND user_id = \(userId) AND deleted_at IS NULL
-            """
-        ).first
+            """, logger: logger)
+        return try await Self.decode(rows).first
     }
 
     /// The card `id` whether deleted or not (for order details).
@@ -82,7 +83,10 @@ public struct PaymentMethodStore: Sendable {
     }
 
     private func saved(_ query: PostgresQuery) async throws -> [Saved] {
-        let rows = try await client.query(query, logger: logger)
+        try await Self.decode(try await client.query(query, logger: logger))
+    }
+
+    private static func decode(_ rows: PostgresRowSequence) async throws -> [Saved] {
         var result: [Saved] = []
         for try await (id, provider, token, brand, last4, month, year) in rows.decode(
             (UUID, String, String, String, String, Int, Int).self)
