@@ -185,8 +185,14 @@ let package = Package(
         ),
         .target(
             name: "RoutingService",
-            dependencies: ["Contract", "ServiceKit"],
+            dependencies: [
+                "Contract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "services/routing/RoutingService",
+            resources: [.copy("Resources/navup-campus.osm"), .copy("Migrations")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -266,6 +272,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/AuthTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "RoutingTests",
+            dependencies: [
+                "Contract", "RoutingService", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/RoutingTests",
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,127 @@
+import Contract
+import Foundation
+
+/// `routing --bench`: route query latency in process on the sample campus (and a synthetic
+/// graph of a million nodes), printed as p50/p99. Pure CPU; needs no database or broker.
+public enum RouteBenchmark {
+    /// Runs the benchmark and prints a report; `queries` per profile on the sample campus.
+    public static func run(queries: Int = 20_000, largeQueries: Int = 100, largeSide: Int = 1000) throws {
+        let started = ContinuousClock.now
+        let map = try CampusMap.load(osm: try RoutingService.sampleCampus())
+        let campus = Campus(graph: map.graph, accessPoints: map.accessPoints)
+        let loadTime = ContinuousClock.now - started
+        print(
+            "sample campus: \(campus.graph.nodeCount) nodes, \(campus.graph.edgeCount) edges, "
+                + "\(map.venues.count) venues, \(map.accessPoints.count) access points; import \(format(loadTime))")
+        var random = SplitMix64(seed: 42)
+        let pairs = (0..<queries).map { _ in
+            (Int(random.next() % UInt64(campus.graph.nodeCount)), Int(random.next() % UInt64(campus.graph.nodeCount)))
+        }
+        var crowd = [Float](repeating: 1, count: campus.accessPoints.count)
+        for index in crowd.indices where index % 3 == 0 { crowd[index] = 2.5 }
+        let planner = RoutePlanner()
+        for profile in RouteProfile.allCases {
+            var samples: [Duration] = []
+            samples.reserveCapacity(queries)
+            var settled = 0
+            var found = 0
+            for (from, to) in pairs {
+                let begin = ContinuousClock.now
+                let path = planner.route(on: campus, crowd: crowd, from: from, to: to, profile: profile)
+                samples.append(ContinuousClock.now - begin)
+                if let path {
+                    settled += path.settled
+                    found += 1
+                }
+            }
+            print(
+                "  \(profile.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) A* search: "
+                    + summary(samples) + "; routes found \(found)/\(queries), mean settled nodes \(settled / max(1, found))")
+        }
+        let describe = RouteDescription(campus: campus)
+        var full: [Duration] = []
+        for (from, to) in pairs.prefix(queries / 4) {
+            let begin = ContinuousClock.now
+            if let path = planner.route(on: campus, crowd: crowd, from: from, to: to, profile: .fastest) {
+                _ = describe.describe(path, profile: .fastest, crowd: crowd)
+            }
+            full.append(ContinuousClock.now - begin)
+        }
+        print("  fastest search + steps and path: " + summary(full))
+
+        guard largeQueries > 0 else { return }
+        let gridStart = ContinuousClock.now
+        let grid = syntheticGrid(side: largeSide, random: &random)
+        print(
+            "synthetic grid: \(grid.graph.nodeCount) nodes, \(grid.graph.edgeCount) edges; built in "
+                + format(ContinuousClock.now - gridStart))
+        var large: [Duration] = []
+        for _ in 0..<largeQueries {
+            let from = Int(random.next() % UInt64(grid.graph.nodeCount))
+            let to = Int(random.next() % UInt64(grid.graph.nodeCount))
+            let begin = ContinuousClock.now
+            _ = planner.route(on: grid, crowd: [], from: from, to: to, profile: .fastest)
+            large.append(ContinuousClock.now - begin)
+        }
+        print("  fastest A* search: " + summary(large))
+    }
+
+    /// A square grid of `side`² nodes 5 m apart with diagonals, lengths jittered by up to 30 %.
+    static func syntheticGrid(side: Int, random: inout SplitMix64) -> Campus {
+        let count = side * side
+        var x = [Double](repeating: 0, count: count)
+        var y = [Double](repeating: 0, count: count)
+        for row in 0..<side {
+            for column in 0..<side {
+                x[row * side + column] = Double(column) * 5
+                y[row * side + column] = Double(row) * 5
+            }
+        }
+        var edges: [GraphEdge] = []
+        edges.reserveCapacity(count * 8)
+        for row in 0..<side {
+            for column in 0..<side {
+                let node = Int32(row * side + column)
+                for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+                    let r = row + dr
+                    let c = column + dc
+                    guard r < side, c >= 0, c < side else { continue }
+                    let other = Int32(r * side + c)
+                    let base: Float = dr != 0 && dc != 0 ? 7.071 : 5
+                    let length = base * (1 + Float(random.next() % 300) / 1000)
+                    edges.append(GraphEdge(from: node, to: other, length: length, kind: .footway))
+                    edges.append(GraphEdge(from: other, to: node, length: length, kind: .footway))
+                }
+            }
+        }
+        let graph = CampusGraph(
+            projection: LocalProjection(latitude: 0, longitude: 0), osmId: (0..<count).map(Int64.init), x: x, y: y,
+            level: [Int32](repeating: 0, count: count), edges: edges, ways: [.init(name: nil, building: nil)])
+        return Campus(graph: graph, accessPoints: [])
+    }
+
+    static func summary(_ samples: [Duration]) -> String {
+        let sorted = samples.sorted()
+        guard !sorted.isEmpty else { return "no samples" }
+        func at(_ q: Double) -> Duration { sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] }
+        return "p50 \(format(at(0.5))), p99 \(format(at(0.99))), max \(format(sorted.last!)) (n=\(sorted.count))"
+    }
+
+    static func format(_ duration: Duration) -> String {
+        let micros = Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+        return micros < 1000 ? String(format: "%.0f µs", micros) : String(format: "%.2f ms", micros / 1000)
+    }
+}
+
+/// A small seeded random generator, so every run measures the same queries.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,74 @@
+/// One imported campus ready for queries: the graph, each profile's segment times, the access
+/// points and the crowd area (nearest access point) of every node. Immutable; a re-import or an
+/// access-point change builds a new one and swaps it in (``CampusState``).
+public final class Campus: Sendable {
+    /// The walkable graph.
+    public let graph: CampusGraph
+    /// The speeds and rules the times were computed with.
+    public let cost: RouteCost
+    /// Seconds per edge for `fastest` (also the ETA of `shortest`), without crowds.
+    public let fastestSeconds: [Float]
+    /// Seconds per edge for `accessible`; `.infinity` where the profile may not go.
+    public let accessibleSeconds: [Float]
+    /// The access points, in crowd-area order.
+    public let accessPoints: [AccessPoint]
+    /// Index in ``accessPoints`` by BSSID.
+    public let accessPointIndex: [String: Int]
+    /// Crowd area (index in ``accessPoints``) of each node, or -1 when no access point is near.
+    public let nodeArea: [Int32]
+    /// Version of the map this came from (0 for a map not stored in the database).
+    public let mapVersion: Int64
+    /// How far a crowd area reaches from its access point, metres.
+    public let areaRadius: Double
+
+    /// Prepares `graph` for queries; a node belongs to the nearest access point on its floor
+    /// within `areaRadius` metres.
+    public init(
+        graph: CampusGraph, accessPoints: [AccessPoint], cost: RouteCost = RouteCost(), areaRadius: Double = 60,
+        mapVersion: Int64 = 0
+    ) {
+        self.graph = graph
+        self.cost = cost
+        self.mapVersion = mapVersion
+        self.areaRadius = areaRadius
+        var fastest = [Float](repeating: 0, count: graph.edgeCount)
+        var accessible = [Float](repeating: 0, count: graph.edgeCount)
+        for edge in 0..<graph.edgeCount {
+            let kind = SegmentKind(rawValue: graph.edgeKind[edge]) ?? .footway
+            let flags = SegmentFlags(rawValue: graph.edgeFlags[edge])
+            fastest[edge] = cost.seconds(
+                length: graph.edgeLength[edge], kind: kind, flags: flags, incline: graph.edgeIncline[edge],
+                profile: .fastest)
+            accessible[edge] = cost.seconds(
+                length: graph.edgeLength[edge], kind: kind, flags: flags, incline: graph.edgeIncline[edge],
+                profile: .accessible)
+        }
+        fastestSeconds = fastest
+        accessibleSeconds = accessible
+        self.accessPoints = accessPoints
+        var index: [String: Int] = [:]
+        for (position, point) in accessPoints.enumerated() { index[point.bssid] = position }
+        accessPointIndex = index
+        let projected = accessPoints.map { graph.projection.project(latitude: $0.latitude, longitude: $0.longitude) }
+        var area = [Int32](repeating: -1, count: graph.nodeCount)
+        let limit = areaRadius * areaRadius
+        for node in 0..<graph.nodeCount {
+            var best = limit
+            for (position, point) in accessPoints.enumerated() where Int32(point.level) == graph.level[node] {
+                let dx = projected[position].x - graph.x[node]
+                let dy = projected[position].y - graph.y[node]
+                let distance = dx * dx + dy * dy
+                if distance <= best {
+                    best = distance
+                    area[node] = Int32(position)
+                }
+            }
+        }
+        nodeArea = area
+    }
+
+    /// The same graph with another set of access points.
+    public func replacingAccessPoints(_ points: [AccessPoint]) -> Campus {
+        Campus(graph: graph, accessPoints: points, cost: cost, areaRadius: areaRadius, mapVersion: mapVersion)
+    }
+}
