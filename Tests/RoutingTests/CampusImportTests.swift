@@ -5,7 +5,8 @@ import Testing
 /// The OSM import: the sample campus as the issue asks for it, and the tag rules.
 @Suite("routing: OSM import")
 struct CampusImportTests {
-    @Test("the sample campus: ≥ 10,000 nodes, ≥ 5 buildings of ≥ 3 floors, stairs, elevators, ramps, ≥ 20 venues and APs")
+    @Test(
+        "the sample campus: ≥ 10,000 nodes, ≥ 5 buildings of ≥ 3 floors, stairs, elevators, ramps, ≥ 20 venues and APs")
     func sample() {
         let graph = SampleCampus.map.graph
         #expect(graph.nodeCount >= 10_000)

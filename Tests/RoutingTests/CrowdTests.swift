@@ -56,9 +56,9 @@ struct CrowdTests {
             state.updateCrowd(model.factors(campus: campus, counts: counts, now: now), for: campus)
             return try navigator.route(from: west, to: east, profile: .fastest)
         }
-        let northCrowded = try route(north: 30, south: 2)
+        let northCrowded = try route(north: 30, south: 8)
         #expect(northCrowded.steps.first?.instruction.contains("South Walk") == true, "\(northCrowded.steps)")
-        let southCrowded = try route(north: 2, south: 30)
+        let southCrowded = try route(north: 8, south: 30)
         #expect(southCrowded.steps.first?.instruction.contains("North Walk") == true)
         #expect(southCrowded.eta == northCrowded.eta)
         let clear = try route(north: 0, south: 0)

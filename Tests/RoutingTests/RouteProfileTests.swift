@@ -52,7 +52,8 @@ struct RouteProfileTests {
     func accessibleTakesElevator() throws {
         let from = SampleCampus.node("Engineering Lecture Hall 1")
         let to = SampleCampus.node("Engineering Lecture Hall 3")
-        let accessible = try #require(planner.route(on: campus, crowd: neutral, from: from, to: to, profile: .accessible))
+        let accessible = try #require(
+            planner.route(on: campus, crowd: neutral, from: from, to: to, profile: .accessible))
         #expect(kinds(accessible).contains(.elevator))
         #expect(!kinds(accessible).contains(.stairs))
         let route = RouteDescription(campus: campus).describe(accessible, profile: .accessible, crowd: neutral)
@@ -73,7 +74,8 @@ struct RouteProfileTests {
         let from = SampleCampus.node("EBIT Student House")
         let to = SampleCampus.node("Engineering Coffee Corner")
         let fastest = try #require(planner.route(on: campus, crowd: neutral, from: from, to: to, profile: .fastest))
-        let accessible = try #require(planner.route(on: campus, crowd: neutral, from: from, to: to, profile: .accessible))
+        let accessible = try #require(
+            planner.route(on: campus, crowd: neutral, from: from, to: to, profile: .accessible))
         let narrow = { (path: RoutePlanner.Path) in
             path.edges.contains { SegmentFlags(rawValue: campus.graph.edgeFlags[$0]).contains(.narrowDoor) }
         }

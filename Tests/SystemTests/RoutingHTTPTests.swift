@@ -40,7 +40,8 @@ struct RoutingHTTPTests {
     /// database, as an operator would).
     func token(_ system: SystemHarness, roles: [String] = []) async throws -> String {
         let name = "nav-\(UUID().uuidString.prefix(8))@example.org"
-        let created = await system.post("/v1/auth/register", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)
+        let created = await system.post(
+            "/v1/auth/register", json: #"{"username": "\#(name)", "password": "Lund2026x"}"#)
         #expect(created?.status == 201)
         if !roles.isEmpty {
             let list = roles.map { "'\($0)'" }.joined(separator: ",")
@@ -81,7 +82,8 @@ struct RoutingHTTPTests {
 
         let near = await system.get("/v1/campus/venues?near=-25.7545,28.2314&radius=80")
         let nearby = json(near?.body)["venues"] as? [[String: Any]] ?? []
-        #expect(!nearby.isEmpty && nearby.allSatisfy { ($0["distance"] as? Double ?? 1e9) <= 80 }, "\(near?.body ?? "")")
+        #expect(
+            !nearby.isEmpty && nearby.allSatisfy { ($0["distance"] as? Double ?? 1e9) <= 80 }, "\(near?.body ?? "")")
 
         let id = try await venueId(system, "Old%20Arts%20Clock")
         let one = await system.get("/v1/campus/venues/\(id)")
@@ -90,7 +92,8 @@ struct RoutingHTTPTests {
         #expect(await system.get("/v1/campus/venues/\(UUID().uuidString)")?.status == 404)
     }
 
-    @Test("routes: every profile between venues; accessible without stairs; no accessible route and off the map are 4xx")
+    @Test(
+        "routes: every profile between venues; accessible without stairs; no accessible route and off the map are 4xx")
     func routes() async throws {
         let system = try await startRouting()
         defer { _ = system.stopBlocking() }
@@ -120,7 +123,8 @@ struct RoutingHTTPTests {
         #expect(off?.body.contains("off the campus map") == true)
         #expect(
             await system.post(
-                "/v1/campus/routes", json: #"{"from": {"venueId": "\#(hall)"}, "to": {"venueId": "\#(lab)"}, "profile": "fly"}"#)?
+                "/v1/campus/routes",
+                json: #"{"from": {"venueId": "\#(hall)"}, "to": {"venueId": "\#(lab)"}, "profile": "fly"}"#)?
                 .status == 400)
     }
 
@@ -134,11 +138,13 @@ struct RoutingHTTPTests {
         let point = try #require(points.first { $0["name"] as? String == "LIB-L2-AP" })
         let bssid = try #require(point["bssid"] as? String)
         let located = await system.post(
-            "/v1/campus/locate", json: #"{"scan": [{"bssid": "\#(bssid)", "rssi": -50}, {"bssid": "aa:aa:aa:aa:aa:aa", "rssi": -40}]}"#)
+            "/v1/campus/locate",
+            json: #"{"scan": [{"bssid": "\#(bssid)", "rssi": -50}, {"bssid": "aa:aa:aa:aa:aa:aa", "rssi": -40}]}"#)
         #expect(located?.status == 200)
         #expect(json(located?.body)["level"] as? Int == 2)
         #expect(json(located?.body)["source"] as? String == "wifi")
-        let outside = await system.post("/v1/campus/locate", json: #"{"scan": [{"bssid": "aa:aa:aa:aa:aa:aa", "rssi": -40}]}"#)
+        let outside = await system.post(
+            "/v1/campus/locate", json: #"{"scan": [{"bssid": "aa:aa:aa:aa:aa:aa", "rssi": -40}]}"#)
         #expect(outside?.status == 422)
         #expect(outside?.body.contains("outside campus Wi-Fi") == true)
         let gps = await system.post(
@@ -162,7 +168,8 @@ struct RoutingHTTPTests {
         let lab = try await venueId(system, "IT%204-1")
         let routeBody = #"{"from": {"venueId": "\#(hall)"}, "to": {"venueId": "\#(lab)"}}"#
         let controller = try await token(system, roles: ["wifi_controller"])
-        let calm = #"{"counts": [\#(points.compactMap { $0["bssid"] as? String }.map { #"{"bssid": "\#($0)", "devices": 0}"# }.joined(separator: ","))]}"#
+        let calm =
+            #"{"counts": [\#(points.compactMap { $0["bssid"] as? String }.map { #"{"bssid": "\#($0)", "devices": 0}"# }.joined(separator: ","))]}"#
         #expect(await send(system, "POST", "/v1/campus/occupancy", body: calm, token: controller)?.status == 200)
         let before = json(await system.post("/v1/campus/routes", json: routeBody)?.body)["eta"] as? Double ?? 0
 
@@ -183,7 +190,8 @@ struct RoutingHTTPTests {
         defer { _ = system.stopBlocking() }
         let user = try await token(system)
         let admin = try await token(system, roles: ["admin"])
-        let draft = #"{"name": "Tuks Robotics Lab \#(UUID().uuidString.prefix(6))", "kind": "lecture_hall", "level": 1, "lat": -25.7544, "lon": 28.2316}"#
+        let draft =
+            #"{"name": "Tuks Robotics Lab \#(UUID().uuidString.prefix(6))", "kind": "lecture_hall", "level": 1, "lat": -25.7544, "lon": 28.2316}"#
         #expect(await send(system, "POST", "/v1/admin/campus/venues", body: draft, token: user)?.status == 403)
         let created = await send(system, "POST", "/v1/admin/campus/venues", body: draft, token: admin)
         #expect(created?.status == 201)
@@ -196,25 +204,39 @@ struct RoutingHTTPTests {
         #expect(await system.get("/v1/campus/venues/\(id)")?.status == 404)
 
         let ap = #"{"name": "test AP", "lat": -25.7546, "lon": 28.2315, "level": 0, "capacity": 50}"#
-        #expect(await send(system, "PUT", "/v1/admin/campus/access-points/02:aa:00:00:00:01", body: ap, token: user)?.status == 403)
-        #expect(await send(system, "PUT", "/v1/admin/campus/access-points/02:aa:00:00:00:01", body: ap, token: admin)?.status == 200)
+        #expect(
+            await send(system, "PUT", "/v1/admin/campus/access-points/02:aa:00:00:00:01", body: ap, token: user)?.status
+                == 403)
+        #expect(
+            await send(system, "PUT", "/v1/admin/campus/access-points/02:aa:00:00:00:01", body: ap, token: admin)?
+                .status == 200)
         let scan = #"{"scan": [{"bssid": "02:aa:00:00:00:01", "rssi": -45}]}"#
         #expect(await system.post("/v1/campus/locate", json: scan)?.status == 200)
-        #expect(await send(system, "DELETE", "/v1/admin/campus/access-points/02:aa:00:00:00:01", token: admin)?.status == 204)
+        #expect(
+            await send(system, "DELETE", "/v1/admin/campus/access-points/02:aa:00:00:00:01", token: admin)?.status
+                == 204)
         #expect(await system.post("/v1/campus/locate", json: scan)?.status == 422)
 
         let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("services/routing/RoutingService/Resources/navup-campus.osm")
+            .deletingLastPathComponent().appendingPathComponent(
+                "services/routing/RoutingService/Resources/navup-campus.osm")
         let osm = try String(contentsOf: sample, encoding: .utf8)
-        #expect(await send(system, "POST", "/v1/admin/campus/import", body: osm, token: user, contentType: "application/xml")?.status == 403)
         #expect(
-            await send(system, "POST", "/v1/admin/campus/import", body: "<nonsense", token: admin, contentType: "application/xml")?.status == 400)
-        let imported = await send(system, "POST", "/v1/admin/campus/import", body: osm, token: admin, contentType: "application/xml")
+            await send(
+                system, "POST", "/v1/admin/campus/import", body: osm, token: user, contentType: "application/xml")?
+                .status == 403)
+        #expect(
+            await send(
+                system, "POST", "/v1/admin/campus/import", body: "<nonsense", token: admin,
+                contentType: "application/xml")?.status == 400)
+        let imported = await send(
+            system, "POST", "/v1/admin/campus/import", body: osm, token: admin, contentType: "application/xml")
         #expect(imported?.status == 200, "\(imported?.body ?? "")")
         #expect((json(imported?.body)["nodes"] as? Int ?? 0) >= 10_000)
         let hall = try await venueId(system, "Humanities%20Auditorium")
         let lab = try await venueId(system, "IT%202-27")
-        let route = await system.post("/v1/campus/routes", json: #"{"from": {"venueId": "\#(hall)"}, "to": {"venueId": "\#(lab)"}}"#)
+        let route = await system.post(
+            "/v1/campus/routes", json: #"{"from": {"venueId": "\#(hall)"}, "to": {"venueId": "\#(lab)"}}"#)
         #expect(route?.status == 200, "routes are answered from the new map")
     }
 }

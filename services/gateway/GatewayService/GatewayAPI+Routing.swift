@@ -101,7 +101,8 @@ extension GatewayAPI {
         let scope = try self.scope
         _ = try scope.requireActor()
         let reply = try await bus.call(
-            Routing.ReportOccupancy.self, .init(counts: body.counts.map { .init(bssid: $0.bssid, devices: $0.devices) }),
+            Routing.ReportOccupancy.self,
+            .init(counts: body.counts.map { .init(bssid: $0.bssid, devices: $0.devices) }),
             metadata: scope.metadata(deadline: settings.requestTimeout))
         return .ok(.init(body: .json(.init(accepted: reply.accepted, unknown: reply.unknown))))
     }
@@ -146,7 +147,8 @@ extension GatewayAPI {
         let scope = try self.scope
         _ = try scope.requireActor()
         _ = try await bus.call(
-            Routing.DeleteVenue.self, .init(id: input.path.id), metadata: scope.metadata(deadline: settings.requestTimeout))
+            Routing.DeleteVenue.self, .init(id: input.path.id),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
         return .noContent(.init())
     }
 

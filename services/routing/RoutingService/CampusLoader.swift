@@ -39,7 +39,8 @@ public final class CampusLoader: Service, Sendable {
             let version = try await store.saveImport(
                 osm: String(decoding: data, as: UTF8.self), map: map, importedBy: nil, replace: false,
                 now: clock.now())
-            logger.info("seeded the campus map", metadata: ["version": "\(version)", "nodes": "\(map.graph.nodeCount)"])
+            logger.info(
+                "seeded the campus map", metadata: ["version": "\(version)", "nodes": "\(map.graph.nodeCount)"])
         }
         try await refresh()
     }
@@ -49,7 +50,8 @@ public final class CampusLoader: Service, Sendable {
         let points = try await store.accessPoints()
         let campus = Campus(graph: map.graph, accessPoints: points, cost: cost, mapVersion: version)
         revision.set(try await store.accessPointRevision())
-        state.install(campus, crowd: crowdModel.factors(campus: campus, counts: try await store.counts(), now: clock.now()))
+        state.install(
+            campus, crowd: crowdModel.factors(campus: campus, counts: try await store.counts(), now: clock.now()))
     }
 
     /// Catches up with the database: map version, access points, crowd factors.

@@ -70,7 +70,9 @@ struct RoutingAPI: Sendable {
 
     func searchVenues(_ request: Routing.SearchVenues.Request) async throws -> Routing.SearchVenues.Reply {
         let limit = request.limit ?? 20
-        guard (1...100).contains(limit) else { throw ServiceError.invalidArgument("limit must be 1...100", field: "limit") }
+        guard (1...100).contains(limit) else {
+            throw ServiceError.invalidArgument("limit must be 1...100", field: "limit")
+        }
         if let kind = request.kind, !Routing.venueKinds.contains(kind) {
             throw ServiceError(
                 .invalidArgument, "unknown venue kind '\(kind)'",

@@ -36,7 +36,8 @@ public enum RouteBenchmark {
             }
             print(
                 "  \(profile.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) A* search: "
-                    + summary(samples) + "; routes found \(found)/\(queries), mean settled nodes \(settled / max(1, found))")
+                    + summary(samples)
+                    + "; routes found \(found)/\(queries), mean settled nodes \(settled / max(1, found))")
         }
         let describe = RouteDescription(campus: campus)
         var full: [Duration] = []

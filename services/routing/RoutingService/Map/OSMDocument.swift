@@ -47,7 +47,8 @@ public struct MapError: Error, Sendable, CustomStringConvertible {
     /// Not OSM XML.
     public static func malformed(_ reason: String) -> MapError { MapError(description: "not OSM XML: \(reason)") }
     /// Parsed, but nothing to walk on.
-    public static let empty = MapError(description: "the map has no walkable ways (highway=footway|path|corridor|steps|elevator)")
+    public static let empty = MapError(
+        description: "the map has no walkable ways (highway=footway|path|corridor|steps|elevator)")
 }
 
 /// Collects elements as the parser streams them; one instance per parse, on one thread.

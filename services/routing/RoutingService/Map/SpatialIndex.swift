@@ -25,7 +25,8 @@ public struct SpatialIndex: Sendable {
     }
 
     /// The node on `level` nearest to (`px`, `py`) within `maxDistance` metres, and its distance.
-    public func nearest(x px: Double, y py: Double, level: Int32, maxDistance: Double) -> (node: Int, distance: Double)? {
+    public func nearest(x px: Double, y py: Double, level: Int32, maxDistance: Double) -> (node: Int, distance: Double)?
+    {
         let cx = Self.cell(px)
         let cy = Self.cell(py)
         let rings = Int32((maxDistance / Self.cellSize).rounded(.up)) + 1
