@@ -87,6 +87,24 @@ public final class CampusGraph: Sendable {
         self.spatial = SpatialIndex(x: x, y: y, level: level)
     }
 
+    /// Direct access to the arrays the search reads: row starts, heads, x, y, level.
+    func withBuffers<T>(
+        _ body: (
+            UnsafeBufferPointer<Int32>, UnsafeBufferPointer<Int32>, UnsafeBufferPointer<Double>,
+            UnsafeBufferPointer<Double>, UnsafeBufferPointer<Int32>
+        ) throws -> T
+    ) rethrows -> T {
+        try edgeStart.withUnsafeBufferPointer { start in
+            try edgeTarget.withUnsafeBufferPointer { heads in
+                try x.withUnsafeBufferPointer { xs in
+                    try y.withUnsafeBufferPointer { ys in
+                        try level.withUnsafeBufferPointer { levels in try body(start, heads, xs, ys, levels) }
+                    }
+                }
+            }
+        }
+    }
+
     /// The levels present, ascending.
     public var levels: [Int32] { Array(Set(level)).sorted() }
 

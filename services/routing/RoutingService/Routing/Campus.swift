@@ -20,6 +20,9 @@ public final class Campus: Sendable {
     public let mapVersion: Int64
     /// How far a crowd area reaches from its access point, metres.
     public let areaRadius: Double
+    /// Least cost per floor changed of any level-changing edge, per profile (index: `fastest`,
+    /// `accessible`, `shortest`): a lower bound the A* heuristic adds for floors still to go.
+    let perFloorCost: [Float]
 
     /// Prepares `graph` for queries; a node belongs to the nearest access point on its floor
     /// within `areaRadius` metres.
@@ -45,6 +48,17 @@ public final class Campus: Sendable {
         }
         fastestSeconds = fastest
         accessibleSeconds = accessible
+        var perFloor: [Float] = [.infinity, .infinity, .infinity]
+        for node in 0..<graph.nodeCount {
+            for edge in Int(graph.edgeStart[node])..<Int(graph.edgeStart[node + 1]) {
+                let floors = abs(graph.level[Int(graph.edgeTarget[edge])] - graph.level[node])
+                guard floors > 0 else { continue }
+                perFloor[0] = min(perFloor[0], fastest[edge] / Float(floors))
+                perFloor[1] = min(perFloor[1], accessible[edge] / Float(floors))
+                perFloor[2] = min(perFloor[2], graph.edgeLength[edge] / Float(floors))
+            }
+        }
+        perFloorCost = perFloor.map { $0.isFinite ? $0 : 0 }
         self.accessPoints = accessPoints
         var index: [String: Int] = [:]
         for (position, point) in accessPoints.enumerated() { index[point.bssid] = position }
@@ -65,6 +79,15 @@ public final class Campus: Sendable {
             }
         }
         nodeArea = area
+    }
+
+    /// The least cost of changing one floor under `profile` (crowds only make it dearer).
+    public func perFloor(_ profile: RouteProfile) -> Float {
+        switch profile {
+        case .fastest: perFloorCost[0]
+        case .accessible: perFloorCost[1]
+        case .shortest: perFloorCost[2]
+        }
     }
 
     /// The same graph with another set of access points.

@@ -27,13 +27,7 @@ public struct RoutePlanner: Sendable {
         workspace.begin()
         let generation = workspace.generation
         let speed = campus.cost.topSpeed(profile)
-        let targetX = graph.x[target]
-        let targetY = graph.y[target]
-        func heuristic(_ node: Int) -> Float {
-            let dx = graph.x[node] - targetX
-            let dy = graph.y[node] - targetY
-            return Float((dx * dx + dy * dy).squareRoot()) / speed
-        }
+        let perFloor = campus.perFloor(profile)
         let weights: [Float]
         switch profile {
         case .fastest: weights = campus.fastestSeconds
@@ -41,38 +35,53 @@ public struct RoutePlanner: Sendable {
         case .shortest: weights = graph.edgeLength
         }
         let useCrowd = profile != .shortest && crowd.count == campus.accessPoints.count
-        workspace.score[source] = 0
-        workspace.seen[source] = generation
-        workspace.parentEdge[source] = -1
-        workspace.push(heuristic(source), Int32(source))
         var settled = 0
         var found = false
-        graph.edgeStart.withUnsafeBufferPointer { start in
-            graph.edgeTarget.withUnsafeBufferPointer { heads in
+        var heap = MinHeap(storage: workspace.heapStorage, capacity: workspace.heapCapacity)
+        defer {
+            workspace.heapStorage = heap.storage
+            workspace.heapCapacity = heap.capacity
+        }
+        let targetX = graph.x[target]
+        let targetY = graph.y[target]
+        let targetLevel = graph.level[target]
+        workspace.withBuffers { score, parent, seen, closed in
+            graph.withBuffers { start, heads, xs, ys, levels in
                 weights.withUnsafeBufferPointer { weight in
                     campus.nodeArea.withUnsafeBufferPointer { area in
-                        while let (_, current) = workspace.pop() {
-                            let node = Int(current)
-                            if workspace.closed[node] == generation { continue }
-                            workspace.closed[node] = generation
+                        func heuristic(_ node: Int) -> Float {
+                            let dx = xs[node] - targetX
+                            let dy = ys[node] - targetY
+                            let flat = Float((dx * dx + dy * dy).squareRoot()) / speed
+                            let floors = Float(abs(levels[node] - targetLevel)) * perFloor
+                            return max(flat, floors)
+                        }
+                        score[source] = 0
+                        seen[source] = generation
+                        parent[source] = -1
+                        heap.push(heuristic(source), Int32(source))
+                        while let entry = heap.pop() {
+                            let node = Int(entry.node)
+                            if closed[node] == generation { continue }
+                            closed[node] = generation
                             settled += 1
                             if node == target {
                                 found = true
                                 return
                             }
-                            let base = workspace.score[node]
+                            let base = score[node]
                             let factor: Float = useCrowd && area[node] >= 0 ? crowd[Int(area[node])] : 1
                             for edge in Int(start[node])..<Int(start[node + 1]) {
                                 let cost = weight[edge]
                                 if !cost.isFinite { continue }
                                 let head = Int(heads[edge])
-                                if workspace.closed[head] == generation { continue }
-                                let score = base + cost * factor
-                                if workspace.seen[head] != generation || score < workspace.score[head] {
-                                    workspace.seen[head] = generation
-                                    workspace.score[head] = score
-                                    workspace.parentEdge[head] = Int32(edge)
-                                    workspace.push(score + heuristic(head), Int32(head))
+                                if closed[head] == generation { continue }
+                                let candidate = base + cost * factor
+                                if seen[head] != generation || candidate < score[head] {
+                                    seen[head] = generation
+                                    score[head] = candidate
+                                    parent[head] = Int32(edge)
+                                    heap.push(candidate + heuristic(head), Int32(head))
                                 }
                             }
                         }

@@ -17,8 +17,9 @@ public struct RouteCost: Sendable, Hashable {
     public var accessibleSpeed: Float = 0.9
     /// Speed along stairs (measured along the slope), m/s.
     public var stairsSpeed: Float = 0.5
-    /// Average wait for an elevator, s.
-    public var elevatorWait: Float = 30
+    /// Time an elevator adds per floor of a ride besides travel (the wait for it, spread over
+    /// an average ride, and the stop), s.
+    public var elevatorWait: Float = 10
     /// Elevator travel speed, m/s.
     public var elevatorSpeed: Float = 1.0
     /// Extra time to pass a door, s.

@@ -8,21 +8,37 @@ final class SearchWorkspace {
     var seen: [UInt32]
     var closed: [UInt32]
     var generation: UInt32 = 0
-    var heapKey: [Float] = []
-    var heapNode: [Int32] = []
+    var heapStorage: UnsafeMutablePointer<HeapEntry>
+    var heapCapacity = 4096
 
     init(nodeCount: Int) {
         score = [Float](repeating: 0, count: nodeCount)
         parentEdge = [Int32](repeating: -1, count: nodeCount)
         seen = [UInt32](repeating: 0, count: nodeCount)
         closed = [UInt32](repeating: 0, count: nodeCount)
-        heapKey.reserveCapacity(1024)
-        heapNode.reserveCapacity(1024)
+        heapStorage = .allocate(capacity: heapCapacity)
     }
 
     var nodeCount: Int { score.count }
 
-    /// Starts a new search: every node unseen, the heap empty.
+    /// Direct access to the per-node arrays for the search loop (no copy-on-write or
+    /// exclusivity checks per access).
+    func withBuffers<T>(
+        _ body: (
+            UnsafeMutableBufferPointer<Float>, UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<UInt32>,
+            UnsafeMutableBufferPointer<UInt32>
+        ) throws -> T
+    ) rethrows -> T {
+        try score.withUnsafeMutableBufferPointer { score in
+            try parentEdge.withUnsafeMutableBufferPointer { parent in
+                try seen.withUnsafeMutableBufferPointer { seen in
+                    try closed.withUnsafeMutableBufferPointer { closed in try body(score, parent, seen, closed) }
+                }
+            }
+        }
+    }
+
+    /// Starts a new search: every node unseen.
     func begin() {
         generation &+= 1
         if generation == 0 {
@@ -32,43 +48,62 @@ final class SearchWorkspace {
             }
             generation = 1
         }
-        heapKey.removeAll(keepingCapacity: true)
-        heapNode.removeAll(keepingCapacity: true)
     }
 
-    func push(_ key: Float, _ node: Int32) {
-        var child = heapKey.count
-        heapKey.append(key)
-        heapNode.append(node)
+    deinit { heapStorage.deallocate() }
+}
+
+/// One entry of the open set.
+struct HeapEntry {
+    var key: Float
+    var node: Int32
+}
+
+/// A binary min-heap on memory the workspace owns, used as a local variable in the search loop
+/// so its operations need no dynamic exclusivity checks.
+struct MinHeap {
+    var storage: UnsafeMutablePointer<HeapEntry>
+    var capacity: Int
+    var count = 0
+
+    mutating func push(_ key: Float, _ node: Int32) {
+        if count == capacity { grow() }
+        var child = count
+        count += 1
         while child > 0 {
-            let parent = (child - 1) / 2
-            if heapKey[parent] <= key { break }
-            heapKey[child] = heapKey[parent]
-            heapNode[child] = heapNode[parent]
+            let parent = (child - 1) >> 1
+            if storage[parent].key <= key { break }
+            storage[child] = storage[parent]
             child = parent
         }
-        heapKey[child] = key
-        heapNode[child] = node
+        storage[child] = HeapEntry(key: key, node: node)
     }
 
-    func pop() -> (key: Float, node: Int32)? {
-        guard let lastKey = heapKey.popLast(), let lastNode = heapNode.popLast() else { return nil }
-        guard !heapKey.isEmpty else { return (lastKey, lastNode) }
-        let top = (heapKey[0], heapNode[0])
-        let count = heapKey.count
+    mutating func pop() -> HeapEntry? {
+        guard count > 0 else { return nil }
+        let top = storage[0]
+        count -= 1
+        guard count > 0 else { return top }
+        let last = storage[count]
         var parent = 0
         while true {
             var child = 2 * parent + 1
             if child >= count { break }
-            if child + 1 < count, heapKey[child + 1] < heapKey[child] { child += 1 }
-            if heapKey[child] >= lastKey { break }
-            heapKey[parent] = heapKey[child]
-            heapNode[parent] = heapNode[child]
+            if child + 1 < count, storage[child + 1].key < storage[child].key { child += 1 }
+            if storage[child].key >= last.key { break }
+            storage[parent] = storage[child]
             parent = child
         }
-        heapKey[parent] = lastKey
-        heapNode[parent] = lastNode
+        storage[parent] = last
         return top
+    }
+
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<HeapEntry>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+        storage = bigger
+        capacity *= 2
     }
 }
 

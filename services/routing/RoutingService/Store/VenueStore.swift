@@ -18,7 +18,7 @@ public struct VenueStore: Sendable {
 
     private static let columns = "id, name, kind, building, level, lat, lon, description, history"
 
-    /// Venues matching `query` by name (typos tolerated), of `kind`, within `radius` metres of
+    /// Venues matching `query` by name or building (typos tolerated), of `kind`, within `radius` metres of
     /// `near`; best match first, or nearest first when there is no name query.
     public func search(
         query: String?, kind: String?, near: (lat: Double, lon: Double)?, radius: Double, limit: Int
@@ -34,7 +34,9 @@ public struct VenueStore: Sendable {
                 power((lat - \(lat)::float8) * 111320, 2)
                 + power((lon - \(lon)::float8) * 111320 * cos(radians(\(lat)::float8)), 2)) END AS d,
                 CASE WHEN \(text)::text IS NULL THEN 0 ELSE
-                  greatest(word_similarity(\(text)::text, lower(name)), similarity(\(text)::text, lower(name))) END AS s
+                  greatest(
+                    word_similarity(\(text)::text, lower(name || ' ' || coalesce(building, ''))),
+                    similarity(\(text)::text, lower(name))) END AS s
               FROM routing.venues
               WHERE (\(kind)::text IS NULL OR kind = \(kind)::text)
             ) v
