@@ -16,7 +16,8 @@ struct DeliveryTests {
     ) -> Deliverer {
         var deliverer = Deliverer(
             store: world.store, directory: directory,
-            smtp: smtp.map { SMTPClient(settings: $0, logger: NotifyWorld.logger) }, mailFrom: "no-reply@backplane.local",
+            smtp: smtp.map { SMTPClient(settings: $0, logger: NotifyWorld.logger) },
+            mailFrom: "no-reply@backplane.local",
             apns: apns, fcm: fcm, wake: AsyncStream { _ in }, logger: NotifyWorld.logger)
         deliverer.batch = 500
         return deliverer
@@ -43,7 +44,8 @@ struct DeliveryTests {
             tls.trustRoots = .file(cert)
             tls.certificateVerification = .noHostnameVerification
             let settings = SMTPSettings(
-                host: "127.0.0.1", port: sink.port, username: "mailer", password: "s3cret", startTLS: .required, tls: tls)
+                host: "127.0.0.1", port: sink.port, username: "mailer", password: "s3cret", startTLS: .required,
+                tls: tls)
             let submission = try reset("ann@example.org")
             _ = try await world.store.submit(submission)
             #expect(try await deliverer(world, FakeDirectory(), smtp: settings).runOnce() == 1)
@@ -98,19 +100,24 @@ struct DeliveryTests {
         try await NotifyWorld.with { world in
             let count = 400
             for index in 0..<count { _ = try await world.store.submit(try reset("user\(index)@example.org")) }
-            var deliverer = deliverer(world, FakeDirectory(), smtp: SMTPSettings(host: "127.0.0.1", port: sink.port, startTLS: .off))
+            var deliverer = deliverer(
+                world, FakeDirectory(), smtp: SMTPSettings(host: "127.0.0.1", port: sink.port, startTLS: .off))
             deliverer.smtpConnections = 8
             let started = ContinuousClock.now
             var claimed = 0
             while claimed < count { claimed += try await deliverer.runOnce() }
             let seconds = (ContinuousClock.now - started) / .seconds(1)
-            print("notify mail throughput: \(count) mails in \(seconds) s = \(Int(Double(count) / seconds))/s (debug build)")
+            print(
+                "notify mail throughput: \(count) mails in \(seconds) s = \(Int(Double(count) / seconds))/s (debug build)"
+            )
             let mails = sink.messages()
             #expect(mails.count == count && !mails.keys.contains { $0.contains("-dup") })
         }
     }
 
-    @Test("push: APNs (ES256 JWT) and FCM; 410/BadDeviceToken/UNREGISTERED forget the token; 429 retries only that device")
+    @Test(
+        "push: APNs (ES256 JWT) and FCM; 410/BadDeviceToken/UNREGISTERED forget the token; 429 retries only that device"
+    )
     func push() async throws {
         let providers = FakeProviders()
         try await providers.serve { base in
@@ -176,7 +183,9 @@ struct DeliveryTests {
                 var claimed = 0
                 while claimed < count { claimed += try await deliverer.runOnce() }
                 let seconds = (ContinuousClock.now - started) / .seconds(1)
-                print("notify push throughput: \(count) pushes in \(seconds) s = \(Int(Double(count) / seconds))/s (debug build)")
+                print(
+                    "notify push throughput: \(count) pushes in \(seconds) s = \(Int(Double(count) / seconds))/s (debug build)"
+                )
                 #expect(providers.total == count)
             }
         }

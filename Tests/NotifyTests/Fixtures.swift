@@ -117,7 +117,7 @@ final class FakeProviders: Sendable {
         }
         router.post("/v1/projects/:project/messages:send") { request, context -> Response in
             let body = try await request.body.collect(upTo: 65536)
-            let json = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]
+            let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
             let token = ((json?["message"] as? [String: Any])?["token"] as? String) ?? ""
             let (status, text) = self.answer(token: token, apns: false)
             return Response(status: status, body: .init(byteBuffer: ByteBuffer(string: text)))

@@ -92,13 +92,18 @@ struct RulesTests {
         #expect(text.split(separator: "\r\n").allSatisfy { $0.count <= 998 })
     }
 
-    @Test("provider answers: APNs 410/BadDeviceToken and FCM UNREGISTERED/INVALID_ARGUMENT forget the token; 429/5xx retry")
+    @Test(
+        "provider answers: APNs 410/BadDeviceToken and FCM UNREGISTERED/INVALID_ARGUMENT forget the token; 429/5xx retry"
+    )
     func providerAnswers() {
         #expect(APNsProvider.outcome(status: 410, reason: "Unregistered") == .invalidToken("Unregistered"))
         #expect(APNsProvider.outcome(status: 400, reason: "BadDeviceToken") == .invalidToken("BadDeviceToken"))
         #expect(APNsProvider.outcome(status: 429, reason: "TooManyRequests") == .retry("APNs 429 TooManyRequests"))
-        #expect(APNsProvider.outcome(status: 503, reason: "ServiceUnavailable") == .retry("APNs 503 ServiceUnavailable"))
-        #expect(APNsProvider.outcome(status: 403, reason: "InvalidProviderToken") == .failed("APNs 403 InvalidProviderToken"))
+        #expect(
+            APNsProvider.outcome(status: 503, reason: "ServiceUnavailable") == .retry("APNs 503 ServiceUnavailable"))
+        #expect(
+            APNsProvider.outcome(status: 403, reason: "InvalidProviderToken")
+                == .failed("APNs 403 InvalidProviderToken"))
         let unregistered = #"{"error":{"code":404,"status":"NOT_FOUND","details":[{"errorCode":"UNREGISTERED"}]}}"#
         #expect(FCMProvider.outcome(status: 404, body: Data(unregistered.utf8)) == .invalidToken("UNREGISTERED"))
         let invalid = #"{"error":{"code":400,"status":"INVALID_ARGUMENT"}}"#

@@ -7,9 +7,10 @@ import Testing
 /// Notifications, inbox, preferences and schedules against a real PostgreSQL.
 @Suite("notify: store against PostgreSQL")
 struct StoreTests {
-    func send(_ world: NotifyWorld, _ user: UUID, kind: String = Notify.Kind.orderFailed, id: UUID = UUID(),
-        variables: [String: String] = ["orderId": "o-1", "reason": "card declined"]) async throws -> Notify.Send.Reply
-    {
+    func send(
+        _ world: NotifyWorld, _ user: UUID, kind: String = Notify.Kind.orderFailed, id: UUID = UUID(),
+        variables: [String: String] = ["orderId": "o-1", "reason": "card declined"]
+    ) async throws -> Notify.Send.Reply {
         try await world.store.submit(
             Submission(id: id, userId: user, email: nil, kind: kind, variables: variables))
     }
@@ -37,7 +38,8 @@ struct StoreTests {
             let user = UUID()
             var ids: [String] = []
             for index in 0..<5 {
-                ids.append(try await send(world, user, variables: ["orderId": "o-\(index)", "reason": "r"]).notificationId)
+                ids.append(
+                    try await send(world, user, variables: ["orderId": "o-\(index)", "reason": "r"]).notificationId)
                 world.clock.advance(by: 1)
             }
             let first = try await world.store.inbox(of: user, .init(limit: 2))
@@ -56,7 +58,9 @@ struct StoreTests {
         }
     }
 
-    @Test("preferences: an opted-out channel is skipped and logged; critical kinds cannot be switched off and ignore opt-outs")
+    @Test(
+        "preferences: an opted-out channel is skipped and logged; critical kinds cannot be switched off and ignore opt-outs"
+    )
     func preferences() async throws {
         try await NotifyWorld.with { world in
             let user = UUID()
@@ -71,7 +75,9 @@ struct StoreTests {
             #expect(reply.channels == ["push", "inapp"])
             let id = try #require(UUID(uuidString: reply.notificationId))
             #expect(try await world.outcomes(id, "email") == ["skipped"])
-            #expect(try await world.store.inbox(of: user, .init()).items.first?.title == "Din beställning kunde inte slutföras")
+            #expect(
+                try await world.store.inbox(of: user, .init()).items.first?.title
+                    == "Din beställning kunde inte slutföras")
             do {
                 _ = try await world.store.setPreferences(
                     .init(
@@ -120,7 +126,9 @@ struct StoreTests {
             let users = (0..<30).map { _ in UUID() }
             for user in users {
                 let schedule = try await world.schedules.create(
-                    .init(variables: ["text": "Drink water"], timesOfDay: ["08:00", "12:30"], timeZone: "Europe/Stockholm"),
+                    .init(
+                        variables: ["text": "Drink water"], timesOfDay: ["08:00", "12:30"], timeZone: "Europe/Stockholm"
+                    ),
                     for: user)
                 #expect(schedule.nextAt == 1_704_092_400_000, "08:00 CET = 07:00Z")
             }
@@ -143,7 +151,9 @@ struct StoreTests {
             #expect(listed.first?.nextAt == 1_704_178_800_000, "next: Tuesday 08:00 CET")
             #expect(listed.last?.nextAt == nil, "the one-off is spent")
             try await world.schedules.delete(listed[0].scheduleId, of: users[0])
-            await #expect(throws: ServiceError.self) { try await world.schedules.delete(listed[0].scheduleId, of: users[0]) }
+            await #expect(throws: ServiceError.self) {
+                try await world.schedules.delete(listed[0].scheduleId, of: users[0])
+            }
         }
     }
 }

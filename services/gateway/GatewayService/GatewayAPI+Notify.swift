@@ -78,7 +78,8 @@ extension GatewayAPI {
         let (bus, timeout) = (self.bus, settings.requestTimeout)
         let events = AsyncStream<ArraySlice<UInt8>> { continuation in
             let task = Task {
-                continuation.yield(ArraySlice(Array("event: unread\ndata: {\"unreadCount\":\(first.unreadCount)}\n\n".utf8)))
+                continuation.yield(
+                    ArraySlice(Array("event: unread\ndata: {\"unreadCount\":\(first.unreadCount)}\n\n".utf8)))
                 var seen = Set(first.items.map(\.notificationId))
                 var newest = first.items.first?.createdAt ?? 0
                 let end = ContinuousClock.now + .seconds(maxSeconds)
@@ -89,8 +90,8 @@ extension GatewayAPI {
                         let page = try? await bus.call(
                             Notify.ListInbox.self, .init(limit: 50), metadata: scope.metadata(deadline: timeout))
                     else { continue }
-                    for item in page.items.reversed() where item.createdAt >= newest && !seen.contains(item.notificationId)
-                    {
+                    for item in page.items.reversed()
+                    where item.createdAt >= newest && !seen.contains(item.notificationId) {
                         seen.insert(item.notificationId)
                         newest = max(newest, item.createdAt)
                         continuation.yield(ArraySlice(Array(Self.event(item).utf8)))

@@ -39,7 +39,13 @@ public struct APNsProvider: PushProvider {
     let keys: JWTKeyCollection
     let http: HTTPClient
     let clock: any WallClock
-    let cached = Mutex<(token: String, issued: Date)?>(nil)
+    let cached = TokenCache()
+
+    /// The provider token and when it was signed, shared by copies of the provider.
+    final class TokenCache: Sendable {
+        let value = Mutex<(token: String, issued: Date)?>(nil)
+        func withLock<T>(_ body: (inout (token: String, issued: Date)?) -> T) -> T { value.withLock { body(&$0) } }
+    }
 
     /// A provider; `invalid_argument`-style error when the key is not an EC P-256 PEM.
     public init(settings: Settings, http: HTTPClient = .shared, clock: any WallClock) async throws {
@@ -47,7 +53,8 @@ public struct APNsProvider: PushProvider {
         self.http = http
         self.clock = clock
         self.keys = JWTKeyCollection()
-        await keys.add(ecdsa: try ES256PrivateKey(pem: settings.privateKeyPEM), kid: JWKIdentifier(string: settings.keyId))
+        await keys.add(
+            ecdsa: try ES256PrivateKey(pem: settings.privateKeyPEM), kid: JWKIdentifier(string: settings.keyId))
     }
 
     /// The provider token, reused for 50 minutes (APNs refuses tokens older than an hour and
@@ -81,7 +88,8 @@ public struct APNsProvider: PushProvider {
             let status = Int(response.status.code)
             if status == 200 { return .delivered }
             let reason =
-                ((try? JSONSerialization.jsonObject(with: Data(buffer: data))) as? [String: Any])?["reason"] as? String
+                ((try? JSONSerialization.jsonObject(with: Data(data.readableBytesView))) as? [String: Any])?["reason"]
+                as? String
                 ?? "HTTP \(status)"
             return Self.outcome(status: status, reason: reason)
         } catch {

@@ -105,10 +105,13 @@ extension Deliverer {
                     continue
                 }
                 let outcome = await provider.send(
-                    PushMessage(notificationId: id, token: device.token, title: notification.title, body: notification.body))
+                    PushMessage(
+                        notificationId: id, token: device.token, title: notification.title, body: notification.body))
                 switch outcome {
                 case .delivered:
-                    try await store.log(id, userId: userId, channel: channel, target: device.token, outcome: "sent", detail: device.platform)
+                    try await store.log(
+                        id, userId: userId, channel: channel, target: device.token, outcome: "sent",
+                        detail: device.platform)
                 case .invalidToken(let reason):
                     try await directory.forget(token: device.token)
                     try await store.log(
@@ -125,7 +128,8 @@ extension Deliverer {
                 if case .dead(let reason) = outcome {
                     try await store.log(id, userId: userId, channel: channel, outcome: "dead", detail: reason)
                 } else {
-                    try await store.log(id, userId: userId, channel: channel, outcome: "retry", detail: retry.joined(separator: "; "))
+                    try await store.log(
+                        id, userId: userId, channel: channel, outcome: "retry", detail: retry.joined(separator: "; "))
                 }
             } else if !failed.isEmpty {
                 let reason = failed.joined(separator: "; ")

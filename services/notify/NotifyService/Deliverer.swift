@@ -69,7 +69,8 @@ public struct Deliverer: Service {
                 }
                 group.cancelAll()
             }
-        } onGracefulShutdown: {}
+        } onGracefulShutdown: {
+        }
     }
 
     /// Claims and delivers one batch; returns how many jobs it claimed.
@@ -90,14 +91,17 @@ public struct Deliverer: Service {
         return jobs.count
     }
 
-    func finish(_ job: Job, _ notification: UUID, userId: UUID?, channel: String, result: Result<String?, DeliveryFailure>)
+    func finish(
+        _ job: Job, _ notification: UUID, userId: UUID?, channel: String, result: Result<String?, DeliveryFailure>
+    )
         async
     {
         do {
             switch result {
             case .success(let target):
                 try await store.queue.complete(job)
-                try await store.log(notification, userId: userId, channel: channel, target: target, outcome: "sent", detail: nil)
+                try await store.log(
+                    notification, userId: userId, channel: channel, target: target, outcome: "sent", detail: nil)
             case .failure(let failure):
                 let outcome = try await store.queue.fail(job, reason: failure.reason, permanent: failure.permanent)
                 let kind: String
@@ -116,7 +120,8 @@ public struct Deliverer: Service {
             try await store.log(
                 notification.id, userId: notification.userId, channel: channel, outcome: "skipped", detail: reason)
         } catch {
-            logger.warning("could not record a skipped delivery", metadata: ["jobId": "\(job.id)", "error": "\(error)"])
+            logger.warning(
+                "could not record a skipped delivery", metadata: ["jobId": "\(job.id)", "error": "\(error)"])
         }
     }
 }

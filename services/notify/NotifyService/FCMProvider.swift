@@ -46,7 +46,7 @@ public struct FCMProvider: PushProvider {
             let data = try await response.body.collect(upTo: 64 * 1024)
             let status = Int(response.status.code)
             if status == 200 { return .delivered }
-            return Self.outcome(status: status, body: Data(buffer: data))
+            return Self.outcome(status: status, body: Data(data.readableBytesView))
         } catch {
             return .retry("FCM not reachable: \(error)")
         }

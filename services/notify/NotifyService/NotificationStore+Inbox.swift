@@ -21,7 +21,7 @@ extension NotificationStore {
             SELECT id, kind, title, body, created_at, read_at IS NOT NULL FROM \(unescaped: schema).notifications n
             WHERE user_id = \(userId) AND in_inbox
               AND (NOT \(request.unreadOnly) OR read_at IS NULL)
-              AND (\(after) IS NULL OR (created_at, id) < (
+              AND (\(after)::uuid IS NULL OR (created_at, id) < (
                     SELECT created_at, id FROM \(unescaped: schema).notifications WHERE id = \(after)))
             ORDER BY created_at DESC, id DESC
             LIMIT \(limit + 1)

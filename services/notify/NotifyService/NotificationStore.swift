@@ -61,7 +61,8 @@ public struct NotificationStore: Sendable {
         let id = submission.id.uuidString.lowercased()
         guard inserted.count == 1 else {
             let rows = try await connection.query(
-                "SELECT request_hash FROM \(unescaped: schema).notifications WHERE id = \(submission.id)", logger: logger)
+                "SELECT request_hash FROM \(unescaped: schema).notifications WHERE id = \(submission.id)",
+                logger: logger)
             for try await stored in rows.decode(String.self) where stored != hash {
                 throw ServiceError(
                     .conflict, "notification \(id) was already sent with other content",
@@ -76,11 +77,13 @@ public struct NotificationStore: Sendable {
                 dedupeKey: "\(id):\(channel)", on: connection)
         }
         for channel in possible where !channels.contains(channel) {
-            try await log(submission.id, userId: submission.userId, channel: channel, outcome: "skipped",
+            try await log(
+                submission.id, userId: submission.userId, channel: channel, outcome: "skipped",
                 detail: "switched off by the user", on: connection)
         }
         if channels.contains(Notify.Channel.inapp) {
-            try await log(submission.id, userId: submission.userId, channel: Notify.Channel.inapp, outcome: "sent",
+            try await log(
+                submission.id, userId: submission.userId, channel: Notify.Channel.inapp, outcome: "sent",
                 detail: nil, on: connection)
         }
         return .init(notificationId: id, created: true, channels: channels)
@@ -142,30 +145,29 @@ public struct NotificationStore: Sendable {
 extension NotificationStore {
     /// The user's settings (defaults when never set).
     public func settings(of userId: UUID, on connection: PostgresConnection? = nil) async throws -> UserSettings {
+        if let connection { return try await loadSettings(userId, connection) }
+        return try await client.withConnection { try await loadSettings(userId, $0) }
+    }
+
+    func loadSettings(_ userId: UUID, _ connection: PostgresConnection) async throws -> UserSettings {
         var settings = UserSettings()
-        let base: PostgresQuery =
-            "SELECT time_zone, quiet_start, quiet_end, locale FROM \(unescaped: schema).user_settings WHERE user_id = \(userId)"
-        let prefs: PostgresQuery =
-            "SELECT kind, channel FROM \(unescaped: schema).preferences WHERE user_id = \(userId) AND NOT enabled"
-        let run: (PostgresConnection) async throws -> Void = { connection in
-            let rows = try await connection.query(base, logger: logger)
-            for try await (zone, start, end, locale) in rows.decode((String, Int?, Int?, String?).self) {
-                settings.timeZone = zone
-                settings.locale = locale
-                if let start, let end, let from = TimeOfDay(minutes: start), let to = TimeOfDay(minutes: end) {
-                    settings.quiet = QuietWindow(start: from, end: to)
-                }
-            }
-            for try await (kind, channel) in try await connection.query(prefs, logger: logger).decode(
-                (String, String).self)
-            {
-                settings.disabled.insert("\(kind):\(channel)")
+        let rows = try await connection.query(
+            """
+            SELECT time_zone, quiet_start, quiet_end, locale FROM \(unescaped: schema).user_settings
+            WHERE user_id = \(userId)
+            """, logger: logger)
+        for try await (zone, start, end, locale) in rows.decode((String, Int?, Int?, String?).self) {
+            settings.timeZone = zone
+            settings.locale = locale
+            if let start, let end, let from = TimeOfDay(minutes: start), let to = TimeOfDay(minutes: end) {
+                settings.quiet = QuietWindow(start: from, end: to)
             }
         }
-        if let connection {
-            try await run(connection)
-        } else {
-            try await client.withConnection { try await run($0) }
+        let prefs = try await connection.query(
+            "SELECT kind, channel FROM \(unescaped: schema).preferences WHERE user_id = \(userId) AND NOT enabled",
+            logger: logger)
+        for try await (kind, channel) in prefs.decode((String, String).self) {
+            settings.disabled.insert("\(kind):\(channel)")
         }
         return settings
     }
@@ -218,7 +220,8 @@ extension NotificationStore {
                     quiet_start = EXCLUDED.quiet_start, quiet_end = EXCLUDED.quiet_end, locale = EXCLUDED.locale,
                     updated_at = EXCLUDED.updated_at
                 """, logger: logger)
-            try await connection.query("DELETE FROM \(unescaped: schema).preferences WHERE user_id = \(userId)", logger: logger)
+            try await connection.query(
+                "DELETE FROM \(unescaped: schema).preferences WHERE user_id = \(userId)", logger: logger)
             for preference in Set(request.channels) where !preference.enabled {
                 try await connection.query(
                     """

@@ -33,9 +33,12 @@ public enum NotifyService {
         store.maxAttempts = try env.int(NotifySettings.deliveryAttempts, in: 1...100)
         let schedules = ScheduleStore(notifications: store, logger: resources.logger)
         let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let smtp = try smtpClient(resources)
+        let apnsProvider = try await apns(resources)
+        let fcmProvider = try fcm(env)
         var deliverer = Deliverer(
-            store: store, directory: AuthDirectory(bus: resources.bus), smtp: try smtpClient(resources),
-            mailFrom: try env.required(NotifySettings.mailFrom), apns: try await apns(resources), fcm: fcm(env),
+            store: store, directory: AuthDirectory(bus: resources.bus), smtp: smtp,
+            mailFrom: try env.required(NotifySettings.mailFrom), apns: apnsProvider, fcm: fcmProvider,
             wake: wake, logger: resources.logger)
         deliverer.batch = try env.int(NotifySettings.deliveryBatch, in: 1...1000)
         deliverer.smtpConnections = try env.int(NotifySettings.smtpConnections, in: 1...64)
@@ -45,8 +48,10 @@ public enum NotifyService {
         let scheduler = Scheduler(
             schedules: schedules,
             pollInterval: .milliseconds(try env.int(NotifySettings.schedulerPoll, in: 5...60_000)),
-            logger: resources.logger) { nudge.yield() }
-        let authConsumer = try resources.consumer(name: "notify.auth", topics: Triggers.authTopics) { event, connection in
+            logger: resources.logger
+        ) { nudge.yield() }
+        let authConsumer = try resources.consumer(name: "notify.auth", topics: Triggers.authTopics) {
+            event, connection in
             try await triggers.handle(event, on: connection)
             nudge.yield()
         }
@@ -95,7 +100,8 @@ public enum NotifyService {
             throw ServiceError.invalidArgument("FCM_PROJECT_ID needs FCM_ACCESS_TOKEN too")
         }
         return FCMProvider(
-            settings: .init(endpoint: try env.required(NotifySettings.fcmEndpoint), projectId: project, accessToken: token))
+            settings: .init(
+                endpoint: try env.required(NotifySettings.fcmEndpoint), projectId: project, accessToken: token))
     }
 
     /// Registers the service's operations; `submitted` is called after a new notification.
@@ -115,7 +121,9 @@ public enum NotifyService {
         router.register(Notify.MarkRead.self) { request, context in
             .init(unreadCount: try await store.markRead(request.notificationId, of: try context.userId()))
         }
-        router.register(Notify.GetPreferences.self) { _, context in try await store.preferences(of: try context.userId()) }
+        router.register(Notify.GetPreferences.self) { _, context in
+            try await store.preferences(of: try context.userId())
+        }
         router.register(Notify.SetPreferences.self) { request, context in
             try await store.setPreferences(request, of: try context.userId())
         }

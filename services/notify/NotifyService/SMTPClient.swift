@@ -13,7 +13,9 @@ public struct SMTPClient: Sendable {
     let logger: Logger
 
     /// A client on NIO's shared event loops.
-    public init(settings: SMTPSettings, logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    public init(
+        settings: SMTPSettings, logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
         self.settings = settings
         self.logger = logger
         self.group = group
@@ -133,8 +135,11 @@ public final class SMTPSession {
             try await command("STARTTLS", expect: 220...220)
             let context = try NIOSSLContext(configuration: settings.tls)
             let hostname = settings.host.first?.isNumber == true || settings.host.contains(":") ? nil : settings.host
-            let handler = try NIOSSLClientHandler(context: context, serverHostname: hostname)
-            try await channel.pipeline.addHandler(handler, position: .first).get()
+            let channel = self.channel
+            try await channel.eventLoop.submit {
+                let handler = try NIOSSLClientHandler(context: context, serverHostname: hostname)
+                try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            }.get()
             secure = true
             try await hello()
         }
@@ -144,7 +149,8 @@ public final class SMTPSession {
     }
 
     func authenticate(username: String, password: String) async throws {
-        let mechanisms = extensions.first { $0.hasPrefix("AUTH ") || $0.hasPrefix("AUTH=") }?
+        let mechanisms =
+            extensions.first { $0.hasPrefix("AUTH ") || $0.hasPrefix("AUTH=") }?
             .dropFirst(5).split(separator: " ").map(String.init) ?? []
         if mechanisms.contains("PLAIN") || mechanisms.isEmpty {
             let token = Data(([0] + Array(username.utf8) + [0] + Array(password.utf8))).base64EncodedString()

@@ -15,7 +15,9 @@ struct SMTPLineDecoder: ByteToMessageDecoder {
         let length = newline - buffer.readerIndex
         var line = buffer.readSlice(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)
-        if line.readableBytesView.last == UInt8(ascii: "\r") { line = line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)! }
+        if line.readableBytesView.last == UInt8(ascii: "\r") {
+            line = line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)!
+        }
         context.fireChannelRead(Self.wrapInboundOut(line))
         return .continue
     }

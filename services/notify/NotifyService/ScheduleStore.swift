@@ -48,9 +48,10 @@ public struct ScheduleStore: Sendable {
         let id = UUID()
         let variables = String(decoding: try JSONEncoder().encode(request.variables), as: UTF8.self)
         try await client.withTransaction(logger: logger) { connection in
-            let count = try await connection.query(
-                "SELECT count(*)::int8 FROM \(unescaped: schema).schedules WHERE user_id = \(userId)", logger: logger
-            ).decode(Int.self).collect().first ?? 0
+            var count = 0
+            let rows = try await connection.query(
+                "SELECT count(*)::int8 FROM \(unescaped: schema).schedules WHERE user_id = \(userId)", logger: logger)
+            for try await value in rows.decode(Int.self) { count = value }
             guard count < Self.maxPerUser else {
                 throw ServiceError(.failedPrecondition, "at most \(Self.maxPerUser) schedules per user")
             }
@@ -130,7 +131,8 @@ public struct ScheduleStore: Sendable {
                         id: occurrence, userId: userId, email: nil, kind: kind, variables: values)
                     _ = try await notifications.submit(submission, on: connection)
                 } catch let error as ServiceError {
-                    logger.warning("a schedule's occurrence was refused", metadata: ["scheduleId": "\(id)", "error": "\(error)"])
+                    logger.warning(
+                        "a schedule's occurrence was refused", metadata: ["scheduleId": "\(id)", "error": "\(error)"])
                 }
                 var next: Date?
                 if once == nil, let zone = try? LocalTime(zoneName),

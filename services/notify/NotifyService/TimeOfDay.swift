@@ -17,7 +17,8 @@ public struct TimeOfDay: Sendable, Hashable, Comparable {
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let hour = Int(parts[0]),
             let minute = Int(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute)
         else {
-            throw ServiceError.invalidArgument("\(field) must be a time as HH:mm, e.g. 07:30; got '\(text)'", field: field)
+            throw ServiceError.invalidArgument(
+                "\(field) must be a time as HH:mm, e.g. 07:30; got '\(text)'", field: field)
         }
         self.minutes = hour * 60 + minute
     }

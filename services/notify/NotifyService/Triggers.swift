@@ -32,32 +32,34 @@ public struct Triggers: Sendable {
         case Auth.PasswordResetRequested.topic:
             let reset = try decoder.decode(Auth.PasswordResetRequested.self, from: event.payload)
             let expires = Date(timeIntervalSince1970: Double(reset.expiresAt) / 1000)
-            try await submit(
-                Submission(
+            try await submit(event, connection) {
+                try Submission(
                     id: DerivedID.make(eventId), userId: UUID(uuidString: reset.userId), email: reset.email,
                     kind: Notify.Kind.passwordReset,
                     variables: [
                         "username": reset.username, "token": reset.token,
                         "expiresAt": MailMessage.rfc5322(expires),
-                    ]), event, connection)
+                    ])
+            }
         case Auth.UsernameReminderRequested.topic:
             let reminder = try decoder.decode(Auth.UsernameReminderRequested.self, from: event.payload)
             guard !reminder.usernames.isEmpty else { return }
-            try await submit(
-                Submission(
+            try await submit(event, connection) {
+                try Submission(
                     id: DerivedID.make(eventId), userId: nil, email: reminder.email, kind: Notify.Kind.usernameReminder,
-                    variables: ["usernames": reminder.usernames.joined(separator: ", ")]), event, connection)
+                    variables: ["usernames": reminder.usernames.joined(separator: ", ")])
+            }
         case Auth.AccountDeleted.topic:
             let deleted = try decoder.decode(Auth.AccountDeleted.self, from: event.payload)
             if let userId = UUID(uuidString: deleted.userId) { try await store.forget(userId, on: connection) }
         case Notify.ECardRendered.topic:
             let card = try decoder.decode(Notify.ECardRendered.self, from: event.payload)
             for (index, recipient) in card.recipients.enumerated() {
-                try await submit(
-                    Submission(
+                try await submit(event, connection) {
+                    try Submission(
                         id: DerivedID.make(eventId, "\(index)"), userId: nil, email: recipient, kind: Notify.Kind.ecard,
-                        variables: ["senderName": card.senderName, "imageUrl": card.imageUrl, "message": card.message]),
-                    event, connection)
+                        variables: ["senderName": card.senderName, "imageUrl": card.imageUrl, "message": card.message])
+                }
             }
         default:
             guard let kind = Notify.triggers[event.topic] else { return }
@@ -73,19 +75,21 @@ public struct Triggers: Sendable {
                 }
             }
             guard let user = variables["userId"], let userId = UUID(uuidString: user) else {
-                logger.warning("event without a userId; nothing sent", metadata: ["topic": "\(event.topic)", "eventId": "\(eventId)"])
+                logger.warning(
+                    "event without a userId; nothing sent",
+                    metadata: ["topic": "\(event.topic)", "eventId": "\(eventId)"])
                 return
             }
-            try await submit(
-                Submission(id: DerivedID.make(eventId), userId: userId, email: nil, kind: kind, variables: variables),
-                event, connection)
+            try await submit(event, connection) {
+                try Submission(
+                    id: DerivedID.make(eventId), userId: userId, email: nil, kind: kind, variables: variables)
+            }
         }
     }
 
     /// A submission refused for its content is logged and dropped (retrying cannot mend it).
     func submit(
-        _ make: @autoclosure () throws(ServiceError) -> Submission, _ event: StoredEvent,
-        _ connection: PostgresConnection
+        _ event: StoredEvent, _ connection: PostgresConnection, _ make: () throws -> Submission
     ) async throws {
         do {
             _ = try await store.submit(try make(), on: connection)

@@ -83,8 +83,8 @@ CREATE TABLE schedules (
     kind          text NOT NULL,
     variables     jsonb NOT NULL,
     once_at       timestamptz,
-    times_of_day  integer[] NOT NULL DEFAULT '{}',
-    days_of_week  integer[] NOT NULL DEFAULT '{}',
+    times_of_day  bigint[] NOT NULL DEFAULT '{}',
+    days_of_week  bigint[] NOT NULL DEFAULT '{}',
     time_zone     text NOT NULL,
     next_at       timestamptz,
     created_at    timestamptz NOT NULL
