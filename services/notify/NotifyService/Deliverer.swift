@@ -46,8 +46,8 @@ public struct Deliverer: Service {
     }
 
     public func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await withThrowingTaskGroup(of: Void.self) { group in
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
                 let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
                 group.addTask {
                     for await _ in wake { tick.yield() }

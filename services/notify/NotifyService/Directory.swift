@@ -2,6 +2,17 @@ import Contract
 import Foundation
 import ServiceKit
 
+extension Result where Failure == ServiceError {
+    /// The outcome of an async call with typed throws.
+    init(catching body: () async throws(ServiceError) -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}
+
 /// What notify asks auth about a user: an e-mail address and the devices, and which push tokens
 /// to forget.
 public protocol Directory: Sendable {
@@ -26,11 +37,14 @@ public struct AuthDirectory: Directory {
     }
 
     public func email(of userId: UUID) async throws -> String? {
-        do {
-            let actor = Actor(userId: userId.uuidString.lowercased(), roles: [Auth.Role.user])
-            return try await bus.call(Auth.GetProfile.self, Empty(), metadata: metadata(actor)).email
-        } catch let error where error.code == .notFound || error.code == .unauthenticated {
-            return nil
+        let actor = Actor(userId: userId.uuidString.lowercased(), roles: [Auth.Role.user])
+        let result: Result<Auth.Profile, ServiceError> = await Result(catching: { () async throws(ServiceError) -> Auth.Profile in
+            try await bus.call(Auth.GetProfile.self, Empty(), metadata: metadata(actor))
+        })
+        switch result {
+        case .success(let profile): return profile.email
+        case .failure(let error) where error.code == .notFound || error.code == .unauthenticated: return nil
+        case .failure(let error): throw error
         }
     }
 
