@@ -44,7 +44,7 @@ struct NotifyWorld: Sendable {
             do {
                 try await body(world)
             } catch {
-                try? await client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+                _ = try? await client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
                 throw error
             }
             try await client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
@@ -64,7 +64,9 @@ struct NotifyWorld: Sendable {
             SELECT outcome FROM \(unescaped: schema).deliveries WHERE notification_id = \(id) AND channel = \(channel)
             ORDER BY id
             """, logger: Self.logger)
-        return try await rows.decode(String.self).collect()
+        var outcomes: [String] = []
+        for try await outcome in rows.decode(String.self) { outcomes.append(outcome) }
+        return outcomes
     }
 }
 

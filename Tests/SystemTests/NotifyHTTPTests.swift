@@ -31,7 +31,7 @@ struct NotifyHTTPTests {
                 "notify-sink-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let log = directory.appendingPathComponent("sink.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments =
                 ["python3", NotifyHTTPTests.repoRoot.appendingPathComponent(script).path]
