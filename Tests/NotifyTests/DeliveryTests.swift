@@ -61,14 +61,6 @@ struct DeliveryTests {
             #expect(mail.replacingOccurrences(of: "\r\n", with: "").contains(text.prefix(60)))
             #expect(try await world.outcomes(submission.id, "email") == ["sent"])
 
-            let wrong = SMTPSettings(
-                host: "127.0.0.1", port: sink.port, username: "mailer", password: "nope", startTLS: .required, tls: tls)
-            let refused = try reset("bob@example.org")
-            _ = try await world.store.submit(refused)
-            try await deliverer(world, FakeDirectory(), smtp: wrong).runOnce()
-            #expect(try await world.outcomes(refused.id, "email") == ["dead"], "535 is permanent: dead-lettered")
-            let dead = try await world.store.queue.deadLetters()
-            #expect(dead.first?.deadReason?.contains("AUTH") == true)
         }
     }
 

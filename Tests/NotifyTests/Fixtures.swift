@@ -53,7 +53,7 @@ final class SMTPSink: Sendable {
     }
 
     func stop() {
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }

@@ -13,6 +13,7 @@ anything else → 200. Every request is appended to the log as one JSON line
 import argparse
 import json
 import os
+import signal
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -80,6 +81,8 @@ def main():
     parser.add_argument("--port", type=int, default=int(os.environ.get("PUSH_SINK_PORT", "8088")))
     parser.add_argument("--log", default=os.environ.get("PUSH_SINK_LOG", ".data/push.jsonl"))
     args = parser.parse_args()
+    # A parent may have blocked these (signal masks are inherited across exec); we must see them.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     os.makedirs(os.path.dirname(os.path.abspath(args.log)), exist_ok=True)
     Handler.log_path = args.log
     server = ThreadingHTTPServer((args.host, args.port), Handler)

@@ -61,6 +61,8 @@ def main():
     parser.add_argument("--require-starttls", action="store_true")
     parser.add_argument("--auth", help="user:password; AUTH is then required")
     args = parser.parse_args()
+    # A parent may have blocked these (signal masks are inherited across exec); we must see them.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 
     options = {}
     if args.tls_cert:

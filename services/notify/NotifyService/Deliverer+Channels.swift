@@ -68,7 +68,8 @@ extension Deliverer {
                 }
             }
         } catch {
-            // The session broke: the message in flight and the rest are retried.
+            // The session could not open or broke (connection, greeting, TLS or AUTH; a relay
+            // or its settings can be mended): the message in flight and the rest are retried.
             let from = max(0, next - 1)
             for (job, notification, _) in ready[from...] {
                 await finish(

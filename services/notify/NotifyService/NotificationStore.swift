@@ -91,7 +91,7 @@ public struct NotificationStore: Sendable {
 
     /// Submits in a transaction of its own.
     public func submit(_ submission: Submission) async throws -> Notify.Send.Reply {
-        try await client.withTransaction(logger: logger) { try await submit(submission, on: $0) }
+        try await client.transaction(logger: logger) { try await submit(submission, on: $0) }
     }
 
     /// Appends a line to the delivery log.
@@ -210,7 +210,7 @@ extension NotificationStore {
             }
         }
         let now = clock.now()
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.query(
                 """
                 INSERT INTO \(unescaped: schema).user_settings (user_id, time_zone, quiet_start, quiet_end, locale, updated_at)

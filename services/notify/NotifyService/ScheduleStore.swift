@@ -47,7 +47,7 @@ public struct ScheduleStore: Sendable {
         let next = recurrence.next(after: now, in: zone)
         let id = UUID()
         let variables = String(decoding: try JSONEncoder().encode(request.variables), as: UTF8.self)
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             var count = 0
             let rows = try await connection.query(
                 "SELECT count(*)::int8 FROM \(unescaped: schema).schedules WHERE user_id = \(userId)", logger: logger)
@@ -110,7 +110,7 @@ public struct ScheduleStore: Sendable {
     @discardableResult
     public func fireDue(limit: Int = 500) async throws -> [TimeInterval] {
         let now = clock.now()
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 SELECT id, user_id, kind, variables::text, once_at, times_of_day, days_of_week, time_zone, next_at
