@@ -74,7 +74,7 @@ struct NotifyHTTPTests {
         }
     }
 
-    func start() async throws -> System {
+    func start(replicas: Int = 1, extra: [String: String] = [:]) async throws -> System {
         let smtp = try await Sink("deploy/smtp-sink/smtp_sink.py") { port, dir in
             ["--port", "\(port)", "--dir", dir.appendingPathComponent("out").path]
         }
@@ -84,13 +84,15 @@ struct NotifyHTTPTests {
         let system = try SystemHarness()
         try system.start("broker")
         try system.start("auth", extra: ["EVENTS_POLL_MS": "200"])
-        try system.start(
-            "notify",
-            extra: [
-                "SMTP_PORT": "\(smtp.port)", "SMTP_STARTTLS": "off", "EVENTS_POLL_MS": "200",
-                "FCM_ENDPOINT": "http://127.0.0.1:\(push.port)", "FCM_PROJECT_ID": "local",
-                "FCM_ACCESS_TOKEN": "local-token", "DELIVERY_POLL_MS": "100", "SCHEDULER_POLL_MS": "100",
-            ])
+        for _ in 0..<replicas {
+            try system.start(
+                "notify",
+                extra: [
+                    "SMTP_PORT": "\(smtp.port)", "SMTP_STARTTLS": "off", "EVENTS_POLL_MS": "200",
+                    "FCM_ENDPOINT": "http://127.0.0.1:\(push.port)", "FCM_PROJECT_ID": "local",
+                    "FCM_ACCESS_TOKEN": "local-token", "DELIVERY_POLL_MS": "100", "SCHEDULER_POLL_MS": "100",
+                ].merging(extra) { _, new in new })
+        }
         try system.start("gateway", extra: ["READINESS_SERVICES": "auth,notify"])
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {
@@ -110,7 +112,12 @@ struct NotifyHTTPTests {
     }
 
     /// Appends an event to the log as a producing service would (the notify consumer polls).
-    func publish<Payload: Encodable>(_ topic: String, _ payload: Payload) async throws {
+    func publish<Payload: Encodable & Sendable>(_ topic: String, _ payload: Payload) async throws {
+        try await publish(topic, [payload])
+    }
+
+    /// Appends events in one transaction.
+    func publish<Payload: Encodable & Sendable>(_ topic: String, _ payloads: [Payload]) async throws {
         var configuration = try DatabaseSettings(url: SystemHarness.databaseURL).clientConfiguration()
         configuration.options.maximumConnections = 1
         let client = PostgresClient(configuration: configuration)
@@ -118,10 +125,12 @@ struct NotifyHTTPTests {
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             let log = EventLog(client: client, logger: Logger(label: "test"))
-            let data = try Wire.makeEncoder().encode(payload)
-            _ = try await client.withTransaction(logger: Logger(label: "test")) { connection in
-                try await log.append(
-                    NewEvent(topic: topic, producer: "orders", payload: data, createdAt: Date()), on: connection)
+            let events = try payloads.map { try Wire.makeEncoder().encode($0) }
+            try await client.withTransaction(logger: Logger(label: "test")) { connection in
+                for data in events {
+                    _ = try await log.append(
+                        NewEvent(topic: topic, producer: "orders", payload: data, createdAt: Date()), on: connection)
+                }
             }
         }
     }
@@ -260,5 +269,47 @@ struct NotifyHTTPTests {
             }, "the one-off fired into the inbox")
         #expect(await http.send("DELETE", "/v1/me/schedules/\(id)", headers: bearer)?.status == 204)
         #expect(await http.send("DELETE", "/v1/me/schedules/\(id)", headers: bearer)?.status == 404)
+    }
+
+    @Test(
+        "three replicas, one killed with SIGKILL mid-batch: every mail arrives, duplicates bounded; each schedule occurrence once"
+    )
+    func replicasAndKill() async throws {
+        let system = try await start(replicas: 3, extra: ["DELIVERY_LEASE_MS": "3000", "DELIVERY_BATCH": "16"])
+        defer { system.stop() }
+        let http = system.harness
+        let (_, access, _) = try await accounts.signedIn(http, "many")
+        let bearer = ["Authorization": "Bearer \(access)"]
+        let at = Int64(Date().timeIntervalSince1970 * 1000) + 2000
+        for index in 0..<10 {
+            let once = #"{"variables": {"text": "sip \#(index)"}, "at": \#(at + Int64(index)), "timeZone": "UTC"}"#
+            #expect(await http.send("POST", "/v1/me/schedules", json: once, headers: bearer)?.status == 201)
+        }
+
+        let count = 300
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let reminders = (0..<count).map {
+            Auth.UsernameReminderRequested(email: "kill-\(run)-\($0)@example.org", usernames: ["user\($0)"])
+        }
+        try await publish(Auth.UsernameReminderRequested.topic, reminders)
+        let mine = { system.smtp.files(".eml").filter { $0.contains("kill-\(run)-") } }
+        #expect(try await eventually { mine().count >= count / 5 }, "mail started to flow: \(http.logs())")
+        let victim = try #require(http.processes.first { $0.name == "notify" }?.process)
+        kill(victim.processIdentifier, SIGKILL)
+        #expect(try await eventually(60) { Set(mine().compactMap(Self.recipient)).count == count }, "nothing is lost")
+        try await Task.sleep(for: .seconds(4))
+        let received = mine()
+        let distinct = Set(received.compactMap(Self.recipient)).count
+        print("notify kill -9: \(count) mails, \(distinct) distinct received, \(received.count - distinct) duplicates")
+        #expect(distinct == count)
+        #expect(received.count - distinct <= 16, "at most the victim's in-flight batch is resent")
+
+        let inbox = accounts.json(await http.get("/v1/me/notifications?limit=50", headers: bearer)?.body)
+        let items = (inbox["items"] as? [[String: Any]]) ?? []
+        #expect(items.filter { ($0["body"] as? String)?.hasPrefix("sip ") == true }.count == 10, "each occurrence once")
+    }
+
+    static func recipient(_ mail: String) -> String? {
+        mail.split(separator: "\r\n").first { $0.hasPrefix("X-Envelope-To: ") }.map(String.init)
     }
 }

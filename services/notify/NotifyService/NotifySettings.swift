@@ -32,6 +32,9 @@ public enum NotifySettings {
         "DELIVERY_MAX_ATTEMPTS", default: "8", "attempts per e-mail or push before it is dead-lettered")
     static let deliveryBackoff = Setting(
         "DELIVERY_BACKOFF_MS", default: "2000", "first retry delay in ms; doubles per attempt, at most 10 minutes")
+    static let deliveryLease = Setting(
+        "DELIVERY_LEASE_MS", default: "120000",
+        "how long a claimed delivery is held; a replica that dies holding one frees it after this, in ms")
     static let schedulerPoll = Setting(
         "SCHEDULER_POLL_MS", default: "250", "how often each replica fires due schedules, in ms")
 
@@ -39,6 +42,6 @@ public enum NotifySettings {
     public static let all = [
         smtpHost, smtpPort, smtpUsername, smtpPassword, smtpStartTLS, smtpCAFile, smtpVerify, smtpConnections,
         mailFrom, apnsEndpoint, apnsTeamId, apnsKeyId, apnsTopic, apnsKeyFile, fcmEndpoint, fcmProject, fcmToken,
-        deliveryBatch, deliveryPoll, deliveryAttempts, deliveryBackoff, schedulerPoll,
+        deliveryBatch, deliveryPoll, deliveryAttempts, deliveryBackoff, deliveryLease, schedulerPoll,
     ]
 }
