@@ -105,10 +105,10 @@ public struct ScheduleStore: Sendable {
 
     /// Fires every schedule that is due, up to `limit`, in one transaction: each due row is
     /// locked (`SKIP LOCKED`, so replicas take disjoint rows), its occurrence submitted with an id
-    /// derived from the schedule and the due time, and `next_at` moved on. Returns the lateness
-    /// (now minus due time) of each occurrence fired.
+    /// derived from the schedule and the due time, and `next_at` moved on. Returns the due time of
+    /// each occurrence fired (committed when this returns).
     @discardableResult
-    public func fireDue(limit: Int = 500) async throws -> [TimeInterval] {
+    public func fireDue(limit: Int = 500) async throws -> [Date] {
         let now = clock.now()
         return try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
@@ -122,7 +122,7 @@ public struct ScheduleStore: Sendable {
             for try await row in rows.decode((UUID, UUID, String, String, Date?, [Int], [Int], String, Date).self) {
                 due.append(row)
             }
-            var lateness: [TimeInterval] = []
+            var fired: [Date] = []
             for (id, userId, kind, variables, once, times, days, zoneName, dueAt) in due {
                 let values = (try? JSONDecoder().decode([String: String].self, from: Data(variables.utf8))) ?? [:]
                 let occurrence = DerivedID.make("schedule", id.uuidString, "\(ScheduleStore.millis(dueAt))")
@@ -143,9 +143,9 @@ public struct ScheduleStore: Sendable {
                 }
                 try await connection.query(
                     "UPDATE \(unescaped: schema).schedules SET next_at = \(next) WHERE id = \(id)", logger: logger)
-                lateness.append(now.timeIntervalSince(dueAt))
+                fired.append(dueAt)
             }
-            return lateness
+            return fired
         }
     }
 }
