@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
     ],
     targets: [
         // MARK: shared libraries
@@ -203,8 +205,20 @@ let package = Package(
         ),
         .target(
             name: "NotifyService",
-            dependencies: ["Contract", "ServiceKit"],
+            dependencies: [
+                "Contract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "services/notify/NotifyService",
+            resources: [.copy("Migrations")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -290,6 +304,20 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/OrdersTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "NotifyTests",
+            dependencies: [
+                "NotifyService", "Contract", "Store", "ServiceKit", "ZeroMQ",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/NotifyTests",
             swiftSettings: strict
         ),
         .testTarget(

@@ -24,6 +24,8 @@
 #   REPLICAS_<service>    number of replicas, e.g. REPLICAS_routing=3 (default 1)
 #   SKIP_BUILD=1          do not run `swift build -c release`
 #   SKIP_BOOTSTRAP=1      do not run bootstrap.sh
+#   SMTP_SINK=0           do not start the local SMTP sink (it starts with notify unless SMTP_HOST
+#                         names another relay; mail lands in .data/mail, port SMTP_PORT or 2525)
 #   BACKPLANE_BIN_DIR     where the executables are (default: swift build -c release --show-bin-path)
 #   READY_TIMEOUT         seconds to wait for /readyz (default 60)
 #   STOP_TIMEOUT          seconds between SIGTERM and SIGKILL on shutdown (default 10)
@@ -223,8 +225,20 @@ wait_for_broker() {
     done
 }
 
+# start_smtp_sink: the local SMTP sink (deploy/smtp-sink, aiosmtpd) that keeps every mail notify
+# sends as a file under .data/mail; skipped when SMTP_HOST points elsewhere or SMTP_SINK=0.
+start_smtp_sink() {
+    [[ " $SERVICES " == *" notify "* ]] || return 0
+    [[ ${SMTP_SINK:-1} == 1 && ${SMTP_HOST:-127.0.0.1} == 127.0.0.1 ]] || return 0
+    export SMTP_SINK_PORT=${SMTP_PORT:-2525} SMTP_SINK_DIR="$REPO_ROOT/.data/mail"
+    port_in_use "$SMTP_SINK_PORT" && die "port $SMTP_SINK_PORT (SMTP_PORT) is already in use; set SMTP_PORT or SMTP_SINK=0"
+    start_process smtp "$REPO_ROOT/deploy/smtp-sink/smtp_sink.py"
+    info "mail notify sends lands in .data/mail (one .eml file per message)"
+}
+
 start_all() {
     local name exe
+    start_smtp_sink
     for name in "${PLAN[@]}"; do
         [[ -z $STOP_SIGNAL ]] || return 0
         exe="$BACKPLANE_BIN_DIR/${name%-[0-9]*}"

@@ -1,5 +1,8 @@
 import Contract
+import Foundation
+import NIOSSL
 import ServiceKit
+import Store
 
 /// The `notify` service: e-mail, push and in-app notifications.
 public enum NotifyService {
@@ -7,9 +10,147 @@ public enum NotifyService {
     public static let spec = ProcessSpec(
         name: "notify",
         summary: "MDP worker for e-mail, push and in-app notifications",
-        settings: WorkerHost.settings,
+        settings: WorkerHost.settings + NotifySettings.all,
         probeHelp: "check that a notify worker answers its health operation through the broker")
 
+    /// The migrations shipped with the service (`Migrations/NNNN_name.sql`).
+    public static func migrations() throws -> [Migration] {
+        guard let url = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
+            throw ServiceError(.internal, "the notify service's Migrations folder is missing from its resources")
+        }
+        return try Migration.load(from: url)
+    }
+
     /// Its migrations and operations; the health operation is built in.
-    public static let definition = WorkerDefinition(service: .notify)
+    public static let definition = WorkerDefinition(service: .notify, migrations: migrations) { router, resources in
+        let env = resources.environment
+        let backoff = Backoff(base: Double(try env.int(NotifySettings.deliveryBackoff, in: 1...600_000)) / 1000)
+        let queue = JobQueue(
+            client: resources.postgres, schema: "notify", clock: resources.clock, backoff: backoff,
+            logger: resources.logger)
+        var store = NotificationStore(
+            client: resources.postgres, queue: queue, clock: resources.clock, logger: resources.logger)
+        store.maxAttempts = try env.int(NotifySettings.deliveryAttempts, in: 1...100)
+        let schedules = ScheduleStore(notifications: store, logger: resources.logger)
+        let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let smtp = try smtpClient(resources)
+        let apnsProvider = try await apns(resources)
+        let fcmProvider = try fcm(env)
+        var deliverer = Deliverer(
+            store: store, directory: AuthDirectory(bus: resources.bus), smtp: smtp,
+            mailFrom: try env.required(NotifySettings.mailFrom), apns: apnsProvider, fcm: fcmProvider,
+            wake: wake, logger: resources.logger)
+        deliverer.batch = try env.int(NotifySettings.deliveryBatch, in: 1...1000)
+        deliverer.smtpConnections = try env.int(NotifySettings.smtpConnections, in: 1...64)
+        deliverer.lease = Double(try env.int(NotifySettings.deliveryLease, in: 1000...3_600_000)) / 1000
+        deliverer.pollInterval = .milliseconds(try env.int(NotifySettings.deliveryPoll, in: 5...60_000))
+        let triggers = Triggers(store: store, logger: resources.logger)
+        register(store: store, schedules: schedules, on: &router) { nudge.yield() }
+        let scheduler = Scheduler(
+            schedules: schedules,
+            pollInterval: .milliseconds(try env.int(NotifySettings.schedulerPoll, in: 5...60_000)),
+            logger: resources.logger
+        ) { nudge.yield() }
+        let authConsumer = try resources.consumer(name: "notify.auth", topics: Triggers.authTopics) {
+            event, connection in
+            try await triggers.handle(event, on: connection)
+            nudge.yield()
+        }
+        let serviceConsumer = try resources.consumer(name: "notify.services", topics: Triggers.serviceTopics) {
+            event, connection in
+            try await triggers.handle(event, on: connection)
+            nudge.yield()
+        }
+        return [deliverer, scheduler, authConsumer, serviceConsumer]
+    }
+
+    static func smtpClient(_ resources: WorkerResources) throws -> SMTPClient? {
+        let env = resources.environment
+        guard let host = env.string(NotifySettings.smtpHost), host != "none" else { return nil }
+        guard let mode = SMTPSettings.StartTLS(rawValue: try env.required(NotifySettings.smtpStartTLS)) else {
+            throw ServiceError.invalidArgument("SMTP_STARTTLS must be auto, required or off")
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let file = env.string(NotifySettings.smtpCAFile) { tls.trustRoots = .file(file) }
+        if !(try env.bool(NotifySettings.smtpVerify)) { tls.certificateVerification = .none }
+        let settings = SMTPSettings(
+            host: host, port: try env.int(NotifySettings.smtpPort, in: 1...65535),
+            username: env.string(NotifySettings.smtpUsername), password: env.string(NotifySettings.smtpPassword),
+            startTLS: mode, tls: tls)
+        return SMTPClient(settings: settings, logger: resources.logger)
+    }
+
+    static func apns(_ resources: WorkerResources) async throws -> APNsProvider? {
+        let env = resources.environment
+        guard let team = env.string(NotifySettings.apnsTeamId) else { return nil }
+        guard let keyId = env.string(NotifySettings.apnsKeyId), let topic = env.string(NotifySettings.apnsTopic),
+            let file = env.string(NotifySettings.apnsKeyFile)
+        else {
+            throw ServiceError.invalidArgument("APNS_TEAM_ID needs APNS_KEY_ID, APNS_TOPIC and APNS_KEY_FILE too")
+        }
+        let pem = try String(contentsOfFile: file, encoding: .utf8)
+        return try await APNsProvider(
+            settings: .init(
+                endpoint: try env.required(NotifySettings.apnsEndpoint), teamId: team, keyId: keyId, topic: topic,
+                privateKeyPEM: pem), clock: resources.clock)
+    }
+
+    static func fcm(_ env: ProcessEnvironment) throws -> FCMProvider? {
+        guard let project = env.string(NotifySettings.fcmProject) else { return nil }
+        guard let token = env.string(NotifySettings.fcmToken) else {
+            throw ServiceError.invalidArgument("FCM_PROJECT_ID needs FCM_ACCESS_TOKEN too")
+        }
+        return FCMProvider(
+            settings: .init(
+                endpoint: try env.required(NotifySettings.fcmEndpoint), projectId: project, accessToken: token))
+    }
+
+    /// Registers the service's operations; `submitted` is called after a new notification.
+    public static func register(
+        store: NotificationStore, schedules: ScheduleStore, on router: inout OperationRouter,
+        submitted: @escaping @Sendable () -> Void
+    ) {
+        router.register(Notify.Send.self) { request, context in
+            if context.metadata.actor != nil { _ = try context.requireRole(Auth.Role.admin) }
+            let reply = try await store.submit(try Submission(request))
+            if reply.created { submitted() }
+            return reply
+        }
+        router.register(Notify.ListInbox.self) { request, context in
+            try await store.inbox(of: try context.userId(), request)
+        }
+        router.register(Notify.MarkRead.self) { request, context in
+            .init(unreadCount: try await store.markRead(request.notificationId, of: try context.userId()))
+        }
+        router.register(Notify.GetPreferences.self) { _, context in
+            try await store.preferences(of: try context.userId())
+        }
+        router.register(Notify.SetPreferences.self) { request, context in
+            try await store.setPreferences(request, of: try context.userId())
+        }
+        router.register(Notify.ListSchedules.self) { _, context in
+            .init(schedules: try await schedules.list(of: try context.userId()))
+        }
+        router.register(Notify.CreateSchedule.self) { request, context in
+            try await schedules.create(request, for: try context.userId())
+        }
+        router.register(Notify.DeleteSchedule.self) { request, context in
+            try await schedules.delete(request.scheduleId, of: try context.userId())
+            return Empty()
+        }
+        router.register(Notify.ListDeliveries.self) { _, context in
+            .init(deliveries: try await store.deliveries(of: try context.userId()))
+        }
+    }
+}
+
+extension OperationContext {
+    /// The caller's user id; `unauthenticated` without a caller.
+    func userId() throws(ServiceError) -> UUID {
+        let actor = try requireActor()
+        guard let id = UUID(uuidString: actor.userId) else {
+            throw ServiceError(.unauthenticated, "the access token names no valid user id")
+        }
+        return id
+    }
 }

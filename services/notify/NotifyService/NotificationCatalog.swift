@@ -1,0 +1,118 @@
+import Contract
+
+/// Every kind notify can send, with its templates in English and Swedish.
+public enum NotificationCatalog {
+    static let allChannels = Notify.Channel.all
+    static let pushAndInbox = [Notify.Channel.push, Notify.Channel.inapp]
+
+    /// The kinds by name.
+    public static let kinds: [String: NotificationKind] = Dictionary(
+        uniqueKeysWithValues: list.map { ($0.name, $0) })
+
+    /// The kind named `name`, or `invalid_argument`.
+    public static func kind(_ name: String) throws(ServiceError) -> NotificationKind {
+        guard let kind = kinds[name] else {
+            throw ServiceError(
+                .invalidArgument, "unknown notification kind '\(name)'",
+                details: ["field": .string("kind"), "kinds": .array(kinds.keys.sorted().map { .string($0) })])
+        }
+        return kind
+    }
+
+    static let list: [NotificationKind] = [
+        NotificationKind(
+            name: Notify.Kind.passwordReset, critical: true, channels: [Notify.Channel.email],
+            variables: ["username", "token", "expiresAt"],
+            templates: [
+                "en": Template(
+                    title: "Reset your password",
+                    text: "Hello {{username}},\n\nUse this code to choose a new password: {{token}}\n"
+                        + "It works once, until {{expiresAt}}.\nIf you did not ask for it, ignore this mail.\n",
+                    html: "<p>Hello {{username}},</p><p>Use this code to choose a new password: "
+                        + "<code>{{token}}</code></p><p>It works once, until {{expiresAt}}. "
+                        + "If you did not ask for it, ignore this mail.</p>"),
+                "sv": Template(
+                    title: "Återställ ditt lösenord",
+                    text: "Hej {{username}},\n\nAnvänd den här koden för att välja ett nytt lösenord: {{token}}\n"
+                        + "Den gäller en gång, till {{expiresAt}}.\n",
+                    html: "<p>Hej {{username}},</p><p>Använd den här koden för att välja ett nytt lösenord: "
+                        + "<code>{{token}}</code></p><p>Den gäller en gång, till {{expiresAt}}.</p>"),
+            ]),
+        NotificationKind(
+            name: Notify.Kind.usernameReminder, critical: true, channels: [Notify.Channel.email],
+            variables: ["usernames"],
+            templates: [
+                "en": Template(
+                    title: "Your username",
+                    text: "The accounts registered with this address: {{usernames}}\n",
+                    html: "<p>The accounts registered with this address: <b>{{usernames}}</b></p>"),
+                "sv": Template(
+                    title: "Ditt användarnamn",
+                    text: "Kontona som är registrerade med den här adressen: {{usernames}}\n",
+                    html: "<p>Kontona som är registrerade med den här adressen: <b>{{usernames}}</b></p>"),
+            ]),
+        NotificationKind(
+            name: Notify.Kind.orderSucceeded, critical: false, channels: allChannels, variables: ["orderId"],
+            templates: [
+                "en": Template(
+                    title: "Your postcard is on its way",
+                    text: "Order {{orderId}} is printed and handed to the post.",
+                    html: "<p>Order <b>{{orderId}}</b> is printed and handed to the post.</p>"),
+                "sv": Template(
+                    title: "Ditt vykort är på väg",
+                    text: "Beställning {{orderId}} är tryckt och lämnad till posten.",
+                    html: "<p>Beställning <b>{{orderId}}</b> är tryckt och lämnad till posten.</p>"),
+            ]),
+        NotificationKind(
+            name: Notify.Kind.orderFailed, critical: false, channels: allChannels, variables: ["orderId", "reason"],
+            templates: [
+                "en": Template(
+                    title: "Your order could not be completed",
+                    text: "Order {{orderId}} failed: {{reason}}",
+                    html: "<p>Order <b>{{orderId}}</b> failed: {{reason}}</p>"),
+                "sv": Template(
+                    title: "Din beställning kunde inte slutföras",
+                    text: "Beställning {{orderId}} misslyckades: {{reason}}",
+                    html: "<p>Beställning <b>{{orderId}}</b> misslyckades: {{reason}}</p>"),
+            ]),
+        NotificationKind(
+            name: Notify.Kind.printJobFailed, critical: false, channels: allChannels, variables: ["jobId", "reason"],
+            templates: [
+                "en": Template(
+                    title: "A print job failed", text: "Print job {{jobId}} failed: {{reason}}",
+                    html: "<p>Print job <b>{{jobId}}</b> failed: {{reason}}</p>")
+            ]),
+        NotificationKind(
+            name: Notify.Kind.goalCompleted, critical: false, channels: pushAndInbox, variables: ["goal", "reward"],
+            templates: [
+                "en": Template(
+                    title: "Goal reached!", text: "You reached your goal of {{goal}}. Your reward: {{reward}}",
+                    html: "<p>You reached your goal of {{goal}}. Your reward: <b>{{reward}}</b></p>")
+            ]),
+        NotificationKind(
+            name: Notify.Kind.ecard, critical: false, channels: [Notify.Channel.email],
+            variables: ["senderName", "imageUrl", "message"],
+            templates: [
+                "en": Template(
+                    title: "{{senderName}} sent you an e-card", text: "{{message}}\n\nSee your card: {{imageUrl}}\n",
+                    html: "<p>{{message}}</p><p><img src=\"{{imageUrl}}\" alt=\"e-card from {{senderName}}\"></p>")
+            ]),
+        NotificationKind(
+            name: Notify.Kind.reminder, critical: false, channels: pushAndInbox, variables: ["text"],
+            templates: [
+                "en": Template(title: "Reminder", text: "{{text}}", html: "<p>{{text}}</p>"),
+                "sv": Template(title: "Påminnelse", text: "{{text}}", html: "<p>{{text}}</p>"),
+            ]),
+        NotificationKind(
+            name: Notify.Kind.newBill, critical: false, channels: pushAndInbox, variables: ["title", "level"],
+            templates: [
+                "en": Template(
+                    title: "New {{level}} bill", text: "{{title}}", html: "<p>{{title}}</p>")
+            ]),
+        NotificationKind(
+            name: Notify.Kind.message, critical: false, channels: allChannels, variables: ["title", "body"],
+            templates: [
+                "en": Template(title: "{{title}}", text: "{{body}}", html: "<p>{{body}}</p>")
+            ]),
+    ]
+}

@@ -1,0 +1,47 @@
+import ServiceKit
+
+/// The settings the notify service reads (besides every worker's).
+public enum NotifySettings {
+    static let smtpHost = Setting("SMTP_HOST", default: "127.0.0.1", "the SMTP relay (none: e-mail is dead-lettered)")
+    static let smtpPort = Setting("SMTP_PORT", default: "2525", "the SMTP relay's port")
+    static let smtpUsername = Setting("SMTP_USERNAME", default: nil, "AUTH user at the relay (unset: no AUTH)")
+    static let smtpPassword = Setting("SMTP_PASSWORD", default: nil, "AUTH password at the relay", secret: true)
+    static let smtpStartTLS = Setting(
+        "SMTP_STARTTLS", default: "auto", "auto (when offered), required, or off")
+    static let smtpCAFile = Setting(
+        "SMTP_TLS_CA_FILE", default: nil, "PEM file of CA certificates to trust for STARTTLS (default: the system's)")
+    static let smtpVerify = Setting(
+        "SMTP_TLS_VERIFY", default: "true", "check the relay's certificate (false only for a local test relay)")
+    static let smtpConnections = Setting(
+        "SMTP_CONNECTIONS", default: "4", "SMTP sessions one replica uses in parallel")
+    static let mailFrom = Setting("MAIL_FROM", default: "no-reply@backplane.local", "the sender address of every mail")
+    static let apnsEndpoint = Setting(
+        "APNS_ENDPOINT", default: "https://api.push.apple.com", "APNs base URL (api.sandbox.push.apple.com for dev)")
+    static let apnsTeamId = Setting("APNS_TEAM_ID", default: nil, "Apple team id (unset: no APNs)")
+    static let apnsKeyId = Setting("APNS_KEY_ID", default: nil, "id of the APNs auth key (.p8)")
+    static let apnsTopic = Setting("APNS_TOPIC", default: nil, "the app's bundle id (apns-topic)")
+    static let apnsKeyFile = Setting("APNS_KEY_FILE", default: nil, "path of the APNs auth key, PEM (.p8)")
+    static let fcmEndpoint = Setting("FCM_ENDPOINT", default: "https://fcm.googleapis.com", "FCM base URL")
+    static let fcmProject = Setting("FCM_PROJECT_ID", default: nil, "Firebase project id (unset: no FCM)")
+    static let fcmToken = Setting(
+        "FCM_ACCESS_TOKEN", default: nil, "OAuth 2 access token for the FCM HTTP v1 API", secret: true)
+    static let deliveryBatch = Setting("DELIVERY_BATCH", default: "64", "delivery jobs one replica claims at once")
+    static let deliveryPoll = Setting(
+        "DELIVERY_POLL_MS", default: "200", "how often an idle replica looks for due deliveries, in ms")
+    static let deliveryAttempts = Setting(
+        "DELIVERY_MAX_ATTEMPTS", default: "8", "attempts per e-mail or push before it is dead-lettered")
+    static let deliveryBackoff = Setting(
+        "DELIVERY_BACKOFF_MS", default: "2000", "first retry delay in ms; doubles per attempt, at most 10 minutes")
+    static let deliveryLease = Setting(
+        "DELIVERY_LEASE_MS", default: "120000",
+        "how long a claimed delivery is held; a replica that dies holding one frees it after this, in ms")
+    static let schedulerPoll = Setting(
+        "SCHEDULER_POLL_MS", default: "250", "how often each replica fires due schedules, in ms")
+
+    /// All of them, for `--help`.
+    public static let all = [
+        smtpHost, smtpPort, smtpUsername, smtpPassword, smtpStartTLS, smtpCAFile, smtpVerify, smtpConnections,
+        mailFrom, apnsEndpoint, apnsTeamId, apnsKeyId, apnsTopic, apnsKeyFile, fcmEndpoint, fcmProject, fcmToken,
+        deliveryBatch, deliveryPoll, deliveryAttempts, deliveryBackoff, deliveryLease, schedulerPoll,
+    ]
+}

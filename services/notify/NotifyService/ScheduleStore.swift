@@ -1,0 +1,151 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+
+/// Users' schedules in `\(unescaped: schema).schedules`.
+public struct ScheduleStore: Sendable {
+    /// Where occurrences become notifications.
+    public let notifications: NotificationStore
+    var client: PostgresClient { notifications.client }
+    var clock: any WallClock { notifications.clock }
+    var schema: String { notifications.schema }
+    let logger: Logger
+
+    /// Schedules a user may have at most.
+    public static let maxPerUser = 100
+
+    /// Creates the store.
+    public init(notifications: NotificationStore, logger: Logger) {
+        self.notifications = notifications
+        self.logger = logger
+    }
+
+    /// A new schedule for `userId`.
+    public func create(_ request: Notify.ScheduleRequest, for userId: UUID) async throws -> Notify.Schedule {
+        let kindName = request.kind ?? Notify.Kind.reminder
+        let kind = try NotificationCatalog.kind(kindName)
+        guard !kind.critical else {
+            throw ServiceError.invalidArgument("\(kindName) cannot be scheduled", field: "kind")
+        }
+        try kind.check(request.variables)
+        let zoneName: String
+        if let given = request.timeZone {
+            zoneName = given
+        } else {
+            zoneName = try await notifications.settings(of: userId).timeZone
+        }
+        let zone = try LocalTime(zoneName)
+        let times = try (request.timesOfDay ?? []).map { try TimeOfDay(parsing: $0, field: "timesOfDay") }
+        let once = request.at.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        let recurrence = try Recurrence(once: once, times: times, days: Set(request.daysOfWeek ?? []))
+        let now = clock.now()
+        if let once, once <= now {
+            throw ServiceError.invalidArgument("at must be in the future", field: "at")
+        }
+        let next = recurrence.next(after: now, in: zone)
+        let id = UUID()
+        let variables = String(decoding: try JSONEncoder().encode(request.variables), as: UTF8.self)
+        try await client.transaction(logger: logger) { connection in
+            var count = 0
+            let rows = try await connection.query(
+                "SELECT count(*)::int8 FROM \(unescaped: schema).schedules WHERE user_id = \(userId)", logger: logger)
+            for try await value in rows.decode(Int.self) { count = value }
+            guard count < Self.maxPerUser else {
+                throw ServiceError(.failedPrecondition, "at most \(Self.maxPerUser) schedules per user")
+            }
+            try await connection.query(
+                """
+                INSERT INTO \(unescaped: schema).schedules (id, user_id, kind, variables, once_at, times_of_day, days_of_week,
+                    time_zone, next_at, created_at)
+                VALUES (\(id), \(userId), \(kindName), \(variables)::text::jsonb, \(once),
+                    \(recurrence.times.map(\.minutes)), \(recurrence.days.sorted()), \(zoneName), \(next), \(now))
+                """, logger: logger)
+        }
+        return Notify.Schedule(
+            scheduleId: id.uuidString.lowercased(), kind: kindName, variables: request.variables, at: request.at,
+            timesOfDay: recurrence.times.map(\.text), daysOfWeek: recurrence.days.sorted(), timeZone: zoneName,
+            nextAt: next.map(Self.millis))
+    }
+
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// The user's schedules, oldest first.
+    public func list(of userId: UUID) async throws -> [Notify.Schedule] {
+        let rows = try await client.query(
+            """
+            SELECT id, kind, variables::text, once_at, times_of_day, days_of_week, time_zone, next_at
+            FROM \(unescaped: schema).schedules WHERE user_id = \(userId) ORDER BY created_at, id
+            """, logger: logger)
+        var schedules: [Notify.Schedule] = []
+        for try await (id, kind, variables, once, times, days, zone, next) in rows.decode(
+            (UUID, String, String, Date?, [Int], [Int], String, Date?).self)
+        {
+            schedules.append(
+                .init(
+                    scheduleId: id.uuidString.lowercased(), kind: kind,
+                    variables: (try? JSONDecoder().decode([String: String].self, from: Data(variables.utf8))) ?? [:],
+                    at: once.map(Self.millis), timesOfDay: times.compactMap { TimeOfDay(minutes: $0)?.text },
+                    daysOfWeek: days, timeZone: zone, nextAt: next.map(Self.millis)))
+        }
+        return schedules
+    }
+
+    /// Removes one of the user's schedules; `not_found` if it is not theirs.
+    public func delete(_ id: String, of userId: UUID) async throws {
+        guard let scheduleId = UUID(uuidString: id) else {
+            throw ServiceError.invalidArgument("scheduleId must be a UUID", field: "scheduleId")
+        }
+        let rows = try await client.query(
+            "DELETE FROM \(unescaped: schema).schedules WHERE id = \(scheduleId) AND user_id = \(userId) RETURNING id",
+            logger: logger)
+        guard try await rows.collect().count == 1 else { throw ServiceError(.notFound, "no schedule \(id)") }
+    }
+
+    /// Fires every schedule that is due, up to `limit`, in one transaction: each due row is
+    /// locked (`SKIP LOCKED`, so replicas take disjoint rows), its occurrence submitted with an id
+    /// derived from the schedule and the due time, and `next_at` moved on. Returns the due time of
+    /// each occurrence fired (committed when this returns).
+    @discardableResult
+    public func fireDue(limit: Int = 500) async throws -> [Date] {
+        let now = clock.now()
+        return try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT id, user_id, kind, variables::text, once_at, times_of_day, days_of_week, time_zone, next_at
+                FROM \(unescaped: schema).schedules WHERE next_at <= \(now)
+                ORDER BY next_at LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
+                """, logger: logger)
+            var due: [(UUID, UUID, String, String, Date?, [Int], [Int], String, Date)] = []
+            for try await row in rows.decode((UUID, UUID, String, String, Date?, [Int], [Int], String, Date).self) {
+                due.append(row)
+            }
+            var fired: [Date] = []
+            for (id, userId, kind, variables, once, times, days, zoneName, dueAt) in due {
+                let values = (try? JSONDecoder().decode([String: String].self, from: Data(variables.utf8))) ?? [:]
+                let occurrence = DerivedID.make("schedule", id.uuidString, "\(ScheduleStore.millis(dueAt))")
+                do {
+                    let submission = try Submission(
+                        id: occurrence, userId: userId, email: nil, kind: kind, variables: values)
+                    _ = try await notifications.submit(submission, on: connection)
+                } catch let error as ServiceError {
+                    logger.warning(
+                        "a schedule's occurrence was refused", metadata: ["scheduleId": "\(id)", "error": "\(error)"])
+                }
+                var next: Date?
+                if once == nil, let zone = try? LocalTime(zoneName),
+                    let recurrence = try? Recurrence(
+                        once: nil, times: times.compactMap(TimeOfDay.init(minutes:)), days: Set(days))
+                {
+                    next = recurrence.next(after: max(now, dueAt), in: zone)
+                }
+                try await connection.query(
+                    "UPDATE \(unescaped: schema).schedules SET next_at = \(next) WHERE id = \(id)", logger: logger)
+                fired.append(dueAt)
+            }
+            return fired
+        }
+    }
+}

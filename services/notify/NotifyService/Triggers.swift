@@ -1,0 +1,102 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+
+/// Turns events into notifications, in the consumer's transaction (so an event is handled once,
+/// and its notification ids derive from the event id: a replay sends nothing new).
+public struct Triggers: Sendable {
+    let store: NotificationStore
+    let logger: Logger
+
+    /// Creates the triggers.
+    public init(store: NotificationStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    /// The topics of auth's recovery mails and account deletion.
+    public static let authTopics = [
+        Auth.PasswordResetRequested.topic, Auth.UsernameReminderRequested.topic, Auth.AccountDeleted.topic,
+    ]
+
+    /// The topics of the other services' events.
+    public static let serviceTopics = Notify.triggers.keys.sorted() + [Notify.ECardRendered.topic]
+
+    /// Handles one event.
+    public func handle(_ event: StoredEvent, on connection: PostgresConnection) async throws {
+        let decoder = Wire.makeDecoder()
+        let eventId = event.id.uuidString
+        switch event.topic {
+        case Auth.PasswordResetRequested.topic:
+            let reset = try decoder.decode(Auth.PasswordResetRequested.self, from: event.payload)
+            let expires = Date(timeIntervalSince1970: Double(reset.expiresAt) / 1000)
+            try await submit(event, connection) {
+                try Submission(
+                    id: DerivedID.make(eventId), userId: UUID(uuidString: reset.userId), email: reset.email,
+                    kind: Notify.Kind.passwordReset,
+                    variables: [
+                        "username": reset.username, "token": reset.token,
+                        "expiresAt": MailMessage.rfc5322(expires),
+                    ])
+            }
+        case Auth.UsernameReminderRequested.topic:
+            let reminder = try decoder.decode(Auth.UsernameReminderRequested.self, from: event.payload)
+            guard !reminder.usernames.isEmpty else { return }
+            try await submit(event, connection) {
+                try Submission(
+                    id: DerivedID.make(eventId), userId: nil, email: reminder.email, kind: Notify.Kind.usernameReminder,
+                    variables: ["usernames": reminder.usernames.joined(separator: ", ")])
+            }
+        case Auth.AccountDeleted.topic:
+            let deleted = try decoder.decode(Auth.AccountDeleted.self, from: event.payload)
+            if let userId = UUID(uuidString: deleted.userId) { try await store.forget(userId, on: connection) }
+        case Notify.ECardRendered.topic:
+            let card = try decoder.decode(Notify.ECardRendered.self, from: event.payload)
+            for (index, recipient) in card.recipients.enumerated() {
+                try await submit(event, connection) {
+                    try Submission(
+                        id: DerivedID.make(eventId, "\(index)"), userId: nil, email: recipient, kind: Notify.Kind.ecard,
+                        variables: ["senderName": card.senderName, "imageUrl": card.imageUrl, "message": card.message])
+                }
+            }
+        default:
+            guard let kind = Notify.triggers[event.topic] else { return }
+            let object = try decoder.decode([String: JSONValue].self, from: event.payload)
+            var variables: [String: String] = [:]
+            for (key, value) in object {
+                switch value {
+                case .string(let text): variables[key] = text
+                case .number(let number):
+                    variables[key] = number == number.rounded() ? String(Int64(number)) : String(number)
+                case .bool(let flag): variables[key] = String(flag)
+                default: break
+                }
+            }
+            guard let user = variables["userId"], let userId = UUID(uuidString: user) else {
+                logger.warning(
+                    "event without a userId; nothing sent",
+                    metadata: ["topic": "\(event.topic)", "eventId": "\(eventId)"])
+                return
+            }
+            try await submit(event, connection) {
+                try Submission(
+                    id: DerivedID.make(eventId), userId: userId, email: nil, kind: kind, variables: variables)
+            }
+        }
+    }
+
+    /// A submission refused for its content is logged and dropped (retrying cannot mend it).
+    func submit(
+        _ event: StoredEvent, _ connection: PostgresConnection, _ make: () throws -> Submission
+    ) async throws {
+        do {
+            _ = try await store.submit(try make(), on: connection)
+        } catch let error as ServiceError where error.code == .invalidArgument || error.code == .conflict {
+            logger.warning(
+                "event could not become a notification",
+                metadata: ["topic": "\(event.topic)", "eventId": "\(event.id)", "error": "\(error)"])
+        }
+    }
+}

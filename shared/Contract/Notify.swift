@@ -1,0 +1,409 @@
+/// Operations of the `notify` service: e-mail, push and in-app notifications, preferences and
+/// schedules.
+public enum Notify {
+    /// The channels a notification can go out on.
+    public enum Channel {
+        /// E-mail over SMTP.
+        public static let email = "email"
+        /// APNs (`ios`) or FCM (`android`, `web`) to every device of the user.
+        public static let push = "push"
+        /// The in-app inbox (and its live stream).
+        public static let inapp = "inapp"
+        /// All of them.
+        public static let all = [email, push, inapp]
+    }
+
+    /// The notification kinds notify has templates for.
+    public enum Kind {
+        /// Auth's password-reset mail (critical). Variables: `username`, `token`, `expiresAt`.
+        public static let passwordReset = "password_reset"
+        /// Auth's username reminder (critical). Variables: `usernames`.
+        public static let usernameReminder = "username_reminder"
+        /// PostcardBuddy: an order went through. Variables: `orderId`.
+        public static let orderSucceeded = "order_succeeded"
+        /// PostcardBuddy: an order failed. Variables: `orderId`, `reason`.
+        public static let orderFailed = "order_failed"
+        /// A print job failed. Variables: `jobId`, `reason`.
+        public static let printJobFailed = "print_job_failed"
+        /// NavUP: a weekly step goal was reached. Variables: `goal`, `reward`.
+        public static let goalCompleted = "goal_completed"
+        /// PostcardBuddy: an e-card to a recipient. Variables: `senderName`, `imageUrl`, `message`.
+        public static let ecard = "ecard"
+        /// TapWater and others: a reminder a user scheduled. Variables: `text`.
+        public static let reminder = "reminder"
+        /// PolitiMap: a new bill. Variables: `title`, `level`.
+        public static let newBill = "new_bill"
+        /// Anything else a service wants to say. Variables: `title`, `body`.
+        public static let message = "message"
+    }
+
+    /// `send`: one notification, by any service. Idempotent by `notificationId`: the same id with
+    /// the same content answers `created: false`; with different content, `conflict`.
+    public enum Send: ServiceOperation {
+        public static let service = ServiceName.notify
+        public static let name = "send"
+
+        public struct Request: Codable, Sendable, Equatable {
+            /// The idempotency key (a UUID chosen by the caller).
+            public var notificationId: String
+            /// The recipient account, for inbox, push and preferences; nil for address-only mail.
+            public var userId: String?
+            /// An e-mail address that overrides the account's.
+            public var email: String?
+            /// A template kind, see ``Notify/Kind``.
+            public var kind: String
+            /// `en` or `sv`; defaults to the user's locale, then `en`.
+            public var locale: String?
+            /// The template's variables.
+            public var variables: [String: String]
+            public init(
+                notificationId: String, userId: String? = nil, email: String? = nil, kind: String,
+                locale: String? = nil, variables: [String: String] = [:]
+            ) {
+                self.notificationId = notificationId
+                self.userId = userId
+                self.email = email
+                self.kind = kind
+                self.locale = locale
+                self.variables = variables
+            }
+        }
+
+        public struct Reply: Codable, Sendable, Equatable {
+            public var notificationId: String
+            /// False when the id was already known (nothing new is sent).
+            public var created: Bool
+            /// The channels it goes out on after preferences.
+            public var channels: [String]
+            public init(notificationId: String, created: Bool, channels: [String]) {
+                self.notificationId = notificationId
+                self.created = created
+                self.channels = channels
+            }
+        }
+    }
+
+    /// One inbox item.
+    public struct InboxItem: Codable, Sendable, Equatable {
+        public var notificationId: String
+        public var kind: String
+        public var title: String
+        public var body: String
+        /// Milliseconds since the Unix epoch.
+        public var createdAt: Int64
+        public var read: Bool
+        public init(notificationId: String, kind: String, title: String, body: String, createdAt: Int64, read: Bool) {
+            self.notificationId = notificationId
+            self.kind = kind
+            self.title = title
+            self.body = body
+            self.createdAt = createdAt
+            self.read = read
+        }
+    }
+
+    /// `list_inbox`: the caller's inbox, newest first, a page at a time.
+    public enum ListInbox: ServiceOperation {
+        public static let service = ServiceName.notify
+        public static let name = "list_inbox"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var unreadOnly: Bool
+            /// From the previous page's `nextCursor`.
+            public var cursor: String?
+            public var limit: Int?
+            public init(unreadOnly: Bool = false, cursor: String? = nil, limit: Int? = nil) {
+                self.unreadOnly = unreadOnly
+                self.cursor = cursor
+                self.limit = limit
+            }
+        }
+
+        public struct Reply: Codable, Sendable, Equatable {
+            public var items: [InboxItem]
+            public var nextCursor: String?
+            public var unreadCount: Int
+            public init(items: [InboxItem], nextCursor: String?, unreadCount: Int) {
+                self.items = items
+                self.nextCursor = nextCursor
+                self.unreadCount = unreadCount
+            }
+        }
+    }
+
+    /// `mark_read`: marks one of the caller's notifications read; answers the unread count.
+    public enum MarkRead: ServiceOperation {
+        public static let service = ServiceName.notify
+        public static let name = "mark_read"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var notificationId: String
+            public init(notificationId: String) { self.notificationId = notificationId }
+        }
+
+        public struct Reply: Codable, Sendable, Equatable {
+            public var unreadCount: Int
+            public init(unreadCount: Int) { self.unreadCount = unreadCount }
+        }
+    }
+
+    /// One opt-out (or opt-in again) for a kind on a channel.
+    public struct ChannelPreference: Codable, Sendable, Equatable, Hashable {
+        public var kind: String
+        public var channel: String
+        public var enabled: Bool
+        public init(kind: String, channel: String, enabled: Bool) {
+            self.kind = kind
+            self.channel = channel
+            self.enabled = enabled
+        }
+    }
+
+    /// Quiet hours in the user's time zone, `HH:mm` to `HH:mm` (may span midnight).
+    public struct QuietHours: Codable, Sendable, Equatable {
+        public var start: String
+        public var end: String
+        public init(start: String, end: String) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// A user's notification settings.
+    public struct Preferences: Codable, Sendable, Equatable {
+        /// An IANA time zone, e.g. `Europe/Stockholm` (default `UTC`).
+        public var timeZone: String
+        /// Non-critical e-mail and push wait until these end; nil for none.
+        public var quietHours: QuietHours?
+        /// `en` or `sv`.
+        public var locale: String?
+        /// The channels switched off or on again; critical kinds ignore them.
+        public var channels: [ChannelPreference]
+        public init(timeZone: String, quietHours: QuietHours?, locale: String?, channels: [ChannelPreference]) {
+            self.timeZone = timeZone
+            self.quietHours = quietHours
+            self.locale = locale
+            self.channels = channels
+        }
+    }
+
+    /// `get_preferences`: the caller's settings.
+    public enum GetPreferences: ServiceOperation {
+        public static let service = ServiceName.notify
+        public static let name = "get_preferences"
+        public typealias Request = Empty
+        public typealias Reply = Preferences
+    }
+
+    /// `set_preferences`: replaces the caller's settings; opting out of a critical kind is
+    /// `failed_precondition`.
+    public enum SetPreferences: ServiceOperation {
+        public static let service = ServiceName.notify
+        public static let name = "set_preferences"
+        public typealias Request = Preferences
+        public typealias Reply = Preferences
+    }
+
+    /// A schedule: once at `at`, or at `timesOfDay` (`HH:mm`) on `daysOfWeek` (1 = Monday ...
+    /// 7 = Sunday; empty means every day) in `timeZone`.
+    public struct Schedule: Codable, Sendable, Equatable {
+        public var scheduleId: String
+        public var kind: String
+        public var variables: [String: String]
+        /// Milliseconds since the Unix epoch, for a one-off.
+        public var at: Int64?
+        public var timesOfDay: [String]
+        public var daysOfWeek: [Int]
+        public var timeZone: String
+        /// The next occurrence, nil when a one-off has happened.
+        public var nextAt: Int64?
+        public init(
+            scheduleId: String, kind: String, variables: [String: String], at: Int64?, timesOfDay: [String],
+            daysOfWeek: [Int], timeZone: String, nextAt: Int64?
+        ) {
+            self.scheduleId = scheduleId
+            self.kind = kind
+            self.variables = variables
+            self.at = at
+            self.timesOfDay = timesOfDay
+            self.daysOfWeek = daysOfWeek
+            self.timeZone = timeZone
+            self.nextAt = nextAt
+        }
+    }
+
+    /// What `create_schedule` takes.
+    public struct ScheduleRequest: Codable, Sendable, Equatable {
+        /// Default `reminder`.
+        public var kind: String?
+        public var variables: [String: String]
+        public var at: Int64?
+        public var timesOfDay: [String]?
+        public var daysOfWeek: [Int]?
+        /// Default: the user's time zone.
+        public var timeZone: String?
+        public init(
+            kind: String? = nil, variables: [String: String] = [:], at: Int64? = nil, timesOfDay: [String]? = nil,
+            daysOfWeek: [Int]? = nil, timeZone: String? = nil
+        ) {
+            self.kind = kind
+            self.variables = variables
+            self.at = at
+            self.timesOfDay = timesOfDay
+            self.daysOfWeek = daysOfWeek
+            self.timeZone = timeZone
+        }
+    }
+
+    /// `create_schedule`: a one-off or recurring notification to the caller.
+    public enum CreateSchedule: ServiceOperation {
+        public static let service = ServiceName.notify
+        public static let name = "create_schedule"
+        public typealias Request = ScheduleRequest
+        public typealias Reply = Schedule
+    }
+
+    /// The caller's schedules.
+    public struct Schedules: Codable, Sendable, Equatable {
+        public var schedules: [Schedule]
+        public init(schedules: [Schedule]) { self.schedules = schedules }
+    }
+
+    /// `list_schedules`: the caller's schedules, oldest first.
+    public enum ListSchedules: ServiceOperation {
+        public static let service = ServiceName.notify
+        public static let name = "list_schedules"
+        public typealias Request = Empty
+        public typealias Reply = Schedules
+    }
+
+    /// `delete_schedule`: removes one of the caller's schedules.
+    public enum DeleteSchedule: ServiceOperation {
+        public static let service = ServiceName.notify
+        public static let name = "delete_schedule"
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var scheduleId: String
+            public init(scheduleId: String) { self.scheduleId = scheduleId }
+        }
+
+        public typealias Reply = Empty
+    }
+
+    /// One line of the delivery log.
+    public struct Delivery: Codable, Sendable, Equatable {
+        public var notificationId: String
+        public var channel: String
+        /// `sent`, `skipped`, `retry`, `dead` or `token_removed`.
+        public var outcome: String
+        public var detail: String?
+        /// Milliseconds since the Unix epoch.
+        public var at: Int64
+        public init(notificationId: String, channel: String, outcome: String, detail: String?, at: Int64) {
+            self.notificationId = notificationId
+            self.channel = channel
+            self.outcome = outcome
+            self.detail = detail
+            self.at = at
+        }
+    }
+
+    /// `list_deliveries`: the caller's delivery log, newest first (at most 200 lines).
+    public enum ListDeliveries: ServiceOperation {
+        public static let service = ServiceName.notify
+        public static let name = "list_deliveries"
+        public typealias Request = Empty
+
+        public struct Reply: Codable, Sendable, Equatable {
+            public var deliveries: [Delivery]
+            public init(deliveries: [Delivery]) { self.deliveries = deliveries }
+        }
+    }
+}
+
+/// The events notify consumes from services built elsewhere. Each payload names the user
+/// (`userId`) and carries the template's variables as strings; extra fields are ignored.
+extension Notify {
+    /// Event `orders.succeeded` → kind `order_succeeded`.
+    public struct OrderSucceeded: Codable, Sendable, Equatable {
+        public static let topic = "orders.succeeded"
+        public var userId: String
+        public var orderId: String
+        public init(userId: String, orderId: String) {
+            self.userId = userId
+            self.orderId = orderId
+        }
+    }
+
+    /// Event `orders.failed` → kind `order_failed`.
+    public struct OrderFailed: Codable, Sendable, Equatable {
+        public static let topic = "orders.failed"
+        public var userId: String
+        public var orderId: String
+        public var reason: String
+        public init(userId: String, orderId: String, reason: String) {
+            self.userId = userId
+            self.orderId = orderId
+            self.reason = reason
+        }
+    }
+
+    /// Event `printing.job_failed` → kind `print_job_failed`.
+    public struct PrintJobFailed: Codable, Sendable, Equatable {
+        public static let topic = "printing.job_failed"
+        public var userId: String
+        public var jobId: String
+        public var reason: String
+        public init(userId: String, jobId: String, reason: String) {
+            self.userId = userId
+            self.jobId = jobId
+            self.reason = reason
+        }
+    }
+
+    /// Event `routing.goal_completed` → kind `goal_completed`.
+    public struct GoalCompleted: Codable, Sendable, Equatable {
+        public static let topic = "routing.goal_completed"
+        public var userId: String
+        public var goal: String
+        public var reward: String
+        public init(userId: String, goal: String, reward: String) {
+            self.userId = userId
+            self.goal = goal
+            self.reward = reward
+        }
+    }
+
+    /// Event `printing.ecard_rendered` → one `ecard` mail per recipient.
+    public struct ECardRendered: Codable, Sendable, Equatable {
+        public static let topic = "printing.ecard_rendered"
+        /// The sender's account.
+        public var userId: String
+        public var orderId: String
+        public var senderName: String
+        /// Where the rendered image can be fetched (https).
+        public var imageUrl: String
+        public var message: String
+        public var recipients: [String]
+        public init(
+            userId: String, orderId: String, senderName: String, imageUrl: String, message: String,
+            recipients: [String]
+        ) {
+            self.userId = userId
+            self.orderId = orderId
+            self.senderName = senderName
+            self.imageUrl = imageUrl
+            self.message = message
+            self.recipients = recipients
+        }
+    }
+
+    /// The generic triggers: topic → kind (every payload field that is a string or number
+    /// becomes a variable).
+    public static let triggers: [String: String] = [
+        OrderSucceeded.topic: Kind.orderSucceeded,
+        OrderFailed.topic: Kind.orderFailed,
+        PrintJobFailed.topic: Kind.printJobFailed,
+        GoalCompleted.topic: Kind.goalCompleted,
+    ]
+}
