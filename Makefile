@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test build release bench-broker bench-auth compose-config clean clean-data
+.PHONY: help up test build release bench-broker bench-auth bench-orders compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -35,6 +35,9 @@ bench-broker: release ## broker load test with the load generator (release build
 
 bench-auth: ## login throughput and p99 vs the hashing bound, token verification (starts the system)
 	@$(SCRIPTS)/bench-system.sh login $(LOADGEN_ARGS)
+
+bench-orders: ## quotes and orders at a fixed rate through the gateway, p50/p99 from when due (starts the system)
+	@$(SCRIPTS)/bench-system.sh orders $(LOADGEN_ARGS)
 
 compose-config: ## validate docker-compose.yml (docker-compose config -q)
 	docker-compose config -q

@@ -234,6 +234,7 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "services/loadgen/LoadgenKit",
             swiftSettings: strict

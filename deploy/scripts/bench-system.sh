@@ -18,6 +18,7 @@ SCENARIO=${1:?usage: bench-system.sh SCENARIO [loadgen options...]}
 shift
 case $SCENARIO in
     login) : "${SERVICES:=auth}" ;;
+    orders) : "${SERVICES:=auth orders}" ;;
     *) : "${SERVICES:=auth orders printing routing notify}" ;;
 esac
 export SERVICES

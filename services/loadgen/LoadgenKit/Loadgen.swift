@@ -22,7 +22,8 @@ public enum Loadgen {
         Options of orders:
           --url URL     the gateway (default http://127.0.0.1:8080)
           --rate N      requests per second (default 200)
-          --threads N   requests that may be in flight at once (default 64)
+          --in-flight N requests that may be open at once (default 256); one due while
+                        that many are open waits, and the wait counts in its latency
           --seconds N   measured seconds per case (default 3)
 
         Options of broker:
@@ -86,7 +87,8 @@ public enum Loadgen {
             case "orders":
                 let bench = try OrdersBench(
                     url: options["url"] ?? "http://127.0.0.1:8080", rate: Double(options["rate"] ?? "200") ?? 200,
-                    seconds: Double(options["seconds"] ?? "3") ?? 3, threads: Int(options["threads"] ?? "64") ?? 64)
+                    seconds: Double(options["seconds"] ?? "3") ?? 3,
+                    inFlight: Int(options["in-flight"] ?? "256") ?? 256)
                 let results = try await bench.run { print("running: \($0)") }
                 print(Report.table(results, payloadBytes: nil))
                 if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
