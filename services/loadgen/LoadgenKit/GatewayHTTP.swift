@@ -47,6 +47,20 @@ struct GatewayHTTP: Sendable {
         return (Int(response.status.code), String(buffer: body))
     }
 
+    /// A raw body (an image) with its media type.
+    func upload(_ path: String, _ data: Data, contentType: String, headers: [String: String] = [:]) async throws -> (
+        status: Int, body: String
+    ) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.headers.add(name: "Content-Type", value: contentType)
+        request.body = .bytes(ByteBuffer(bytes: data))
+        let response = try await client.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), String(buffer: body))
+    }
+
     func post(_ path: String, _ json: String, headers: [String: String] = [:]) async throws -> (
         status: Int, body: String
     ) {

@@ -7,7 +7,16 @@ public enum Loadgen {
 
         Usage: loadgen <scenario> [options]
 
-        Scenarios:
+        Scenarios (the apps, open loop through the gateway of a running system, e.g. make up):
+          navup       N simulated students: Wi-Fi locate every 10 s, a route every 60 s, a venue
+                      search every 120 s (NavUP)
+          gifter      logins at a fixed rate, a share with wrong passwords aimed at one account
+                      in ten, which get held (Gifter)
+          postcard    journeys at a fixed rate: log in, [upload an image, preview,] quote, order
+                      and pay (PostcardBuddy)
+          mixed       navup, gifter and postcard at once
+
+        Benchmarks:
           broker      raw MDP round trips: DEALER-ROUTER with no broker, then through the Majordomo
                       broker with 1 and 4 workers at 1 and 100 requests in flight, plus plain
                       synchronous worker loops and the async client API (all in process, over
@@ -18,6 +27,21 @@ public enum Loadgen {
                       `make bench-auth`, which starts the system for it
           orders      quotes, then orders, through the HTTP gateway of a running system (make up
                       SERVICES="auth orders"), sent at a fixed rate; latency from when each was due
+
+        Options of navup, gifter, postcard and mixed:
+          --url URL          the gateway (default http://127.0.0.1:8080)
+          --seconds N        length of the run (default 30)
+          --users N          NavUP students (navup default 1000, mixed default 1000)
+          --locate-every S, --route-every S, --search-every S
+                             each student's periods in seconds (default 10, 60, 120)
+          --login-rate N     Gifter logins per second (gifter default 20, mixed default 5)
+          --wrong-share F    share of logins with a wrong password (default 0.1)
+          --postcard-rate N  PostcardBuddy journeys per second (postcard default 5, mixed default 2)
+          --image FILE       a JPEG to upload and preview in each postcard journey (needs printing)
+          --accounts N       accounts registered for gifter and for postcard (default 40)
+          --in-flight N      requests open at once at most (default 4096); one due while that
+                             many are open waits, and the wait counts in its latency
+          --json PATH        also write the report as JSON
 
         Options of orders:
           --url URL     the gateway (default http://127.0.0.1:8080)
@@ -45,6 +69,40 @@ public enum Loadgen {
 
         """
 
+    /// The settings of an app scenario from its options; unknown options and bad numbers are errors.
+    static func appSettings(_ scenario: String, _ options: [String: String]) throws -> AppScenarios.Settings {
+        let known: Set<String> = [
+            "url", "seconds", "users", "locate-every", "route-every", "search-every", "login-rate", "wrong-share",
+            "postcard-rate", "image", "accounts", "in-flight", "json",
+        ]
+        if let unknown = options.keys.sorted().first(where: { !known.contains($0) }) {
+            throw BenchError("--\(unknown) is not an option of \(scenario); see --help")
+        }
+        func number(_ name: String, _ fallback: Double) throws -> Double {
+            guard let text = options[name] else { return fallback }
+            guard let value = Double(text), value >= 0, value.isFinite else {
+                throw BenchError("--\(name) wants a number ≥ 0, not '\(text)'")
+            }
+            return value
+        }
+        var settings = AppScenarios.Settings()
+        settings.baseURL = options["url"] ?? settings.baseURL
+        settings.seconds = try number("seconds", 30)
+        settings.users = Int(try number("users", scenario == "navup" || scenario == "mixed" ? 1000 : 0))
+        settings.locateEvery = try number("locate-every", 10)
+        settings.routeEvery = try number("route-every", 60)
+        settings.searchEvery = try number("search-every", 120)
+        settings.loginRate = try number("login-rate", scenario == "gifter" ? 20 : scenario == "mixed" ? 5 : 0)
+        settings.wrongShare = try number("wrong-share", 0.1)
+        settings.postcardRate = try number("postcard-rate", scenario == "postcard" ? 5 : scenario == "mixed" ? 2 : 0)
+        settings.accounts = max(1, Int(try number("accounts", 40)))
+        settings.inFlight = max(1, Int(try number("in-flight", 4096)))
+        settings.image = options["image"]
+        guard settings.seconds > 0 else { throw BenchError("--seconds must be more than 0") }
+        guard settings.wrongShare <= 1 else { throw BenchError("--wrong-share is a share, 0 to 1") }
+        return settings
+    }
+
     /// Runs the command line and returns the exit code.
     public static func main(_ arguments: [String]) async -> Int32 {
         guard let scenario = arguments.first, scenario != "--help", scenario != "-h" else {
@@ -64,6 +122,13 @@ public enum Loadgen {
         }
         do {
             switch scenario {
+            case "navup", "gifter", "postcard", "mixed":
+                let settings = try appSettings(scenario, options)
+                let outcome = try await AppScenarios(settings: settings).run(scenario) {
+                    FileHandle.standardOutput.write(Data("running: \($0)\n".utf8))
+                }
+                print(AppScenarios.table(outcome))
+                if let path = options["json"] { try AppScenarios.json(outcome).write(to: URL(fileURLWithPath: path)) }
             case "broker":
                 let bench = BrokerBench(
                     seconds: Double(options["seconds"] ?? "3") ?? 3,

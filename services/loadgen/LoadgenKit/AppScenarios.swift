@@ -1,0 +1,326 @@
+import Foundation
+
+/// The apps' traffic through the gateway, as open-loop arrivals (see ``OpenLoop``).
+///
+/// - `navup`: simulated students, each locating itself by Wi-Fi every 10 s, asking for a route
+///   every 60 s and searching for a venue every 120 s (periods configurable).
+/// - `gifter`: logins at a fixed rate, a share of them with a wrong password aimed at a few
+///   accounts, which therefore get held (their answers, 401 and 423, are correct answers).
+/// - `postcard`: journeys at a fixed rate: log in, (upload an image and preview the card, with
+///   `--image`), quote, order and pay with a saved card.
+/// - `mixed`: all three at once.
+struct AppScenarios {
+    struct Settings: Sendable {
+        var baseURL = "http://127.0.0.1:8080"
+        var seconds = 30.0
+        var inFlight = 4096
+        var users = 0
+        var locateEvery = 10.0
+        var routeEvery = 60.0
+        var searchEvery = 120.0
+        var loginRate = 0.0
+        var wrongShare = 0.1
+        var postcardRate = 0.0
+        var accounts = 40
+        var image: String?
+    }
+
+    let settings: Settings
+
+    struct Outcome: Sendable {
+        let scenario: String
+        let seconds: Double
+        let kinds: [String: Tally.Kind]
+        let settings: Settings
+    }
+
+    func run(_ scenario: String, progress: @Sendable (String) -> Void) async throws -> Outcome {
+        try await GatewayHTTP.with(baseURL: settings.baseURL) { http in
+            var sources: [any ArrivalSource] = []
+            let tally = Tally()
+            if settings.users > 0 {
+                progress("NavUP: reading the campus (access points, venues)")
+                let campus = try await Campus.load(http)
+                sources.append(navup(http, campus: campus, tally: tally))
+            }
+            if settings.loginRate > 0 {
+                progress("Gifter: registering \(settings.accounts) accounts")
+                let names = try await register(http, count: settings.accounts, prefix: "gifter", card: false)
+                sources.append(gifter(http, accounts: names.map(\.name), tally: tally))
+            }
+            if settings.postcardRate > 0 {
+                progress("PostcardBuddy: registering \(settings.accounts) accounts with a card each")
+                let accounts = try await register(http, count: settings.accounts, prefix: "postcard", card: true)
+                let image = try settings.image.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+                sources.append(postcard(http, accounts: accounts, image: image, tally: tally))
+            }
+            guard !sources.isEmpty else { throw BenchError("nothing to send: give --users, --login-rate or --postcard-rate") }
+            progress(
+                "\(scenario): \(settings.seconds) s open loop (users \(settings.users), logins \(settings.loginRate)/s, "
+                    + "postcards \(settings.postcardRate)/s)")
+            let loop = OpenLoop(seconds: settings.seconds, inFlight: settings.inFlight)
+            let elapsed = await loop.run(MergedArrivals(sources), tally: tally)
+            return Outcome(scenario: scenario, seconds: elapsed, kinds: tally.snapshot, settings: settings)
+        }
+    }
+
+    // MARK: NavUP
+
+    struct Campus: Sendable {
+        struct AccessPoint: Sendable {
+            let bssid: String
+            let lat: Double
+            let lon: Double
+            let level: Int
+        }
+        let accessPoints: [AccessPoint]
+        /// For each access point, the indices of the two nearest others on its level.
+        let neighbours: [[Int]]
+        let venues: [(id: String, name: String)]
+
+        static func load(_ http: GatewayHTTP) async throws -> Campus {
+            let (status, body) = try await http.get("/v1/campus/access-points")
+            guard status == 200, let list = jsonObject(body)?["accessPoints"] as? [[String: Any]], !list.isEmpty else {
+                throw BenchError("GET /v1/campus/access-points: HTTP \(status); is routing running with a campus?")
+            }
+            let points = list.compactMap { entry -> AccessPoint? in
+                guard let bssid = entry["bssid"] as? String, let lat = entry["lat"] as? Double,
+                    let lon = entry["lon"] as? Double
+                else { return nil }
+                return AccessPoint(bssid: bssid, lat: lat, lon: lon, level: entry["level"] as? Int ?? 0)
+            }
+            let neighbours = points.indices.map { index in
+                points.indices.filter { $0 != index && points[$0].level == points[index].level }
+                    .sorted { points[$0].distance(to: points[index]) < points[$1].distance(to: points[index]) }
+                    .prefix(2).map { $0 }
+            }
+            let (venueStatus, venueBody) = try await http.get("/v1/campus/venues?limit=100")
+            guard venueStatus == 200, let venueList = jsonObject(venueBody)?["venues"] as? [[String: Any]],
+                venueList.count >= 2
+            else { throw BenchError("GET /v1/campus/venues: HTTP \(venueStatus), fewer than two venues") }
+            let venues = venueList.compactMap { entry -> (id: String, name: String)? in
+                guard let id = entry["id"] as? String, let name = entry["name"] as? String else { return nil }
+                return (id, name)
+            }
+            return Campus(accessPoints: points, neighbours: neighbours, venues: venues)
+        }
+    }
+
+    func navup(_ http: GatewayHTTP, campus: Campus, tally: Tally) -> PeriodicUsers {
+        let locate = PeriodicUsers.Action(every: settings.locateEvery) { _, due in
+            var random = SystemRandomNumberGenerator()
+            let here = Int.random(in: campus.accessPoints.indices, using: &random)
+            var scan = [(campus.accessPoints[here].bssid, Double.random(in: -60 ... -42, using: &random))]
+            for (rank, other) in campus.neighbours[here].enumerated() {
+                scan.append((campus.accessPoints[other].bssid, Double.random(in: -80 ... -65, using: &random) - Double(rank)))
+            }
+            let entries = scan.map { #"{"bssid": "\#($0.0)", "rssi": \#(Int($0.1))}"# }.joined(separator: ", ")
+            let status = (try? await http.post("/v1/campus/locate", #"{"scan": [\#(entries)]}"#).status) ?? 0
+            tally.record("navup locate", status: status, latency: .now - due, expected: [200])
+        }
+        let route = PeriodicUsers.Action(every: settings.routeEvery) { _, due in
+            let pair = campus.venues.shuffled().prefix(2)
+            let profile = Int.random(in: 0..<10) == 0 ? "accessible" : "fastest"
+            let body = """
+                {"from": {"venueId": "\(pair.first!.id)"}, "to": {"venueId": "\(pair.last!.id)"}, "profile": "\(profile)"}
+                """
+            let status = (try? await http.post("/v1/campus/routes", body).status) ?? 0
+            tally.record("navup route", status: status, latency: .now - due, expected: [200])
+        }
+        let search = PeriodicUsers.Action(every: settings.searchEvery) { _, due in
+            let name = campus.venues.randomElement()!.name.lowercased()
+            // A student types a few letters, sometimes with a slip.
+            var query = Array(name.prefix(Int.random(in: 4...max(4, min(10, name.count)))))
+            if query.count > 4, Bool.random() { query.remove(at: Int.random(in: 1..<query.count)) }
+            let q = String(query).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
+            let status = (try? await http.get("/v1/campus/venues?q=\(q)&limit=10").status) ?? 0
+            tally.record("navup search", status: status, latency: .now - due, expected: [200])
+        }
+        return PeriodicUsers(users: settings.users, actions: [locate, route, search])
+    }
+
+    // MARK: Gifter
+
+    func gifter(_ http: GatewayHTTP, accounts: [String], tally: Tally) -> SteadyArrivals {
+        // Wrong passwords go to one account in ten (an attacker guessing), whose owners stay
+        // away: five guesses hold the account and the guesses after that get 423. Right
+        // passwords go to the other accounts.
+        let targets = Array(accounts.prefix(max(1, accounts.count / 10)))
+        let owners = accounts.count > targets.count ? Array(accounts.dropFirst(targets.count)) : accounts
+        let share = settings.wrongShare
+        return SteadyArrivals(rate: settings.loginRate) { index in
+            { due in
+                // Spread evenly: arrival i is a wrong one when the running count of wrong ones
+                // (i × share, rounded down) steps up at it.
+                if (Double(index + 1) * share).rounded(.down) > (Double(index) * share).rounded(.down) {
+                    let name = targets[index % targets.count]
+                    let body = #"{"username": "\#(name)", "password": "Wrong-\#(index)x"}"#
+                    let status = (try? await http.post("/v1/auth/login", body).status) ?? 0
+                    tally.record("gifter login, wrong password", status: status, latency: .now - due, expected: [401, 423])
+                } else {
+                    let name = owners[index % owners.count]
+                    let body = #"{"username": "\#(name)", "password": "\#(Self.password)"}"#
+                    let status = (try? await http.post("/v1/auth/login", body).status) ?? 0
+                    tally.record(
+                        "gifter login, right password", status: status, latency: .now - due,
+                        expected: owners.count == accounts.count ? [200, 423] : [200])
+                }
+            }
+        }
+    }
+
+    // MARK: PostcardBuddy
+
+    func postcard(_ http: GatewayHTTP, accounts: [Account], image: Data?, tally: Tally) -> SteadyArrivals {
+        let run = UUID().uuidString.prefix(8).lowercased()
+        return SteadyArrivals(rate: settings.postcardRate) { index in
+            { due in
+                let account = accounts[index % accounts.count]
+                var stepStart = due
+                /// Records one step of the journey; false ends it.
+                func step(_ kind: String, _ status: Int, expected: Int) -> Bool {
+                    tally.record(kind, status: status, latency: .now - stepStart, expected: [expected])
+                    stepStart = .now
+                    return status == expected
+                }
+                let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
+                let login = try? await http.post("/v1/auth/login", credentials)
+                guard step("postcard login", login?.status ?? 0, expected: 200),
+                    let token = login.flatMap({ jsonField("accessToken", in: $0.body) })
+                else { return }
+                let auth = ["Authorization": "Bearer \(token)"]
+                var imageField = ""
+                if let image {
+                    let upload = try? await http.upload("/v1/images", image, contentType: "image/jpeg", headers: auth)
+                    guard step("postcard image upload", upload?.status ?? 0, expected: 201),
+                        let id = upload.flatMap({ jsonField("id", in: $0.body) })
+                    else { return }
+                    imageField = #""imageId": "\#(id)", "edits": [{"type": "brightness", "amount": 0.1}], "#
+                    let preview = #"{"imageId": "\#(id)", "edits": [], "size": "A6", "side": "front"}"#
+                    let previewed = try? await http.post("/v1/postcards/preview", preview, headers: auth)
+                    guard step("postcard preview", previewed?.status ?? 0, expected: 200) else { return }
+                }
+                let recipients = #"[{"name": "Ada \#(index)", "address": {"line1": "Storgatan 1", "city": "Lund", "postalCode": "22350", "country": "SE"}}]"#
+                let quote = try? await http.post(
+                    "/v1/quotes", #"{"size": "A6", "recipients": [{"country": "SE"}], "currency": "EUR"}"#, headers: auth)
+                guard step("postcard quote", quote?.status ?? 0, expected: 200) else { return }
+                let order = """
+                    {"kind": "postcard", "currency": "EUR", "paymentMethodId": "\(account.card ?? "")",
+                     "postcard": {\(imageField)"size": "A6", "greeting": "Hälsningar från Lund", "recipients": \(recipients)}}
+                    """
+                let placed = try? await http.post(
+                    "/v1/orders", order, headers: auth.merging(["Idempotency-Key": "\(run)-\(index)"]) { $1 })
+                _ = step("postcard order and pay", placed?.status ?? 0, expected: 201)
+            }
+        }
+    }
+
+    // MARK: Accounts
+
+    static let password = "Loadgen2026x"
+
+    struct Account: Sendable {
+        let name: String
+        let card: String?
+    }
+
+    /// Registers `count` fresh accounts (and saves a test card for each when `card`).
+    func register(_ http: GatewayHTTP, count: Int, prefix: String, card: Bool) async throws -> [Account] {
+        let run = UUID().uuidString.prefix(8).lowercased()
+        return try await withThrowingTaskGroup(of: Account.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let name = "\(prefix)-\(run)-\(index)@example.org"
+                    let credentials = #"{"username": "\#(name)", "password": "\#(Self.password)"}"#
+                    let registered = try await http.post("/v1/auth/register", credentials)
+                    guard registered.status == 201 else {
+                        throw BenchError("register \(name): HTTP \(registered.status) \(registered.body)")
+                    }
+                    guard card else { return Account(name: name, card: nil) }
+                    let login = try await http.post("/v1/auth/login", credentials)
+                    guard let token = jsonField("accessToken", in: login.body) else {
+                        throw BenchError("login \(name): HTTP \(login.status) \(login.body)")
+                    }
+                    let saved = try await http.post(
+                        "/v1/payment-methods",
+                        #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2099, "cvc": "123"}"#,
+                        headers: ["Authorization": "Bearer \(token)"])
+                    guard let id = jsonField("id", in: saved.body) else {
+                        throw BenchError("card for \(name): HTTP \(saved.status) \(saved.body)")
+                    }
+                    return Account(name: name, card: id)
+                }
+            }
+            var accounts: [Account] = []
+            for try await account in group { accounts.append(account) }
+            return accounts
+        }
+    }
+
+    // MARK: Report
+
+    static func table(_ outcome: Outcome) -> String {
+        var lines = [
+            "",
+            "\(outcome.scenario): \(String(format: "%.1f", outcome.seconds)) s",
+            "",
+            "request".padded(34) + "count".leftPadded(8) + "per s".leftPadded(9) + "p50 ms".leftPadded(9)
+                + "p99 ms".leftPadded(9) + "max ms".leftPadded(9) + "errors".leftPadded(8) + "  statuses",
+            String(repeating: "-", count: 110),
+        ]
+        for (name, kind) in outcome.kinds.sorted(by: { $0.key < $1.key }) {
+            let result = kind.recorder.result(name: name, seconds: outcome.seconds)
+            let total = kind.statuses.values.reduce(0, +)
+            let statuses = kind.statuses.sorted { $0.key < $1.key }.map { "\($0.key == 0 ? "none" : "\($0.key)"):\($0.value)" }
+            lines.append(
+                name.padded(34) + "\(total)".leftPadded(8)
+                    + String(format: "%.1f", Double(total) / outcome.seconds).leftPadded(9)
+                    + String(format: "%.1f", Double(result.p50) / 1000).leftPadded(9)
+                    + String(format: "%.1f", Double(result.p99) / 1000).leftPadded(9)
+                    + String(format: "%.1f", Double(result.max) / 1000).leftPadded(9)
+                    + "\(kind.errors)".leftPadded(8) + "  " + statuses.joined(separator: " "))
+        }
+        lines.append("")
+        lines.append(
+            "latency from when each request was due (open loop); errors: answers other than the expected ones")
+        lines.append("\(ProcessInfo.processInfo.activeProcessorCount) cores; \(Date())")
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ outcome: Outcome) throws -> Data {
+        let settings = outcome.settings
+        let object: [String: Any] = [
+            "scenario": outcome.scenario, "seconds": outcome.seconds,
+            "settings": [
+                "users": settings.users, "locateEvery": settings.locateEvery, "routeEvery": settings.routeEvery,
+                "searchEvery": settings.searchEvery, "loginRate": settings.loginRate,
+                "wrongShare": settings.wrongShare, "postcardRate": settings.postcardRate,
+                "accounts": settings.accounts, "inFlight": settings.inFlight,
+            ] as [String: Any],
+            "requests": outcome.kinds.sorted(by: { $0.key < $1.key }).map { name, kind in
+                let result = kind.recorder.result(name: name, seconds: outcome.seconds)
+                return [
+                    "name": name, "count": kind.statuses.values.reduce(0, +), "errors": kind.errors,
+                    "p50Micros": Int(result.p50), "p99Micros": Int(result.p99), "maxMicros": Int(result.max),
+                    "statuses": Dictionary(uniqueKeysWithValues: kind.statuses.map { ("\($0.key)", $0.value) }),
+                ] as [String: Any]
+            },
+            "cores": ProcessInfo.processInfo.activeProcessorCount, "date": ISO8601DateFormatter().string(from: Date()),
+        ]
+        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+    }
+}
+
+extension AppScenarios.Campus.AccessPoint {
+    /// Squared degrees, good enough to rank neighbours on one campus.
+    func distance(to other: Self) -> Double {
+        let dlat = lat - other.lat
+        let dlon = (lon - other.lon) * cos(lat * .pi / 180)
+        return dlat * dlat + dlon * dlon
+    }
+}
+
+/// The top-level object of a JSON body.
+func jsonObject(_ body: String) -> [String: Any]? {
+    try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+}
