@@ -322,6 +322,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "LoadgenTests",
+            dependencies: ["LoadgenKit"],
+            path: "Tests/LoadgenTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SystemTests",
             dependencies: [
                 "Majordomo", "Contract", "ServiceKit", "Store",

@@ -54,7 +54,9 @@ struct AppScenarios {
                 let image = try settings.image.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
                 sources.append(postcard(http, accounts: accounts, image: image, tally: tally))
             }
-            guard !sources.isEmpty else { throw BenchError("nothing to send: give --users, --login-rate or --postcard-rate") }
+            guard !sources.isEmpty else {
+                throw BenchError("nothing to send: give --users, --login-rate or --postcard-rate")
+            }
             progress(
                 "\(scenario): \(settings.seconds) s open loop (users \(settings.users), logins \(settings.loginRate)/s, "
                     + "postcards \(settings.postcardRate)/s)")
@@ -112,7 +114,8 @@ struct AppScenarios {
             let here = Int.random(in: campus.accessPoints.indices, using: &random)
             var scan = [(campus.accessPoints[here].bssid, Double.random(in: -60 ... -42, using: &random))]
             for (rank, other) in campus.neighbours[here].enumerated() {
-                scan.append((campus.accessPoints[other].bssid, Double.random(in: -80 ... -65, using: &random) - Double(rank)))
+                scan.append(
+                    (campus.accessPoints[other].bssid, Double.random(in: -80 ... -65, using: &random) - Double(rank)))
             }
             let entries = scan.map { #"{"bssid": "\#($0.0)", "rssi": \#(Int($0.1))}"# }.joined(separator: ", ")
             let status = (try? await http.post("/v1/campus/locate", #"{"scan": [\#(entries)]}"#).status) ?? 0
@@ -156,7 +159,8 @@ struct AppScenarios {
                     let name = targets[index % targets.count]
                     let body = #"{"username": "\#(name)", "password": "Wrong-\#(index)x"}"#
                     let status = (try? await http.post("/v1/auth/login", body).status) ?? 0
-                    tally.record("gifter login, wrong password", status: status, latency: .now - due, expected: [401, 423])
+                    tally.record(
+                        "gifter login, wrong password", status: status, latency: .now - due, expected: [401, 423])
                 } else {
                     let name = owners[index % owners.count]
                     let body = #"{"username": "\#(name)", "password": "\#(Self.password)"}"#
@@ -200,9 +204,11 @@ struct AppScenarios {
                     let previewed = try? await http.post("/v1/postcards/preview", preview, headers: auth)
                     guard step("postcard preview", previewed?.status ?? 0, expected: 200) else { return }
                 }
-                let recipients = #"[{"name": "Ada \#(index)", "address": {"line1": "Storgatan 1", "city": "Lund", "postalCode": "22350", "country": "SE"}}]"#
+                let recipients =
+                    #"[{"name": "Ada \#(index)", "address": {"line1": "Storgatan 1", "city": "Lund", "postalCode": "22350", "country": "SE"}}]"#
                 let quote = try? await http.post(
-                    "/v1/quotes", #"{"size": "A6", "recipients": [{"country": "SE"}], "currency": "EUR"}"#, headers: auth)
+                    "/v1/quotes", #"{"size": "A6", "recipients": [{"country": "SE"}], "currency": "EUR"}"#,
+                    headers: auth)
                 guard step("postcard quote", quote?.status ?? 0, expected: 200) else { return }
                 let order = """
                     {"kind": "postcard", "currency": "EUR", "paymentMethodId": "\(account.card ?? "")",
@@ -271,7 +277,9 @@ struct AppScenarios {
         for (name, kind) in outcome.kinds.sorted(by: { $0.key < $1.key }) {
             let result = kind.recorder.result(name: name, seconds: outcome.seconds)
             let total = kind.statuses.values.reduce(0, +)
-            let statuses = kind.statuses.sorted { $0.key < $1.key }.map { "\($0.key == 0 ? "none" : "\($0.key)"):\($0.value)" }
+            let statuses = kind.statuses.sorted { $0.key < $1.key }.map {
+                "\($0.key == 0 ? "none" : "\($0.key)"):\($0.value)"
+            }
             lines.append(
                 name.padded(34) + "\(total)".leftPadded(8)
                     + String(format: "%.1f", Double(total) / outcome.seconds).leftPadded(9)

@@ -109,7 +109,8 @@ struct OpenLoop {
             let line = String(
                 format: "%6.1f s  started %d  answered %d  open %d  errors %d  worst p99 %.1f ms",
                 Double((ContinuousClock.now - start).nanoseconds) / 1e9, tally.started.load(ordering: .relaxed),
-                tally.finished.load(ordering: .relaxed), state.open.load(ordering: .relaxed), errors, Double(p99) / 1000)
+                tally.finished.load(ordering: .relaxed), state.open.load(ordering: .relaxed), errors, Double(p99) / 1000
+            )
             FileHandle.standardError.write(Data((terminal ? "\r\(line)\u{1B}[K" : "\(line)\n").utf8))
         }
         if terminal { FileHandle.standardError.write(Data("\n".utf8)) }

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// `loadgen` against the real system: the app scenarios must run clean against gateway, broker,
+/// auth, orders and routing as processes, and report what they sent.
+@Suite("loadgen against the running system", .serialized)
+struct LoadgenSystemTests {
+    @Test("mixed: NavUP, Gifter and PostcardBuddy traffic, every answer as expected, a JSON report")
+    func mixed() async throws {
+        let system = try SystemHarness()
+        try system.start("broker")
+        try system.start("auth")
+        try system.start("orders")
+        try system.start("routing")
+        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,orders,routing"])
+        defer { _ = system.stopBlocking() }
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        try #require(await system.get("/readyz")?.status == 200, "\(system.logs())")
+
+        let report = system.logDirectory.appendingPathComponent("mixed.json")
+        let (status, output) = try await system.runToEnd(
+            "loadgen",
+            arguments: [
+                "mixed", "--url", "http://127.0.0.1:\(system.httpPort)", "--seconds", "4", "--users", "100",
+                "--login-rate", "5", "--wrong-share", "0.4", "--postcard-rate", "1", "--accounts", "10", "--json",
+                report.path,
+            ])
+        #expect(status == 0, "\(output)")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+        let requests = try #require(object?["requests"] as? [[String: Any]], "\(output)")
+        var byName: [String: [String: Any]] = [:]
+        for request in requests { byName[request["name"] as? String ?? ""] = request }
+        for name in [
+            "navup locate", "navup route", "gifter login, right password", "gifter login, wrong password",
+            "postcard login", "postcard quote", "postcard order and pay",
+        ] {
+            let entry = try #require(byName[name], "no \(name) in \(output)")
+            #expect((entry["count"] as? Int ?? 0) > 0, "\(name): \(entry)")
+            #expect(entry["errors"] as? Int == 0, "\(name): \(entry)")
+        }
+        // Eight wrong guesses at one account: five 401s, then the hold answers 423.
+        let wrong = byName["gifter login, wrong password"]?["statuses"] as? [String: Int] ?? [:]
+        #expect((wrong["401"] ?? 0) >= 5, "\(wrong)")
+        #expect((wrong["423"] ?? 0) > 0, "\(wrong)")
+        #expect(output.contains("navup locate"))
+    }
+
+    @Test("--help lists the scenarios; a wrong option is refused by name")
+    func usage() async throws {
+        let system = try SystemHarness()
+        let (status, help) = try await system.runToEnd("loadgen", arguments: ["--help"])
+        #expect(status == 0)
+        for scenario in ["navup", "gifter", "postcard", "mixed", "broker", "login", "orders"] {
+            #expect(help.contains("  \(scenario) "), "\(scenario) missing from --help")
+        }
+        let (refused, message) = try await system.runToEnd("loadgen", arguments: ["navup", "--userz", "5"])
+        #expect(refused != 0)
+        #expect(message.contains("--userz"))
+    }
+}
