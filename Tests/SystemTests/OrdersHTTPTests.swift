@@ -244,6 +244,32 @@ struct OrdersHTTPTests {
         _ = await system.stopAll()
         let logs = system.logs()
         for number in Self.cards { #expect(!logs.contains(number), "a card number in the logs") }
+        #expect(try await Self.tablesHolding(Self.cards) == [], "a card number in the database")
+    }
+
+    /// The tables (`schema.table`) of the database with a row whose text holds one of `needles`.
+    static func tablesHolding(_ needles: [String]) async throws -> [String] {
+        var found: [String] = []
+        try await withDatabase { client, logger in
+            let rows = try await client.query(
+                """
+                SELECT table_schema, table_name FROM information_schema.tables
+                WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')
+                """, logger: logger)
+            var tables: [(String, String)] = []
+            for try await (schema, table) in rows.decode((String, String).self) { tables.append((schema, table)) }
+            for (schema, table) in tables {
+                for needle in needles {
+                    // Identifiers come from the catalog, quoted; the needle is a bound parameter.
+                    let sql = "SELECT count(*) FROM \"\(schema)\".\"\(table)\" t WHERE t::text LIKE '%' || $1 || '%'"
+                    var bindings = PostgresBindings()
+                    bindings.append(needle)
+                    let counted = try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                    for try await count in counted.decode(Int.self) where count > 0 { found.append("\(schema).\(table)") }
+                }
+            }
+        }
+        return found
     }
 
     /// Appends a printing job event to the event log, as the printing service would.
