@@ -29,6 +29,9 @@
 #   BACKPLANE_BIN_DIR     where the executables are (default: swift build -c release --show-bin-path)
 #   READY_TIMEOUT         seconds to wait for /readyz (default 60)
 #   STOP_TIMEOUT          seconds between SIGTERM and SIGKILL on shutdown (default 10)
+#   RESTART               no (default): a process that dies stays down and is reported;
+#                         always: it is started again after RESTART_DELAY seconds (default 1),
+#                         like docker-compose's `restart: always` (the fault run uses this)
 set -euo pipefail
 LOG_TAG=up
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -46,6 +49,7 @@ LIVE=()             # PIDs of the supervised processes not reaped yet, in start 
 FILTERS=()          # PIDs of the log-prefixing filters (children of this shell too)
 declare -A NAME=()  # PID -> display name
 declare -A PID_OF=() # display name -> PID
+declare -A EXE_OF=() # display name -> executable
 NAME_WIDTH=8
 PG_OWNED=""         # set when this script is responsible for stopping .data/pg
 STOP_SIGNAL=""      # set by the signal traps; the main flow notices it and shuts down
@@ -163,6 +167,7 @@ start_process() {
     LIVE+=("$pid")
     NAME[$pid]=$name
     PID_OF[$name]=$pid
+    EXE_OF[$name]=$exe
     info "started $name (pid $pid)"
 }
 
@@ -194,6 +199,10 @@ on_child_exit() {
     forget "$pid"
     if [[ -n $STOPPING ]]; then
         ((rc == 0 || rc == 143)) || info "${NAME[$pid]} stopped: $(describe_status "$rc")"
+    elif [[ ${RESTART:-no} == always ]]; then
+        warn "${NAME[$pid]} (pid $pid) exited unexpectedly: $(describe_status "$rc"); restarting it in ${RESTART_DELAY:-1}s"
+        nap "${RESTART_DELAY:-1}"
+        [[ -n $STOP_SIGNAL ]] || start_process "${NAME[$pid]}" "${EXE_OF[${NAME[$pid]}]}"
     else
         warn "${NAME[$pid]} (pid $pid) exited unexpectedly: $(describe_status "$rc"); ${#LIVE[@]} other processes keep running"
     fi
@@ -387,6 +396,7 @@ main() {
     trap 'on_signal HUP' HUP
     trap shutdown EXIT
 
+    [[ ${RESTART:-no} == no || ${RESTART:-no} == always ]] || die "RESTART must be no or always, not '$RESTART'"
     [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
     require_cmd curl "run deploy/scripts/bootstrap.sh"
     plan_processes
