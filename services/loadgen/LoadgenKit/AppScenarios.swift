@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The apps' traffic through the gateway, as open-loop arrivals (see ``OpenLoop``).
 ///
@@ -23,6 +24,8 @@ struct AppScenarios {
         var postcardRate = 0.0
         var accounts = 40
         var image: String?
+        /// Where to write the id of every order the system acknowledged (201), one per line.
+        var acknowledgedFile: String?
     }
 
     let settings: Settings
@@ -31,6 +34,8 @@ struct AppScenarios {
         let scenario: String
         let seconds: Double
         let kinds: [String: Tally.Kind]
+        /// Orders sent again with the same key after no answer or a 502/503/504.
+        let retries: Int
         let settings: Settings
     }
 
@@ -52,7 +57,8 @@ struct AppScenarios {
                 progress("PostcardBuddy: registering \(settings.accounts) accounts with a card each")
                 let accounts = try await register(http, count: settings.accounts, prefix: "postcard", card: true)
                 let image = try settings.image.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-                sources.append(postcard(http, accounts: accounts, image: image, tally: tally))
+                let acknowledged = try settings.acknowledgedFile.map { try AcknowledgedOrders(path: $0) }
+                sources.append(postcard(http, accounts: accounts, image: image, acknowledged: acknowledged, tally: tally))
             }
             guard !sources.isEmpty else {
                 throw BenchError("nothing to send: give --users, --login-rate or --postcard-rate")
@@ -62,7 +68,9 @@ struct AppScenarios {
                     + "postcards \(settings.postcardRate)/s)")
             let loop = OpenLoop(seconds: settings.seconds, inFlight: settings.inFlight)
             let elapsed = await loop.run(MergedArrivals(sources), tally: tally)
-            return Outcome(scenario: scenario, seconds: elapsed, kinds: tally.snapshot, settings: settings)
+            return Outcome(
+                scenario: scenario, seconds: elapsed, kinds: tally.snapshot,
+                retries: tally.retries.load(ordering: .relaxed), settings: settings)
         }
     }
 
@@ -181,7 +189,18 @@ struct AppScenarios {
 
     // MARK: PostcardBuddy
 
-    func postcard(_ http: GatewayHTTP, accounts: [Account], image: Data?, tally: Tally) -> SteadyArrivals {
+    /// Tries of one order before the journey gives up.
+    static let orderAttempts = 8
+
+    /// No answer, or the gateway saying the service is away or late: an app would try again.
+    static func isWorthRetrying(_ status: Int?) -> Bool {
+        guard let status else { return true }
+        return status == 0 || status == 502 || status == 503 || status == 504
+    }
+
+    func postcard(
+        _ http: GatewayHTTP, accounts: [Account], image: Data?, acknowledged: AcknowledgedOrders?, tally: Tally
+    ) -> SteadyArrivals {
         let run = UUID().uuidString.prefix(8).lowercased()
         return SteadyArrivals(rate: settings.postcardRate) { index in
             { due in
@@ -220,9 +239,20 @@ struct AppScenarios {
                     {"kind": "postcard", "currency": "EUR", "paymentMethodId": "\(account.card ?? "")",
                      "postcard": {\(imageField)"size": "A6", "greeting": "Hälsningar från Lund", "recipients": \(recipients)}}
                     """
-                let placed = try? await http.post(
-                    "/v1/orders", order, headers: auth.merging(["Idempotency-Key": "\(run)-\(index)"]) { $1 })
-                _ = step("postcard order and pay", placed?.status ?? 0, expected: 201)
+                // As the app does when the connection drops or the server is away: send the
+                // same order again with the same key, a few times, a bit later each time.
+                let headers = auth.merging(["Idempotency-Key": "\(run)-\(index)"]) { $1 }
+                var placed = try? await http.post("/v1/orders", order, headers: headers)
+                for attempt in 1..<Self.orderAttempts where Self.isWorthRetrying(placed?.status) {
+                    tally.retries.add(1, ordering: .relaxed)
+                    try? await Task.sleep(for: .milliseconds(250 * attempt))
+                    placed = try? await http.post("/v1/orders", order, headers: headers)
+                }
+                if step("postcard order and pay", placed?.status ?? 0, expected: 201),
+                    let id = placed.flatMap({ jsonField("id", in: $0.body) })
+                {
+                    acknowledged?.append(id)
+                }
             }
         }
     }
@@ -295,6 +325,7 @@ struct AppScenarios {
                     + "\(kind.errors)".leftPadded(8) + "  " + statuses.joined(separator: " "))
         }
         lines.append("")
+        if outcome.retries > 0 { lines.append("orders sent again with the same Idempotency-Key: \(outcome.retries)") }
         lines.append(
             "latency from when each request was due (open loop); errors: answers other than the expected ones")
         lines.append("\(ProcessInfo.processInfo.activeProcessorCount) cores; \(Date())")
@@ -304,7 +335,7 @@ struct AppScenarios {
     static func json(_ outcome: Outcome) throws -> Data {
         let settings = outcome.settings
         let object: [String: Any] = [
-            "scenario": outcome.scenario, "seconds": outcome.seconds,
+            "scenario": outcome.scenario, "seconds": outcome.seconds, "orderRetries": outcome.retries,
             "settings": [
                 "users": settings.users, "locateEvery": settings.locateEvery, "routeEvery": settings.routeEvery,
                 "searchEvery": settings.searchEvery, "loginRate": settings.loginRate,
@@ -331,6 +362,23 @@ extension AppScenarios.Campus.AccessPoint {
         let dlat = lat - other.lat
         let dlon = (lon - other.lon) * cos(lat * .pi / 180)
         return dlat * dlat + dlon * dlon
+    }
+}
+
+/// The ids of acknowledged orders, appended to a file as they come (the fault run reconciles
+/// the database against it).
+final class AcknowledgedOrders: Sendable {
+    private let handle: Mutex<FileHandle>
+
+    init(path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw BenchError("cannot create \(path)")
+        }
+        handle = Mutex(try FileHandle(forWritingTo: URL(fileURLWithPath: path)))
+    }
+
+    func append(_ id: String) {
+        handle.withLock { $0.write(Data("\(id)\n".utf8)) }
     }
 }
 

@@ -42,6 +42,9 @@ public enum Loadgen {
           --in-flight N      requests open at once at most (default 4096); one due while that
                              many are open waits, and the wait counts in its latency
           --json PATH        also write the report as JSON
+          --acknowledged PATH  write the id of every order answered 201 to PATH, one per line
+                             (an order without an answer, or with 502/503/504, is sent again with
+                             the same Idempotency-Key, up to 8 times, as the app would)
 
         Options of orders:
           --url URL     the gateway (default http://127.0.0.1:8080)
@@ -73,7 +76,7 @@ public enum Loadgen {
     static func appSettings(_ scenario: String, _ options: [String: String]) throws -> AppScenarios.Settings {
         let known: Set<String> = [
             "url", "seconds", "users", "locate-every", "route-every", "search-every", "login-rate", "wrong-share",
-            "postcard-rate", "image", "accounts", "in-flight", "json",
+            "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged",
         ]
         if let unknown = options.keys.sorted().first(where: { !known.contains($0) }) {
             throw BenchError("--\(unknown) is not an option of \(scenario); see --help")
@@ -98,6 +101,7 @@ public enum Loadgen {
         settings.accounts = max(1, Int(try number("accounts", 40)))
         settings.inFlight = max(1, Int(try number("in-flight", 4096)))
         settings.image = options["image"]
+        settings.acknowledgedFile = options["acknowledged"]
         guard settings.seconds > 0 else { throw BenchError("--seconds must be more than 0") }
         guard settings.wrongShare <= 1 else { throw BenchError("--wrong-share is a share, 0 to 1") }
         return settings

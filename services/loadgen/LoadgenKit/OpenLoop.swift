@@ -20,6 +20,8 @@ final class Tally: Sendable {
     /// Requests started and finished, for the progress line.
     let started = Atomic<Int>(0)
     let finished = Atomic<Int>(0)
+    /// Requests sent again after no answer or a 502/503/504 (the postcard journey's orders).
+    let retries = Atomic<Int>(0)
 
     /// Records one answer. `expected` are the statuses that are a correct answer for this
     /// request (a 401 for a wrong password is one); only those count in the latency figures.
