@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The fault run: the `mixed` load for DURATION seconds while, every KILL_EVERY seconds, one
+# process gets SIGKILL (auth, orders, printing, routing, notify, gateway in turn; the broker
+# once; PostgreSQL once). up.sh runs with RESTART=always, so each comes back after a second,
+# as it would under compose's restart policy; PostgreSQL is started again by this script.
+# Afterwards it waits for the system to settle and reconciles the database against the orders
+# the load generator was told about (deploy/scripts/reconcile.sh). Exit 0 only when nothing was
+# lost, charged twice or left stuck.
+#
+#   make fault-run                      # or: deploy/scripts/fault-run.sh
+#
+# Environment:
+#   DURATION        seconds of load (default 300)
+#   KILL_EVERY      seconds between kills (default 20)
+#   SERVICES        services to run (default: auth orders printing routing notify)
+#   USERS, LOGIN_RATE, POSTCARD_RATE   the load (default 500 NavUP users, 5 logins/s,
+#                   3 postcard journeys/s)
+#   SETTLE_SECONDS  how long the system gets after the load to finish its work (default 60)
+#   SKIP_BUILD=1    use the release executables as they are
+# Output: .data/fault-run/ (system log, loadgen report, acknowledged order ids, kill log).
+set -euo pipefail
+LOG_TAG=fault
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+: "${DURATION:=300}" "${KILL_EVERY:=20}" "${USERS:=500}" "${LOGIN_RATE:=5}" "${POSTCARD_RATE:=3}"
+: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify}"
+for var in DURATION KILL_EVERY USERS SETTLE_SECONDS; do
+    [[ ${!var} =~ ^[0-9]+$ ]] || die "$var must be a whole number, not '${!var}'"
+done
+((KILL_EVERY > 0)) || die "KILL_EVERY must be more than 0"
+require_cmd curl "run deploy/scripts/bootstrap.sh"
+require_cmd psql "run deploy/scripts/bootstrap.sh"
+
+OUT="$REPO_ROOT/.data/fault-run"
+PG_DIR="$OUT/pg"
+mkdir -p "$OUT"
+rm -f "$OUT/acknowledged.txt" "$OUT/kills.log" "$OUT/report.json"
+
+# Our own PostgreSQL (fsync on: the point is what survives a kill), so that we may kill it.
+PG_PORT=$(free_port)
+"$SCRIPTS_DIR/pg.sh" start "$PG_DIR" "$PG_PORT"
+DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$PG_DIR" "$PG_PORT")
+export DATABASE_URL
+
+if [[ -z ${SKIP_BUILD:-} ]]; then (cd "$REPO_ROOT" && swift build -c release); fi
+BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
+HTTP_PORT=$(free_port)
+BROKER_PORT=$(free_port)
+XSUB_PORT=$(free_port)
+XPUB_PORT=$(free_port)
+export HTTP_PORT SKIP_BUILD=1 SKIP_BOOTSTRAP=1 BACKPLANE_BIN_DIR=$BIN_DIR LOG_LEVEL=${LOG_LEVEL:-warning}
+export BROKER_BIND="tcp://127.0.0.1:$BROKER_PORT" BROKER_URL="tcp://127.0.0.1:$BROKER_PORT"
+export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0.0.1:$XSUB_PORT"
+export EVENTS_XPUB_BIND="tcp://127.0.0.1:$XPUB_PORT" EVENTS_SUB_URL="tcp://127.0.0.1:$XPUB_PORT"
+export SERVICES RESTART=always READINESS_SERVICES=${SERVICES// /,}
+export SMTP_PORT=${SMTP_PORT:-$(free_port)}
+
+info "starting the system (services: $SERVICES; log in $OUT/system.log)"
+"$SCRIPTS_DIR/up.sh" >"$OUT/system.log" 2>&1 &
+UP_PID=$!
+LOAD_PID=""
+finish() {
+    [[ -z $LOAD_PID ]] || kill -TERM "$LOAD_PID" 2>/dev/null || true
+    kill -TERM "$UP_PID" 2>/dev/null || true
+    wait "$UP_PID" 2>/dev/null || true
+    "$SCRIPTS_DIR/pg.sh" stop "$PG_DIR" >/dev/null 2>&1 || true
+}
+trap finish EXIT
+
+wait_ready() {
+    local deadline=$((SECONDS + $1))
+    until curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$HTTP_PORT/readyz" 2>/dev/null; do
+        pid_alive "$UP_PID" || die "the system stopped; see $OUT/system.log"
+        ((SECONDS < deadline)) || return 1
+        sleep 0.5
+    done
+}
+wait_ready 120 || die "not ready after 120 s; see $OUT/system.log"
+
+info "load: mixed for ${DURATION}s (users $USERS, logins $LOGIN_RATE/s, postcards $POSTCARD_RATE/s)"
+"$BIN_DIR/loadgen" mixed --url "http://127.0.0.1:$HTTP_PORT" --seconds "$DURATION" --users "$USERS" \
+    --login-rate "$LOGIN_RATE" --postcard-rate "$POSTCARD_RATE" --acknowledged "$OUT/acknowledged.txt" \
+    --json "$OUT/report.json" >"$OUT/loadgen.txt" 2>"$OUT/loadgen-progress.txt" &
+LOAD_PID=$!
+
+# The kill plan: services and the gateway in turn; the broker at a third of the run and
+# PostgreSQL at two thirds.
+read -r -a victims <<<"$SERVICES gateway"
+rounds=$((DURATION / KILL_EVERY))
+broker_round=$((rounds / 3))
+pg_round=$((2 * rounds / 3))
+kill_one() {
+    local name=$1 pid
+    pid=$(pgrep -f -n "^$BIN_DIR/$name\$" || true)
+    if [[ -z $pid ]]; then
+        echo "$(date +%T) $name: not running (still restarting?)" | tee -a "$OUT/kills.log" >&2
+        return 0
+    fi
+    kill -KILL "$pid"
+    echo "$(date +%T) SIGKILL $name (pid $pid)" | tee -a "$OUT/kills.log" >&2
+}
+kill_database() {
+    local pid
+    pid=$(head -n 1 "$PG_DIR/data/postmaster.pid")
+    kill -KILL "$pid"
+    echo "$(date +%T) SIGKILL postgres (postmaster pid $pid)" | tee -a "$OUT/kills.log" >&2
+    sleep 2
+    local tries=0
+    until "$SCRIPTS_DIR/pg.sh" start "$PG_DIR" "$PG_PORT" >>"$OUT/kills.log" 2>&1; do
+        ((++tries < 15)) || die "PostgreSQL does not come back; see $PG_DIR/postgres.log"
+        sleep 1
+    done
+    echo "$(date +%T) postgres started again" | tee -a "$OUT/kills.log" >&2
+}
+for ((round = 1; round < rounds; round++)); do
+    sleep "$KILL_EVERY"
+    pid_alive "$LOAD_PID" || break
+    if ((round == broker_round)); then
+        kill_one broker
+    elif ((round == pg_round)); then
+        kill_database
+    else
+        kill_one "${victims[$(((round - 1) % ${#victims[@]}))]}"
+    fi
+done
+load_rc=0
+wait "$LOAD_PID" || load_rc=$?
+LOAD_PID=""
+cat "$OUT/loadgen.txt"
+((load_rc == 0)) || warn "loadgen exited with $load_rc; see $OUT/loadgen-progress.txt"
+
+info "load over; giving the system up to ${SETTLE_SECONDS}s to finish its work"
+wait_ready "$SETTLE_SECONDS" || warn "not ready again within ${SETTLE_SECONDS}s"
+sleep "$((SETTLE_SECONDS / 2))"
+info "kills: $(grep -c SIGKILL "$OUT/kills.log" || true) (log in $OUT/kills.log)"
+STUCK_SECONDS=$((SETTLE_SECONDS / 2)) "$SCRIPTS_DIR/reconcile.sh" "$OUT/acknowledged.txt"
