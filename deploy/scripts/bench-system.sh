@@ -9,6 +9,7 @@
 # Environment:
 #   SERVICES      services to start (default: the ones the scenario needs; login: auth)
 #   BENCH_LOG     where the system's output goes (default .data/bench-<scenario>.log)
+#   SKIP_BUILD=1  use the release executables as they are (no swift build -c release)
 #   Settings of the executables (WORKER_CONCURRENCY, LOG_LEVEL, ...) pass through.
 set -euo pipefail
 LOG_TAG=bench
@@ -25,7 +26,7 @@ export SERVICES
 mkdir -p "$REPO_ROOT/.data"
 : "${BENCH_LOG:=$REPO_ROOT/.data/bench-$SCENARIO.log}"
 
-(cd "$REPO_ROOT" && swift build -c release)
+[[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release)
 BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
 HTTP_PORT=$(free_port)
 BROKER_PORT=$(free_port)
