@@ -86,11 +86,11 @@ public final class Campus: Sendable {
         case .reuse(let landmarks):
             self.landmarks = landmarks
         case .compute(let count, let profiles):
-            let nodes = Landmarks.spread(graph: graph, weights: fastest, count: count)
+            let selected = profiles.isEmpty ? nil : Landmarks.spread(graph: graph, weights: fastest, count: count)
             let weights = [fastest, accessible, graph.edgeLength]
             self.landmarks = RouteProfile.allCases.enumerated().map { index, profile in
-                guard profiles.contains(profile), !nodes.isEmpty else { return nil }
-                return Landmarks(graph: graph, weights: weights[index], nodes: nodes)
+                guard profiles.contains(profile), let selected else { return nil }
+                return index == 0 ? selected : Landmarks(graph: graph, weights: weights[index], nodes: selected.nodes)
             }
         }
         self.accessPoints = accessPoints

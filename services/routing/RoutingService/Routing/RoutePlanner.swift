@@ -14,7 +14,7 @@ public struct RoutePlanner: Sendable {
 
     let pool = WorkspacePool()
     /// Landmarks a query uses: those that bound its source-to-target cost best.
-    static let activeLandmarks = 4
+    static let activeLandmarks = 6
 
     public init() {}
 
@@ -53,6 +53,7 @@ public struct RoutePlanner: Sendable {
         let activeIndex = active.map(\.index)
         let activeToTarget = active.map(\.toTarget)
         let landmarkCount = landmarks?.nodes.count ?? 0
+        let symmetric = landmarks?.symmetric ?? false
         let table = landmarks?.distance ?? []
         workspace.withBuffers { score, parent, seen, closed in
             graph.withBuffers { start, heads, xs, ys, levels in
@@ -71,9 +72,11 @@ public struct RoutePlanner: Sendable {
                                         for index in 0..<activeIndex.count {
                                             let toNode = fromLandmark[row + activeIndex[index]]
                                             if toNode.isFinite {
+                                                var gap = toTarget[index] - toNode
+                                                if symmetric { gap = abs(gap) }
                                                 // Slack for float rounding keeps the bound below the true cost.
-                                                let slack = toTarget[index] * 1e-5
-                                                bound = max(bound, toTarget[index] - toNode - slack)
+                                                let slack = max(toTarget[index], toNode) * 1e-5
+                                                bound = max(bound, gap - slack)
                                             }
                                         }
                                         return bound
