@@ -69,6 +69,34 @@ struct GoalTests {
         }
     }
 
+    @Test("a report retried with the same id counts once, also when the retries race")
+    func retriedReport() async throws {
+        try await RoutingDatabase.with { db in
+            let goal = try await db.goal("steps", target: 3_000)
+            let user = UUID()
+            let retried = UUID()
+            let now = db.clock.now()
+            let weeks = try await withThrowingTaskGroup(of: Routing.MyWeek.self) { group in
+                for _ in 0..<5 {
+                    group.addTask {
+                        try await db.goals.report(
+                            steps: 2_000, distance: 10, reportId: retried, user: user, now: now, requestId: nil)
+                    }
+                }
+                return try await group.reduce(into: [Routing.MyWeek]()) { $0.append($1) }
+            }
+            #expect(weeks.map(\.steps).max() == 2_000)
+            #expect(try await db.goals.myWeek(user: user, week: db.week).steps == 2_000)
+            let other = try await db.goals.report(
+                steps: 2_000, distance: 10, reportId: UUID(), user: user, now: now, requestId: nil)
+            #expect(other.steps == 4_000 && other.justCompleted == [goal.id])
+            #expect(
+                try await db.goals.report(
+                    steps: 2_000, distance: 10, reportId: retried, user: user, now: now, requestId: nil
+                ).steps == 4_000)
+        }
+    }
+
     @Test("twenty concurrent reports that together cross the target issue exactly one voucher")
     func concurrentReports() async throws {
         try await RoutingDatabase.with { db in

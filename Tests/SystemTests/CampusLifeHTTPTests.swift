@@ -63,6 +63,16 @@ extension RoutingHTTPTests {
         #expect(await send(system, "DELETE", "/v1/me/pins/\(id)", token: bob)?.status == 404)
         #expect(await send(system, "DELETE", "/v1/me/pins/\(id)", token: ann)?.status == 204)
         #expect(await send(system, "GET", "/v1/me/pins", token: ann)?.body.contains(id) == false)
+
+        #expect(await send(system, "POST", "/v1/me/pins", body: pin, token: ann)?.status == 201)
+        #expect(await send(system, "DELETE", "/v1/me", token: ann)?.status == 204)
+        let deadline = Date().addingTimeInterval(30)
+        var left = -1
+        repeat {
+            try await Task.sleep(for: .milliseconds(200))
+            left = (json(await send(system, "GET", "/v1/me/pins", token: ann)?.body)["pins"] as? [Any])?.count ?? -1
+        } while left != 0 && Date() < deadline
+        #expect(left == 0, "auth.account_deleted makes routing forget the account's pins")
     }
 
     @Test("goals: an admin sets one, walking completes it, the voucher is redeemed once by a rewards manager")
@@ -91,10 +101,12 @@ extension RoutingHTTPTests {
         #expect(
             await send(system, "POST", "/v1/me/activity", body: #"{"steps": -5, "distance": 0}"#, token: walker)?.status
                 == 400)
-        let halfway = await send(
-            system, "POST", "/v1/me/activity", body: #"{"steps": 5000, "distance": 3500}"#, token: walker)
+        let report = #"{"steps": 5000, "distance": 3500, "reportId": "\#(UUID().uuidString)"}"#
+        let halfway = await send(system, "POST", "/v1/me/activity", body: report, token: walker)
         #expect(halfway?.status == 200, "\(halfway?.body ?? "")")
         #expect(mine(halfway?.body)?["progress"] as? Int == 5000)
+        let retried = await send(system, "POST", "/v1/me/activity", body: report, token: walker)
+        #expect(mine(retried?.body)?["progress"] as? Int == 5000, "a retried report counts once")
         let done = await send(
             system, "POST", "/v1/me/activity", body: #"{"steps": 3500, "distance": 2400}"#, token: walker)
         #expect((json(done?.body)["justCompleted"] as? [String])?.contains(goalId) == true, "\(done?.body ?? "")")

@@ -154,9 +154,12 @@ extension Routing {
             public var steps: Int64
             /// Metres.
             public var distance: Int64
-            public init(steps: Int64, distance: Int64) {
+            /// A UUID the phone picks per report; a report sent again with the same id counts once.
+            public var reportId: String?
+            public init(steps: Int64, distance: Int64, reportId: String? = nil) {
                 self.steps = steps
                 self.distance = distance
+                self.reportId = reportId
             }
         }
         public typealias Reply = MyWeek

@@ -65,7 +65,7 @@ extension GatewayAPI {
     func reportActivity(_ input: Operations.ReportActivity.Input) async throws -> Operations.ReportActivity.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
         let week = try await callAsCaller(
-            Routing.ReportActivity.self, .init(steps: body.steps, distance: body.distance))
+            Routing.ReportActivity.self, .init(steps: body.steps, distance: body.distance, reportId: body.reportId))
         return .ok(.init(body: .json(.init(week))))
     }
 

@@ -53,8 +53,9 @@ extension RoutingAPI {
                 throw ServiceError.invalidArgument(
                     "distance must be 0...\(Self.maximumMetresPerReport) m per report", field: "distance")
             }
+            let reportId = try request.reportId.map { try Self.uuid($0, field: "reportId", what: "report") }
             return try await goals.report(
-                steps: request.steps, distance: request.distance, user: user, now: clock.now(),
+                steps: request.steps, distance: request.distance, reportId: reportId, user: user, now: clock.now(),
                 requestId: context.metadata.requestId)
         }
         router.register(Routing.VerifyVoucher.self) { request, context in

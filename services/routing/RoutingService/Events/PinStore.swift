@@ -67,5 +67,6 @@ public struct PinStore: Sendable {
         try await connection.query("DELETE FROM routing.pins WHERE user_id = \(owner)", logger: logger)
         try await connection.query("DELETE FROM routing.activity WHERE user_id = \(owner)", logger: logger)
         try await connection.query("DELETE FROM routing.venue_visits WHERE user_id = \(owner)", logger: logger)
+        try await connection.query("DELETE FROM routing.activity_reports WHERE user_id = \(owner)", logger: logger)
     }
 }

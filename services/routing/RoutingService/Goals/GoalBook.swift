@@ -29,12 +29,23 @@ public struct GoalBook: Sendable {
         }
     }
 
-    /// Adds steps and metres to the user's week, then issues what that completes.
+    /// Adds steps and metres to the user's week, then issues what that completes. A report
+    /// whose `reportId` was counted before adds nothing.
     public func report(
-        steps: Int64, distance: Int64, user: UUID, now: Date, requestId: String?
+        steps: Int64, distance: Int64, reportId: UUID? = nil, user: UUID, now: Date, requestId: String?
     ) async throws -> Routing.MyWeek {
         let week = CampusWeek(containing: now)
         let (completed, stored) = try await transaction { connection in
+            if let reportId {
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO routing.activity_reports (user_id, report_id, received_at)
+                    VALUES (\(user), \(reportId), \(now)) ON CONFLICT DO NOTHING RETURNING report_id
+                    """, logger: logger)
+                var isNew = false
+                for try await _ in rows { isNew = true }
+                guard isNew else { return ([String](), [StoredEvent]()) }
+            }
             try await connection.query(
                 """
                 INSERT INTO routing.activity (user_id, week_start, steps, distance, updated_at)
