@@ -292,7 +292,7 @@ let package = Package(
         .testTarget(
             name: "RoutingTests",
             dependencies: [
-                "Contract", "RoutingService", "ServiceKit", "Store",
+                "Contract", "RoutingService", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/RoutingTests",

@@ -431,3 +431,36 @@ extension Routing {
         }
     }
 }
+
+extension Routing {
+    /// Event `routing.goal_completed`, appended in the transaction that records the completion:
+    /// a user reached a weekly goal and was issued a voucher. Notify tells the user (kind
+    /// `goal_completed`, variables `goal` and `reward`). The voucher code travels in the event
+    /// (inside PostgreSQL, never in a log line) so that a message can carry it.
+    public struct GoalCompleted: Codable, Sendable, Equatable {
+        public static let topic = "routing.goal_completed"
+        public var userId: String
+        public var goalId: String
+        /// The goal's title.
+        public var goal: String
+        public var reward: String
+        public var voucherCode: String
+        /// `YYYY-MM-DD`, the Monday of the goal's week.
+        public var weekStart: String
+        public var metric: String
+        public var target: Int64
+        public init(
+            userId: String, goalId: String, goal: String, reward: String, voucherCode: String, weekStart: String,
+            metric: String, target: Int64
+        ) {
+            self.userId = userId
+            self.goalId = goalId
+            self.goal = goal
+            self.reward = reward
+            self.voucherCode = voucherCode
+            self.weekStart = weekStart
+            self.metric = metric
+            self.target = target
+        }
+    }
+}

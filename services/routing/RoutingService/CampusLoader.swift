@@ -48,7 +48,10 @@ public final class CampusLoader: Service, Sendable {
     /// A map just imported on this replica: install it at once.
     public func installImported(_ map: CampusMap, version: Int64) async throws {
         let points = try await store.accessPoints()
-        let campus = Campus(graph: map.graph, accessPoints: points, cost: cost, mapVersion: version)
+        let cost = cost
+        let campus = try await onOwnThread {
+            Campus(graph: map.graph, accessPoints: points, cost: cost, mapVersion: version)
+        }
         revision.set(try await store.accessPointRevision())
         state.install(
             campus, crowd: crowdModel.factors(campus: campus, counts: try await store.counts(), now: clock.now()))
@@ -60,7 +63,10 @@ public final class CampusLoader: Service, Sendable {
         if let latest = try await store.latestMap(), latest.version != campus?.mapVersion {
             let map = try await onOwnThread { try CampusMap.load(osm: Data(latest.osm.utf8)) }
             let points = try await store.accessPoints()
-            campus = Campus(graph: map.graph, accessPoints: points, cost: cost, mapVersion: latest.version)
+            let cost = cost
+            campus = try await onOwnThread {
+                Campus(graph: map.graph, accessPoints: points, cost: cost, mapVersion: latest.version)
+            }
             revision.set(try await store.accessPointRevision())
             logger.info(
                 "installed campus map",

@@ -13,6 +13,9 @@ struct RoutingAPI: Sendable {
     let navigator: Navigator
     let crowdModel: CrowdModel
     let clock: any WallClock
+    let events: CampusEventStore
+    let pins: PinStore
+    let goals: GoalBook
     let locator = WifiLocator()
 
     func register(on router: inout OperationRouter) {
@@ -38,7 +41,11 @@ struct RoutingAPI: Sendable {
             return Empty()
         }
         router.register(Routing.PlanRoute.self) { request, _ in try await planRoute(request) }
-        router.register(Routing.Locate.self) { request, _ in try locate(request) }
+        router.register(Routing.Locate.self) { request, context in
+            let estimate = try locate(request)
+            await recordVisit(estimate, context: context)
+            return estimate
+        }
         router.register(Routing.ListAccessPoints.self) { _, _ in
             Routing.AccessPoints(accessPoints: try await maps.accessPoints().map(Self.wire))
         }
@@ -66,6 +73,8 @@ struct RoutingAPI: Sendable {
             let actor = try context.requireRole("admin")
             return try await importMap(request, by: actor.userId)
         }
+        registerEventsAndPins(on: &router)
+        registerGoals(on: &router)
     }
 
     func searchVenues(_ request: Routing.SearchVenues.Request) async throws -> Routing.SearchVenues.Reply {

@@ -58,13 +58,23 @@ public enum RoutingService {
             if let path { return try Data(contentsOf: URL(fileURLWithPath: path)) }
             return try sampleCampus()
         }
+        let publisher = try resources.publisher()
+        let pins = PinStore(client: resources.postgres, logger: resources.logger)
         let api = RoutingAPI(
             state: state, loader: loader, maps: maps,
             venues: VenueStore(client: resources.postgres, logger: resources.logger),
             navigator: Navigator(
                 state: state, snapDistance: Double(try resources.environment.int(snapMeters, in: 1...10_000))),
-            crowdModel: crowd, clock: resources.clock)
+            crowdModel: crowd, clock: resources.clock,
+            events: CampusEventStore(client: resources.postgres, logger: resources.logger), pins: pins,
+            goals: GoalBook(client: resources.postgres, events: publisher, logger: resources.logger))
         api.register(on: &router)
-        return [loader]
+        let forgetter = try resources.consumer(name: "routing.auth", topics: [Auth.AccountDeleted.topic]) {
+            event, connection in
+            let deleted = try Wire.makeDecoder().decode(Auth.AccountDeleted.self, from: event.payload)
+            guard let user = UUID(uuidString: deleted.userId) else { return }
+            try await pins.forget(user, on: connection)
+        }
+        return [loader, publisher.service, forgetter]
     }
 }

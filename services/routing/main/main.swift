@@ -5,6 +5,11 @@ import ServiceKit
 if CommandLine.arguments.dropFirst().first == "--bench" {
     do {
         try RouteBenchmark.run()
+        if ProcessInfo.processInfo.environment["DATABASE_URL"] != nil {
+            try await PgRoutingComparison.run()
+        } else {
+            print("pgRouting comparison: set DATABASE_URL (a database with the pgrouting extension) to run it")
+        }
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("routing --bench: \(error)\n".utf8))

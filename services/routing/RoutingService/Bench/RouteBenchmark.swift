@@ -12,7 +12,8 @@ public enum RouteBenchmark {
         let loadTime = ContinuousClock.now - started
         print(
             "sample campus: \(campus.graph.nodeCount) nodes, \(campus.graph.edgeCount) edges, "
-                + "\(map.venues.count) venues, \(map.accessPoints.count) access points; import \(format(loadTime))")
+                + "\(map.venues.count) venues, \(map.accessPoints.count) access points; import with landmarks \(format(loadTime))"
+        )
         var random = SplitMix64(seed: 42)
         let pairs = (0..<queries).map { _ in
             (Int(random.next() % UInt64(campus.graph.nodeCount)), Int(random.next() % UInt64(campus.graph.nodeCount)))
@@ -57,23 +58,37 @@ public enum RouteBenchmark {
 
         guard largeQueries > 0 else { return }
         let gridStart = ContinuousClock.now
-        let grid = syntheticGrid(side: largeSide, random: &random)
+        let plain = syntheticGrid(side: largeSide, seed: random.next(), landmarkCount: 0)
         print(
-            "synthetic grid: \(grid.graph.nodeCount) nodes, \(grid.graph.edgeCount) edges; built in "
+            "synthetic grid: \(plain.graph.nodeCount) nodes, \(plain.graph.edgeCount) edges; built in "
                 + format(ContinuousClock.now - gridStart))
-        var large: [Duration] = []
-        for _ in 0..<largeQueries {
-            let from = Int(random.next() % UInt64(grid.graph.nodeCount))
-            let to = Int(random.next() % UInt64(grid.graph.nodeCount))
-            let begin = threadCPUTime()
-            _ = planner.route(on: grid, crowd: [], from: from, to: to, profile: .fastest)
-            large.append(threadCPUTime() - begin)
+        let landmarkStart = ContinuousClock.now
+        let grid = plain.withLandmarks(count: Campus.defaultLandmarkCount, profiles: [.fastest])
+        print(
+            "  \(Campus.defaultLandmarkCount) ALT landmarks for fastest computed in "
+                + format(ContinuousClock.now - landmarkStart))
+        let largePairs = (0..<largeQueries).map { _ in
+            (Int(random.next() % UInt64(grid.graph.nodeCount)), Int(random.next() % UInt64(grid.graph.nodeCount)))
         }
-        print("  fastest A* search, CPU time: " + summary(large))
+        for (name, campus) in [("A* (straight line)", plain), ("A* + landmarks", grid)] {
+            var large: [Duration] = []
+            var settled = 0
+            for (from, to) in largePairs {
+                let begin = threadCPUTime()
+                let path = planner.route(on: campus, crowd: [], from: from, to: to, profile: .fastest)
+                large.append(threadCPUTime() - begin)
+                settled += path?.settled ?? 0
+            }
+            print(
+                "  fastest \(name), CPU time: " + summary(large)
+                    + "; mean settled nodes \(settled / max(1, largeQueries))")
+        }
     }
 
-    /// A square grid of `side`² nodes 5 m apart with diagonals, lengths jittered by up to 30 %.
-    static func syntheticGrid(side: Int, random: inout SplitMix64) -> Campus {
+    /// A square grid of `side`² nodes 5 m apart with diagonals, lengths jittered by up to 30 %
+    /// (seeded, so every run builds the same grid).
+    public static func syntheticGrid(side: Int, seed: UInt64, landmarkCount: Int) -> Campus {
+        var random = SplitMix64(seed: seed)
         let count = side * side
         var x = [Double](repeating: 0, count: count)
         var y = [Double](repeating: 0, count: count)
@@ -103,7 +118,7 @@ public enum RouteBenchmark {
         let graph = CampusGraph(
             projection: LocalProjection(latitude: 0, longitude: 0), osmId: (0..<count).map(Int64.init), x: x, y: y,
             level: [Int32](repeating: 0, count: count), edges: edges, ways: [.init(name: nil, building: nil)])
-        return Campus(graph: graph, accessPoints: [])
+        return Campus(graph: graph, accessPoints: [], landmarkCount: landmarkCount)
     }
 
     /// CPU time of the calling thread: unlike wall time, not inflated when other processes

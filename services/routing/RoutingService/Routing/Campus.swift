@@ -23,12 +23,35 @@ public final class Campus: Sendable {
     /// Least cost per floor changed of any level-changing edge, per profile (index: `fastest`,
     /// `accessible`, `shortest`): a lower bound the A* heuristic adds for floors still to go.
     let perFloorCost: [Float]
+    /// ALT landmarks per profile (index: `fastest`, `accessible`, `shortest`), nil where none
+    /// were computed.
+    let landmarks: [Landmarks?]
+
+    /// Landmarks computed for a campus unless asked otherwise.
+    public static let defaultLandmarkCount = 16
 
     /// Prepares `graph` for queries; a node belongs to the nearest access point on its floor
-    /// within `areaRadius` metres.
-    public init(
+    /// within `areaRadius` metres. Each profile in `landmarkProfiles` gets `landmarkCount` ALT
+    /// landmarks (chosen under `fastest`), which sharpen the A* heuristic.
+    public convenience init(
         graph: CampusGraph, accessPoints: [AccessPoint], cost: RouteCost = RouteCost(), areaRadius: Double = 60,
-        mapVersion: Int64 = 0
+        mapVersion: Int64 = 0, landmarkCount: Int = Campus.defaultLandmarkCount,
+        landmarkProfiles: [RouteProfile] = RouteProfile.allCases
+    ) {
+        self.init(
+            graph: graph, accessPoints: accessPoints, cost: cost, areaRadius: areaRadius, mapVersion: mapVersion,
+            landmarks: .compute(count: landmarkCount, profiles: landmarkProfiles))
+    }
+
+    /// How a new campus gets its landmarks.
+    enum LandmarkSource {
+        case compute(count: Int, profiles: [RouteProfile])
+        case reuse([Landmarks?])
+    }
+
+    init(
+        graph: CampusGraph, accessPoints: [AccessPoint], cost: RouteCost, areaRadius: Double, mapVersion: Int64,
+        landmarks source: LandmarkSource
     ) {
         self.graph = graph
         self.cost = cost
@@ -59,6 +82,17 @@ public final class Campus: Sendable {
             }
         }
         perFloorCost = perFloor.map { $0.isFinite ? $0 : 0 }
+        switch source {
+        case .reuse(let landmarks):
+            self.landmarks = landmarks
+        case .compute(let count, let profiles):
+            let selected = profiles.isEmpty ? nil : Landmarks.spread(graph: graph, weights: fastest, count: count)
+            let weights = [fastest, accessible, graph.edgeLength]
+            self.landmarks = RouteProfile.allCases.enumerated().map { index, profile in
+                guard profiles.contains(profile), let selected else { return nil }
+                return index == 0 ? selected : Landmarks(graph: graph, weights: weights[index], nodes: selected.nodes)
+            }
+        }
         self.accessPoints = accessPoints
         var index: [String: Int] = [:]
         for (position, point) in accessPoints.enumerated() { index[point.bssid] = position }
@@ -90,8 +124,27 @@ public final class Campus: Sendable {
         }
     }
 
-    /// The same graph with another set of access points.
+    /// The ALT landmarks of `profile`, if any.
+    func landmarks(_ profile: RouteProfile) -> Landmarks? {
+        switch profile {
+        case .fastest: landmarks[0]
+        case .accessible: landmarks[1]
+        case .shortest: landmarks[2]
+        }
+    }
+
+    /// The same campus with `count` landmarks for `profiles` (computed now).
+    public func withLandmarks(count: Int, profiles: [RouteProfile]) -> Campus {
+        Campus(
+            graph: graph, accessPoints: accessPoints, cost: cost, areaRadius: areaRadius, mapVersion: mapVersion,
+            landmarks: .compute(count: count, profiles: profiles))
+    }
+
+    /// The same graph with another set of access points (the landmarks stay: they depend only on
+    /// the graph and its weights).
     public func replacingAccessPoints(_ points: [AccessPoint]) -> Campus {
-        Campus(graph: graph, accessPoints: points, cost: cost, areaRadius: areaRadius, mapVersion: mapVersion)
+        Campus(
+            graph: graph, accessPoints: points, cost: cost, areaRadius: areaRadius, mapVersion: mapVersion,
+            landmarks: .reuse(landmarks))
     }
 }

@@ -13,6 +13,8 @@ public struct RoutePlanner: Sendable {
     }
 
     let pool = WorkspacePool()
+    /// Landmarks a query uses: those that bound its source-to-target cost best.
+    static let activeLandmarks = 6
 
     public init() {}
 
@@ -45,43 +47,69 @@ public struct RoutePlanner: Sendable {
         let targetX = graph.x[target]
         let targetY = graph.y[target]
         let targetLevel = graph.level[target]
+        // Landmark bounds hold for base weights, so only while no crowd factor is below 1.
+        let landmarks = !useCrowd || crowd.allSatisfy { $0 >= 1 } ? campus.landmarks(profile) : nil
+        let active = landmarks?.active(from: source, to: target, limit: Self.activeLandmarks) ?? []
+        let activeIndex = active.map(\.index)
+        let activeToTarget = active.map(\.toTarget)
+        let landmarkCount = landmarks?.nodes.count ?? 0
+        let symmetric = landmarks?.symmetric ?? false
+        let table = landmarks?.distance ?? []
         workspace.withBuffers { score, parent, seen, closed in
             graph.withBuffers { start, heads, xs, ys, levels in
                 weights.withUnsafeBufferPointer { weight in
                     campus.nodeArea.withUnsafeBufferPointer { area in
-                        func heuristic(_ node: Int) -> Float {
-                            let dx = xs[node] - targetX
-                            let dy = ys[node] - targetY
-                            let flat = Float((dx * dx + dy * dy).squareRoot()) / speed
-                            let floors = Float(abs(levels[node] - targetLevel)) * perFloor
-                            return max(flat, floors)
-                        }
-                        score[source] = 0
-                        seen[source] = generation
-                        parent[source] = -1
-                        heap.push(heuristic(source), Int32(source))
-                        while let entry = heap.pop() {
-                            let node = Int(entry.node)
-                            if closed[node] == generation { continue }
-                            closed[node] = generation
-                            settled += 1
-                            if node == target {
-                                found = true
-                                return
-                            }
-                            let base = score[node]
-                            let factor: Float = useCrowd && area[node] >= 0 ? crowd[Int(area[node])] : 1
-                            for edge in Int(start[node])..<Int(start[node + 1]) {
-                                let cost = weight[edge]
-                                if !cost.isFinite { continue }
-                                let head = Int(heads[edge])
-                                if closed[head] == generation { continue }
-                                let candidate = base + cost * factor
-                                if seen[head] != generation || candidate < score[head] {
-                                    seen[head] = generation
-                                    score[head] = candidate
-                                    parent[head] = Int32(edge)
-                                    heap.push(candidate + heuristic(head), Int32(head))
+                        table.withUnsafeBufferPointer { fromLandmark in
+                            activeIndex.withUnsafeBufferPointer { activeIndex in
+                                activeToTarget.withUnsafeBufferPointer { toTarget in
+                                    func heuristic(_ node: Int) -> Float {
+                                        let dx = xs[node] - targetX
+                                        let dy = ys[node] - targetY
+                                        let flat = Float((dx * dx + dy * dy).squareRoot()) / speed
+                                        let floors = Float(abs(levels[node] - targetLevel)) * perFloor
+                                        var bound = max(flat, floors)
+                                        let row = node * landmarkCount
+                                        for index in 0..<activeIndex.count {
+                                            let toNode = fromLandmark[row + activeIndex[index]]
+                                            if toNode.isFinite {
+                                                var gap = toTarget[index] - toNode
+                                                if symmetric { gap = abs(gap) }
+                                                // Slack for float rounding keeps the bound below the true cost.
+                                                let slack = max(toTarget[index], toNode) * 1e-5
+                                                bound = max(bound, gap - slack)
+                                            }
+                                        }
+                                        return bound
+                                    }
+                                    score[source] = 0
+                                    seen[source] = generation
+                                    parent[source] = -1
+                                    heap.push(heuristic(source), Int32(source))
+                                    while let entry = heap.pop() {
+                                        let node = Int(entry.node)
+                                        if closed[node] == generation { continue }
+                                        closed[node] = generation
+                                        settled += 1
+                                        if node == target {
+                                            found = true
+                                            return
+                                        }
+                                        let base = score[node]
+                                        let factor: Float = useCrowd && area[node] >= 0 ? crowd[Int(area[node])] : 1
+                                        for edge in Int(start[node])..<Int(start[node + 1]) {
+                                            let cost = weight[edge]
+                                            if !cost.isFinite { continue }
+                                            let head = Int(heads[edge])
+                                            if closed[head] == generation { continue }
+                                            let candidate = base + cost * factor
+                                            if seen[head] != generation || candidate < score[head] {
+                                                seen[head] = generation
+                                                score[head] = candidate
+                                                parent[head] = Int32(edge)
+                                                heap.push(candidate + heuristic(head), Int32(head))
+                                            }
+                                        }
+                                    }
                                 }
                             }
                         }

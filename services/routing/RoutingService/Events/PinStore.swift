@@ -1,0 +1,72 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The `routing.pins` table: locations users saved; every query is scoped to the owner.
+public struct PinStore: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    /// Most pins one user keeps.
+    public static let maximumPerUser = 500
+
+    /// A store on `client`.
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The owner's pins, newest first.
+    public func pins(of owner: UUID) async throws -> [Routing.Pin] {
+        let rows = try await client.query(
+            """
+            SELECT id, lat, lon, level, description, created_at FROM routing.pins
+            WHERE user_id = \(owner) ORDER BY created_at DESC, id
+            """, logger: logger)
+        var pins: [Routing.Pin] = []
+        for try await (id, lat, lon, level, description, createdAt) in rows.decode(
+            (UUID, Double, Double, Int, String, Date).self)
+        {
+            pins.append(
+                Routing.Pin(
+                    id: id.uuidString.lowercased(), lat: lat, lon: lon, level: level, description: description,
+                    createdAt: createdAt))
+        }
+        return pins
+    }
+
+    /// Saves a pin, unless the owner already has ``maximumPerUser`` (then nil).
+    public func save(_ draft: Routing.PinDraft, owner: UUID, id: UUID, now: Date) async throws -> Routing.Pin? {
+        let level = draft.level ?? 0
+        let rows = try await client.query(
+            """
+            INSERT INTO routing.pins (id, user_id, lat, lon, level, description, created_at)
+            SELECT \(id), \(owner), \(draft.lat), \(draft.lon), \(level), \(draft.description), \(now)
+            WHERE (SELECT count(*) FROM routing.pins WHERE user_id = \(owner)) < \(Self.maximumPerUser)
+            RETURNING id
+            """, logger: logger)
+        for try await _ in rows {
+            return Routing.Pin(
+                id: id.uuidString.lowercased(), lat: draft.lat, lon: draft.lon, level: level,
+                description: draft.description, createdAt: now)
+        }
+        return nil
+    }
+
+    /// Deletes one of the owner's pins; false when the owner has no such pin.
+    public func delete(id: UUID, owner: UUID) async throws -> Bool {
+        let rows = try await client.query(
+            "DELETE FROM routing.pins WHERE id = \(id) AND user_id = \(owner) RETURNING id", logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    /// Forgets everything of `owner` that routing keeps: pins, activity, visits (after
+    /// `auth.account_deleted`). Vouchers stay: a code already handed out keeps its worth.
+    public func forget(_ owner: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM routing.pins WHERE user_id = \(owner)", logger: logger)
+        try await connection.query("DELETE FROM routing.activity WHERE user_id = \(owner)", logger: logger)
+        try await connection.query("DELETE FROM routing.venue_visits WHERE user_id = \(owner)", logger: logger)
+        try await connection.query("DELETE FROM routing.activity_reports WHERE user_id = \(owner)", logger: logger)
+    }
+}

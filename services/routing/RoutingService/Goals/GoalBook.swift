@@ -1,0 +1,165 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import Store
+
+/// Weekly goals, what users did towards them, and the vouchers completing them earns. A report
+/// or visit, the vouchers it earns and their `routing.goal_completed` events commit together.
+public struct GoalBook: Sendable {
+    let client: PostgresClient
+    let events: EventPublisher
+    let logger: Logger
+
+    /// A book on `client` that appends its events through `events`.
+    public init(client: PostgresClient, events: EventPublisher, logger: Logger) {
+        self.client = client
+        self.events = events
+        self.logger = logger
+    }
+
+    /// Runs `body` in a transaction; an error thrown by `body` comes out as it was thrown.
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            if let cause = error.closureError { throw cause }
+            throw error
+        }
+    }
+
+    /// Adds steps and metres to the user's week, then issues what that completes. A report
+    /// whose `reportId` was counted before adds nothing.
+    public func report(
+        steps: Int64, distance: Int64, reportId: UUID? = nil, user: UUID, now: Date, requestId: String?
+    ) async throws -> Routing.MyWeek {
+        let week = CampusWeek(containing: now)
+        let (completed, stored) = try await transaction { connection in
+            if let reportId {
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO routing.activity_reports (user_id, report_id, received_at)
+                    VALUES (\(user), \(reportId), \(now)) ON CONFLICT DO NOTHING RETURNING report_id
+                    """, logger: logger)
+                var isNew = false
+                for try await _ in rows { isNew = true }
+                guard isNew else { return ([String](), [StoredEvent]()) }
+            }
+            try await connection.query(
+                """
+                INSERT INTO routing.activity (user_id, week_start, steps, distance, updated_at)
+                VALUES (\(user), \(week.start)::date, \(steps), \(distance), \(now))
+                ON CONFLICT (user_id, week_start) DO UPDATE SET
+                  steps = activity.steps + excluded.steps, distance = activity.distance + excluded.distance,
+                  updated_at = excluded.updated_at
+                """, logger: logger)
+            return try await issueVouchers(user: user, week: week, now: now, requestId: requestId, on: connection)
+        }
+        for event in stored { events.announce(event) }
+        var reply = try await myWeek(user: user, week: week)
+        reply.justCompleted = completed
+        return reply
+    }
+
+    /// Records that the user was at `venue` this week (once per venue and week), then issues what
+    /// that completes. Returns the ids of the goals completed.
+    @discardableResult
+    public func visit(venue: UUID, user: UUID, now: Date, requestId: String?) async throws -> [String] {
+        let week = CampusWeek(containing: now)
+        let (completed, stored) = try await transaction { connection in
+            let rows = try await connection.query(
+                """
+                INSERT INTO routing.venue_visits (user_id, week_start, venue_id, visited_at)
+                VALUES (\(user), \(week.start)::date, \(venue), \(now))
+                ON CONFLICT DO NOTHING RETURNING venue_id
+                """, logger: logger)
+            var isNew = false
+            for try await _ in rows { isNew = true }
+            guard isNew else { return ([String](), [StoredEvent]()) }
+            return try await issueVouchers(user: user, week: week, now: now, requestId: requestId, on: connection)
+        }
+        for event in stored { events.announce(event) }
+        return completed
+    }
+
+    /// The user's totals for `week`: steps, metres, distinct venues.
+    func totals(user: UUID, week: CampusWeek, on connection: PostgresConnection) async throws
+        -> (steps: Int64, distance: Int64, venues: Int64)
+    {
+        let rows = try await connection.query(
+            """
+            SELECT coalesce((SELECT steps FROM routing.activity WHERE user_id = \(user) AND week_start = \(week.start)::date), 0),
+                   coalesce((SELECT distance FROM routing.activity WHERE user_id = \(user) AND week_start = \(week.start)::date), 0),
+                   (SELECT count(*) FROM routing.venue_visits WHERE user_id = \(user) AND week_start = \(week.start)::date)
+            """, logger: logger)
+        for try await (steps, distance, venues) in rows.decode((Int64, Int64, Int64).self) {
+            return (steps, distance, venues)
+        }
+        return (0, 0, 0)
+    }
+
+    /// Issues a voucher for every goal of `week` the user has reached and holds none for, with
+    /// its event; a voucher already issued (even by a concurrent request) is never issued twice.
+    func issueVouchers(
+        user: UUID, week: CampusWeek, now: Date, requestId: String?, on connection: PostgresConnection
+    ) async throws -> ([String], [StoredEvent]) {
+        let totals = try await totals(user: user, week: week, on: connection)
+        var completed: [String] = []
+        var stored: [StoredEvent] = []
+        for goal in try await goals(week: week, on: connection) {
+            guard progress(of: goal, totals) >= goal.target, let goalId = UUID(uuidString: goal.id) else { continue }
+            let code = VoucherCode.make()
+            let rows = try await connection.query(
+                """
+                INSERT INTO routing.vouchers (code, goal_id, user_id, goal_title, reward, issued_at)
+                VALUES (\(code), \(goalId), \(user), \(goal.title), \(goal.reward), \(now))
+                ON CONFLICT (goal_id, user_id) DO NOTHING RETURNING code
+                """, logger: logger)
+            var issued = false
+            for try await _ in rows { issued = true }
+            guard issued else { continue }
+            let event = Routing.GoalCompleted(
+                userId: user.uuidString.lowercased(), goalId: goal.id, goal: goal.title, reward: goal.reward,
+                voucherCode: code, weekStart: week.start, metric: goal.metric, target: goal.target)
+            stored.append(
+                try await events.append(
+                    topic: Routing.GoalCompleted.topic, payload: event, requestId: requestId, on: connection,
+                    logger: logger))
+            completed.append(goal.id)
+        }
+        return (completed, stored)
+    }
+
+    func progress(of goal: Routing.Goal, _ totals: (steps: Int64, distance: Int64, venues: Int64)) -> Int64 {
+        switch goal.metric {
+        case "steps": totals.steps
+        case "distance": totals.distance
+        default: totals.venues
+        }
+    }
+
+    /// The user's week: totals, and every goal of it with progress and voucher.
+    public func myWeek(user: UUID, week: CampusWeek) async throws -> Routing.MyWeek {
+        try await client.withConnection { connection in
+            let totals = try await totals(user: user, week: week, on: connection)
+            var vouchers: [String: Routing.Voucher] = [:]
+            let rows = try await connection.query(
+                """
+                SELECT \(unescaped: Self.voucherColumns) FROM routing.vouchers
+                WHERE user_id = \(user) AND goal_id IN
+                  (SELECT id FROM routing.goals WHERE week_start = \(week.start)::date)
+                """, logger: logger)
+            for voucher in try await Self.vouchers(rows) { vouchers[voucher.goalId] = voucher }
+            let goals = try await goals(week: week, on: connection).map { goal in
+                let progress = progress(of: goal, totals)
+                return Routing.GoalProgress(
+                    goal: goal, progress: progress, completed: vouchers[goal.id] != nil || progress >= goal.target,
+                    voucher: vouchers[goal.id])
+            }
+            return Routing.MyWeek(
+                weekStart: week.start, steps: totals.steps, distance: totals.distance, venues: totals.venues,
+                goals: goals)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Contract
+import Foundation
+import ServiceKit
+
+/// Campus events (admin-maintained, listed upcoming) and users' private pins.
+extension RoutingAPI {
+    func registerEventsAndPins(on router: inout OperationRouter) {
+        router.register(Routing.ListEvents.self) { request, _ in try await listEvents(request) }
+        router.register(Routing.CreateEvent.self) { request, context in
+            _ = try context.requireRole("admin")
+            let venue = try await eventVenue(try Self.validated(request))
+            return try await events.create(request, venue: venue, id: UUID(), now: clock.now())
+        }
+        router.register(Routing.UpdateEvent.self) { request, context in
+            _ = try context.requireRole("admin")
+            let id = try Self.uuid(request.id, field: "id", what: "event")
+            let venue = try await eventVenue(try Self.validated(request.event))
+            guard let event = try await events.update(id: id, with: request.event, venue: venue, now: clock.now())
+            else { throw ServiceError.notFound("no event \(request.id)") }
+            return event
+        }
+        router.register(Routing.DeleteEvent.self) { request, context in
+            _ = try context.requireRole("admin")
+            guard try await events.delete(id: try Self.uuid(request.id, field: "id", what: "event")) else {
+                throw ServiceError.notFound("no event \(request.id)")
+            }
+            return Empty()
+        }
+        router.register(Routing.ListPins.self) { _, context in
+            Routing.ListPins.Reply(pins: try await pins.pins(of: try Self.userId(context)))
+        }
+        router.register(Routing.SavePin.self) { request, context in
+            let owner = try Self.userId(context)
+            guard (-90...90).contains(request.lat), (-180...180).contains(request.lon) else {
+                throw ServiceError.invalidArgument("lat/lon out of range", field: "lat")
+            }
+            let description = request.description.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard (1...500).contains(description.count) else {
+                throw ServiceError.invalidArgument("description must be 1-500 characters", field: "description")
+            }
+            var draft = request
+            draft.description = description
+            guard let pin = try await pins.save(draft, owner: owner, id: UUID(), now: clock.now()) else {
+                throw ServiceError(
+                    .failedPrecondition, "at most \(PinStore.maximumPerUser) pins; delete one first",
+                    details: ["reason": "too_many_pins"])
+            }
+            return pin
+        }
+        router.register(Routing.DeletePin.self) { request, context in
+            let owner = try Self.userId(context)
+            guard try await pins.delete(id: try Self.uuid(request.id, field: "id", what: "pin"), owner: owner) else {
+                throw ServiceError.notFound("you have no pin \(request.id)")
+            }
+            return Empty()
+        }
+    }
+
+    func listEvents(_ request: Routing.ListEvents.Request) async throws -> Routing.ListEvents.Reply {
+        let limit = request.limit ?? 50
+        guard (1...200).contains(limit) else {
+            throw ServiceError.invalidArgument("limit must be 1...200", field: "limit")
+        }
+        if let kind = request.kind, !Routing.eventKinds.contains(kind) {
+            throw ServiceError.invalidArgument("kind must be sport or cultural", field: "kind")
+        }
+        let venue = try request.venueId.map { try Self.uuid($0, field: "venueId", what: "venue") }
+        return .init(
+            events: try await events.upcoming(
+                kind: request.kind, venue: venue, now: clock.now(), before: request.before, limit: limit))
+    }
+
+    /// The venue an event draft names, which must exist.
+    func eventVenue(_ draft: Routing.EventDraft) async throws -> UUID? {
+        guard let text = draft.venueId else { return nil }
+        let id = try Self.uuid(text, field: "venueId", what: "venue")
+        guard try await venues.venue(id: id) != nil else {
+            throw ServiceError(.invalidArgument, "no venue \(text)", details: ["field": "venueId"])
+        }
+        return id
+    }
+
+    static func validated(_ draft: Routing.EventDraft) throws(ServiceError) -> Routing.EventDraft {
+        guard !draft.title.trimmingCharacters(in: .whitespaces).isEmpty, draft.title.count <= 200 else {
+            throw ServiceError.invalidArgument("title must be 1-200 characters", field: "title")
+        }
+        guard Routing.eventKinds.contains(draft.kind) else {
+            throw ServiceError.invalidArgument("kind must be sport or cultural", field: "kind")
+        }
+        guard draft.endsAt >= draft.startsAt else {
+            throw ServiceError.invalidArgument("endsAt must not be before startsAt", field: "endsAt")
+        }
+        return draft
+    }
+
+    /// An id from a request, as a UUID.
+    static func uuid(_ text: String, field: String, what: String) throws(ServiceError) -> UUID {
+        guard let id = UUID(uuidString: text) else {
+            throw ServiceError.invalidArgument("not a \(what) id", field: field)
+        }
+        return id
+    }
+
+    /// The signed-in caller's user id.
+    static func userId(_ context: OperationContext) throws(ServiceError) -> UUID {
+        guard let id = UUID(uuidString: try context.requireActor().userId) else {
+            throw ServiceError(.unauthenticated, "the caller's user id is not a UUID")
+        }
+        return id
+    }
+}
