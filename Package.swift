@@ -175,8 +175,15 @@ let package = Package(
         ),
         .target(
             name: "PrintingService",
-            dependencies: ["Contract", "ServiceKit"],
+            dependencies: [
+                "CLibXML2", "Contract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "services/printing/PrintingService",
+            resources: [
+                .copy("Migrations"), .copy("Resources/postage.xsd"), .copy("Resources/postage-sample.xml"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -328,6 +335,21 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/SystemTests",
+            swiftSettings: strict
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            path: "shared/CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .testTarget(
+            name: "PrintingTests",
+            dependencies: [
+                "Contract", "PrintingService", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/PrintingTests",
             swiftSettings: strict
         ),
     ]
