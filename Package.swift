@@ -176,9 +176,10 @@ let package = Package(
         .target(
             name: "PrintingService",
             dependencies: [
-                "CLibXML2", "Contract", "ServiceKit", "Store",
+                "CImageCodecs", "CLibXML2", "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "services/printing/PrintingService",
             resources: [
@@ -343,10 +344,15 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        .systemLibrary(
+            name: "CImageCodecs",
+            path: "shared/CImageCodecs",
+            providers: [.apt(["libturbojpeg0-dev", "libpng-dev"])]
+        ),
         .testTarget(
             name: "PrintingTests",
             dependencies: [
-                "Contract", "PrintingService", "ServiceKit", "Store",
+                "CImageCodecs", "Contract", "PrintingService", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/PrintingTests",

@@ -14,7 +14,7 @@ struct PrintingHTTPTests {
         try system.start("broker")
         try system.start("auth")
         try system.start("orders")
-        try system.start("printing")
+        try system.start("printing", extra: ["DATA_DIR": system.logDirectory.appendingPathComponent("printing").path])
         try system.start("gateway", extra: ["READINESS_SERVICES": "auth,orders,printing"])
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {
@@ -88,6 +88,40 @@ struct PrintingHTTPTests {
                 ($0["country"] as? String ?? "", $0["unitAmount"] as? Int ?? -1)
             }, uniquingKeysWith: { first, _ in first })
         #expect(postage == ["CH": swissA6, "DE": 95], "orders priced postage with printing's tariff")
+    }
+
+    /// A 4×3 24-bit BMP whose bytes are all ASCII, so the test HTTP client can send it as text.
+    static let bmp: String = {
+        func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8((value >> ($0 * 8)) & 0xFF) } }
+        var bytes = Array("BM".utf8) + le(54 + 48, 4) + le(0, 4) + le(54, 4) + le(40, 4) + le(4, 4) + le(3, 4)
+        bytes += le(1, 2) + le(24, 2) + le(0, 4) + le(48, 4) + le(0, 16) + [UInt8](repeating: 0x41, count: 48)
+        return String(decoding: bytes, as: UTF8.self)
+    }()
+
+    @Test("images: POST a BMP → 201 with its size; GET it; a text file as PNG is 400 wrong_type; others get 404")
+    func images() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let (ann, _) = try await orders.signUp(system, "ann")
+        let (bob, _) = try await orders.signUp(system, "bob")
+        let anonymous = OrdersHTTPTests.Client(port: system.httpPort, token: nil)
+        #expect(await anonymous.send("POST", "/v1/images", json: Self.bmp, contentType: "image/bmp").status == 401)
+
+        let created = await ann.send("POST", "/v1/images", json: Self.bmp, contentType: "image/bmp")
+        #expect(created.status == 201, "\(created.body)")
+        let id = try #require(orders.json(created.body)["id"] as? String)
+        #expect(orders.json(created.body)["width"] as? Int == 4)
+        #expect(orders.json(created.body)["height"] as? Int == 3)
+        let fetched = await ann.send("GET", "/v1/images/\(id)")
+        #expect(fetched.status == 200 && orders.json(fetched.body)["mediaType"] as? String == "image/bmp")
+        #expect(await bob.send("GET", "/v1/images/\(id)").status == 404)
+
+        let text = await ann.send("POST", "/v1/images", json: "just some text\n", contentType: "image/png")
+        #expect(text.status == 400, "\(text.body)")
+        #expect((orders.json(text.body)["details"] as? [String: Any])?["reason"] as? String == "wrong_type")
+        #expect((orders.json(text.body)["message"] as? String)?.contains("PNG") == true)
+        let cut = await ann.send("POST", "/v1/images", json: String(Self.bmp.prefix(80)), contentType: "image/bmp")
+        #expect((orders.json(cut.body)["details"] as? [String: Any])?["reason"] as? String == "truncated")
     }
 
     static func grant(_ roles: [String], to username: String) async throws {

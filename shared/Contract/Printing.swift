@@ -154,3 +154,79 @@ extension Printing {
     }
 }
 
+// MARK: - images
+
+extension Printing {
+    /// A position (WGS 84 degrees), as read from a photo's EXIF GPS tags.
+    public struct GPSPosition: Codable, Sendable, Hashable {
+        public var lat: Double
+        public var lon: Double
+        public init(lat: Double, lon: Double) {
+            self.lat = lat
+            self.lon = lon
+        }
+    }
+
+    /// An uploaded image: its size as displayed (EXIF orientation applied) and where it was taken.
+    public struct ImageInfo: Codable, Sendable, Hashable {
+        public var id: String
+        public var width: Int
+        public var height: Int
+        public var gps: GPSPosition?
+        /// `image/jpeg`, `image/png` or `image/bmp`.
+        public var mediaType: String
+        /// Size of the original in bytes.
+        public var bytes: Int
+        /// SHA-256 of the original (its name in the store), hex.
+        public var sha256: String
+        /// The EXIF orientation of the original (1 when it has none).
+        public var orientation: Int
+        public var createdAt: Date
+        public init(
+            id: String, width: Int, height: Int, gps: GPSPosition?, mediaType: String, bytes: Int, sha256: String,
+            orientation: Int, createdAt: Date
+        ) {
+            self.id = id
+            self.width = width
+            self.height = height
+            self.gps = gps
+            self.mediaType = mediaType
+            self.bytes = bytes
+            self.sha256 = sha256
+            self.orientation = orientation
+            self.createdAt = createdAt
+        }
+    }
+
+    /// `upload_image` (signed in): stores an image after the upload guards.
+    public enum UploadImage: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "upload_image"
+
+        public struct Request: Codable, Sendable, Hashable {
+            /// The `Content-Type` the client sent.
+            public var contentType: String
+            /// The body, base64.
+            public var data: String
+            public init(contentType: String, data: String) {
+                self.contentType = contentType
+                self.data = data
+            }
+        }
+
+        public typealias Reply = ImageInfo
+    }
+
+    /// `get_image`: one of the caller's images (printers and admins see any).
+    public enum GetImage: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "get_image"
+
+        public struct Request: Codable, Sendable, Hashable {
+            public var id: String
+            public init(id: String) { self.id = id }
+        }
+
+        public typealias Reply = ImageInfo
+    }
+}

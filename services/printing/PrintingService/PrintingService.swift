@@ -3,18 +3,24 @@ import Foundation
 import ServiceKit
 import Store
 
-/// The `printing` service: the printer's postage file today; images, print-ready postcards and
-/// the print-job queue are still to come (docs/printing.md).
+/// The `printing` service: the printer's postage file and image uploads today; print-ready
+/// postcards and the print-job queue are still to come (docs/printing.md).
 public enum PrintingService {
     static let postageFile = Setting(
         "POSTAGE_FILE", default: nil,
         "postage XML loaded at start unless already stored (default: the shipped sample; make up sets it)")
 
+    static let dataDirectory = Setting(
+        "DATA_DIR", default: ".data/printing", "where image originals are kept (originals/<sha256 prefix>/...)")
+    static let imageMaxBytes = Setting("IMAGE_MAX_BYTES", default: "25000000", "largest image upload, in bytes")
+    static let imageMaxMegapixels = Setting(
+        "IMAGE_MAX_MEGAPIXELS", default: "50", "largest image upload, in megapixels (decompression bomb guard)")
+
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
         name: "printing",
         summary: "MDP worker for postage, images and print-ready postcards",
-        settings: WorkerHost.settings + [postageFile],
+        settings: WorkerHost.settings + [postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
     /// The migrations shipped with the service (`Migrations/NNNN_name.sql`).
@@ -43,12 +49,27 @@ public enum PrintingService {
             logger: resources.logger)
         let path = resources.environment.string(postageFile)
         try await desk.bootstrap(from: try path.map { URL(fileURLWithPath: $0) } ?? samplePostageURL())
-        register(postage: desk, on: &router)
+        let environment = resources.environment
+        let limits = ImageLimits(
+            maxBytes: try environment.int(imageMaxBytes, in: 1_000...500_000_000),
+            maxPixels: try environment.int(imageMaxMegapixels, in: 1...1_000) * 1_000_000)
+        let originals = try OriginalsDirectory(
+            root: URL(fileURLWithPath: try environment.required(dataDirectory)).appendingPathComponent("originals"))
+        let images = ImageLibrary(
+            client: resources.postgres, originals: originals, limits: limits, clock: resources.clock,
+            logger: resources.logger)
+        register(postage: desk, images: images, on: &router)
         return []
     }
 
     /// Registers the service's operations.
-    public static func register(postage: PostageDesk, on router: inout OperationRouter) {
+    public static func register(postage: PostageDesk, images: ImageLibrary, on router: inout OperationRouter) {
+        router.register(Printing.UploadImage.self) { request, context in
+            try await images.upload(request, actor: try context.requireActor())
+        }
+        router.register(Printing.GetImage.self) { request, context in
+            try await images.info(request.id, actor: try context.requireActor())
+        }
         router.register(Printing.GetPostage.self) { _, _ in try await postage.active() }
         router.register(Printing.PostageRates.self) { request, _ in try await postage.rates(request) }
         router.register(Printing.LoadPostage.self) { request, context in
