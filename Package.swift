@@ -176,7 +176,7 @@ let package = Package(
         .target(
             name: "PrintingService",
             dependencies: [
-                "CImageCodecs", "CLibXML2", "Contract", "ServiceKit", "Store",
+                "CCairoPango", "CImageCodecs", "CLibXML2", "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -348,6 +348,12 @@ let package = Package(
             name: "CImageCodecs",
             path: "shared/CImageCodecs",
             providers: [.apt(["libturbojpeg0-dev", "libpng-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCairoPango",
+            path: "shared/CCairoPango",
+            pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
         ),
         .testTarget(
             name: "PrintingTests",

@@ -36,6 +36,27 @@ struct PrintingFixture: Sendable {
         }
     }
 
+    /// How many stored versions carry `label` (other suites store versions alongside).
+    func versions(label: String) async throws -> Int {
+        try await count("SELECT count(*) FROM printing.postage_tariffs WHERE label = \(label)")
+    }
+
+    /// How many stored versions are byte for byte `document`.
+    func versions(document: String) async throws -> Int {
+        try await count(
+            """
+            SELECT count(*) FROM printing.postage_tariffs
+            WHERE sha256 = encode(sha256(convert_to(\(document), 'UTF8')), 'hex')
+            """)
+    }
+
+    private func count(_ query: PostgresQuery) async throws -> Int {
+        for try await count in try await client.query(query, logger: Self.logger).decode(Int64.self) {
+            return Int(count)
+        }
+        return 0
+    }
+
     /// Noon UTC of `day` (`YYYY-MM-DD`).
     static func noon(_ day: String) -> Date {
         ISO8601DateFormatter().date(from: "\(day)T12:00:00Z")!

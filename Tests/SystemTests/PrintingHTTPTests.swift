@@ -124,6 +124,40 @@ struct PrintingHTTPTests {
         #expect((orders.json(cut.body)["details"] as? [String: Any])?["reason"] as? String == "truncated")
     }
 
+    @Test(
+        "previews: a PNG of the front from an upload (flagged under 300 dpi), a JPEG of the back; 400 for a bad side, 404 for an unknown image"
+    )
+    func previews() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let (ann, _) = try await orders.signUp(system, "ann")
+        let created = await ann.send("POST", "/v1/images", json: Self.bmp, contentType: "image/bmp")
+        let id = try #require(orders.json(created.body)["id"] as? String, "\(created.body)")
+
+        let front = await ann.send(
+            "POST", "/v1/postcards/preview", json: #"{"imageId": "\#(id)", "size": "A6", "side": "front"}"#)
+        #expect(front.status == 200, "\(front.body)")
+        #expect(front.header("Content-Type") == "image/png")
+        #expect(front.body.hasPrefix("\u{FFFD}PNG"), "a PNG signature")
+        #expect(front.header("X-Print-Warning")?.contains("dpi") == true)
+
+        let back = await ann.send(
+            "POST", "/v1/postcards/preview",
+            json: """
+                {"size": "A5", "side": "back", "format": "jpeg", "greeting": "Hälsningar från Lund",
+                 "recipient": {"name": "Åsa", "address": {"line1": "Storgatan 1", "city": "Lund", "country": "SE"}}}
+                """)
+        #expect(back.status == 200, "\(back.body)")
+        #expect(back.header("Content-Type") == "image/jpeg")
+        #expect(back.header("X-Print-Warning") == nil)
+
+        let bad = await ann.send("POST", "/v1/postcards/preview", json: #"{"size": "A6", "side": "inside"}"#)
+        #expect(bad.status == 400, "\(bad.body)")
+        let missing = await ann.send(
+            "POST", "/v1/postcards/preview", json: #"{"imageId": "\#(UUID())", "size": "A6", "side": "front"}"#)
+        #expect(missing.status == 404)
+    }
+
     static func grant(_ roles: [String], to username: String) async throws {
         try await OrdersHTTPTests.withDatabase { client, logger in
             try await client.query(

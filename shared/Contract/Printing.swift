@@ -230,3 +230,51 @@ extension Printing {
         public typealias Reply = ImageInfo
     }
 }
+
+// MARK: - previews
+
+extension Printing {
+    /// `preview_postcard` (signed in): one side of a card as the app's preview screen shows it.
+    public enum PreviewPostcard: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "preview_postcard"
+
+        public struct Request: Codable, Sendable, Hashable {
+            /// One of the caller's uploads, for the front.
+            public var imageId: String?
+            public var greeting: String?
+            public var recipient: Orders.PostalRecipient?
+            /// `A6`, `A5` or `A4`.
+            public var size: String
+            /// `front` or `back`.
+            public var side: String
+            /// `png` (default) or `jpeg`.
+            public var format: String?
+            public init(
+                imageId: String? = nil, greeting: String? = nil, recipient: Orders.PostalRecipient? = nil,
+                size: String, side: String, format: String? = nil
+            ) {
+                self.imageId = imageId
+                self.greeting = greeting
+                self.recipient = recipient
+                self.size = size
+                self.side = side
+                self.format = format
+            }
+        }
+
+        public struct Reply: Codable, Sendable, Hashable {
+            /// `image/png` or `image/jpeg`.
+            public var mediaType: String
+            /// The image, base64.
+            public var data: String
+            /// Set when the front image prints under 300 dpi.
+            public var warning: String?
+            public init(mediaType: String, data: String, warning: String?) {
+                self.mediaType = mediaType
+                self.data = data
+                self.warning = warning
+            }
+        }
+    }
+}

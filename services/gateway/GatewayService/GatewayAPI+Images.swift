@@ -42,3 +42,22 @@ extension GatewayAPI {
         return .ok(.init(body: .json(try OrdersJSON.convert(info))))
     }
 }
+
+extension GatewayAPI {
+    func previewPostcard(_ input: Operations.PreviewPostcard.Input) async throws -> Operations.PreviewPostcard.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await bus.call(
+            Printing.PreviewPostcard.self, try OrdersJSON.convert(body),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        guard let bytes = Data(base64Encoded: reply.data) else {
+            throw ServiceError(.internal, "printing sent a preview that is not base64")
+        }
+        let image = HTTPBody([UInt8](bytes))
+        return .ok(
+            .init(
+                headers: .init(xPrintWarning: reply.warning),
+                body: reply.mediaType == "image/jpeg" ? .jpeg(image) : .png(image)))
+    }
+}

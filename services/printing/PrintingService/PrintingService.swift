@@ -59,6 +59,10 @@ public enum PrintingService {
             client: resources.postgres, originals: originals, limits: limits, clock: resources.clock,
             logger: resources.logger)
         register(postage: desk, images: images, on: &router)
+        let previews = PostcardPreviews(images: images, postage: desk)
+        router.register(Printing.PreviewPostcard.self) { request, context in
+            try await previews.preview(request, actor: try context.requireActor())
+        }
         return []
     }
 

@@ -63,6 +63,20 @@ public struct ImageLibrary: Sendable {
             createdAt: now)
     }
 
+    /// The decoded pixels and EXIF orientation of image `id`, under the same rule as ``info(_:actor:)``.
+    public func pixels(_ id: String, actor: Actor) async throws -> (DecodedPixels, Int) {
+        let image = try await info(id, actor: actor)
+        guard let format = ImageFormat(contentType: image.mediaType) else {
+            throw ServiceError(.internal, "image \(id) has an unknown media type")
+        }
+        let bytes = try [UInt8](Data(contentsOf: originals.url(sha256: image.sha256, format: format)))
+        do {
+            return (try PixelDecoder.decode(bytes, format: format), image.orientation)
+        } catch {
+            throw error.serviceError
+        }
+    }
+
     /// The image `id` if `actor` owns it (printers and admins see any); otherwise 404.
     public func info(_ id: String, actor: Actor) async throws -> Printing.ImageInfo {
         guard let uuid = UUID(uuidString: id) else { throw ServiceError.notFound("no such image") }
