@@ -175,8 +175,16 @@ let package = Package(
         ),
         .target(
             name: "PrintingService",
-            dependencies: ["Contract", "ServiceKit"],
+            dependencies: [
+                "CCairoPango", "CImageCodecs", "CLibXML2", "Contract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "services/printing/PrintingService",
+            resources: [
+                .copy("Migrations"), .copy("Resources/postage.xsd"), .copy("Resources/postage-sample.xml"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -335,6 +343,32 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/SystemTests",
+            swiftSettings: strict
+        ),
+        .systemLibrary(
+            name: "CLibXML2",
+            path: "shared/CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CImageCodecs",
+            path: "shared/CImageCodecs",
+            providers: [.apt(["libturbojpeg0-dev", "libpng-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCairoPango",
+            path: "shared/CCairoPango",
+            pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
+        ),
+        .testTarget(
+            name: "PrintingTests",
+            dependencies: [
+                "CImageCodecs", "Contract", "PrintingService", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/PrintingTests",
             swiftSettings: strict
         ),
     ]

@@ -21,7 +21,8 @@ LOG_TAG=bootstrap
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 APT_PACKAGES=(
-    libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev
+    libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev
+    poppler-utils
     pkg-config
     postgresql postgresql-contrib
     curl

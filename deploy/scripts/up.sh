@@ -248,6 +248,8 @@ start_smtp_sink() {
 start_all() {
     local name exe
     start_smtp_sink
+    # The printer's sample postage file (loaded by printing at start unless already stored).
+    export POSTAGE_FILE=${POSTAGE_FILE:-"$REPO_ROOT/services/printing/PrintingService/Resources/postage-sample.xml"}
     for name in "${PLAN[@]}"; do
         [[ -z $STOP_SIGNAL ]] || return 0
         exe="$BACKPLANE_BIN_DIR/${name%-[0-9]*}"

@@ -306,7 +306,9 @@ extension OrderBook {
         -> PriceBreakdown
     {
         if let postcard = content.postcard {
-            let tariff = try await quoting.tariffs.activeTariff(metadata: RequestMetadata(requestId: requestId))
+            let tariff = try await quoting.tariffs.tariff(
+                size: postcard.size, countries: postcard.recipients.map(\.address.country),
+                metadata: RequestMetadata(requestId: requestId))
             return try quoting.pricing.postcard(
                 size: postcard.size, countries: postcard.recipients.map(\.address.country), currency: currency,
                 rates: rates, tariff: tariff, sizeField: "postcard.size", recipientsField: "postcard.recipients",

@@ -9,12 +9,13 @@ public enum OrdersService {
         "PRICE_LIST", default: "A6=1.49,A5=2.49,A4=3.99", "printing cost per card by size, in euros (SIZE=EUROS,...)")
     static let ecardPrice = Setting("ECARD_PRICE", default: "0.99", "price of one e-card delivery, in euros")
     static let postageHome = Setting(
-        "POSTAGE_HOME_COUNTRY", default: "DE", "built-in postage tariff: country the cards are posted in (ISO 3166)")
+        "POSTAGE_HOME_COUNTRY", default: "DE",
+        "fallback postage tariff (printing absent): country the cards are posted in (ISO 3166)")
     static let postageDomestic = Setting(
-        "POSTAGE_DOMESTIC", default: "0.95", "built-in tariff: domestic postage, euros")
+        "POSTAGE_DOMESTIC", default: "0.95", "fallback tariff: domestic postage, euros")
     static let postageEurope = Setting(
-        "POSTAGE_EUROPE", default: "1.10", "built-in tariff: postage within Europe, euros")
-    static let postageWorld = Setting("POSTAGE_WORLD", default: "1.65", "built-in tariff: postage elsewhere, euros")
+        "POSTAGE_EUROPE", default: "1.10", "fallback tariff: postage within Europe, euros")
+    static let postageWorld = Setting("POSTAGE_WORLD", default: "1.65", "fallback tariff: postage elsewhere, euros")
     static let quoteMinutes = Setting(
         "QUOTE_VALID_MINUTES", default: "30", "how long a quote's currency rate holds for an order")
     static let ratesPath = Setting(
@@ -113,7 +114,9 @@ public enum OrdersService {
             endpoint: try resources.environment.required(.eventsPublishURL))
         let quoting = Quoting(
             client: resources.postgres, pricing: configuration.pricing,
-            tariffs: BuiltInPostageTariff(configuration.tariff), validity: configuration.quoteValidity,
+            tariffs: PrintingPostageTariff(
+                bus: resources.bus, fallback: configuration.tariff, logger: resources.logger),
+            validity: configuration.quoteValidity,
             ratesRefresh: configuration.ratesRefresh, clock: resources.clock, logger: resources.logger)
         let provider = SandboxPaymentProvider()
         let book = OrderBook(

@@ -1,6 +1,6 @@
 import Contract
 
-/// A price in euros as an exact decimal (`mantissa / 10^scale`), e.g. `1.495`; prices in the
+/// A price as an exact decimal (in euros unless said otherwise) (`mantissa / 10^scale`), e.g. `1.495`; prices in the
 /// price list and the postage tariff may be finer than a cent and are rounded up when charged.
 public struct Price: Sendable, Hashable, CustomStringConvertible {
     /// The digits without the decimal point.
@@ -22,8 +22,17 @@ public struct Price: Sendable, Hashable, CustomStringConvertible {
 
     /// Minor units of `currency` at `rates`, rounded up to the next minor unit.
     public func amount(in currency: String, rates: ExchangeRates) throws(ServiceError) -> Int64 {
-        ExchangeRates.convert(
-            mantissa, source: .one, sourceExponent: scale, target: try rates.rate(currency),
+        try amount(in: currency, from: ExchangeRates.base, rates: rates)
+    }
+
+    /// Minor units of `currency` for this price in `source` (a postage tariff's currency), at
+    /// `rates`, rounded up to the next minor unit.
+    public func amount(in currency: String, from source: String, rates: ExchangeRates) throws(ServiceError) -> Int64 {
+        guard let sourceRate = rates.rates[source] else {
+            throw ServiceError(.failedPrecondition, "prices in \(source) cannot be converted: no exchange rate for it")
+        }
+        return ExchangeRates.convert(
+            mantissa, source: sourceRate, sourceExponent: scale, target: try rates.rate(currency),
             targetExponent: CurrencyTable.exponent(currency))
     }
 

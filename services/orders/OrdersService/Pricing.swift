@@ -29,7 +29,7 @@ public struct Pricing: Sendable {
         ]
         var postageByCountry: [(country: String, count: Int)] = []
         for (index, country) in countries.enumerated() {
-            _ = try tariff.postage(to: country, field: countryField(index))
+            _ = try tariff.postage(to: country, size: size, field: countryField(index))
             if let at = postageByCountry.firstIndex(where: { $0.country == country }) {
                 postageByCountry[at].count += 1
             } else {
@@ -37,7 +37,8 @@ public struct Pricing: Sendable {
             }
         }
         for (country, count) in postageByCountry {
-            let unit = try tariff.postage(to: country, field: "country").amount(in: currency, rates: rates)
+            let unit = try tariff.postage(to: country, size: size, field: "country").amount(
+                in: currency, from: tariff.currency, rates: rates)
             lines.append(
                 PriceLine(
                     kind: "postage", description: "postage to \(country)", country: country, quantity: count,

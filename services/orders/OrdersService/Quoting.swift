@@ -38,10 +38,11 @@ public struct Quoting: Sendable {
     {
         let currency = try Self.currency(request.currency ?? ExchangeRates.base)
         let set = try await currentRates()
-        let tariff = try await tariffs.activeTariff(metadata: metadata)
+        let size = request.size.uppercased()
+        let countries = request.recipients.map { $0.country.uppercased() }
+        let tariff = try await tariffs.tariff(size: size, countries: countries, metadata: metadata)
         let breakdown = try pricing.postcard(
-            size: request.size.uppercased(), countries: request.recipients.map { $0.country.uppercased() },
-            currency: currency, rates: set.rates, tariff: tariff)
+            size: size, countries: countries, currency: currency, rates: set.rates, tariff: tariff)
         let id = UUID()
         let now = clock.now()
         let expires = now.addingTimeInterval(validity)

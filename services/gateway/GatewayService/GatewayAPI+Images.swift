@@ -1,0 +1,63 @@
+import Contract
+import Foundation
+import OpenAPIRuntime
+import ServiceKit
+
+/// `/v1/images`: raw image uploads, passed to the `printing` service (which applies the limits
+/// and guards) as base64 inside the JSON payload.
+extension GatewayAPI {
+    /// The most the gateway reads of an upload; printing's own limit (`IMAGE_MAX_BYTES`) is lower.
+    static let imageBodyCap = 64 << 20
+
+    func uploadImage(_ input: Operations.UploadImage.Input) async throws -> Operations.UploadImage.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        let (contentType, body): (String, HTTPBody) =
+            switch input.body {
+            case .jpeg(let body): ("image/jpeg", body)
+            case .png(let body): ("image/png", body)
+            case .imageBmp(let body): ("image/bmp", body)
+            }
+        let bytes: [UInt8]
+        do {
+            bytes = try await [UInt8](collecting: body, upTo: Self.imageBodyCap)
+        } catch {
+            throw ServiceError(
+                .invalidArgument, "the image is larger than \(Self.imageBodyCap) bytes",
+                details: ["reason": "too_large", "field": "body"])
+        }
+        let info = try await bus.call(
+            Printing.UploadImage.self,
+            .init(contentType: contentType, data: Data(bytes).base64EncodedString()),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .created(.init(body: .json(try OrdersJSON.convert(info))))
+    }
+
+    func getImage(_ input: Operations.GetImage.Input) async throws -> Operations.GetImage.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        let info = try await bus.call(
+            Printing.GetImage.self, .init(id: input.path.id),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .ok(.init(body: .json(try OrdersJSON.convert(info))))
+    }
+}
+
+extension GatewayAPI {
+    func previewPostcard(_ input: Operations.PreviewPostcard.Input) async throws -> Operations.PreviewPostcard.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await bus.call(
+            Printing.PreviewPostcard.self, try OrdersJSON.convert(body),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        guard let bytes = Data(base64Encoded: reply.data) else {
+            throw ServiceError(.internal, "printing sent a preview that is not base64")
+        }
+        let image = HTTPBody([UInt8](bytes))
+        return .ok(
+            .init(
+                headers: .init(xPrintWarning: reply.warning),
+                body: reply.mediaType == "image/jpeg" ? .jpeg(image) : .png(image)))
+    }
+}

@@ -1,0 +1,99 @@
+import Contract
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+
+/// Uploads and looks up images: the guards of ``ImageInspector``, the original under its
+/// content address, the metadata in `printing.images`.
+public struct ImageLibrary: Sendable {
+    let client: PostgresClient
+    let originals: OriginalsDirectory
+    let limits: ImageLimits
+    let clock: any WallClock
+    let logger: Logger
+
+    /// Creates the library.
+    public init(
+        client: PostgresClient, originals: OriginalsDirectory, limits: ImageLimits, clock: any WallClock,
+        logger: Logger
+    ) {
+        self.client = client
+        self.originals = originals
+        self.limits = limits
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Checks and stores an upload of `actor`'s.
+    public func upload(_ request: Printing.UploadImage.Request, actor: Actor) async throws -> Printing.ImageInfo {
+        guard let owner = UUID(uuidString: actor.userId) else { throw ServiceError(.unauthenticated, "no user id") }
+        guard request.data.utf8.count <= (limits.maxBytes / 3 + 2) * 4 else {
+            throw ImageRejection(.tooLarge, "the image is larger than \(limits.maxBytes) bytes").serviceError
+        }
+        guard let data = Data(base64Encoded: request.data) else {
+            throw ServiceError.invalidArgument("data is not base64", field: "data")
+        }
+        let bytes = [UInt8](data)
+        let image: InspectedImage
+        do {
+            image = try ImageInspector.inspect(bytes, contentType: request.contentType, limits: limits)
+        } catch {
+            throw error.serviceError
+        }
+        let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        _ = try originals.store(bytes, sha256: sha256, format: image.format)
+        let id = UUID()
+        let now = clock.now()
+        try await client.query(
+            """
+            INSERT INTO printing.images (id, owner_id, sha256, media_type, bytes, width, height, orientation, gps_lat,
+                gps_lon, created_at)
+            VALUES (\(id), \(owner), \(sha256), \(image.format.rawValue), \(bytes.count), \(image.width),
+                \(image.height), \(image.exif.orientation), \(image.exif.latitude), \(image.exif.longitude), \(now))
+            """, logger: logger)
+        logger.info(
+            "image stored",
+            metadata: ["image": "\(id)", "bytes": "\(bytes.count)", "size": "\(image.width)x\(image.height)"])
+        return Printing.ImageInfo(
+            id: id.uuidString.lowercased(), width: image.width, height: image.height,
+            gps: image.exif.latitude.flatMap { lat in image.exif.longitude.map { .init(lat: lat, lon: $0) } },
+            mediaType: image.format.rawValue, bytes: bytes.count, sha256: sha256, orientation: image.exif.orientation,
+            createdAt: now)
+    }
+
+    /// The decoded pixels and EXIF orientation of image `id`, under the same rule as ``info(_:actor:)``.
+    public func pixels(_ id: String, actor: Actor) async throws -> (DecodedPixels, Int) {
+        let image = try await info(id, actor: actor)
+        guard let format = ImageFormat(contentType: image.mediaType) else {
+            throw ServiceError(.internal, "image \(id) has an unknown media type")
+        }
+        let bytes = try [UInt8](Data(contentsOf: originals.url(sha256: image.sha256, format: format)))
+        do {
+            return (try PixelDecoder.decode(bytes, format: format), image.orientation)
+        } catch {
+            throw error.serviceError
+        }
+    }
+
+    /// The image `id` if `actor` owns it (printers and admins see any); otherwise 404.
+    public func info(_ id: String, actor: Actor) async throws -> Printing.ImageInfo {
+        guard let uuid = UUID(uuidString: id) else { throw ServiceError.notFound("no such image") }
+        let rows = try await client.query(
+            """
+            SELECT owner_id, sha256, media_type, bytes, width, height, orientation, gps_lat, gps_lon, created_at
+            FROM printing.images WHERE id = \(uuid)
+            """, logger: logger)
+        for try await (owner, sha, type, size, width, height, orientation, lat, lon, created) in rows.decode(
+            (UUID, String, String, Int64, Int32, Int32, Int16, Double?, Double?, Date).self)
+        {
+            guard owner.uuidString.lowercased() == actor.userId.lowercased() || actor.has("printer") else { break }
+            return Printing.ImageInfo(
+                id: uuid.uuidString.lowercased(), width: Int(width), height: Int(height),
+                gps: lat.flatMap { lat in lon.map { .init(lat: lat, lon: $0) } }, mediaType: type, bytes: Int(size),
+                sha256: sha, orientation: Int(orientation), createdAt: created)
+        }
+        throw ServiceError.notFound("no such image")
+    }
+}

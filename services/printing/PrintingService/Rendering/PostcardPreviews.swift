@@ -1,0 +1,57 @@
+import Contract
+import Foundation
+
+/// Previews for the app: gathers the caller's image, the stamp of the tariff in force and the
+/// text, and renders one side.
+public struct PostcardPreviews: Sendable {
+    let images: ImageLibrary
+    let postage: PostageDesk
+
+    /// Creates the preview desk.
+    public init(images: ImageLibrary, postage: PostageDesk) {
+        self.images = images
+        self.postage = postage
+    }
+
+    /// Longest greeting accepted, in characters.
+    public static let maxGreeting = 2_000
+
+    /// Renders the side `request` asks for.
+    public func preview(_ request: Printing.PreviewPostcard.Request, actor: Actor) async throws
+        -> Printing.PreviewPostcard.Reply
+    {
+        guard let size = CardSize(rawValue: request.size.uppercased()) else {
+            throw ServiceError.invalidArgument("size is one of A6, A5, A4", field: "size")
+        }
+        guard let side = PostcardRenderer.Side(rawValue: request.side.lowercased()) else {
+            throw ServiceError.invalidArgument("side is front or back", field: "side")
+        }
+        let format = (request.format ?? "png").lowercased()
+        guard ["png", "jpeg"].contains(format) else {
+            throw ServiceError.invalidArgument("format is png or jpeg", field: "format")
+        }
+        guard (request.greeting ?? "").count <= Self.maxGreeting else {
+            throw ServiceError.invalidArgument(
+                "the greeting is at most \(Self.maxGreeting) characters", field: "greeting")
+        }
+        var content = PostcardContent(size: size, greeting: request.greeting ?? "", recipient: request.recipient)
+        if let id = request.imageId {
+            let (pixels, orientation) = try await images.pixels(id, actor: actor)
+            content.image = pixels
+            content.orientation = orientation
+        }
+        content.stamp = try await stamp()
+        let bytes = PostcardRenderer.preview(content, side: side, jpeg: format == "jpeg")
+        return Printing.PreviewPostcard.Reply(
+            mediaType: format == "jpeg" ? "image/jpeg" : "image/png", data: Data(bytes).base64EncodedString(),
+            warning: side == .front ? content.resolutionWarning : nil)
+    }
+
+    /// The stamp of the tariff in force, or none when no tariff is in force.
+    func stamp() async throws -> DecodedPixels? {
+        guard let tariff = try? await postage.active(), let stamp = try await postage.store.stamp(tariff.id),
+            let format = ImageFormat(contentType: stamp.mediaType)
+        else { return nil }
+        return try? PixelDecoder.decode(stamp.bytes, format: format)
+    }
+}

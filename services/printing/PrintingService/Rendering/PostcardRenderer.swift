@@ -1,0 +1,96 @@
+import CCairoPango
+import CImageCodecs
+import Foundation
+
+/// Renders postcards with Cairo and Pango: the two-page print PDF and raster previews.
+public enum PostcardRenderer {
+    /// Which side of the card.
+    public enum Side: String, Sendable, CaseIterable {
+        case front
+        case back
+    }
+
+    /// The print-ready PDF: page 1 the front, page 2 the back; MediaBox = card + 3 mm bleed on each
+    /// side, TrimBox = the card; text stays text (fonts embedded).
+    public static func pdf(_ content: PostcardContent) -> [UInt8] {
+        let media = content.size.media
+        let sink = ByteSink()
+        let unmanaged = Unmanaged.passRetained(sink)
+        defer { unmanaged.release() }
+        let surface = cairo_pdf_surface_create_for_stream(
+            { closure, data, length in
+                guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+                Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue().bytes.append(
+                    contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+                return CAIRO_STATUS_SUCCESS
+            }, unmanaged.toOpaque(), media.width, media.height)
+        let cairo = cairo_create(surface)!
+        let canvas = CairoCanvas(cairo: cairo, content: content)
+        canvas.drawFront()
+        cairo_show_page(cairo)
+        canvas.drawBack()
+        cairo_show_page(cairo)
+        cairo_destroy(cairo)
+        cairo_surface_finish(surface)
+        cairo_surface_destroy(surface)
+        let bleed = CardSize.bleed
+        let trim = content.size.trim
+        return PDFBoxes.addTrimBox(to: sink.bytes, trim: (bleed, bleed, bleed + trim.width, bleed + trim.height))
+    }
+
+    /// A raster of one side of the trimmed card at `dpi`, as PNG or (when `jpeg`) JPEG bytes.
+    public static func preview(_ content: PostcardContent, side: Side, dpi: Double = 100, jpeg: Bool = false)
+        -> [UInt8]
+    {
+        let trim = content.size.trim
+        let scale = dpi / 72
+        let width = Int32((trim.width * scale).rounded())
+        let height = Int32((trim.height * scale).rounded())
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height)!
+        defer { cairo_surface_destroy(surface) }
+        let cairo = cairo_create(surface)!
+        cairo_scale(cairo, scale, scale)
+        cairo_translate(cairo, -CardSize.bleed, -CardSize.bleed)
+        let canvas = CairoCanvas(cairo: cairo, content: content)
+        switch side {
+        case .front: canvas.drawFront()
+        case .back: canvas.drawBack()
+        }
+        cairo_destroy(cairo)
+        cairo_surface_flush(surface)
+        return jpeg ? encodeJPEG(surface, width: width, height: height) : encodePNG(surface)
+    }
+
+    private static func encodePNG(_ surface: OpaquePointer) -> [UInt8] {
+        let sink = ByteSink()
+        withExtendedLifetime(sink) {
+            _ = cairo_surface_write_to_png_stream(
+                surface,
+                { closure, data, length in
+                    guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+                    Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue().bytes.append(
+                        contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+                    return CAIRO_STATUS_SUCCESS
+                }, Unmanaged.passUnretained(sink).toOpaque())
+        }
+        return sink.bytes
+    }
+
+    private static func encodeJPEG(_ surface: OpaquePointer, width: Int32, height: Int32) -> [UInt8] {
+        guard let handle = tjInitCompress(), let data = cairo_image_surface_get_data(surface) else { return [] }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let result = tjCompress2(
+            handle, data, width, cairo_image_surface_get_stride(surface), height, Int32(TJPF_BGRX.rawValue), &output,
+            &size, Int32(TJSAMP_420.rawValue), 88, 0)
+        defer { tjFree(output) }
+        guard result == 0, let output else { return [] }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
+    /// Collects what Cairo writes; used only on the rendering thread, inside one call.
+    private final class ByteSink {
+        var bytes: [UInt8] = []
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+
+/// Operations of the `printing` service (PostcardBuddy): the printer's postage file today;
+/// images, rendering and print jobs later. Amounts are integer minor units of the tariff's
+/// currency.
+public enum Printing {}
+
+// MARK: - postage
+
+extension Printing {
+    /// A destination zone of a postage tariff: a list of countries, or the catch-all zone.
+    public struct PostageZone: Codable, Sendable, Hashable {
+        public var id: String
+        /// ISO 3166-1 alpha-2 codes; empty for the catch-all zone.
+        public var countries: [String]
+        /// The zone of every country no other zone names.
+        public var isDefault: Bool
+        public init(id: String, countries: [String], isDefault: Bool) {
+            self.id = id
+            self.countries = countries
+            self.isDefault = isDefault
+        }
+    }
+
+    /// One price of a tariff: a card size to a zone, or to one country (which wins over its zone).
+    public struct PostagePrice: Codable, Sendable, Hashable {
+        /// `A6`, `A5` or `A4`.
+        public var size: String
+        public var zone: String?
+        public var country: String?
+        /// Minor units of the tariff's currency.
+        public var amount: Int64
+        public init(size: String, zone: String? = nil, country: String? = nil, amount: Int64) {
+            self.size = size
+            self.zone = zone
+            self.country = country
+            self.amount = amount
+        }
+    }
+
+    /// A stored version of the printer's postage file, without its stamp image bytes.
+    public struct PostageTariff: Codable, Sendable, Hashable {
+        /// The version number the printing service gave it (1, 2, ...).
+        public var id: Int64
+        /// The printer's own label for the file (its `version` attribute).
+        public var label: String
+        public var carrier: String
+        /// ISO 4217.
+        public var currency: String
+        /// The country the cards are posted from.
+        public var origin: String
+        /// First day it applies, `YYYY-MM-DD` (UTC).
+        public var validFrom: String
+        /// Last day it applies, if it ends.
+        public var validTo: String?
+        public var zones: [PostageZone]
+        public var prices: [PostagePrice]
+        /// `image/png` or `image/jpeg`.
+        public var stampMediaType: String
+        public var stampWidth: Int
+        public var stampHeight: Int
+        /// SHA-256 of the uploaded file, hex.
+        public var sha256: String
+        public var loadedAt: Date
+        /// Whether this is the version in force now.
+        public var active: Bool
+        public init(
+            id: Int64, label: String, carrier: String, currency: String, origin: String, validFrom: String,
+            validTo: String?, zones: [PostageZone], prices: [PostagePrice], stampMediaType: String, stampWidth: Int,
+            stampHeight: Int, sha256: String, loadedAt: Date, active: Bool
+        ) {
+            self.id = id
+            self.label = label
+            self.carrier = carrier
+            self.currency = currency
+            self.origin = origin
+            self.validFrom = validFrom
+            self.validTo = validTo
+            self.zones = zones
+            self.prices = prices
+            self.stampMediaType = stampMediaType
+            self.stampWidth = stampWidth
+            self.stampHeight = stampHeight
+            self.sha256 = sha256
+            self.loadedAt = loadedAt
+            self.active = active
+        }
+    }
+
+    /// `get_postage`: the tariff in force (anyone may ask).
+    public enum GetPostage: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "get_postage"
+        public typealias Request = Empty
+        public typealias Reply = PostageTariff
+    }
+
+    /// `load_postage` (role `printer` or `admin`): stores a new version of the postage file.
+    /// A file that does not validate changes nothing; the error names line, element and problem.
+    public enum LoadPostage: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "load_postage"
+
+        public struct Request: Codable, Sendable, Hashable {
+            public var xml: String
+            public init(xml: String) { self.xml = xml }
+        }
+
+        public typealias Reply = PostageTariff
+    }
+
+    /// The postage of one card of a size to one country.
+    public struct CountryPostage: Codable, Sendable, Hashable {
+        public var country: String
+        /// The zone (or `country:XX` for a country's own price) the price came from.
+        public var zone: String
+        /// Minor units of the tariff's currency.
+        public var amount: Int64
+        public init(country: String, zone: String, amount: Int64) {
+            self.country = country
+            self.zone = zone
+            self.amount = amount
+        }
+    }
+
+    /// `postage_rates`: what the tariff in force charges for a card of `size` to each country;
+    /// the orders service asks it to price postcards.
+    public enum PostageRates: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "postage_rates"
+
+        public struct Request: Codable, Sendable, Hashable {
+            public var size: String
+            public var countries: [String]
+            public init(size: String, countries: [String]) {
+                self.size = size
+                self.countries = countries
+            }
+        }
+
+        public struct Reply: Codable, Sendable, Hashable {
+            /// The version answering.
+            public var tariffId: Int64
+            public var carrier: String
+            public var currency: String
+            public var prices: [CountryPostage]
+            public init(tariffId: Int64, carrier: String, currency: String, prices: [CountryPostage]) {
+                self.tariffId = tariffId
+                self.carrier = carrier
+                self.currency = currency
+                self.prices = prices
+            }
+        }
+    }
+}
+
+// MARK: - images
+
+extension Printing {
+    /// A position (WGS 84 degrees), as read from a photo's EXIF GPS tags.
+    public struct GPSPosition: Codable, Sendable, Hashable {
+        public var lat: Double
+        public var lon: Double
+        public init(lat: Double, lon: Double) {
+            self.lat = lat
+            self.lon = lon
+        }
+    }
+
+    /// An uploaded image: its size as displayed (EXIF orientation applied) and where it was taken.
+    public struct ImageInfo: Codable, Sendable, Hashable {
+        public var id: String
+        public var width: Int
+        public var height: Int
+        public var gps: GPSPosition?
+        /// `image/jpeg`, `image/png` or `image/bmp`.
+        public var mediaType: String
+        /// Size of the original in bytes.
+        public var bytes: Int
+        /// SHA-256 of the original (its name in the store), hex.
+        public var sha256: String
+        /// The EXIF orientation of the original (1 when it has none).
+        public var orientation: Int
+        public var createdAt: Date
+        public init(
+            id: String, width: Int, height: Int, gps: GPSPosition?, mediaType: String, bytes: Int, sha256: String,
+            orientation: Int, createdAt: Date
+        ) {
+            self.id = id
+            self.width = width
+            self.height = height
+            self.gps = gps
+            self.mediaType = mediaType
+            self.bytes = bytes
+            self.sha256 = sha256
+            self.orientation = orientation
+            self.createdAt = createdAt
+        }
+    }
+
+    /// `upload_image` (signed in): stores an image after the upload guards.
+    public enum UploadImage: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "upload_image"
+
+        public struct Request: Codable, Sendable, Hashable {
+            /// The `Content-Type` the client sent.
+            public var contentType: String
+            /// The body, base64.
+            public var data: String
+            public init(contentType: String, data: String) {
+                self.contentType = contentType
+                self.data = data
+            }
+        }
+
+        public typealias Reply = ImageInfo
+    }
+
+    /// `get_image`: one of the caller's images (printers and admins see any).
+    public enum GetImage: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "get_image"
+
+        public struct Request: Codable, Sendable, Hashable {
+            public var id: String
+            public init(id: String) { self.id = id }
+        }
+
+        public typealias Reply = ImageInfo
+    }
+}
+
+// MARK: - previews
+
+extension Printing {
+    /// `preview_postcard` (signed in): one side of a card as the app's preview screen shows it.
+    public enum PreviewPostcard: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "preview_postcard"
+
+        public struct Request: Codable, Sendable, Hashable {
+            /// One of the caller's uploads, for the front.
+            public var imageId: String?
+            public var greeting: String?
+            public var recipient: Orders.PostalRecipient?
+            /// `A6`, `A5` or `A4`.
+            public var size: String
+            /// `front` or `back`.
+            public var side: String
+            /// `png` (default) or `jpeg`.
+            public var format: String?
+            public init(
+                imageId: String? = nil, greeting: String? = nil, recipient: Orders.PostalRecipient? = nil,
+                size: String, side: String, format: String? = nil
+            ) {
+                self.imageId = imageId
+                self.greeting = greeting
+                self.recipient = recipient
+                self.size = size
+                self.side = side
+                self.format = format
+            }
+        }
+
+        public struct Reply: Codable, Sendable, Hashable {
+            /// `image/png` or `image/jpeg`.
+            public var mediaType: String
+            /// The image, base64.
+            public var data: String
+            /// Set when the front image prints under 300 dpi.
+            public var warning: String?
+            public init(mediaType: String, data: String, warning: String?) {
+                self.mediaType = mediaType
+                self.data = data
+                self.warning = warning
+            }
+        }
+    }
+}
