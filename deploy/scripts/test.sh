@@ -19,6 +19,12 @@
 #   SWIFT_TEST_ARGS="..."   more arguments for swift test (so do this script's own arguments)
 #   TEST_STEPS="..."        steps to run (default "build swift-test interop compose")
 #   SWIFT_TEST_TIMEOUT      seconds before swift test is stopped (default 2700)
+#   TEST_PARALLELISM=N      Swift tests that may run at once (default 1). The suites share one
+#                           PostgreSQL and two cores: run side by side, a suite that keeps a
+#                           transaction open holds back every event-log reader in the cluster
+#                           (they wait for older transactions, by design) and CPU-heavy suites
+#                           starve the deadline tests of the broker. One at a time takes a few
+#                           minutes more and gives the same answer on every run. 0: no limit.
 #   PYTEST_TIMEOUT          seconds before pytest is stopped (default 900)
 #   SKIP_BOOTSTRAP=1        do not run bootstrap.sh
 set -euo pipefail
@@ -28,6 +34,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${TEST_STEPS:=build swift-test interop compose}"
 : "${SWIFT_TEST_TIMEOUT:=2700}"
 : "${PYTEST_TIMEOUT:=900}"
+: "${TEST_PARALLELISM:=1}"
+[[ $TEST_PARALLELISM =~ ^[0-9]+$ ]] || die "TEST_PARALLELISM must be a number (0 for no limit), not '$TEST_PARALLELISM'"
 INTEROP_DIR="$REPO_ROOT/Tests/interop"
 TEST_PG_DIR=""
 declare -A RESULT=() # step -> PASS / FAIL / SKIP
@@ -114,6 +122,7 @@ step_swift_test() {
     local args=()
     [[ ${RESULT[build]:-} == PASS ]] && args+=(--skip-build)
     [[ -n ${FILTER:-} ]] && args+=(--filter "$FILTER")
+    ((TEST_PARALLELISM == 0)) || args+=(--experimental-maximum-parallelization-width "$TEST_PARALLELISM")
     # shellcheck disable=SC2206 # word splitting of SWIFT_TEST_ARGS is the point
     args+=(${SWIFT_TEST_ARGS:-} "$@")
     # --foreground keeps swift test in our process group, so that Ctrl-C reaches it.
