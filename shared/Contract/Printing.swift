@@ -5,6 +5,14 @@ import Foundation
 /// currency.
 public enum Printing {}
 
+extension Printing {
+    /// Topics of printing's job events beyond those orders reads (``Orders/PrintingTopic``).
+    public enum JobTopic {
+        /// A job's PDF is rendered and waits for the printer. Payload ``Orders/PrintingJobEvent``.
+        public static let ready = "printing.job_ready"
+    }
+}
+
 // MARK: - postage
 
 extension Printing {
