@@ -7,7 +7,9 @@ import Testing
 @testable import PrintingService
 
 /// Print jobs from `orders.paid` against the real PostgreSQL: one job per order, its PDF read
-/// back with `pdfinfo`, and the job events in the event log.
+/// back with `pdfinfo`, and the job events in the event log. Render attempts made here have a kind
+/// of their own and a clock in 2099, so a printing process of another suite on the same database
+/// neither claims them nor takes their leases for expired.
 @Suite("printing: print jobs from paid orders", .serialized)
 struct PrintJobTests {
     /// A book, a renderer and a clock over the fixture's database, with render attempts `attempts`.
@@ -27,6 +29,7 @@ struct PrintJobTests {
                     logger: logger),
                 events: events, logger: logger, announce: { _ in })
             book.renderAttempts = attempts
+            book.renderKind = "render_print_job_test_\(UUID())"
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("printjobs-\(UUID())")
             let images = ImageLibrary(
                 client: fixture.client,
@@ -40,7 +43,7 @@ struct PrintJobTests {
                 files: try PrintJobFiles(root: root.appendingPathComponent("jobs")), wake: wake, logger: logger)
         }
 
-        /// Appends `orders.paid` for a new order and hands it to the book as the consumer does.
+        /// Makes `orders.paid` for a new order and hands it to the book twice, as the consumer does.
         func pay(kind: String = "postcard", recipients: Int, imageId: String? = nil) async throws
             -> (orderId: String, accepted: StoredEvent?, again: StoredEvent?)
         {
@@ -55,12 +58,11 @@ struct PrintJobTests {
                 orderId: orderId, userId: UUID().uuidString, kind: kind, from: "pending", state: "paid",
                 at: fixture.clock.now(), reason: nil, total: .init(amount: 190, currency: "EUR"),
                 postcard: kind == "postcard" ? postcard : nil)
-            let paid = try await fixture.client.withTransaction(logger: PrintingFixture.logger) { connection in
-                try await book.events.append(
-                    NewEvent(
-                        topic: Orders.Topic.paid, producer: "orders", payload: try Wire.makeEncoder().encode(order),
-                        createdAt: fixture.clock.now()), on: connection)
-            }
+            // Handed over directly, never appended to the shared log, so that a printing process of
+            // another suite running meanwhile does not take the order first.
+            let paid = StoredEvent(
+                seq: 0, xid: 0, id: UUID(), topic: Orders.Topic.paid, producer: "orders",
+                payload: try Wire.makeEncoder().encode(order), requestId: nil, createdAt: fixture.clock.now())
             let accept = {
                 try await fixture.client.withTransaction(logger: PrintingFixture.logger) { connection in
                     try await book.accept(paid, on: connection)
@@ -101,7 +103,7 @@ struct PrintJobTests {
 
     @Test("a paid postcard order becomes one ready job: one PDF, two pages per recipient, accepted then ready")
     func paidOrderBecomesReady() async throws {
-        try await PrintingFixture.with(at: PrintingFixture.noon("2026-05-04")) { fixture in
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
             let desk = try await Desk(fixture, attempts: 3)
             let (orderId, accepted, again) = try await desk.pay(recipients: 3)
             #expect(accepted?.topic == Orders.PrintingTopic.jobAccepted)
@@ -122,7 +124,7 @@ struct PrintJobTests {
 
     @Test("e-card and other orders make no print job")
     func otherOrdersMakeNoJob() async throws {
-        try await PrintingFixture.with(at: PrintingFixture.noon("2026-05-04")) { fixture in
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
             let desk = try await Desk(fixture, attempts: 3)
             let (orderId, accepted, _) = try await desk.pay(kind: "ecard", recipients: 1)
             #expect(accepted == nil)
@@ -133,7 +135,7 @@ struct PrintJobTests {
 
     @Test("a job that cannot render is retried with back-off, then failed with a reason and job_failed")
     func failingJobFailsAfterItsAttempts() async throws {
-        try await PrintingFixture.with(at: PrintingFixture.noon("2026-05-05")) { fixture in
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-05")) { fixture in
             let desk = try await Desk(fixture, attempts: 3)
             let (orderId, _, _) = try await desk.pay(recipients: 1, imageId: UUID().uuidString)
             try await desk.renderAll()

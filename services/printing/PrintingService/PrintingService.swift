@@ -82,10 +82,10 @@ public enum PrintingService {
         jobs.renderAttempts = try environment.int(renderAttempts, in: 1...100)
         let book = jobs
         let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        var renderer = PrintJobRenderer(
-            book: book, cards: PrintJobCards(images: images, postage: desk),
-            files: try PrintJobFiles(root: dataRoot.appendingPathComponent("jobs")), wake: wake,
-            logger: resources.logger)
+        let cards = PrintJobCards(images: images, postage: desk)
+        let files = try PrintJobFiles(root: dataRoot.appendingPathComponent("jobs"))
+        var renderer = PrintJobRenderer(book: book, cards: cards, files: files, wake: wake, logger: resources.logger)
+        register(printJobs: PrintJobDesk(book: book, cards: cards, files: files), on: &router)
         renderer.pollInterval = .milliseconds(try environment.int(renderPoll, in: 5...60_000))
         let consumer = try resources.consumer(name: "printing.orders", topics: [Orders.Topic.paid]) {
             event, connection in
@@ -110,6 +110,26 @@ public enum PrintingService {
         router.register(Printing.LoadPostage.self) { request, context in
             let actor = try context.requireRole("printer")
             return try await postage.load(xml: request.xml, source: "upload \(actor.userId)")
+        }
+    }
+
+    /// Registers the printer's print-job operations (role `printer` or `admin`).
+    public static func register(printJobs: PrintJobDesk, on router: inout OperationRouter) {
+        router.register(Printing.ListPrintJobs.self) { request, context in
+            _ = try context.requireRole("printer")
+            return .init(items: try await printJobs.list(status: request.status))
+        }
+        router.register(Printing.PrintJobPDF.self) { request, context in
+            _ = try context.requireRole("printer")
+            return try await printJobs.pdf(request.id)
+        }
+        router.register(Printing.BatchPDF.self) { request, context in
+            _ = try context.requireRole("printer")
+            return try await printJobs.batch(request.ids)
+        }
+        router.register(Printing.MarkPrintJob.self) { request, context in
+            _ = try context.requireRole("printer")
+            return try await printJobs.mark(request)
         }
     }
 }

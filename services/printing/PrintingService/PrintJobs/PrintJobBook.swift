@@ -20,8 +20,8 @@ public struct PrintJobBook: Sendable {
     public let announce: @Sendable (StoredEvent) -> Void
     let logger: Logger
 
-    /// The job kind of a render attempt.
-    static let renderKind = "render_print_job"
+    /// The job kind of a render attempt (tests use their own, apart from any running service).
+    public var renderKind = "render_print_job"
 
     /// Creates the book; `announce` is usually ``ServiceKit/EventPublisher/announce(_:)``.
     public init(
@@ -58,7 +58,7 @@ public struct PrintJobBook: Sendable {
         for try await _ in rows { created = true }
         guard created else { return nil }
         try await queue.enqueue(
-            kind: Self.renderKind, payload: try Wire.makeEncoder().encode(["jobId": id.uuidString]),
+            kind: renderKind, payload: try Wire.makeEncoder().encode(["jobId": id.uuidString]),
             maxAttempts: renderAttempts,
             dedupeKey: id.uuidString, on: connection)
         logger.info("print job accepted", metadata: ["jobId": "\(id)", "orderId": "\(order.orderId)"])

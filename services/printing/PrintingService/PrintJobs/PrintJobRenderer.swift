@@ -64,7 +64,7 @@ public struct PrintJobRenderer: Service {
     /// Claims and runs one due render attempt; returns how many it claimed (0 or 1).
     @discardableResult
     public func runOnce() async throws -> Int {
-        let claimed = try await book.queue.claim(kinds: [PrintJobBook.renderKind], limit: 1, lease: lease)
+        let claimed = try await book.queue.claim(kinds: [book.renderKind], limit: 1, lease: lease)
         for attempt in claimed { try await render(attempt) }
         return claimed.count
     }
