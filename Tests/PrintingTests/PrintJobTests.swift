@@ -40,7 +40,9 @@ struct PrintJobTests {
             self.book = book
             self.renderer = PrintJobRenderer(
                 book: book, cards: PrintJobCards(images: images, postage: fixture.desk),
-                files: try PrintJobFiles(root: root.appendingPathComponent("jobs")), wake: wake, logger: logger)
+                files: try PrintJobFiles(
+                    root: root.appendingPathComponent("jobs"), hotFolder: root.appendingPathComponent("hot")),
+                wake: wake, logger: logger)
         }
 
         /// Makes `orders.paid` for a new order and hands it to the book twice, as the consumer does.
@@ -101,7 +103,9 @@ struct PrintJobTests {
         }
     }
 
-    @Test("a paid postcard order becomes one ready job: one PDF, two pages per recipient, accepted then ready")
+    @Test(
+        "a paid postcard order becomes one ready job: one PDF (also in the hot folder), two pages per recipient, accepted then ready"
+    )
     func paidOrderBecomesReady() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
             let desk = try await Desk(fixture, attempts: 3)
@@ -114,6 +118,8 @@ struct PrintJobTests {
             #expect(job.0 == "ready")
             #expect(job.1 == 3)
             let pdf = try desk.renderer.files.read(try #require(job.2))
+            let hot = try #require(desk.renderer.files.hotFolder).appendingPathComponent(try #require(job.2))
+            #expect(try Data(contentsOf: hot) == pdf, "the hot folder holds the same PDF")
             let info = try RenderingTests().poppler("pdfinfo", [], pdf: [UInt8](pdf))
             #expect(info.contains("Pages:           6"))
             let text = try RenderingTests().poppler("pdftotext", [], pdf: [UInt8](pdf))

@@ -3,7 +3,9 @@ import PostgresNIO
 import Testing
 
 /// Print jobs end to end: gateway, broker, auth, orders and printing as real processes; orders
-/// pays, printing renders, the printer downloads and moves jobs, and orders follows.
+/// pays, printing renders, the printer downloads and moves jobs, and orders follows. The processes
+/// run on a database of their own (``PrintingHTTPTests/start()``), so printing takes no order of
+/// another suite.
 @Suite("print jobs over HTTP (real processes)", .serialized)
 struct PrintJobsHTTPTests {
     let orders = OrdersHTTPTests()
@@ -69,9 +71,11 @@ struct PrintJobsHTTPTests {
     }
 
     /// The sum of the order's movements on the charge account, and how many captures it had.
-    static func charges(of orderId: String) async throws -> (balance: Int64, captures: Int64) {
+    static func charges(of orderId: String, in system: SystemHarness) async throws
+        -> (balance: Int64, captures: Int64)
+    {
         var result: (Int64, Int64) = (-1, -1)
-        try await OrdersHTTPTests.withDatabase { client, logger in
+        try await OrdersHTTPTests.withDatabase(url: system.databaseURL) { client, logger in
             let rows = try await client.query(
                 """
                 SELECT coalesce(sum(amount), 0)::bigint, count(*) FILTER (WHERE movement = 'capture')
@@ -101,7 +105,7 @@ struct PrintJobsHTTPTests {
             orderIds.append(try #require(orders.json(placed.body)["id"] as? String, "\(placed.body)"))
         }
         let (_, printerName) = try await orders.signUp(system, "pat")
-        try await PrintingHTTPTests.grant(["user", "printer"], to: printerName)
+        try await PrintingHTTPTests.grant(["user", "printer"], to: printerName, in: system)
         let printer = try await orders.signIn(system, printerName)
 
         #expect(await ann.send("GET", "/v1/print-jobs").status == 403)
@@ -133,7 +137,7 @@ struct PrintJobsHTTPTests {
         let failed = await printer.send("POST", "/v1/print-jobs/\(failedJob)/failed", json: #"{"reason": "paper jam"}"#)
         #expect(failed.status == 200 && orders.json(failed.body)["reason"] as? String == "paper jam", "\(failed.body)")
         #expect(try await waitForOrder(ann, orderIds[1], "refunded").suffix(2) == ["failed", "refunded"])
-        let charges = try await Self.charges(of: orderIds[1])
+        let charges = try await Self.charges(of: orderIds[1], in: system)
         #expect(charges.captures == 1, "captured when printing accepted the job")
         #expect(charges.balance == 0, "the capture was refunded in full")
         let listed = await printer.send("GET", "/v1/print-jobs?status=failed")

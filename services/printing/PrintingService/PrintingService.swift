@@ -19,6 +19,8 @@ public enum PrintingService {
         "PRINT_RENDER_ATTEMPTS", default: "5", "render attempts of a print job before it fails (and orders refunds)")
     static let renderBackoff = Setting(
         "PRINT_RENDER_BACKOFF_MS", default: "2000", "delay after a job's first failed render; doubles per attempt")
+    static let hotFolder = Setting(
+        "PRINT_HOT_FOLDER", default: nil, "also write each ready job's PDF here (a folder the printer watches)")
     static let renderPoll = Setting(
         "PRINT_RENDER_POLL_MS", default: "500", "how often an idle renderer looks for due print jobs")
 
@@ -28,6 +30,7 @@ public enum PrintingService {
         summary: "MDP worker for postage, images and print-ready postcards",
         settings: WorkerHost.settings + [
             postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
+            hotFolder,
         ],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
@@ -83,7 +86,9 @@ public enum PrintingService {
         let book = jobs
         let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let cards = PrintJobCards(images: images, postage: desk)
-        let files = try PrintJobFiles(root: dataRoot.appendingPathComponent("jobs"))
+        let files = try PrintJobFiles(
+            root: dataRoot.appendingPathComponent("jobs"),
+            hotFolder: environment.string(hotFolder).map { URL(fileURLWithPath: $0) })
         var renderer = PrintJobRenderer(book: book, cards: cards, files: files, wake: wake, logger: resources.logger)
         register(printJobs: PrintJobDesk(book: book, cards: cards, files: files), on: &router)
         renderer.pollInterval = .milliseconds(try environment.int(renderPoll, in: 5...60_000))
