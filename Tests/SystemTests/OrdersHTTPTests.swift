@@ -267,7 +267,9 @@ struct OrdersHTTPTests {
                     var bindings = PostgresBindings()
                     bindings.append(needle)
                     let counted = try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
-                    for try await count in counted.decode(Int.self) where count > 0 { found.append("\(schema).\(table)") }
+                    for try await count in counted.decode(Int.self) where count > 0 {
+                        found.append("\(schema).\(table)")
+                    }
                 }
             }
         }
@@ -286,11 +288,13 @@ struct OrdersHTTPTests {
         }
     }
 
-    static func withDatabase(_ body: (PostgresClient, Logger) async throws -> Void) async throws {
+    static func withDatabase(
+        url: String = SystemHarness.databaseURL, _ body: (PostgresClient, Logger) async throws -> Void
+    ) async throws {
         var logger = Logger(label: "system-tests")
         logger.logLevel = .error
         let client = PostgresClient(
-            configuration: try DatabaseSettings(url: SystemHarness.databaseURL).clientConfiguration(),
+            configuration: try DatabaseSettings(url: url).clientConfiguration(),
             backgroundLogger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

@@ -8,9 +8,9 @@ import Testing
 struct PrintingHTTPTests {
     let orders = OrdersHTTPTests()
 
-    /// Broker, auth, orders, printing and gateway as processes, ready.
+    /// Broker, auth, orders, printing and gateway as processes, ready, on a database of their own.
     func start() async throws -> SystemHarness {
-        let system = try SystemHarness()
+        let system = try SystemHarness(ownDatabase: true)
         try system.start("broker")
         try system.start("auth")
         try system.start("orders")
@@ -58,7 +58,7 @@ struct PrintingHTTPTests {
             await anonymous.send("PUT", "/v1/admin/postage", json: xml, contentType: "application/xml").status == 401)
         #expect(await user.send("PUT", "/v1/admin/postage", json: xml, contentType: "application/xml").status == 403)
 
-        try await Self.grant(["user", "printer"], to: username)
+        try await Self.grant(["user", "printer"], to: username, in: system)
         let printer = try await orders.signIn(system, username)
         let broken = xml.replacingOccurrences(of: #"size="A5" zone="world""#, with: #"size="A3" zone="world""#)
         let refused = await printer.send("PUT", "/v1/admin/postage", json: broken, contentType: "application/xml")
@@ -158,8 +158,8 @@ struct PrintingHTTPTests {
         #expect(missing.status == 404)
     }
 
-    static func grant(_ roles: [String], to username: String) async throws {
-        try await OrdersHTTPTests.withDatabase { client, logger in
+    static func grant(_ roles: [String], to username: String, in system: SystemHarness) async throws {
+        try await OrdersHTTPTests.withDatabase(url: system.databaseURL) { client, logger in
             try await client.query(
                 "UPDATE auth.users SET roles = \(roles) WHERE username = \(username.lowercased())", logger: logger)
         }

@@ -20,14 +20,21 @@ final class SystemHarness: @unchecked Sendable {
         ProcessInfo.processInfo.environment["DATABASE_URL"] ?? "postgres://backplane:backplane@127.0.0.1:5432/backplane"
     }
 
-    init() throws {
+    /// The database this harness's processes use: `DATABASE_URL`, or one of its own.
+    let databaseURL: String
+
+    /// A harness on `DATABASE_URL`; with `ownDatabase`, on a new database created for it (with
+    /// psql), so that a printing process it starts takes no paid order of another suite running
+    /// at the same time, and its own orders meet no other suite's printing.
+    init(ownDatabase: Bool = false) throws {
+        databaseURL = ownDatabase ? try Self.createDatabase() : Self.databaseURL
         let ports = try (0..<4).map { _ in try Self.freePort() }
         httpPort = ports[3]
         environment = [
             "BROKER_BIND": "tcp://127.0.0.1:\(ports[0])", "BROKER_URL": "tcp://127.0.0.1:\(ports[0])",
             "EVENTS_XSUB_BIND": "tcp://127.0.0.1:\(ports[1])", "EVENTS_PUB_URL": "tcp://127.0.0.1:\(ports[1])",
             "EVENTS_XPUB_BIND": "tcp://127.0.0.1:\(ports[2])", "EVENTS_SUB_URL": "tcp://127.0.0.1:\(ports[2])",
-            "HTTP_PORT": "\(ports[3])", "DATABASE_URL": Self.databaseURL, "HEARTBEAT_INTERVAL_MS": "250",
+            "HTTP_PORT": "\(ports[3])", "DATABASE_URL": databaseURL, "HEARTBEAT_INTERVAL_MS": "250",
             "HEARTBEAT_LIVENESS": "3", "LOG_LEVEL": "info",
         ]
         logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -113,6 +120,21 @@ final class SystemHarness: @unchecked Sendable {
     {
         let port = httpPort
         return await offPool { HTTP.request(port: port, method: method, path: path, body: json, headers: headers) }
+    }
+
+    /// Creates an empty database beside the one of `DATABASE_URL` and returns its URL.
+    static func createDatabase() throws -> String {
+        let name = "system_\(UUID().uuidString.prefix(8).lowercased())"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", databaseURL, "-qc", "CREATE DATABASE \(name)"]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, var url = URLComponents(string: databaseURL) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "psql could not create \(name)"])
+        }
+        url.path = "/\(name)"
+        return url.string ?? databaseURL
     }
 
     static func freePort() throws -> Int {

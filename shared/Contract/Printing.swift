@@ -5,6 +5,14 @@ import Foundation
 /// currency.
 public enum Printing {}
 
+extension Printing {
+    /// Topics of printing's job events beyond those orders reads (``Orders/PrintingTopic``).
+    public enum JobTopic {
+        /// A job's PDF is rendered and waits for the printer. Payload ``Orders/PrintingJobEvent``.
+        public static let ready = "printing.job_ready"
+    }
+}
+
 // MARK: - postage
 
 extension Printing {
@@ -276,5 +284,99 @@ extension Printing {
                 self.warning = warning
             }
         }
+    }
+}
+
+// MARK: - print jobs
+
+extension Printing {
+    /// A print job: the cards of one paid postcard order, as the printer sees it.
+    public struct PrintJob: Codable, Sendable, Hashable {
+        public var id: String
+        public var orderId: String
+        /// `queued` (being rendered), `ready`, `printed`, `mailed` or `failed`.
+        public var status: String
+        /// How many cards (one per recipient; two PDF pages each).
+        public var cards: Int
+        public var createdAt: Date
+        /// Why the job failed, when `failed`.
+        public var reason: String?
+        public init(id: String, orderId: String, status: String, cards: Int, createdAt: Date, reason: String? = nil) {
+            self.id = id
+            self.orderId = orderId
+            self.status = status
+            self.cards = cards
+            self.createdAt = createdAt
+            self.reason = reason
+        }
+    }
+
+    /// A PDF in a JSON reply.
+    public struct PDFDocument: Codable, Sendable, Hashable {
+        /// The PDF bytes in base64.
+        public var data: String
+        public init(data: String) { self.data = data }
+    }
+
+    /// `list_print_jobs` (`printer` or `admin`): jobs, oldest first, optionally of one status.
+    public enum ListPrintJobs: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "list_print_jobs"
+
+        public struct Request: Codable, Sendable, Hashable {
+            public var status: String?
+            public init(status: String? = nil) { self.status = status }
+        }
+
+        public struct Reply: Codable, Sendable, Hashable {
+            public var items: [PrintJob]
+            public init(items: [PrintJob]) { self.items = items }
+        }
+    }
+
+    /// `print_job_pdf` (`printer` or `admin`): the rendered PDF of one job (ready or later).
+    public enum PrintJobPDF: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "print_job_pdf"
+
+        public struct Request: Codable, Sendable, Hashable {
+            public var id: String
+            public init(id: String) { self.id = id }
+        }
+
+        public typealias Reply = PDFDocument
+    }
+
+    /// `print_jobs_batch_pdf` (`printer` or `admin`): one PDF of several rendered jobs, in order.
+    public enum BatchPDF: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "print_jobs_batch_pdf"
+
+        public struct Request: Codable, Sendable, Hashable {
+            public var ids: [String]
+            public init(ids: [String]) { self.ids = ids }
+        }
+
+        public typealias Reply = PDFDocument
+    }
+
+    /// `mark_print_job` (`printer` or `admin`): `printed` (from ready), `mailed` (from printed) or
+    /// `failed` with a reason (from ready or printed); anything else is `failed_precondition`.
+    public enum MarkPrintJob: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "mark_print_job"
+
+        public struct Request: Codable, Sendable, Hashable {
+            public var id: String
+            public var status: String
+            public var reason: String?
+            public init(id: String, status: String, reason: String? = nil) {
+                self.id = id
+                self.status = status
+                self.reason = reason
+            }
+        }
+
+        public typealias Reply = PrintJob
     }
 }

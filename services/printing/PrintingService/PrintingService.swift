@@ -3,8 +3,8 @@ import Foundation
 import ServiceKit
 import Store
 
-/// The `printing` service: the printer's postage file and image uploads today; print-ready
-/// postcards and the print-job queue are still to come (docs/printing.md).
+/// The `printing` service: the printer's postage file, image uploads, print-ready postcards and
+/// previews, and the print jobs of paid postcard orders (docs/printing.md).
 public enum PrintingService {
     static let postageFile = Setting(
         "POSTAGE_FILE", default: nil,
@@ -15,12 +15,23 @@ public enum PrintingService {
     static let imageMaxBytes = Setting("IMAGE_MAX_BYTES", default: "25000000", "largest image upload, in bytes")
     static let imageMaxMegapixels = Setting(
         "IMAGE_MAX_MEGAPIXELS", default: "50", "largest image upload, in megapixels (decompression bomb guard)")
+    static let renderAttempts = Setting(
+        "PRINT_RENDER_ATTEMPTS", default: "5", "render attempts of a print job before it fails (and orders refunds)")
+    static let renderBackoff = Setting(
+        "PRINT_RENDER_BACKOFF_MS", default: "2000", "delay after a job's first failed render; doubles per attempt")
+    static let hotFolder = Setting(
+        "PRINT_HOT_FOLDER", default: nil, "also write each ready job's PDF here (a folder the printer watches)")
+    static let renderPoll = Setting(
+        "PRINT_RENDER_POLL_MS", default: "500", "how often an idle renderer looks for due print jobs")
 
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
         name: "printing",
         summary: "MDP worker for postage, images and print-ready postcards",
-        settings: WorkerHost.settings + [postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels],
+        settings: WorkerHost.settings + [
+            postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
+            hotFolder,
+        ],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
     /// The migrations shipped with the service (`Migrations/NNNN_name.sql`).
@@ -53,8 +64,8 @@ public enum PrintingService {
         let limits = ImageLimits(
             maxBytes: try environment.int(imageMaxBytes, in: 1_000...500_000_000),
             maxPixels: try environment.int(imageMaxMegapixels, in: 1...1_000) * 1_000_000)
-        let originals = try OriginalsDirectory(
-            root: URL(fileURLWithPath: try environment.required(dataDirectory)).appendingPathComponent("originals"))
+        let dataRoot = URL(fileURLWithPath: try environment.required(dataDirectory))
+        let originals = try OriginalsDirectory(root: dataRoot.appendingPathComponent("originals"))
         let images = ImageLibrary(
             client: resources.postgres, originals: originals, limits: limits, clock: resources.clock,
             logger: resources.logger)
@@ -63,7 +74,32 @@ public enum PrintingService {
         router.register(Printing.PreviewPostcard.self) { request, context in
             try await previews.preview(request, actor: try context.requireActor())
         }
-        return []
+        let publisher = try resources.publisher()
+        var jobs = PrintJobBook(
+            client: resources.postgres,
+            queue: JobQueue(
+                client: resources.postgres, schema: "printing", table: "render_jobs", clock: resources.clock,
+                backoff: Backoff(base: Double(try environment.int(renderBackoff, in: 1...3_600_000)) / 1000),
+                logger: resources.logger),
+            events: resources.events, logger: resources.logger, announce: publisher.announce)
+        jobs.renderAttempts = try environment.int(renderAttempts, in: 1...100)
+        let book = jobs
+        let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let cards = PrintJobCards(images: images, postage: desk)
+        let files = try PrintJobFiles(
+            root: dataRoot.appendingPathComponent("jobs"),
+            hotFolder: environment.string(hotFolder).map { URL(fileURLWithPath: $0) })
+        var renderer = PrintJobRenderer(book: book, cards: cards, files: files, wake: wake, logger: resources.logger)
+        register(printJobs: PrintJobDesk(book: book, cards: cards, files: files), on: &router)
+        renderer.pollInterval = .milliseconds(try environment.int(renderPoll, in: 5...60_000))
+        let consumer = try resources.consumer(name: "printing.orders", topics: [Orders.Topic.paid]) {
+            event, connection in
+            if let accepted = try await book.accept(event, on: connection) {
+                publisher.announce(accepted)
+                nudge.yield()
+            }
+        }
+        return [publisher.service, consumer, renderer]
     }
 
     /// Registers the service's operations.
@@ -79,6 +115,26 @@ public enum PrintingService {
         router.register(Printing.LoadPostage.self) { request, context in
             let actor = try context.requireRole("printer")
             return try await postage.load(xml: request.xml, source: "upload \(actor.userId)")
+        }
+    }
+
+    /// Registers the printer's print-job operations (role `printer` or `admin`).
+    public static func register(printJobs: PrintJobDesk, on router: inout OperationRouter) {
+        router.register(Printing.ListPrintJobs.self) { request, context in
+            _ = try context.requireRole("printer")
+            return .init(items: try await printJobs.list(status: request.status))
+        }
+        router.register(Printing.PrintJobPDF.self) { request, context in
+            _ = try context.requireRole("printer")
+            return try await printJobs.pdf(request.id)
+        }
+        router.register(Printing.BatchPDF.self) { request, context in
+            _ = try context.requireRole("printer")
+            return try await printJobs.batch(request.ids)
+        }
+        router.register(Printing.MarkPrintJob.self) { request, context in
+            _ = try context.requireRole("printer")
+            return try await printJobs.mark(request)
         }
     }
 }

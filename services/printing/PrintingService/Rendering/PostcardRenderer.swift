@@ -13,7 +13,14 @@ public enum PostcardRenderer {
     /// The print-ready PDF: page 1 the front, page 2 the back; MediaBox = card + 3 mm bleed on each
     /// side, TrimBox = the card; text stays text (fonts embedded).
     public static func pdf(_ content: PostcardContent) -> [UInt8] {
-        let media = content.size.media
+        pdf(cards: [content])
+    }
+
+    /// One print PDF of several cards of the same size: front and back of each, in order
+    /// (2 pages per card), with the boxes of ``pdf(_:)`` on every page. Empty for no cards.
+    public static func pdf(cards: [PostcardContent]) -> [UInt8] {
+        guard let first = cards.first else { return [] }
+        let media = first.size.media
         let sink = ByteSink()
         let unmanaged = Unmanaged.passRetained(sink)
         defer { unmanaged.release() }
@@ -25,16 +32,18 @@ public enum PostcardRenderer {
                 return CAIRO_STATUS_SUCCESS
             }, unmanaged.toOpaque(), media.width, media.height)
         let cairo = cairo_create(surface)!
-        let canvas = CairoCanvas(cairo: cairo, content: content)
-        canvas.drawFront()
-        cairo_show_page(cairo)
-        canvas.drawBack()
-        cairo_show_page(cairo)
+        for content in cards {
+            let canvas = CairoCanvas(cairo: cairo, content: content)
+            canvas.drawFront()
+            cairo_show_page(cairo)
+            canvas.drawBack()
+            cairo_show_page(cairo)
+        }
         cairo_destroy(cairo)
         cairo_surface_finish(surface)
         cairo_surface_destroy(surface)
         let bleed = CardSize.bleed
-        let trim = content.size.trim
+        let trim = first.size.trim
         return PDFBoxes.addTrimBox(to: sink.bytes, trim: (bleed, bleed, bleed + trim.width, bleed + trim.height))
     }
 

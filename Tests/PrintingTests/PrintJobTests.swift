@@ -1,0 +1,163 @@
+import Contract
+import Foundation
+import PostgresNIO
+import Store
+import Testing
+
+@testable import PrintingService
+
+/// Print jobs from `orders.paid` against the real PostgreSQL: one job per order, its PDF read
+/// back with `pdfinfo`, and the job events in the event log. Render attempts made here have a kind
+/// of their own and a clock in 2099, so a printing process of another suite on the same database
+/// neither claims them nor takes their leases for expired.
+@Suite("printing: print jobs from paid orders", .serialized)
+struct PrintJobTests {
+    /// A book, a renderer and a clock over the fixture's database, with render attempts `attempts`.
+    struct Desk {
+        let fixture: PrintingFixture
+        let book: PrintJobBook
+        let renderer: PrintJobRenderer
+
+        init(_ fixture: PrintingFixture, attempts: Int) async throws {
+            let logger = PrintingFixture.logger
+            let events = EventLog(client: fixture.client, clock: fixture.clock, logger: logger)
+            try await events.migrate()
+            var book = PrintJobBook(
+                client: fixture.client,
+                queue: JobQueue(
+                    client: fixture.client, schema: "printing", table: "render_jobs", clock: fixture.clock,
+                    logger: logger),
+                events: events, logger: logger, announce: { _ in })
+            book.renderAttempts = attempts
+            book.renderKind = "render_print_job_test_\(UUID())"
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("printjobs-\(UUID())")
+            let images = ImageLibrary(
+                client: fixture.client,
+                originals: try OriginalsDirectory(root: root.appendingPathComponent("originals")),
+                limits: ImageLimits(maxBytes: 1_000_000, maxPixels: 1_000_000), clock: fixture.clock, logger: logger)
+            let (wake, _) = AsyncStream.makeStream(of: Void.self)
+            self.fixture = fixture
+            self.book = book
+            self.renderer = PrintJobRenderer(
+                book: book, cards: PrintJobCards(images: images, postage: fixture.desk),
+                files: try PrintJobFiles(
+                    root: root.appendingPathComponent("jobs"), hotFolder: root.appendingPathComponent("hot")),
+                wake: wake, logger: logger)
+        }
+
+        /// Makes `orders.paid` for a new order and hands it to the book twice, as the consumer does.
+        func pay(kind: String = "postcard", recipients: Int, imageId: String? = nil) async throws
+            -> (orderId: String, accepted: StoredEvent?, again: StoredEvent?)
+        {
+            let orderId = UUID().uuidString
+            let recipient = Orders.PostalRecipient(
+                name: "Åsa Öberg",
+                address: .init(line1: "Storgatan 1", city: "Lund", postalCode: "223 50", country: "SE"))
+            let postcard = Orders.PostcardDetails(
+                size: "A6", imageId: imageId, greeting: "Hälsningar från Lund",
+                recipients: Array(repeating: recipient, count: recipients))
+            let order = Orders.OrderEvent(
+                orderId: orderId, userId: UUID().uuidString, kind: kind, from: "pending", state: "paid",
+                at: fixture.clock.now(), reason: nil, total: .init(amount: 190, currency: "EUR"),
+                postcard: kind == "postcard" ? postcard : nil)
+            // Handed over directly, never appended to the shared log, so that a printing process of
+            // another suite running meanwhile does not take the order first.
+            let paid = StoredEvent(
+                seq: 0, xid: 0, id: UUID(), topic: Orders.Topic.paid, producer: "orders",
+                payload: try Wire.makeEncoder().encode(order), requestId: nil, createdAt: fixture.clock.now())
+            let accept = {
+                try await fixture.client.withTransaction(logger: PrintingFixture.logger) { connection in
+                    try await book.accept(paid, on: connection)
+                }
+            }
+            let accepted = try await accept()
+            return (orderId, accepted, try await accept())
+        }
+
+        /// The order's job: status, cards, PDF file name and reason.
+        func job(of orderId: String) async throws -> (String, Int, String?, String?)? {
+            let rows = try await fixture.client.query(
+                "SELECT status, cards, pdf_file, reason FROM printing.print_jobs WHERE order_id = \(orderId)",
+                logger: PrintingFixture.logger)
+            for try await (status, cards, file, reason) in rows.decode((String, Int, String?, String?).self) {
+                return (status, cards, file, reason)
+            }
+            return nil
+        }
+
+        /// The topics printing published for the order, in log order.
+        func topics(of orderId: String) async throws -> [String] {
+            let rows = try await fixture.client.query(
+                """
+                SELECT topic FROM events.log WHERE producer = 'printing' AND payload->>'orderId' = \(orderId)
+                ORDER BY seq
+                """, logger: PrintingFixture.logger)
+            var topics: [String] = []
+            for try await topic in rows.decode(String.self) { topics.append(topic) }
+            return topics
+        }
+
+        /// Runs render attempts until none is due.
+        func renderAll() async throws {
+            while try await renderer.runOnce() > 0 {}
+        }
+    }
+
+    @Test(
+        "a paid postcard order becomes one ready job: one PDF (also in the hot folder), two pages per recipient, accepted then ready"
+    )
+    func paidOrderBecomesReady() async throws {
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
+            let desk = try await Desk(fixture, attempts: 3)
+            let (orderId, accepted, again) = try await desk.pay(recipients: 3)
+            #expect(accepted?.topic == Orders.PrintingTopic.jobAccepted)
+            #expect(again == nil, "orders.paid seen twice must not make a second job")
+            #expect(try await desk.job(of: orderId)?.0 == "queued")
+            try await desk.renderAll()
+            let job = try #require(try await desk.job(of: orderId))
+            #expect(job.0 == "ready")
+            #expect(job.1 == 3)
+            let pdf = try desk.renderer.files.read(try #require(job.2))
+            let hot = try #require(desk.renderer.files.hotFolder).appendingPathComponent(try #require(job.2))
+            #expect(try Data(contentsOf: hot) == pdf, "the hot folder holds the same PDF")
+            let info = try RenderingTests().poppler("pdfinfo", [], pdf: [UInt8](pdf))
+            #expect(info.contains("Pages:           6"))
+            let text = try RenderingTests().poppler("pdftotext", [], pdf: [UInt8](pdf))
+            #expect(text.components(separatedBy: "Åsa Öberg").count - 1 == 3)
+            #expect(try await desk.topics(of: orderId) == [Orders.PrintingTopic.jobAccepted, Printing.JobTopic.ready])
+        }
+    }
+
+    @Test("e-card and other orders make no print job")
+    func otherOrdersMakeNoJob() async throws {
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
+            let desk = try await Desk(fixture, attempts: 3)
+            let (orderId, accepted, _) = try await desk.pay(kind: "ecard", recipients: 1)
+            #expect(accepted == nil)
+            #expect(try await desk.job(of: orderId) == nil)
+            #expect(try await desk.topics(of: orderId).isEmpty)
+        }
+    }
+
+    @Test("a job that cannot render is retried with back-off, then failed with a reason and job_failed")
+    func failingJobFailsAfterItsAttempts() async throws {
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-05")) { fixture in
+            let desk = try await Desk(fixture, attempts: 3)
+            let (orderId, _, _) = try await desk.pay(recipients: 1, imageId: UUID().uuidString)
+            try await desk.renderAll()
+            #expect(try await desk.job(of: orderId)?.0 == "queued", "one failure: retried later, not failed")
+            #expect(try await desk.renderer.runOnce() == 0, "the retry waits for its back-off")
+            for _ in 0..<2 {
+                fixture.clock.advance(by: 3_600)
+                try await desk.renderAll()
+            }
+            let job = try #require(try await desk.job(of: orderId))
+            #expect(job.0 == "failed")
+            #expect(job.3?.contains("no such image") == true, "reason: \(job.3 ?? "none")")
+            #expect(
+                try await desk.topics(of: orderId) == [
+                    Orders.PrintingTopic.jobAccepted, Orders.PrintingTopic.jobFailed,
+                ])
+        }
+    }
+}

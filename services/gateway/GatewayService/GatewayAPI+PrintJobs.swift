@@ -1,0 +1,67 @@
+import Contract
+import Foundation
+import OpenAPIRuntime
+import ServiceKit
+
+/// `/v1/print-jobs`: the printer's queue, answered by the `printing` service (which checks the
+/// `printer` role). PDFs cross the bus in base64 and leave as `application/pdf`.
+extension GatewayAPI {
+    func listPrintJobs(_ input: Operations.ListPrintJobs.Input) async throws -> Operations.ListPrintJobs.Output {
+        let reply = try await printJobCall(Printing.ListPrintJobs.self, .init(status: input.query.status))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func getPrintJobPDF(_ input: Operations.GetPrintJobPDF.Input) async throws -> Operations.GetPrintJobPDF.Output {
+        let reply = try await printJobCall(Printing.PrintJobPDF.self, .init(id: input.path.id))
+        return .ok(.init(body: .pdf(try Self.pdfBody(reply))))
+    }
+
+    func batchPrintJobsPDF(_ input: Operations.BatchPrintJobsPDF.Input) async throws
+        -> Operations.BatchPrintJobsPDF.Output
+    {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await printJobCall(Printing.BatchPDF.self, .init(ids: body.ids))
+        return .ok(.init(body: .pdf(try Self.pdfBody(reply))))
+    }
+
+    func markPrintJobPrinted(_ input: Operations.MarkPrintJobPrinted.Input) async throws
+        -> Operations.MarkPrintJobPrinted.Output
+    {
+        .ok(.init(body: .json(try await markPrintJob(input.path.id, "printed", reason: nil))))
+    }
+
+    func markPrintJobMailed(_ input: Operations.MarkPrintJobMailed.Input) async throws
+        -> Operations.MarkPrintJobMailed.Output
+    {
+        .ok(.init(body: .json(try await markPrintJob(input.path.id, "mailed", reason: nil))))
+    }
+
+    func markPrintJobFailed(_ input: Operations.MarkPrintJobFailed.Input) async throws
+        -> Operations.MarkPrintJobFailed.Output
+    {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        return .ok(.init(body: .json(try await markPrintJob(input.path.id, "failed", reason: body.reason))))
+    }
+
+    private func markPrintJob(_ id: String, _ status: String, reason: String?) async throws
+        -> Components.Schemas.PrintJob
+    {
+        try OrdersJSON.convert(
+            try await printJobCall(Printing.MarkPrintJob.self, .init(id: id, status: status, reason: reason)))
+    }
+
+    private func printJobCall<Operation: ServiceOperation>(_ operation: Operation.Type, _ request: Operation.Request)
+        async throws -> Operation.Reply
+    {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        return try await bus.call(operation, request, metadata: scope.metadata(deadline: settings.requestTimeout))
+    }
+
+    private static func pdfBody(_ document: Printing.PDFDocument) throws -> HTTPBody {
+        guard let bytes = Data(base64Encoded: document.data) else {
+            throw ServiceError(.internal, "printing sent a PDF that is not base64")
+        }
+        return HTTPBody([UInt8](bytes))
+    }
+}

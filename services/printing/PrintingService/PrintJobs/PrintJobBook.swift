@@ -1,0 +1,133 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+
+/// Print jobs in `printing.print_jobs`: created from `orders.paid` of postcard orders (one per
+/// order), rendered by ``PrintJobRenderer``, then moved on by the printer. Every state change
+/// writes its event to the event log in the same transaction.
+public struct PrintJobBook: Sendable {
+    /// The pool.
+    public let client: PostgresClient
+    /// Render attempts (`printing.render_jobs`).
+    public let queue: JobQueue
+    /// The event log the job events go to.
+    public let events: EventLog
+    /// Render attempts a job gets before it fails.
+    public var renderAttempts = 5
+    /// Called with each event after its transaction committed (the ZeroMQ nudge).
+    public let announce: @Sendable (StoredEvent) -> Void
+    let logger: Logger
+
+    /// The job kind of a render attempt (tests use their own, apart from any running service).
+    public var renderKind = "render_print_job"
+
+    /// Creates the book; `announce` is usually ``ServiceKit/EventPublisher/announce(_:)``.
+    public init(
+        client: PostgresClient, queue: JobQueue, events: EventLog, logger: Logger,
+        announce: @escaping @Sendable (StoredEvent) -> Void
+    ) {
+        self.client = client
+        self.queue = queue
+        self.events = events
+        self.logger = logger
+        self.announce = announce
+    }
+
+    /// Handles an `orders.paid` event on the consumer's transaction: a postcard order gets a
+    /// `queued` job, a render attempt and `printing.job_accepted`; any other order, or an order
+    /// that already has a job, changes nothing. Returns the accepted event, if any.
+    @discardableResult
+    public func accept(_ event: StoredEvent, on connection: PostgresConnection) async throws -> StoredEvent? {
+        guard event.topic == Orders.Topic.paid else { return nil }
+        let order = try Wire.makeDecoder().decode(Orders.OrderEvent.self, from: event.payload)
+        guard let postcard = order.postcard, !postcard.recipients.isEmpty else { return nil }
+        let id = UUID()
+        let now = queue.clock.now()
+        let document = String(decoding: try Wire.makeEncoder().encode(postcard), as: UTF8.self)
+        let rows = try await connection.query(
+            """
+            INSERT INTO printing.print_jobs (id, order_id, user_id, status, cards, postcard, created_at, updated_at)
+            VALUES (\(id), \(order.orderId), \(order.userId), 'queued', \(postcard.recipients.count),
+                    \(document)::text::jsonb, \(now), \(now))
+            ON CONFLICT (order_id) DO NOTHING
+            RETURNING id
+            """, logger: logger)
+        var created = false
+        for try await _ in rows { created = true }
+        guard created else { return nil }
+        try await queue.enqueue(
+            kind: renderKind, payload: try Wire.makeEncoder().encode(["jobId": id.uuidString]),
+            maxAttempts: renderAttempts,
+            dedupeKey: id.uuidString, on: connection)
+        logger.info("print job accepted", metadata: ["jobId": "\(id)", "orderId": "\(order.orderId)"])
+        return try await append(
+            Orders.PrintingTopic.jobAccepted, orderId: order.orderId, jobId: id, reason: nil, event.requestId,
+            on: connection)
+    }
+
+    /// What a render attempt needs: the order, its owner and its postcard.
+    struct Pending: Sendable {
+        let id: UUID
+        let orderId: String
+        let userId: String
+        let postcard: Orders.PostcardDetails
+    }
+
+    /// The job `id` while it waits for its PDF; nil once it has one or has failed.
+    func pending(_ id: UUID) async throws -> Pending? {
+        let rows = try await client.query(
+            "SELECT order_id, user_id, postcard::text FROM printing.print_jobs WHERE id = \(id) AND status = 'queued'",
+            logger: logger)
+        for try await (orderId, userId, document) in rows.decode((String, String, String).self) {
+            let postcard = try Wire.makeDecoder().decode(Orders.PostcardDetails.self, from: Data(document.utf8))
+            return Pending(id: id, orderId: orderId, userId: userId, postcard: postcard)
+        }
+        return nil
+    }
+
+    /// A `queued` job got its PDF: `ready`, with `printing.job_ready`.
+    func markReady(_ job: Pending, file: String) async throws {
+        try await change(job.id, from: ["queued"], to: "ready", file: file, reason: nil, topic: Printing.JobTopic.ready)
+    }
+
+    /// Moves job `id` from one of `from` to `to` and publishes `topic`; false when the job is not
+    /// in one of `from` (already moved on, or no such job).
+    @discardableResult
+    func change(_ id: UUID, from: [String], to: String, file: String? = nil, reason: String?, topic: String)
+        async throws -> Bool
+    {
+        let now = queue.clock.now()
+        let event: StoredEvent? = try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE printing.print_jobs
+                SET status = \(to), pdf_file = coalesce(\(file), pdf_file), reason = coalesce(\(reason), reason),
+                    updated_at = \(now)
+                WHERE id = \(id) AND status = ANY(\(from))
+                RETURNING order_id
+                """, logger: logger)
+            for try await orderId in rows.decode(String.self) {
+                return try await append(topic, orderId: orderId, jobId: id, reason: reason, nil, on: connection)
+            }
+            return nil
+        }
+        guard let event else { return false }
+        announce(event)
+        logger.info("print job \(to)", metadata: ["jobId": "\(id)", "reason": "\(reason ?? "")"])
+        return true
+    }
+
+    private func append(
+        _ topic: String, orderId: String, jobId: UUID, reason: String?, _ requestId: String?,
+        on connection: PostgresConnection
+    ) async throws -> StoredEvent {
+        let payload = Orders.PrintingJobEvent(orderId: orderId, jobId: jobId.uuidString, reason: reason)
+        return try await events.append(
+            NewEvent(
+                id: UUID(), topic: topic, producer: ServiceName.printing.rawValue,
+                payload: try Wire.makeEncoder().encode(payload), requestId: requestId, createdAt: queue.clock.now()),
+            on: connection, logger: logger)
+    }
+}

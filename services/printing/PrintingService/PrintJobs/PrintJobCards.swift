@@ -1,0 +1,35 @@
+import Contract
+import Foundation
+
+/// The content of each card of a job: the order owner's image (read as that owner, so an order
+/// cannot print someone else's upload), the stamp of the tariff in force, the greeting and one
+/// recipient per card.
+public struct PrintJobCards: Sendable {
+    let images: ImageLibrary
+    let previews: PostcardPreviews
+
+    /// Creates the builder.
+    public init(images: ImageLibrary, postage: PostageDesk) {
+        self.images = images
+        self.previews = PostcardPreviews(images: images, postage: postage)
+    }
+
+    /// One ``PostcardContent`` per recipient, in order.
+    func contents(of postcard: Orders.PostcardDetails, owner: String) async throws -> [PostcardContent] {
+        guard let size = CardSize(rawValue: postcard.size.uppercased()) else {
+            throw ServiceError.invalidArgument("the order's card size '\(postcard.size)' is not A6, A5 or A4")
+        }
+        var card = PostcardContent(size: size, greeting: postcard.greeting ?? "", recipient: nil)
+        if let id = postcard.imageId {
+            let (pixels, orientation) = try await images.pixels(id, actor: Actor(userId: owner, roles: ["user"]))
+            card.image = pixels
+            card.orientation = orientation
+        }
+        card.stamp = try await previews.stamp()
+        return postcard.recipients.map { recipient in
+            var one = card
+            one.recipient = recipient
+            return one
+        }
+    }
+}

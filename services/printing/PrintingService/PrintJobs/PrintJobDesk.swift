@@ -1,0 +1,135 @@
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+
+/// What the printer does with print jobs: list them, download one PDF or a batch, and move them
+/// on (`printed`, `mailed`, `failed`), each move with its event.
+public struct PrintJobDesk: Sendable {
+    let book: PrintJobBook
+    let cards: PrintJobCards
+    let files: PrintJobFiles
+
+    /// Most jobs in one batch PDF.
+    public static let maxBatch = 100
+    /// Longest failure reason, in characters.
+    public static let maxReason = 500
+
+    /// Creates the desk.
+    public init(book: PrintJobBook, cards: PrintJobCards, files: PrintJobFiles) {
+        self.book = book
+        self.cards = cards
+        self.files = files
+    }
+
+    /// Jobs, oldest first (at most 500), of one status when `status` is given.
+    public func list(status: String?) async throws -> [Printing.PrintJob] {
+        if let status, PrintJobStatus(rawValue: status) == nil {
+            let known = PrintJobStatus.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ServiceError.invalidArgument("status is one of \(known)", field: "status")
+        }
+        return try await rows(
+            """
+            SELECT id, order_id, status, cards, created_at, reason, pdf_file, postcard::text, user_id
+            FROM printing.print_jobs WHERE \(status == nil) OR status = \(status ?? "") ORDER BY created_at, id LIMIT 500
+            """
+        ).map(\.job)
+    }
+
+    /// The PDF of job `id`; `failed_precondition` until it is rendered.
+    public func pdf(_ id: String) async throws -> Printing.PDFDocument {
+        let stored = try await one(id)
+        guard let file = stored.file else {
+            throw ServiceError(.failedPrecondition, "print job \(id) has no PDF (it is \(stored.job.status))")
+        }
+        return Printing.PDFDocument(data: try files.read(file).base64EncodedString())
+    }
+
+    /// One PDF of the jobs `ids`, in that order, rendered again from their orders. Every job must
+    /// have been rendered (`ready` or later) and all must share one card size.
+    public func batch(_ ids: [String]) async throws -> Printing.PDFDocument {
+        guard !ids.isEmpty, ids.count <= Self.maxBatch else {
+            throw ServiceError.invalidArgument("send 1 to \(Self.maxBatch) job ids", field: "ids")
+        }
+        var contents: [PostcardContent] = []
+        for id in ids {
+            let stored = try await one(id)
+            guard stored.file != nil else {
+                throw ServiceError(.failedPrecondition, "print job \(id) has no PDF (it is \(stored.job.status))")
+            }
+            let cards = try await self.cards.contents(of: stored.postcard, owner: stored.userId)
+            if let size = contents.first?.size, cards.contains(where: { $0.size != size }) {
+                throw ServiceError.invalidArgument("a batch holds cards of one size; split it by size", field: "ids")
+            }
+            contents += cards
+        }
+        return Printing.PDFDocument(data: Data(PostcardRenderer.pdf(cards: contents)).base64EncodedString())
+    }
+
+    /// Moves job `id` to `status` (`printed`, `mailed` or `failed` with a reason) and publishes
+    /// the move; `failed_precondition` when the job's status does not allow it.
+    public func mark(_ request: Printing.MarkPrintJob.Request) async throws -> Printing.PrintJob {
+        guard let target = PrintJobStatus(rawValue: request.status), let topic = target.topic,
+            !target.printerMovesFrom.isEmpty
+        else { throw ServiceError.invalidArgument("status is printed, mailed or failed", field: "status") }
+        let reason = request.reason?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if target == .failed, reason?.isEmpty ?? true {
+            throw ServiceError.invalidArgument("a failed job needs a reason", field: "reason")
+        }
+        guard (reason ?? "").count <= Self.maxReason else {
+            throw ServiceError.invalidArgument("the reason is at most \(Self.maxReason) characters", field: "reason")
+        }
+        let current = try await one(request.id).job
+        guard
+            try await book.change(
+                try Self.uuid(request.id), from: target.printerMovesFrom.map(\.rawValue), to: target.rawValue,
+                reason: target == .failed ? reason : nil, topic: topic)
+        else {
+            throw ServiceError(
+                .failedPrecondition, "a print job that is \(current.status) cannot become \(target.rawValue)")
+        }
+        return try await one(request.id).job
+    }
+
+    /// A job row with what the desk needs besides the public view.
+    struct Stored {
+        let job: Printing.PrintJob
+        let file: String?
+        let postcard: Orders.PostcardDetails
+        let userId: String
+    }
+
+    func one(_ id: String) async throws -> Stored {
+        let uuid = try Self.uuid(id)
+        let found = try await rows(
+            """
+            SELECT id, order_id, status, cards, created_at, reason, pdf_file, postcard::text, user_id
+            FROM printing.print_jobs WHERE id = \(uuid)
+            """)
+        guard let stored = found.first else { throw ServiceError.notFound("no such print job") }
+        return stored
+    }
+
+    static func uuid(_ id: String) throws -> UUID {
+        guard let uuid = UUID(uuidString: id) else { throw ServiceError.notFound("no such print job") }
+        return uuid
+    }
+
+    private func rows(_ query: PostgresQuery) async throws -> [Stored] {
+        var found: [Stored] = []
+        let rows = try await book.client.query(query, logger: book.logger)
+        for try await row in rows {
+            let (id, orderId, status, cards, created, reason, file, document, userId) = try row.decode(
+                (UUID, String, String, Int, Date, String?, String?, String, String).self)
+            found.append(
+                Stored(
+                    job: Printing.PrintJob(
+                        id: id.uuidString.lowercased(), orderId: orderId, status: status, cards: cards,
+                        createdAt: created, reason: reason),
+                    file: file,
+                    postcard: try Wire.makeDecoder().decode(Orders.PostcardDetails.self, from: Data(document.utf8)),
+                    userId: userId))
+        }
+        return found
+    }
+}

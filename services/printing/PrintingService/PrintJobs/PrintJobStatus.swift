@@ -1,0 +1,34 @@
+import Contract
+
+/// A print job's status and the moves the printer may make.
+///
+/// `queued → ready` is the renderer's (or `failed` after its last attempt); the printer moves
+/// `ready → printed → mailed`, and `failed` (with a reason) from any status before `mailed`.
+enum PrintJobStatus: String, CaseIterable, Sendable {
+    case queued
+    case ready
+    case printed
+    case mailed
+    case failed
+
+    /// The statuses a printer's move to `self` may start from (empty: not a printer's move).
+    var printerMovesFrom: [PrintJobStatus] {
+        switch self {
+        case .printed: [.ready]
+        case .mailed: [.printed]
+        case .failed: [.queued, .ready, .printed]
+        case .queued, .ready: []
+        }
+    }
+
+    /// The event a move to `self` publishes.
+    var topic: String? {
+        switch self {
+        case .ready: Printing.JobTopic.ready
+        case .printed: Orders.PrintingTopic.jobPrinted
+        case .mailed: Orders.PrintingTopic.jobMailed
+        case .failed: Orders.PrintingTopic.jobFailed
+        case .queued: nil
+        }
+    }
+}
