@@ -177,6 +177,9 @@ struct NotifyHTTPTests {
             #expect(await http.send("POST", "/v1/me/devices", json: device, headers: bearer)?.status == 201)
         }
         #expect(await http.get("/v1/me/notifications")?.status == 401)
+        let address = "paid-\(UUID().uuidString.prefix(8).lowercased())@example.org"
+        let patched = await http.send("PATCH", "/v1/me", json: #"{"email": "\#(address)"}"#, headers: bearer)
+        #expect(patched?.status == 200)
 
         try await publish(
             Notify.OrderFailed.topic, Notify.OrderFailed(userId: userId, orderId: "pc-42", reason: "card declined"))
@@ -196,6 +199,10 @@ struct NotifyHTTPTests {
         #expect(
             try await eventually { await http.get("/v1/me/devices", headers: bearer)?.body.contains(gone) == false },
             "the unregistered token is forgotten")
+        #expect(
+            try await eventually {
+                system.smtp.files(".eml").contains { $0.contains("X-Envelope-To: \(address)") }
+            }, "the mail goes to the account's address, which notify looked up with auth's lookup_contacts")
 
         let id = try #require(item["notificationId"] as? String)
         let read = await http.send("POST", "/v1/me/notifications/\(id)/read", headers: bearer)
