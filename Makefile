@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test build release bench-broker bench-auth compose-config clean clean-data
+.PHONY: help up test build release bench-broker bench-auth bench-notify compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -35,6 +35,12 @@ bench-broker: release ## broker load test with the load generator (release build
 
 bench-auth: ## login throughput and p99 vs the hashing bound, token verification (starts the system)
 	@$(SCRIPTS)/bench-system.sh login $(LOADGEN_ARGS)
+
+bench-notify: ## notify: mails/s, pushes/s, scheduler lateness (release build; needs DATABASE_URL, python3 aiosmtpd)
+	swift build -c release --product notify-bench
+	"$$(swift build -c release --show-bin-path)/notify-bench" mail
+	"$$(swift build -c release --show-bin-path)/notify-bench" push
+	"$$(swift build -c release --show-bin-path)/notify-bench" scheduler --replicas 2
 
 compose-config: ## validate docker-compose.yml (docker-compose config -q)
 	docker-compose config -q
