@@ -40,7 +40,7 @@ bench-notify: ## notify: mails/s, pushes/s, scheduler lateness (release build; n
 	swift build -c release --product notify-bench
 	"$$(swift build -c release --show-bin-path)/notify-bench" mail
 	"$$(swift build -c release --show-bin-path)/notify-bench" push
-	"$$(swift build -c release --show-bin-path)/notify-bench" scheduler --replicas 2
+	"$$(swift build -c release --show-bin-path)/notify-bench" scheduler
 
 compose-config: ## validate docker-compose.yml (docker-compose config -q)
 	docker-compose config -q
