@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test build release bench-broker bench-auth bench-orders fault-run compose-config clean clean-data
+.PHONY: help up test build release bench-broker bench-auth bench-orders bench-notify fault-run compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -41,6 +41,12 @@ bench-orders: ## quotes and orders at a fixed rate through the gateway, p50/p99 
 
 fault-run: ## 5 minutes of mixed load while processes are SIGKILLed and restarted; then reconcile (release build)
 	@$(SCRIPTS)/fault-run.sh
+
+bench-notify: ## notify: mails/s, pushes/s, scheduler lateness (release build; needs DATABASE_URL, python3 aiosmtpd)
+	swift build -c release --product notify-bench
+	"$$(swift build -c release --show-bin-path)/notify-bench" mail
+	"$$(swift build -c release --show-bin-path)/notify-bench" push
+	"$$(swift build -c release --show-bin-path)/notify-bench" scheduler
 
 compose-config: ## validate docker-compose.yml (docker-compose config -q)
 	docker-compose config -q

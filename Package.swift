@@ -371,5 +371,19 @@ let package = Package(
             path: "Tests/PrintingTests",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "notify-bench",
+            dependencies: [
+                "NotifyService", "Contract", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "services/notify/bench",
+            swiftSettings: strict
+        ),
     ]
 )

@@ -253,6 +253,46 @@ struct AccountTests {
         }
     }
 
+    @Test("lookup_contacts: services get name, e-mail, display name and devices of many accounts; accounts may not")
+    func lookupContacts() async throws {
+        try await withWorld { world in
+            var router = OperationRouter(service: .auth, logger: AuthenticatorTests.logger, clock: world.clock)
+            AuthService.register(world.parts, on: &router)
+            func lookup(_ ids: [String], actor: Actor? = nil) async throws -> [Auth.Contact] {
+                let metadata = RequestMetadata(requestId: "contacts-\(UUID())", actor: actor)
+                let frames = try Wire.encodeRequest(
+                    operation: Auth.LookupContacts.name, metadata: metadata,
+                    payload: Auth.LookupContacts.Request(userIds: ids))
+                return try Wire.decodeReply(Auth.LookupContacts.Reply.self, from: await router.handle(frames)).contacts
+            }
+            let (ann, annName) = try await world.signUp("ann", email: "ann@example.org")
+            let (bob, bobName) = try await world.signUp("bob")
+            _ = try await world.parts.manager.updateProfile(ann, .init(displayName: "Ann Andersson"))
+            let token = "fcm-\(UUID().uuidString)"
+            _ = try await world.parts.devices.register(
+                .init(token: token, platform: "android", osVersion: "14"), userId: bob)
+            let gone = UUID().uuidString
+            let contacts = try await lookup([ann.uuidString, bob.uuidString.lowercased(), gone, ann.uuidString])
+            #expect(contacts.count == 2, "the unknown id is left out and the repeated one answered once")
+            let first = try #require(contacts.first { $0.userId == ann.uuidString.lowercased() })
+            #expect(first.username == annName && first.email == "ann@example.org")
+            #expect(first.displayName == "Ann Andersson" && first.devices.isEmpty)
+            let second = try #require(contacts.first { $0.userId == bob.uuidString.lowercased() })
+            let bobProfile = try await world.parts.manager.profile(bob)
+            #expect(second.username == bobName && second.email == bobProfile.email)
+            #expect(second.devices.map(\.token) == [token] && second.devices.first?.platform == "android")
+
+            let asUser = Actor(userId: bob.uuidString.lowercased(), roles: [Auth.Role.user])
+            #expect(await code { _ = try await lookup([ann.uuidString], actor: asUser) } == .permissionDenied)
+            let asAdmin = Actor(userId: bob.uuidString.lowercased(), roles: [Auth.Role.admin])
+            #expect(await code { _ = try await lookup([ann.uuidString], actor: asAdmin) } == .permissionDenied)
+            #expect(await code { _ = try await lookup(["not-a-uuid"]) } == .invalidArgument)
+            let many = (0...Auth.LookupContacts.maxUserIds).map { _ in UUID().uuidString }
+            #expect(await code { _ = try await lookup(many) } == .invalidArgument)
+            #expect(try await lookup([]).isEmpty)
+        }
+    }
+
     @Test("deleting an account removes its sessions and devices and tells the other services")
     func deleteAccount() async throws {
         try await withWorld { world in

@@ -85,6 +85,53 @@ struct DeliveryTests {
         }
     }
 
+    @Test(
+        "after a crash: a mail the relay accepted is not sent again; one only marked 'sending' is resent, same Message-ID"
+    )
+    func handoverRecovery() async throws {
+        let sink = try await SMTPSink()
+        defer { sink.stop() }
+        try await NotifyWorld.with { world in
+            let accepted = try reset("kept@example.org")
+            let inDoubt = try reset("doubt@example.org")
+            let untouched = try reset("fresh@example.org")
+            for submission in [accepted, inDoubt, untouched] { _ = try await world.store.submit(submission) }
+            // A replica claims the three jobs, hands two over, and dies before completing them.
+            #expect(try await world.store.queue.claim(limit: 10, lease: 30).count == 3)
+            for (submission, state) in [(accepted, "accepted"), (inDoubt, "sending")] {
+                try await world.client.query(
+                    """
+                    INSERT INTO \(unescaped: world.schema).mail_handovers (notification_id, state, at)
+                    VALUES (\(submission.id), \(state), \(world.clock.now()))
+                    """, logger: NotifyWorld.logger)
+            }
+            let deliverer = deliverer(
+                world, FakeDirectory(), smtp: SMTPSettings(host: "127.0.0.1", port: sink.port, startTLS: .off))
+            #expect(try await deliverer.runOnce() == 0, "the dead replica's lease still holds")
+            world.clock.advance(by: 31)
+            #expect(try await deliverer.runOnce() == 3)
+            let mails = sink.messages().values
+            #expect(mails.count == 2)
+            #expect(!mails.contains { $0.contains("X-Envelope-To: kept@example.org") }, "accepted: not sent again")
+            let resent = try #require(mails.first { $0.contains("X-Envelope-To: doubt@example.org") })
+            #expect(resent.contains("Message-ID: <\(inDoubt.id.uuidString.lowercased())@backplane.local>"))
+            #expect(mails.contains { $0.contains("X-Envelope-To: fresh@example.org") })
+            for submission in [accepted, inDoubt, untouched] {
+                #expect(try await world.outcomes(submission.id, "email") == ["sent"])
+            }
+            let details = try await world.client.query(
+                "SELECT detail FROM \(unescaped: world.schema).deliveries WHERE detail IS NOT NULL ORDER BY detail",
+                logger: NotifyWorld.logger)
+            var found: [String] = []
+            for try await detail in details.decode(String.self) { found.append(detail) }
+            #expect(found.count == 2)
+            #expect(found.first?.hasPrefix("accepted by the relay") == true)
+            #expect(found.last?.hasPrefix("resent after an interrupted hand-over") == true)
+            let left = try await world.count("SELECT count(*)::int8 FROM \(unescaped: world.schema).mail_handovers")
+            #expect(left == 0, "completed jobs drop their marks")
+        }
+    }
+
     @Test("many mails over a few sessions: each exactly once; prints mails per second")
     func mailThroughput() async throws {
         let sink = try await SMTPSink()

@@ -74,8 +74,17 @@ struct NotifyWorld: Sendable {
 final class FakeDirectory: Directory {
     let state = Mutex<(emails: [UUID: String], devices: [UUID: [Auth.Device]], forgotten: [String])>(([:], [:], []))
 
-    func email(of userId: UUID) async throws -> String? { state.withLock { $0.emails[userId] } }
-    func devices(of userId: UUID) async throws -> [Auth.Device] { state.withLock { $0.devices[userId] ?? [] } }
+    func contacts(of userIds: [UUID]) async throws -> [UUID: Auth.Contact] {
+        state.withLock { state in
+            var found: [UUID: Auth.Contact] = [:]
+            for id in userIds where state.emails[id] != nil || state.devices[id] != nil {
+                found[id] = Auth.Contact(
+                    userId: id.uuidString.lowercased(), username: "user", email: state.emails[id], displayName: nil,
+                    devices: state.devices[id] ?? [])
+            }
+            return found
+        }
+    }
     func forget(token: String) async throws {
         state.withLock { state in
             state.forgotten.append(token)

@@ -120,6 +120,45 @@ struct StoreTests {
         }
     }
 
+    @Test("occurrences fired in a batch follow each user's settings: quiet hours hold the push, an opt-out skips it")
+    func batchedOccurrencesFollowSettings() async throws {
+        // 2024-01-01T00:00:00Z is 01:00 in Stockholm, inside 22:00-07:00.
+        try await NotifyWorld.with { world in
+            let (quiet, optedOut, plain) = (UUID(), UUID(), UUID())
+            _ = try await world.store.setPreferences(
+                .init(
+                    timeZone: "Europe/Stockholm", quietHours: .init(start: "22:00", end: "07:00"), locale: nil,
+                    channels: []), of: quiet)
+            _ = try await world.store.setPreferences(
+                .init(
+                    timeZone: "UTC", quietHours: nil, locale: nil,
+                    channels: [.init(kind: Notify.Kind.reminder, channel: Notify.Channel.push, enabled: false)]),
+                of: optedOut)
+            let at = Int64((world.clock.now().timeIntervalSince1970 + 60) * 1000)
+            for user in [quiet, optedOut, plain] {
+                _ = try await world.schedules.create(
+                    .init(variables: ["text": "Stretch"], at: at, timeZone: "UTC"), for: user)
+            }
+            world.clock.advance(by: 60)
+            #expect(try await world.schedules.fireDue().count == 3)
+            #expect(try await world.schedules.fireDue().isEmpty, "fired once")
+            let due = try await world.store.queue.claim(limit: 10, lease: 60)
+            #expect(due.count == 1, "only the plain user's push is due now")
+            for job in due { try await world.store.queue.complete(job) }
+            let skipped = try await world.count(
+                """
+                SELECT count(*)::int8 FROM \(unescaped: world.schema).deliveries
+                WHERE user_id = \(optedOut) AND channel = 'push' AND outcome = 'skipped'
+                """)
+            #expect(skipped == 1, "the opted-out push is logged as skipped")
+            let inbox = try await world.count(
+                "SELECT count(*)::int8 FROM \(unescaped: world.schema).notifications WHERE in_inbox")
+            #expect(inbox == 3, "every occurrence is an inbox item")
+            world.clock.advance(by: 6 * 3600)
+            #expect(try await world.store.queue.claim(limit: 10, lease: 60).count == 1, "the held push after 07:00")
+        }
+    }
+
     @Test("schedules across a time zone: each occurrence fires once even with three replicas firing at once")
     func schedules() async throws {
         // Monday 2024-01-01 00:00Z = 01:00 Stockholm.

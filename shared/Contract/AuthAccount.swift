@@ -280,3 +280,42 @@ extension Auth {
         public init(userId: String) { self.userId = userId }
     }
 }
+
+extension Auth {
+    /// How to reach one account: what notify needs to address a mail or a push.
+    public struct Contact: Codable, Sendable, Equatable {
+        public var userId: String
+        public var username: String
+        public var email: String?
+        public var displayName: String?
+        /// The account's push targets, oldest first.
+        public var devices: [Device]
+        public init(userId: String, username: String, email: String?, displayName: String?, devices: [Device]) {
+            self.userId = userId
+            self.username = username
+            self.email = email
+            self.displayName = displayName
+            self.devices = devices
+        }
+    }
+
+    /// `lookup_contacts`: for services only (a request with an actor is `permission_denied`, and
+    /// the gateway exposes no route to it): the contacts of up to ``maxUserIds`` accounts in one
+    /// call. Accounts that do not exist are left out of the reply.
+    public enum LookupContacts: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "lookup_contacts"
+        /// The most user ids one request may name.
+        public static let maxUserIds = 1000
+
+        public struct Request: Codable, Sendable, Equatable {
+            public var userIds: [String]
+            public init(userIds: [String]) { self.userIds = userIds }
+        }
+
+        public struct Reply: Codable, Sendable, Equatable {
+            public var contacts: [Contact]
+            public init(contacts: [Contact]) { self.contacts = contacts }
+        }
+    }
+}

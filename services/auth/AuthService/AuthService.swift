@@ -149,6 +149,23 @@ public enum AuthService {
             }
             return Auth.Devices(devices: try await devices.devices(of: owner))
         }
+        router.register(Auth.LookupContacts.self) { request, context in
+            guard context.metadata.actor == nil else {
+                throw ServiceError(.permissionDenied, "lookup_contacts is for services, not for accounts")
+            }
+            guard request.userIds.count <= Auth.LookupContacts.maxUserIds else {
+                throw ServiceError.invalidArgument(
+                    "at most \(Auth.LookupContacts.maxUserIds) userIds per request", field: "userIds")
+            }
+            var ids: [UUID] = []
+            for text in request.userIds {
+                guard let id = UUID(uuidString: text) else {
+                    throw ServiceError.invalidArgument("userIds must be UUIDs", field: "userIds")
+                }
+                ids.append(id)
+            }
+            return .init(contacts: try await devices.contacts(of: Array(Set(ids))))
+        }
         router.register(Auth.ForgetDeviceToken.self) { request, context in
             guard context.metadata.actor == nil else {
                 throw ServiceError(.permissionDenied, "forget_device_token is for the notify service")

@@ -23,6 +23,8 @@ public struct Deliverer: Service {
     public var batch = 64
     /// SMTP sessions used in parallel for one batch.
     public var smtpConnections = 4
+    /// Push requests in flight at once for one batch.
+    public var pushConcurrency = 32
     /// How long a claim holds a job, in seconds.
     public var lease: TimeInterval = 120
     /// How often an idle deliverer looks for due jobs.
@@ -73,61 +75,69 @@ public struct Deliverer: Service {
         }
     }
 
-    /// Claims and delivers one batch; returns how many jobs it claimed.
+    /// Claims and delivers one batch; returns how many jobs it claimed. The batch costs a fixed
+    /// number of statements (claim, load, earlier attempts when some jobs are retries, complete
+    /// and log) and one auth call, plus each e-mail's two hand-over marks.
     @discardableResult
     public func runOnce() async throws -> Int {
         let jobs = try await store.queue.claim(limit: batch, lease: lease)
         if jobs.isEmpty { return 0 }
-        let mails = jobs.filter { $0.kind == Notify.Channel.email }
-        let pushes = jobs.filter { $0.kind != Notify.Channel.email }
-        await withTaskGroup(of: Void.self) { group in
-            let lanes = max(1, min(smtpConnections, mails.count))
+        let plan = try await plan(jobs)
+        var results = plan.settled
+        await withTaskGroup(of: [DeliveryResult].self) { group in
+            let lanes = max(1, min(smtpConnections, plan.mails.count))
             for lane in 0..<lanes {
-                let share = stride(from: lane, to: mails.count, by: lanes).map { mails[$0] }
-                if !share.isEmpty { group.addTask { await deliverMails(share) } }
+                let share = stride(from: lane, to: plan.mails.count, by: lanes).map { plan.mails[$0] }
+                if !share.isEmpty { group.addTask { await sendMails(share) } }
             }
-            for job in pushes { group.addTask { await deliverPush(job) } }
+            let width = max(1, min(pushConcurrency, plan.pushes.count))
+            for lane in 0..<width {
+                let share = stride(from: lane, to: plan.pushes.count, by: width).map { plan.pushes[$0] }
+                if !share.isEmpty { group.addTask { await share.asyncMap(push) } }
+            }
+            for await finished in group { results += finished }
         }
+        try await record(results)
         return jobs.count
     }
 
-    func finish(
-        _ job: Job, _ notification: UUID, userId: UUID?, channel: String, result: Result<String?, DeliveryFailure>
-    )
-        async
-    {
-        do {
-            switch result {
-            case .success(let target):
-                try await store.queue.complete(job)
-                try await store.log(
-                    notification, userId: userId, channel: channel, target: target, outcome: "sent", detail: nil)
-            case .failure(let failure):
-                let outcome = try await store.queue.fail(job, reason: failure.reason, permanent: failure.permanent)
-                let kind: String
-                if case .dead = outcome { kind = "dead" } else { kind = "retry" }
-                try await store.log(
-                    notification, userId: userId, channel: channel, outcome: kind, detail: failure.reason)
+    /// Writes a batch's results: each failure on its own (rare), then every completion and log
+    /// line in one statement.
+    func record(_ results: [DeliveryResult]) async throws {
+        var done: [Job] = []
+        var lines: [DeliveryLine] = []
+        for result in results {
+            lines += result.lines
+            guard let failure = result.failure else {
+                done.append(result.job)
+                continue
             }
-        } catch {
-            logger.warning("could not record a delivery", metadata: ["jobId": "\(job.id)", "error": "\(error)"])
+            do {
+                let outcome = try await store.queue.fail(
+                    result.job, reason: failure.reason, permanent: failure.permanent)
+                if let notification = result.notification {
+                    let state: String
+                    if case .dead = outcome { state = "dead" } else { state = "retry" }
+                    lines.append(notification.line(result.job.kind, state, detail: failure.reason))
+                }
+            } catch {
+                logger.warning(
+                    "could not record a failed delivery", metadata: ["jobId": "\(result.job.id)", "error": "\(error)"])
+            }
         }
-    }
-
-    func skip(_ job: Job, _ notification: NotificationStore.Stored, channel: String, reason: String) async {
-        do {
-            try await store.queue.complete(job)
-            try await store.log(
-                notification.id, userId: notification.userId, channel: channel, outcome: "skipped", detail: reason)
-        } catch {
+        let completed = try await store.finish(done, lines: lines)
+        if completed < done.count {
             logger.warning(
-                "could not record a skipped delivery", metadata: ["jobId": "\(job.id)", "error": "\(error)"])
+                "some deliveries had lost their claim", metadata: ["lost": "\(done.count - completed)"])
         }
     }
 }
 
-/// Why an attempt failed, and whether retrying can help.
-struct DeliveryFailure: Error {
-    var reason: String
-    var permanent: Bool
+extension Sequence where Element: Sendable {
+    /// `transform` applied to each element in turn.
+    func asyncMap<T>(_ transform: (Element) async -> T) async -> [T] {
+        var mapped: [T] = []
+        for element in self { mapped.append(await transform(element)) }
+        return mapped
+    }
 }

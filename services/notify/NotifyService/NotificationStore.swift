@@ -35,18 +35,14 @@ public struct NotificationStore: Sendable {
     /// Records `submission` and queues its e-mail and push, in the caller's transaction. The same
     /// id with the same content is a no-op (`created: false`); with other content, `conflict`.
     public func submit(_ submission: Submission, on connection: PostgresConnection) async throws -> Notify.Send.Reply {
-        let kind = try NotificationCatalog.kind(submission.kind)
         var settings = UserSettings()
         if let userId = submission.userId { settings = try await self.settings(of: userId, on: connection) }
-        let wanted = submission.locale ?? settings.locale ?? "en"
-        let locale = kind.templates[wanted] == nil ? "en" : wanted
-        let rendered = kind.template(for: locale).render(submission.variables)
         let now = clock.now()
-        let possible = kind.channels.filter { $0 == Notify.Channel.email || submission.userId != nil }
-        let channels = possible.filter { kind.critical || settings.allows(kind: kind.name, channel: $0) }
-        let deliverAfter = kind.critical ? now : settings.deliverAfter(now)
-        let variables = String(decoding: try JSONEncoder().encode(submission.variables), as: UTF8.self)
-        let hash = submission.contentHash
+        let prepared = try Prepared(submission, settings: settings, now: now)
+        let (kind, locale, rendered, channels, possible) = (
+            prepared.kind, prepared.locale, prepared.rendered, prepared.channels, prepared.possible
+        )
+        let (deliverAfter, variables, hash) = (prepared.deliverAfter, prepared.variables, prepared.hash)
         let inserted = try await connection.query(
             """
             INSERT INTO \(unescaped: schema).notifications (id, user_id, email, kind, locale, critical, variables, title, body,
@@ -122,24 +118,6 @@ public struct NotificationStore: Sendable {
         public var title: String
         public var body: String
     }
-
-    /// The notification `id`, or nil when it is gone (its user was deleted).
-    public func notification(_ id: UUID) async throws -> Stored? {
-        let rows = try await client.query(
-            """
-            SELECT id, user_id, email, kind, locale, variables::text, title, body FROM \(unescaped: schema).notifications
-            WHERE id = \(id)
-            """, logger: logger)
-        for try await (id, userId, email, kind, locale, variables, title, body) in rows.decode(
-            (UUID, UUID?, String?, String, String, String, String, String).self)
-        {
-            let decoded = try JSONDecoder().decode([String: String].self, from: Data(variables.utf8))
-            return Stored(
-                id: id, userId: userId, email: email, kind: kind, locale: locale, variables: decoded, title: title,
-                body: body)
-        }
-        return nil
-    }
 }
 
 extension NotificationStore {
@@ -150,26 +128,36 @@ extension NotificationStore {
     }
 
     func loadSettings(_ userId: UUID, _ connection: PostgresConnection) async throws -> UserSettings {
-        var settings = UserSettings()
+        try await loadSettings([userId], connection)[userId] ?? UserSettings()
+    }
+
+    /// The settings of those of `userIds` who changed any, in two queries.
+    func loadSettings(_ userIds: [UUID], _ connection: PostgresConnection) async throws -> [UUID: UserSettings] {
+        var found: [UUID: UserSettings] = [:]
+        guard !userIds.isEmpty else { return found }
         let rows = try await connection.query(
             """
-            SELECT time_zone, quiet_start, quiet_end, locale FROM \(unescaped: schema).user_settings
-            WHERE user_id = \(userId)
+            SELECT user_id, time_zone, quiet_start, quiet_end, locale FROM \(unescaped: schema).user_settings
+            WHERE user_id = ANY(\(userIds))
             """, logger: logger)
-        for try await (zone, start, end, locale) in rows.decode((String, Int?, Int?, String?).self) {
+        for try await (userId, zone, start, end, locale) in rows.decode((UUID, String, Int?, Int?, String?).self) {
+            var settings = UserSettings()
             settings.timeZone = zone
             settings.locale = locale
             if let start, let end, let from = TimeOfDay(minutes: start), let to = TimeOfDay(minutes: end) {
                 settings.quiet = QuietWindow(start: from, end: to)
             }
+            found[userId] = settings
         }
         let prefs = try await connection.query(
-            "SELECT kind, channel FROM \(unescaped: schema).preferences WHERE user_id = \(userId) AND NOT enabled",
-            logger: logger)
-        for try await (kind, channel) in prefs.decode((String, String).self) {
-            settings.disabled.insert("\(kind):\(channel)")
+            """
+            SELECT user_id, kind, channel FROM \(unescaped: schema).preferences
+            WHERE user_id = ANY(\(userIds)) AND NOT enabled
+            """, logger: logger)
+        for try await (userId, kind, channel) in prefs.decode((UUID, String, String).self) {
+            found[userId, default: UserSettings()].disabled.insert("\(kind):\(channel)")
         }
-        return settings
+        return found
     }
 
     /// The user's preferences as the API shows them.

@@ -42,6 +42,7 @@ public enum NotifyService {
             wake: wake, logger: resources.logger)
         deliverer.batch = try env.int(NotifySettings.deliveryBatch, in: 1...1000)
         deliverer.smtpConnections = try env.int(NotifySettings.smtpConnections, in: 1...64)
+        deliverer.pushConcurrency = try env.int(NotifySettings.pushConcurrency, in: 1...512)
         deliverer.lease = Double(try env.int(NotifySettings.deliveryLease, in: 1000...3_600_000)) / 1000
         deliverer.pollInterval = .milliseconds(try env.int(NotifySettings.deliveryPoll, in: 5...60_000))
         let triggers = Triggers(store: store, logger: resources.logger)

@@ -14,6 +14,8 @@ public enum NotifySettings {
         "SMTP_TLS_VERIFY", default: "true", "check the relay's certificate (false only for a local test relay)")
     static let smtpConnections = Setting(
         "SMTP_CONNECTIONS", default: "4", "SMTP sessions one replica uses in parallel")
+    static let pushConcurrency = Setting(
+        "PUSH_CONCURRENCY", default: "32", "push requests one replica has in flight at once")
     static let mailFrom = Setting("MAIL_FROM", default: "no-reply@backplane.local", "the sender address of every mail")
     static let apnsEndpoint = Setting(
         "APNS_ENDPOINT", default: "https://api.push.apple.com", "APNs base URL (api.sandbox.push.apple.com for dev)")
@@ -41,7 +43,8 @@ public enum NotifySettings {
     /// All of them, for `--help`.
     public static let all = [
         smtpHost, smtpPort, smtpUsername, smtpPassword, smtpStartTLS, smtpCAFile, smtpVerify, smtpConnections,
-        mailFrom, apnsEndpoint, apnsTeamId, apnsKeyId, apnsTopic, apnsKeyFile, fcmEndpoint, fcmProject, fcmToken,
+        pushConcurrency, mailFrom, apnsEndpoint, apnsTeamId, apnsKeyId, apnsTopic, apnsKeyFile, fcmEndpoint, fcmProject,
+        fcmToken,
         deliveryBatch, deliveryPoll, deliveryAttempts, deliveryBackoff, deliveryLease, schedulerPoll,
     ]
 }

@@ -165,12 +165,17 @@ public final class SMTPSession {
     }
 
     /// Sends one message: MAIL FROM, RCPT TO, DATA (dot-stuffed). A refusal of the message leaves
-    /// the session usable for the next one.
-    public func send(_ message: MailMessage) async throws {
+    /// the session usable for the next one. `beforeContent` runs alongside the envelope commands
+    /// and must finish before the content goes out: the relay cannot have the message before then.
+    public func send(
+        _ message: MailMessage, beforeContent: @escaping @Sendable () async throws -> Void = {}
+    ) async throws {
         do {
+            async let ready: Void = beforeContent()
             try await command("MAIL FROM:<\(message.from)>", expect: 250...250)
             try await command("RCPT TO:<\(message.to)>", expect: 250...251)
             try await command("DATA", expect: 354...354)
+            try await ready
             try await write(MailMessage.dotStuffed(message.rendered()) + ".\r\n")
             let reply = try await readReply()
             guard reply.code == 250 else {

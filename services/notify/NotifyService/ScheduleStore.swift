@@ -103,9 +103,10 @@ public struct ScheduleStore: Sendable {
         guard try await rows.collect().count == 1 else { throw ServiceError(.notFound, "no schedule \(id)") }
     }
 
-    /// Fires every schedule that is due, up to `limit`, in one transaction: each due row is
-    /// locked (`SKIP LOCKED`, so replicas take disjoint rows), its occurrence submitted with an id
-    /// derived from the schedule and the due time, and `next_at` moved on. Returns the due time of
+    /// Fires every schedule that is due, up to `limit`, in one transaction: the due rows are
+    /// locked (`SKIP LOCKED`, so replicas take disjoint rows), their occurrences submitted
+    /// together with ids derived from the schedule and the due time, and every `next_at` moved on
+    /// in one statement: five statements per round whatever its size. Returns the due time of
     /// each occurrence fired (committed when this returns).
     @discardableResult
     public func fireDue(limit: Int = 500) async throws -> [Date] {
@@ -118,19 +119,18 @@ public struct ScheduleStore: Sendable {
                 ORDER BY next_at LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED
                 """, logger: logger)
-            var due: [(UUID, UUID, String, String, Date?, [Int], [Int], String, Date)] = []
-            for try await row in rows.decode((UUID, UUID, String, String, Date?, [Int], [Int], String, Date).self) {
-                due.append(row)
-            }
+            var submissions: [Submission] = []
+            var moves: [Move] = []
             var fired: [Date] = []
-            for (id, userId, kind, variables, once, times, days, zoneName, dueAt) in due {
+            for try await (id, userId, kind, variables, once, times, days, zoneName, dueAt) in rows.decode(
+                (UUID, UUID, String, String, Date?, [Int], [Int], String, Date).self)
+            {
                 let values = (try? JSONDecoder().decode([String: String].self, from: Data(variables.utf8))) ?? [:]
                 let occurrence = DerivedID.make("schedule", id.uuidString, "\(ScheduleStore.millis(dueAt))")
                 do {
-                    let submission = try Submission(
-                        id: occurrence, userId: userId, email: nil, kind: kind, variables: values)
-                    _ = try await notifications.submit(submission, on: connection)
-                } catch let error as ServiceError {
+                    submissions.append(
+                        try Submission(id: occurrence, userId: userId, email: nil, kind: kind, variables: values))
+                } catch {
                     logger.warning(
                         "a schedule's occurrence was refused", metadata: ["scheduleId": "\(id)", "error": "\(error)"])
                 }
@@ -141,11 +141,30 @@ public struct ScheduleStore: Sendable {
                 {
                     next = recurrence.next(after: max(now, dueAt), in: zone)
                 }
-                try await connection.query(
-                    "UPDATE \(unescaped: schema).schedules SET next_at = \(next) WHERE id = \(id)", logger: logger)
+                moves.append(Move(id: id, nextMs: next.map(ScheduleStore.millis)))
                 fired.append(dueAt)
             }
+            guard !moves.isEmpty else { return [] }
+            try await notifications.submitAll(submissions, on: connection)
+            let json = String(decoding: try JSONEncoder().encode(moves), as: UTF8.self)
+            try await connection.query(
+                """
+                UPDATE \(unescaped: schema).schedules AS s
+                SET next_at = CASE WHEN m.next_ms IS NULL THEN NULL ELSE to_timestamp(m.next_ms / 1000.0) END
+                FROM jsonb_to_recordset(\(json)::text::jsonb) AS m(id uuid, next_ms int8)
+                WHERE s.id = m.id
+                """, logger: logger)
             return fired
+        }
+    }
+
+    /// Where a fired schedule's `next_at` moves (nil: it is spent).
+    struct Move: Encodable {
+        var id: UUID
+        var nextMs: Int64?
+        enum CodingKeys: String, CodingKey {
+            case id
+            case nextMs = "next_ms"
         }
     }
 }
