@@ -38,7 +38,9 @@ public enum Gateway {
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: AuthenticationMiddleware(verifier: AccessTokenVerifier(bus: bus)))
         let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: try openAPIDocument())
-        try api.registerHandlers(on: router)
+        // Compact JSON: the runtime's default (sorted, pretty-printed) costs CPU and bytes on
+        // every response and tells a phone nothing more.
+        try api.registerHandlers(on: router, configuration: .init(jsonEncodingOptions: []))
         var app = Application(
             router: router,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backplane"),

@@ -133,10 +133,11 @@ struct RoutingAPI: Sendable {
         guard request.scan.count <= 200 else {
             throw ServiceError.invalidArgument("at most 200 scan entries", field: "scan")
         }
-        if let campus = state.snapshot?.campus {
-            var registry: [String: AccessPoint] = [:]
-            for point in campus.accessPoints { registry[point.bssid] = point }
-            if let estimate = locator.locate(scan: request.scan, accessPoints: registry) { return estimate }
+        if let campus = state.snapshot?.campus,
+            let estimate = locator.locate(
+                scan: request.scan, accessPoint: { campus.accessPointIndex[$0].map { campus.accessPoints[$0] } })
+        {
+            return estimate
         }
         if let gps = request.gps {
             guard (-90...90).contains(gps.lat), (-180...180).contains(gps.lon) else {

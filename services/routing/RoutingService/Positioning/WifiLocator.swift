@@ -22,11 +22,20 @@ public struct WifiLocator: Sendable {
 
     /// The estimate, or nil when no registered access point is in the scan.
     public func locate(scan: [Routing.ScanEntry], accessPoints: [String: AccessPoint]) -> Routing.Locate.Reply? {
+        locate(scan: scan) { accessPoints[$0] }
+    }
+
+    /// The estimate, or nil when no registered access point is in the scan; `accessPoint` finds
+    /// a registered access point by its lower-case BSSID (so callers can look up an index they
+    /// keep rather than build a dictionary per scan).
+    public func locate(
+        scan: [Routing.ScanEntry], accessPoint: (String) -> AccessPoint?
+    ) -> Routing.Locate.Reply? {
         var heard: [(point: AccessPoint, rssi: Double)] = []
         var seen = Set<String>()
         for entry in scan where entry.rssi >= floor && entry.rssi < 0 {
             let bssid = entry.bssid.lowercased()
-            guard let point = accessPoints[bssid], seen.insert(bssid).inserted else { continue }
+            guard let point = accessPoint(bssid), seen.insert(bssid).inserted else { continue }
             heard.append((point, entry.rssi))
         }
         guard !heard.isEmpty else { return nil }

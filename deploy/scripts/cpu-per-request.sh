@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# CPU cost per request of each process during a `navup` run at a fixed (open-loop) rate.
+#
+#   deploy/scripts/cpu-per-request.sh [USERS] [WINDOW_SECONDS]     (defaults 8000, 15)
+#
+# Starts the system and the load with bench-system.sh (SERVICES=routing unless set; set
+# SKIP_BUILD=1 to use the release executables as they are), waits WARMUP seconds (default 10),
+# reads utime+stime of the broker, gateway, routing and loadgen from /proc/<pid>/stat and the
+# gateway's request count from /metrics, waits WINDOW_SECONDS, reads both again, and prints each
+# process's CPU seconds in the window and CPU microseconds per HTTP request. The loadgen summary
+# (p50/p99 per request kind) follows when the run ends. CPU time, unlike latency, does not
+# depend much on what else the machine is doing, so figures from a shared machine stay usable.
+set -euo pipefail
+LOG_TAG=cpu
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+USERS=${1:-8000}
+WINDOW=${2:-15}
+: "${WARMUP:=10}"
+: "${SERVICES:=routing}"
+export SERVICES
+BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
+PROCESSES="broker gateway routing loadgen"
+TICKS=$(getconf CLK_TCK)
+
+"$SCRIPTS_DIR/bench-system.sh" navup --users "$USERS" --seconds $((WARMUP + WINDOW + 5)) &
+BENCH_PID=$!
+
+pid_of() { pgrep -n -f "^$BIN_DIR/$1( |\$)" || true; }
+# utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat, counted
+# after the parenthesised command name, which may contain spaces).
+ticks_of() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+requests_of() {
+    curl -fsS "http://127.0.0.1:$1/metrics" |
+        awk '/^hb_requests_total[{ ]/ || /^hb_requests[{ ]/ { sum += $NF } END { print sum + 0 }'
+}
+
+deadline=$((SECONDS + 180))
+until [[ -n $(pid_of loadgen) ]]; do
+    pid_alive "$BENCH_PID" || die "bench-system.sh ended before loadgen started"
+    ((SECONDS < deadline)) || die "loadgen did not start within 180 s"
+    sleep 0.5
+done
+GATEWAY_PID=$(pid_of gateway)
+HTTP_PORT=$(tr '\0' '\n' <"/proc/$GATEWAY_PID/environ" | sed -n 's/^HTTP_PORT=//p')
+sleep "$WARMUP"
+
+declare -A PID_OF=() BEFORE=()
+for name in $PROCESSES; do
+    PID_OF[$name]=$(pid_of "$name")
+    BEFORE[$name]=$(ticks_of "${PID_OF[$name]}")
+done
+requests_before=$(requests_of "$HTTP_PORT")
+sleep "$WINDOW"
+requests=$(($(requests_of "$HTTP_PORT") - requests_before))
+printf '\n%-8s %10s %14s   (%d users, %d requests in %d s = %d/s)\n' process "CPU s" "CPU µs/req" \
+    "$USERS" "$requests" "$WINDOW" $((requests / WINDOW))
+for name in $PROCESSES; do
+    used=$(($(ticks_of "${PID_OF[$name]}") - BEFORE[$name]))
+    awk -v t="$used" -v hz="$TICKS" -v n="$requests" -v name="$name" \
+        'BEGIN { printf "%-8s %10.2f %14.0f\n", name, t / hz, n ? t / hz / n * 1e6 : 0 }'
+done
+echo
+wait "$BENCH_PID"
