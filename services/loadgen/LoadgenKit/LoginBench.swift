@@ -21,7 +21,11 @@ struct LoginBench {
     }
 
     struct Outcome: Sendable {
+        /// Median time of one verification, one at a time.
         let hashMillis: Double
+        /// Verifications per second with every core verifying at once (the hashing pool's
+        /// own ceiling on this machine, where cores may not scale perfectly).
+        let allCoresRate: Double
         let cores: Int
         let rows: [Row]
         let verifyIdle: RunResult
@@ -29,6 +33,8 @@ struct LoginBench {
 
         /// Logins per second the hashing allows: every core hashing all the time.
         var bound: Double { Double(cores) * 1000 / hashMillis }
+        /// The same bound from the rate all cores actually reach together.
+        var measuredBound: Double { min(bound, allCoresRate) }
     }
 
     static let password = "Bench2026x"
@@ -40,6 +46,8 @@ struct LoginBench {
     private func measure(_ http: GatewayHTTP, progress: @Sendable (String) -> Void) async throws -> Outcome {
         progress("hash time: 20 Argon2id verifications (m=19 MiB, t=2, p=1), one at a time")
         let hashMillis = try await Self.hashMillis()
+        progress("hash rate: Argon2id verifications on every core at once, 3 s")
+        let allCoresRate = try await Self.allCoresRate()
         let users = clients.max() ?? 1
         progress("registering \(users) accounts")
         let prefix = "bench-\(UUID().uuidString.prefix(8).lowercased())"
@@ -79,7 +87,8 @@ struct LoginBench {
             if let measured = try await verification { verifyUnderLoad = measured }
         }
         return Outcome(
-            hashMillis: hashMillis, cores: ProcessInfo.processInfo.activeProcessorCount, rows: rows,
+            hashMillis: hashMillis, allCoresRate: allCoresRate, cores: ProcessInfo.processInfo.activeProcessorCount,
+            rows: rows,
             verifyIdle: verifyIdle, verifyUnderLoad: verifyUnderLoad ?? verifyIdle)
     }
 
@@ -134,6 +143,32 @@ struct LoginBench {
         return times.sorted()[times.count / 2]
     }
 
+    /// Verifications per second with one verification running on every core, as auth's pool
+    /// runs them under a login storm, over about three seconds.
+    static func allCoresRate() async throws -> Double {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let hasher = PasswordHasher(parameters: .owasp, threads: cores)
+        let encoded = try await hasher.hash(password)
+        let started = ContinuousClock.now
+        let end = started + .seconds(3)
+        let done = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<cores {
+                group.addTask {
+                    var count = 0
+                    while ContinuousClock.now < end {
+                        guard try await hasher.verify(password, against: encoded) else {
+                            throw BenchError("hash did not verify")
+                        }
+                        count += 1
+                    }
+                    return count
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return Double(done) / (Double((ContinuousClock.now - started).nanoseconds) / 1e9)
+    }
+
     /// Verifies `token` `count` times the way the gateway does; latencies in µs.
     static func verify(
         _ token: String, keys: JWTKeyCollection, count: Int, name: String, pause: Duration? = nil
@@ -156,13 +191,17 @@ struct LoginBench {
             String(
                 format: "hashing bound: %d cores / %.1f ms per Argon2id verification = %.1f logins/s",
                 outcome.cores, outcome.hashMillis, outcome.bound),
+            String(
+                format: "every core hashing at once: %.1f verifications/s (%.0f%% of that)", outcome.allCoresRate,
+                100 * outcome.allCoresRate / outcome.bound),
+            "of bound: against the lower of the two",
             "",
             "clients".padded(10) + "logins/s".leftPadded(10) + "of bound".leftPadded(10) + "p50 ms".leftPadded(10)
                 + "p99 ms".leftPadded(10) + "max ms".leftPadded(10) + "errors".leftPadded(8),
             String(repeating: "-", count: 68),
         ]
         for row in outcome.rows {
-            let share = 100 * row.result.rate / outcome.bound
+            let share = 100 * row.result.rate / outcome.measuredBound
             lines.append(
                 "\(row.clients)".padded(10) + String(format: "%.1f", row.result.rate).leftPadded(10)
                     + String(format: "%.0f%%", share).leftPadded(10)
@@ -185,11 +224,12 @@ struct LoginBench {
     static func json(_ outcome: Outcome) throws -> Data {
         let object: [String: Any] = [
             "cores": outcome.cores, "hashMillis": outcome.hashMillis, "boundLoginsPerSecond": outcome.bound,
+            "allCoresVerificationsPerSecond": outcome.allCoresRate, "measuredBoundLoginsPerSecond": outcome.measuredBound,
             "rows": outcome.rows.map {
                 [
                     "clients": $0.clients, "loginsPerSecond": $0.result.rate, "p50Micros": Int($0.result.p50),
                     "p99Micros": Int($0.result.p99), "maxMicros": Int($0.result.max), "errors": $0.errors,
-                    "shareOfBound": $0.result.rate / outcome.bound,
+                    "shareOfBound": $0.result.rate / outcome.measuredBound,
                 ] as [String: Any]
             },
             "tokenVerifyIdleP99Micros": Int(outcome.verifyIdle.p99),
