@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test build release bench-broker bench-auth bench-orders bench-notify fault-run compose-config clean clean-data
+.PHONY: help up test build release bench-broker bench-auth bench-orders bench-notify bench-routing fault-run compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -38,6 +38,9 @@ bench-auth: ## login throughput and p99 vs the hashing bound, token verification
 
 bench-orders: ## quotes and orders at a fixed rate through the gateway, p50/p99 from when due (starts the system)
 	@$(SCRIPTS)/bench-system.sh orders $(LOADGEN_ARGS)
+
+bench-routing: ## route queries in process vs pgRouting's pgr_dijkstra, 1,000,000-node grid (installs pgRouting)
+	@$(SCRIPTS)/bench-routing.sh
 
 fault-run: ## 5 minutes of mixed load while processes are SIGKILLed and restarted; then reconcile (release build)
 	@$(SCRIPTS)/fault-run.sh
