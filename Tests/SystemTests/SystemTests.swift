@@ -29,7 +29,7 @@ struct SystemTests {
         let spare = try system.start("routing")
         try system.start("gateway")
         let body = try await waitForReady(system)
-        for name in ["broker"] + Self.services { #expect(body.contains("\"name\" : \"\(name)\"")) }
+        for name in ["broker"] + Self.services { #expect(body.contains("\"name\":\"\(name)\"")) }
 
         // kill -9 one of the two routing replicas: readiness (a real health call) still passes.
         kill(spare.processIdentifier, SIGKILL)

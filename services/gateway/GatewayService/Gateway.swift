@@ -38,9 +38,10 @@ public enum Gateway {
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: AuthenticationMiddleware(verifier: AccessTokenVerifier(bus: bus)))
         let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: try openAPIDocument())
-        // Compact JSON: the runtime's default (sorted, pretty-printed) costs CPU and bytes on
-        // every response and tells a phone nothing more.
-        try api.registerHandlers(on: router, configuration: .init(jsonEncodingOptions: []))
+        // Compact JSON: the runtime's default pretty printing costs CPU and bytes on every
+        // response and tells a phone nothing more. Keys stay sorted so that a body is the same
+        // bytes every time (the answers to reset requests must not differ by account).
+        try api.registerHandlers(on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys]))
         var app = Application(
             router: router,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backplane"),
