@@ -31,34 +31,33 @@ struct GatewayHTTP: Sendable {
         }
     }
 
-    /// One request; the status and the body as text.
+    /// One request with a JSON body (or none); the status and the body as text.
     func send(_ method: HTTPMethod, _ path: String, json: String? = nil, headers: [String: String] = [:])
         async throws -> (status: Int, body: String)
     {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = method
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: json))
-        }
-        let response = try await client.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        return (Int(response.status.code), String(buffer: body))
+        try await send(method, path, body: json.map { (ByteBuffer(string: $0), "application/json") }, headers: headers)
     }
 
     /// A raw body (an image) with its media type.
     func upload(_ path: String, _ data: Data, contentType: String, headers: [String: String] = [:]) async throws -> (
         status: Int, body: String
     ) {
+        try await send(.POST, path, body: (ByteBuffer(bytes: data), contentType), headers: headers)
+    }
+
+    private func send(
+        _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?, headers: [String: String]
+    ) async throws -> (status: Int, body: String) {
         var request = HTTPClientRequest(url: baseURL + path)
-        request.method = .POST
+        request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        request.headers.add(name: "Content-Type", value: contentType)
-        request.body = .bytes(ByteBuffer(bytes: data))
+        if let body {
+            request.headers.add(name: "Content-Type", value: body.contentType)
+            request.body = .bytes(body.bytes)
+        }
         let response = try await client.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        return (Int(response.status.code), String(buffer: body))
+        let collected = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), String(buffer: collected))
     }
 
     func post(_ path: String, _ json: String, headers: [String: String] = [:]) async throws -> (
