@@ -22,6 +22,26 @@ struct EventLogTests {
         }
     }
 
+    @Test func severalEventsAppendedInOneStatementKeepTheirOrderAndFields() async throws {
+        try await Support.withEventLog { client, log in
+            var quiet = Support.event("orders.state_changed", 2)
+            quiet.requestId = nil
+            let batch = [Support.event("orders.paid", 1), quiet, Support.event("orders.paid", 3)]
+            let stored = try await client.withTransaction(logger: TestDatabase.logger) { connection in
+                try await log.append(batch, on: connection)
+            }
+            #expect(stored.map(\.id) == batch.map(\.id))
+            #expect(stored.map(\.topic) == ["orders.paid", "orders.state_changed", "orders.paid"])
+            #expect(stored.map(\.requestId) == ["req-1", nil, "req-3"])
+            #expect(stored.map(\.createdAt) == batch.map(\.createdAt))
+            #expect(stored.map(\.seq) == stored.map(\.seq).sorted() && Set(stored.map(\.xid)).count == 1)
+            let read = try await Support.waitForReadable(3, in: log)
+            #expect(read == stored)
+            let numbers = try read.map { try JSONSerialization.jsonObject(with: $0.payload) as? [String: Int] }
+            #expect(numbers == [["n": 1], ["n": 2], ["n": 3]])
+        }
+    }
+
     @Test func eventAppendedInRolledBackTransactionIsNeverSeen() async throws {
         try await Support.withEventLog { client, log in
             let ghost = Support.event("orders.paid", 1)

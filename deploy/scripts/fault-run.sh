@@ -17,6 +17,7 @@
 #                   3 postcard journeys/s)
 #   SETTLE_SECONDS  how long the system gets after the load to finish its work (default 60)
 #   SKIP_BUILD=1    use the release executables as they are
+#   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. a debug build)
 # Output: .data/fault-run/ (system log, loadgen report, acknowledged order ids, kill log).
 set -euo pipefail
 LOG_TAG=fault
@@ -35,6 +36,7 @@ OUT="$REPO_ROOT/.data/fault-run"
 PG_DIR="$OUT/pg"
 mkdir -p "$OUT"
 rm -f "$OUT/acknowledged.txt" "$OUT/kills.log" "$OUT/report.json"
+rm -rf "$OUT/mail" "$OUT/data"
 
 # Our own PostgreSQL (fsync on: the point is what survives a kill), so that we may kill it.
 PG_PORT=$(free_port)
@@ -42,8 +44,12 @@ PG_PORT=$(free_port)
 DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$PG_DIR" "$PG_PORT")
 export DATABASE_URL
 
-if [[ -z ${SKIP_BUILD:-} ]]; then (cd "$REPO_ROOT" && swift build -c release); fi
-BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
+if [[ -n ${BACKPLANE_BIN_DIR:-} ]]; then
+    BIN_DIR=$BACKPLANE_BIN_DIR
+else
+    if [[ -z ${SKIP_BUILD:-} ]]; then (cd "$REPO_ROOT" && swift build -c release); fi
+    BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
+fi
 HTTP_PORT=$(free_port)
 BROKER_PORT=$(free_port)
 XSUB_PORT=$(free_port)
@@ -53,7 +59,7 @@ export BROKER_BIND="tcp://127.0.0.1:$BROKER_PORT" BROKER_URL="tcp://127.0.0.1:$B
 export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0.0.1:$XSUB_PORT"
 export EVENTS_XPUB_BIND="tcp://127.0.0.1:$XPUB_PORT" EVENTS_SUB_URL="tcp://127.0.0.1:$XPUB_PORT"
 export SERVICES RESTART=always READINESS_SERVICES=${SERVICES// /,}
-export SMTP_PORT=${SMTP_PORT:-$(free_port)}
+export SMTP_PORT=${SMTP_PORT:-$(free_port)} SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data"
 
 info "starting the system (services: $SERVICES; log in $OUT/system.log)"
 "$SCRIPTS_DIR/up.sh" >"$OUT/system.log" 2>&1 &
@@ -133,4 +139,4 @@ info "load over; giving the system up to ${SETTLE_SECONDS}s to finish its work"
 wait_ready "$SETTLE_SECONDS" || warn "not ready again within ${SETTLE_SECONDS}s"
 sleep "$((SETTLE_SECONDS / 2))"
 info "kills: $(grep -c SIGKILL "$OUT/kills.log" || true) (log in $OUT/kills.log)"
-STUCK_SECONDS=$((SETTLE_SECONDS / 2)) "$SCRIPTS_DIR/reconcile.sh" "$OUT/acknowledged.txt"
+MAIL_DIR="$OUT/mail" STUCK_SECONDS=$((SETTLE_SECONDS / 2)) "$SCRIPTS_DIR/reconcile.sh" "$OUT/acknowledged.txt"

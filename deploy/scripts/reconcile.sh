@@ -12,6 +12,12 @@
 #   DATABASE_URL     the database (required)
 #   STUCK_SECONDS    an order still pending_payment, or an event not yet handled by a consumer
 #                    that handles its topic, this long after it was written is stuck (default 60)
+#   MAIL_DIR         the SMTP sink's folder (deploy/smtp-sink: one .eml per message); when set,
+#                    every e-mail notify logged as sent must be there exactly once
+#
+# When the printing schema exists, every acknowledged postcard order that was paid must have a
+# rendered print job (or have been refunded); when the notify schema exists, no delivery job may
+# be stuck or dead-lettered.
 set -euo pipefail
 LOG_TAG=reconcile
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -54,6 +60,69 @@ SELECT 'events not handled by ' || c.name || ' (stuck)', count(l.seq), 1
   GROUP BY c.name ORDER BY c.name;
 SQL
 )
+# The printing and notify checks, for the schemas this database has.
+has_schema() {
+    [[ $(psql "$DATABASE_URL" -qAt -c "SELECT to_regclass('$1') IS NOT NULL") == t ]]
+}
+if has_schema printing.print_jobs; then
+    report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
+CREATE TEMP TABLE acked (id uuid);
+\copy acked FROM '$ACKED'
+SELECT 'paid postcard orders with a rendered print job', count(*), 0
+  FROM acked a JOIN orders.orders o ON o.id = a.id
+  JOIN printing.print_jobs j ON j.order_id = o.id::text AND j.status IN ('ready', 'printed', 'mailed')
+  WHERE o.kind = 'postcard';
+SELECT 'paid postcard orders without a rendered print job (not rendered)', count(*), 1
+  FROM acked a JOIN orders.orders o ON o.id = a.id
+  WHERE o.kind = 'postcard' AND o.state IN ('paid', 'in_production', 'printed', 'mailed')
+    AND o.updated_at < now() - interval '${STUCK_SECONDS} seconds'
+    AND NOT EXISTS (SELECT 1 FROM printing.print_jobs j
+                    WHERE j.order_id = o.id::text AND j.status IN ('ready', 'printed', 'mailed'));
+SELECT 'print jobs failed (their orders refunded)', count(*), 0 FROM printing.print_jobs WHERE status = 'failed';
+SELECT 'failed print jobs whose order is not refunded', count(*), 1
+  FROM printing.print_jobs j JOIN orders.orders o ON o.id::text = j.order_id
+  WHERE j.status = 'failed' AND o.state NOT IN ('refunded', 'failed', 'canceled')
+    AND j.updated_at < now() - interval '${STUCK_SECONDS} seconds';
+SELECT 'print jobs queued for more than ${STUCK_SECONDS} s (stuck)', count(*), 1
+  FROM printing.print_jobs WHERE status = 'queued' AND created_at < now() - interval '${STUCK_SECONDS} seconds';
+SQL
+)
+fi
+if has_schema notify.notifications; then
+    mail_copies=$(mktemp)
+    trap 'rm -f "$mail_copies"' EXIT
+    if [[ -n ${MAIL_DIR:-} ]]; then
+        [[ -d $MAIL_DIR ]] || die "MAIL_DIR $MAIL_DIR is not a folder"
+        # The notification id is the local part of each message's Message-ID.
+        find "$MAIL_DIR" -name '*.eml' -print0 | xargs -0 -r grep -h -i -m 1 '^Message-ID:' |
+            sed -E 's/^[^<]*<([0-9a-fA-F-]{36})@.*/\1/' | grep -E '^[0-9a-fA-F-]{36}$' |
+            sort | uniq -c | awk '{print $2 "," $1}' >"$mail_copies" || true
+    fi
+    report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
+CREATE TEMP TABLE mails (notification_id uuid, copies int);
+\copy mails FROM '$mail_copies' WITH (FORMAT csv)
+SELECT 'notifications', count(*), 0 FROM notify.notifications;
+SELECT 'delivery jobs dead-lettered', count(*), 1 FROM notify.jobs WHERE state = 'dead';
+SELECT 'delivery jobs not done after ${STUCK_SECONDS} s (stuck)', count(*), 1
+  FROM notify.jobs WHERE state IN ('queued', 'running') AND run_at < now() - interval '${STUCK_SECONDS} seconds';
+SQL
+)
+    if [[ -n ${MAIL_DIR:-} ]]; then
+        report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
+CREATE TEMP TABLE mails (notification_id uuid, copies int);
+\copy mails FROM '$mail_copies' WITH (FORMAT csv)
+SELECT 'e-mails in the SMTP sink', coalesce(sum(copies), 0), 0 FROM mails;
+SELECT 'e-mails logged as sent but not in the sink (lost)', count(DISTINCT d.notification_id), 1
+  FROM notify.deliveries d WHERE d.channel = 'email' AND d.outcome = 'sent'
+  AND NOT EXISTS (SELECT 1 FROM mails m WHERE m.notification_id = d.notification_id);
+SELECT 'e-mails received more than once (same Message-ID)', count(*), 1 FROM mails WHERE copies > 1;
+SELECT 'e-mails in the sink that no delivery logged as sent', count(*), 1
+  FROM mails m WHERE NOT EXISTS (SELECT 1 FROM notify.deliveries d
+    WHERE d.notification_id = m.notification_id AND d.channel = 'email' AND d.outcome = 'sent');
+SQL
+)
+    fi
+fi
 failed=0
 while IFS='|' read -r name count bad; do
     [[ -n $name ]] || continue

@@ -239,10 +239,10 @@ wait_for_broker() {
 start_smtp_sink() {
     [[ " $SERVICES " == *" notify "* ]] || return 0
     [[ ${SMTP_SINK:-1} == 1 && ${SMTP_HOST:-127.0.0.1} == 127.0.0.1 ]] || return 0
-    export SMTP_SINK_PORT=${SMTP_PORT:-2525} SMTP_SINK_DIR="$REPO_ROOT/.data/mail"
+    export SMTP_SINK_PORT=${SMTP_PORT:-2525} SMTP_SINK_DIR=${SMTP_SINK_DIR:-"$REPO_ROOT/.data/mail"}
     port_in_use "$SMTP_SINK_PORT" && die "port $SMTP_SINK_PORT (SMTP_PORT) is already in use; set SMTP_PORT or SMTP_SINK=0"
     start_process smtp "$REPO_ROOT/deploy/smtp-sink/smtp_sink.py"
-    info "mail notify sends lands in .data/mail (one .eml file per message)"
+    info "mail notify sends lands in $SMTP_SINK_DIR (one .eml file per message)"
 }
 
 start_all() {

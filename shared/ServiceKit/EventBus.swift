@@ -40,6 +40,22 @@ public struct EventPublisher: Sendable {
         return try await log.append(event, on: connection, logger: logger)
     }
 
+    /// Appends several events of one payload type in one statement, in order (see
+    /// ``append(topic:payload:requestId:on:logger:)``).
+    public func append<Payload: Encodable>(
+        _ items: [(topic: String, payload: Payload)], requestId: String?, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [StoredEvent] {
+        let encoder = Wire.makeEncoder()
+        let now = log.clock.now()
+        let events = try items.map { item in
+            NewEvent(
+                id: UUID(), topic: item.topic, producer: producer.rawValue, payload: try encoder.encode(item.payload),
+                requestId: requestId, createdAt: now)
+        }
+        return try await log.append(events, on: connection, logger: logger)
+    }
+
     /// Tells subscribers that `event` has committed. Losing this nudge loses nothing: consumers
     /// also poll the log.
     public func announce(_ event: StoredEvent) {

@@ -66,6 +66,46 @@ public struct EventLog: Sendable {
         throw StoreError(.unexpectedResult, "appending event \(event.id) returned no row")
     }
 
+    /// Appends `events` on `connection` in one statement (one round trip), in the order given;
+    /// otherwise the same as ``append(_:on:logger:)``.
+    @discardableResult
+    public func append(_ events: [NewEvent], on connection: PostgresConnection, logger: Logger? = nil) async throws
+        -> [StoredEvent]
+    {
+        guard events.count > 1 else {
+            guard let event = events.first else { return [] }
+            return [try await append(event, on: connection, logger: logger)]
+        }
+        let schema = try validSchema()
+        var payloads: [String] = []
+        for event in events {
+            guard let payload = String(data: event.payload, encoding: .utf8) else {
+                throw StoreError(.invalidArgument, "payload of event \(event.id) (\(event.topic)) is not UTF-8 JSON")
+            }
+            payloads.append(payload)
+        }
+        // Request ids travel as text with '' for none (arrays of optionals do not encode).
+        let rows = try await connection.query(
+            """
+            INSERT INTO \(unescaped: schema).log (id, topic, producer, payload, request_id, created_at)
+            SELECT e.id, e.topic, e.producer, e.payload::jsonb, NULLIF(e.request_id, ''), e.created_at
+            FROM unnest(\(events.map(\.id))::uuid[], \(events.map(\.topic))::text[], \(events.map(\.producer))::text[],
+                        \(payloads)::text[], \(events.map { $0.requestId ?? "" })::text[],
+                        \(events.map(\.createdAt))::timestamptz[])
+                 WITH ORDINALITY AS e(id, topic, producer, payload, request_id, created_at, position)
+            ORDER BY e.position
+            RETURNING seq, xid::text, id, topic, producer, payload::text, request_id, created_at
+            """,
+            logger: logger ?? self.logger
+        )
+        var stored: [StoredEvent] = []
+        for try await row in rows { stored.append(try Self.decodeEvent(row)) }
+        guard stored.count == events.count else {
+            throw StoreError(.unexpectedResult, "appending \(events.count) events returned \(stored.count) rows")
+        }
+        return stored.sorted { $0.seq < $1.seq }
+    }
+
     /// Up to `limit` events after `cursor`, in `(xid, seq)` order, from transactions that have all
     /// finished; `topics` (if given) restricts the topics. Pass the last returned event's
     /// ``StoredEvent/cursor`` to read on.

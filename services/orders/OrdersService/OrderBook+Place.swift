@@ -180,21 +180,21 @@ extension OrderBook {
             WHERE user_id = \(userId) AND key = \(order.claim.key)
             """, logger: logger)
 
-        var event = Orders.OrderEvent(
+        let event = Orders.OrderEvent(
             orderId: orderId, userId: userId.uuidString.lowercased(), kind: order.kind,
             from: OrderState.pendingPayment.rawValue, state: state.rawValue, at: now, reason: declined?.reason,
             total: total)
-        var stored: [StoredEvent] = []
+        // The outcome (with the content, for printing) and the state change, in one statement.
+        var outcome = event
         if declined == nil {
-            event.postcard = order.content.postcard
-            event.ecard = order.content.ecard
-            stored.append(try await append(Orders.Topic.paid, event, requestId: requestId, on: connection))
-            event.postcard = nil
-            event.ecard = nil
-        } else {
-            stored.append(try await append(Orders.Topic.paymentFailed, event, requestId: requestId, on: connection))
+            outcome.postcard = order.content.postcard
+            outcome.ecard = order.content.ecard
         }
-        stored.append(try await append(Orders.Topic.stateChanged, event, requestId: requestId, on: connection))
+        let stored = try await events.append(
+            [
+                (declined == nil ? Orders.Topic.paid : Orders.Topic.paymentFailed, outcome),
+                (Orders.Topic.stateChanged, event),
+            ], requestId: requestId, on: connection, logger: logger)
         return (result, stored)
     }
 

@@ -25,13 +25,16 @@ public enum OrdersService {
         "IDEMPOTENCY_KEY_HOURS", default: "24", "how long order Idempotency-Keys are remembered (at least 24)")
     static let ratesRefresh = Setting(
         "RATES_REFRESH_SECONDS", default: "5", "how often a replica re-reads the rates in force (others' loads)")
+    static let postageCache = Setting(
+        "POSTAGE_CACHE_SECONDS", default: "30",
+        "how long printing's postage answers are reused (a new postage file reaches quotes within it; 0: ask each time)")
     static let paymentProvider = Setting(
         "PAYMENT_PROVIDER", default: "sandbox", "payment provider; only the built-in test-mode `sandbox` exists")
 
     /// The settings this service adds to every worker's.
     static let own = [
         priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteMinutes, ratesPath,
-        ratesRefresh, keyHours, paymentProvider,
+        ratesRefresh, keyHours, postageCache, paymentProvider,
     ]
 
     /// What the executable is and reads, for `--help`.
@@ -64,6 +67,7 @@ public enum OrdersService {
         public var quoteValidity: TimeInterval
         public var keyLifetime: TimeInterval
         public var ratesRefresh: Duration
+        public var postageCache: Duration
 
         /// Reads the settings.
         public init(_ environment: ProcessEnvironment) throws {
@@ -88,6 +92,7 @@ public enum OrdersService {
             quoteValidity = TimeInterval(try environment.int(OrdersService.quoteMinutes, in: 1...10_080) * 60)
             keyLifetime = TimeInterval(try environment.int(OrdersService.keyHours, in: 24...8_760) * 3600)
             ratesRefresh = .seconds(try environment.int(OrdersService.ratesRefresh, in: 0...3600))
+            postageCache = .seconds(try environment.int(OrdersService.postageCache, in: 0...86_400))
             let provider = try environment.required(OrdersService.paymentProvider)
             guard provider == "sandbox" else {
                 throw invalid(OrdersService.paymentProvider, provider, "sandbox")
@@ -115,7 +120,8 @@ public enum OrdersService {
         let quoting = Quoting(
             client: resources.postgres, pricing: configuration.pricing,
             tariffs: PrintingPostageTariff(
-                bus: resources.bus, fallback: configuration.tariff, logger: resources.logger),
+                bus: resources.bus, fallback: configuration.tariff, cacheTTL: configuration.postageCache,
+                logger: resources.logger),
             validity: configuration.quoteValidity,
             ratesRefresh: configuration.ratesRefresh, clock: resources.clock, logger: resources.logger)
         let provider = SandboxPaymentProvider()
