@@ -23,7 +23,7 @@ struct OrderBookTests {
             #expect(placed.total == quote.total)
             let ledger = try await db.ledger(placed.id)
             #expect(ledger.sum == placed.total.amount && ledger.movements == ["authorize": 1])
-            #expect(try await db.events(placed.id) == ["orders.paid", "orders.state_changed"])
+            #expect(try await db.events(placed.id) == ["orders.paid", "orders.state_changed", "orders.succeeded"])
             let detail = try await db.book.detail(placed.id, actor: ann)
             #expect(detail.history.map(\.state) == ["pending_payment", "paid"])
             #expect(detail.paymentMethod?.last4 == "4242")
@@ -56,7 +56,11 @@ struct OrderBookTests {
                 let failed = try #require(orders.first)
                 #expect(failed.state == "failed")
                 #expect(try await db.ledger(failed.id).sum == 0)
-                #expect(try await db.events(failed.id) == ["orders.payment_failed", "orders.state_changed"])
+                #expect(
+                    try await db.events(failed.id) == [
+                        "orders.payment_failed", "orders.state_changed", "orders.failed",
+                    ])
+                #expect(try await db.noticeReason(failed.id)?.isEmpty == false, "order_failed tells the user why")
             }
             #expect(try await db.book.list(.init(), actor: ann).items.count == 3, "one failed order per key")
         }

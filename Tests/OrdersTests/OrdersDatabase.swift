@@ -109,6 +109,17 @@ struct OrdersFixture: Sendable {
     }
 
     /// Topics of the events the orders service logged for `orderId`, in log order.
+    /// The reason in the `orders.failed` notice of an order (for notify's `order_failed`).
+    func noticeReason(_ orderId: String) async throws -> String? {
+        let rows = try await client.query(
+            """
+            SELECT payload->>'reason' FROM events.log
+            WHERE topic = 'orders.failed' AND payload->>'orderId' = \(orderId) AND payload ? 'userId'
+            """, logger: Self.logger)
+        for try await reason in rows.decode(String?.self) { return reason }
+        return nil
+    }
+
     func events(_ orderId: String) async throws -> [String] {
         let rows = try await client.query(
             "SELECT topic FROM events.log WHERE payload->>'orderId' = \(orderId) ORDER BY seq", logger: Self.logger)

@@ -86,6 +86,21 @@ struct PrintJobsHTTPTests {
         return result
     }
 
+    /// The owners named in an order's `printing.job_failed` events (notify's `print_job_failed`
+    /// needs one to tell the customer).
+    static func failureOwners(of orderId: String, in system: SystemHarness) async throws -> [String?] {
+        var owners: [String?] = []
+        try await OrdersHTTPTests.withDatabase(url: system.databaseURL) { client, logger in
+            let rows = try await client.query(
+                """
+                SELECT payload->>'userId' FROM events.log
+                WHERE topic = 'printing.job_failed' AND payload->>'orderId' = \(orderId)
+                """, logger: logger)
+            for try await owner in rows.decode(String?.self) { owners.append(owner) }
+        }
+        return owners
+    }
+
     @Test(
         "a paid postcard order becomes a ready job; the printer downloads it, marks it printed then mailed and the order is mailed; a failed job refunds"
     )
@@ -142,5 +157,7 @@ struct PrintJobsHTTPTests {
         #expect(charges.balance == 0, "the capture was refunded in full")
         let listed = await printer.send("GET", "/v1/print-jobs?status=failed")
         #expect(listed.body.contains(failedJob))
+        let owner = try #require(orders.json((await ann.send("GET", "/v1/me")).body)["userId"] as? String)
+        #expect(try await Self.failureOwners(of: orderIds[1], in: system) == [owner])
     }
 }

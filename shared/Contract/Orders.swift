@@ -574,10 +574,13 @@ extension Orders {
         public var orderId: String
         public var jobId: String?
         public var reason: String?
-        public init(orderId: String, jobId: String? = nil, reason: String? = nil) {
+        /// The order's owner (so that notify can tell them, e.g. of a failed job).
+        public var userId: String?
+        public init(orderId: String, jobId: String? = nil, reason: String? = nil, userId: String? = nil) {
             self.orderId = orderId
             self.jobId = jobId
             self.reason = reason
+            self.userId = userId
         }
     }
 }

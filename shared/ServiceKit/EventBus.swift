@@ -40,17 +40,18 @@ public struct EventPublisher: Sendable {
         return try await log.append(event, on: connection, logger: logger)
     }
 
-    /// Appends several events of one payload type in one statement, in order (see
+    /// Appends several events in one statement, in order (see
     /// ``append(topic:payload:requestId:on:logger:)``).
-    public func append<Payload: Encodable>(
-        _ items: [(topic: String, payload: Payload)], requestId: String?, on connection: PostgresConnection,
+    public func append(
+        _ items: [(topic: String, payload: any Encodable)], requestId: String?, on connection: PostgresConnection,
         logger: Logger
     ) async throws -> [StoredEvent] {
         let encoder = Wire.makeEncoder()
         let now = log.clock.now()
         let events = try items.map { item in
             NewEvent(
-                id: UUID(), topic: item.topic, producer: producer.rawValue, payload: try encoder.encode(item.payload),
+                id: UUID(), topic: item.topic, producer: producer.rawValue,
+                payload: try item.payload.encoded(with: encoder),
                 requestId: requestId, createdAt: now)
         }
         return try await log.append(events, on: connection, logger: logger)
@@ -74,4 +75,9 @@ struct PumpService: Service {
             pump.stop()
         }
     }
+}
+
+extension Encodable {
+    /// This value as JSON (also through an existential `any Encodable`).
+    fileprivate func encoded(with encoder: JSONEncoder) throws -> Data { try encoder.encode(self) }
 }

@@ -184,16 +184,24 @@ extension OrderBook {
             orderId: orderId, userId: userId.uuidString.lowercased(), kind: order.kind,
             from: OrderState.pendingPayment.rawValue, state: state.rawValue, at: now, reason: declined?.reason,
             total: total)
-        // The outcome (with the content, for printing) and the state change, in one statement.
+        // The outcome (with the content, for printing), the state change and the customer's
+        // notice (notify's `order_succeeded` / `order_failed`), in one statement.
+        let user = userId.uuidString.lowercased()
         var outcome = event
-        if declined == nil {
+        let notice: (topic: String, payload: any Encodable)
+        if let declined {
+            notice = (
+                Notify.OrderFailed.topic, Notify.OrderFailed(userId: user, orderId: orderId, reason: declined.message)
+            )
+        } else {
             outcome.postcard = order.content.postcard
             outcome.ecard = order.content.ecard
+            notice = (Notify.OrderSucceeded.topic, Notify.OrderSucceeded(userId: user, orderId: orderId))
         }
         let stored = try await events.append(
             [
                 (declined == nil ? Orders.Topic.paid : Orders.Topic.paymentFailed, outcome),
-                (Orders.Topic.stateChanged, event),
+                (Orders.Topic.stateChanged, event), notice,
             ], requestId: requestId, on: connection, logger: logger)
         return (result, stored)
     }

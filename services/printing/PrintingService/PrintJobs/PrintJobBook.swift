@@ -63,8 +63,8 @@ public struct PrintJobBook: Sendable {
             dedupeKey: id.uuidString, on: connection)
         logger.info("print job accepted", metadata: ["jobId": "\(id)", "orderId": "\(order.orderId)"])
         return try await append(
-            Orders.PrintingTopic.jobAccepted, orderId: order.orderId, jobId: id, reason: nil, event.requestId,
-            on: connection)
+            Orders.PrintingTopic.jobAccepted, orderId: order.orderId, userId: order.userId, jobId: id, reason: nil,
+            event.requestId, on: connection)
     }
 
     /// What a render attempt needs: the order, its owner and its postcard.
@@ -106,10 +106,11 @@ public struct PrintJobBook: Sendable {
                 SET status = \(to), pdf_file = coalesce(\(file), pdf_file), reason = coalesce(\(reason), reason),
                     updated_at = \(now)
                 WHERE id = \(id) AND status = ANY(\(from))
-                RETURNING order_id
+                RETURNING order_id, user_id
                 """, logger: logger)
-            for try await orderId in rows.decode(String.self) {
-                return try await append(topic, orderId: orderId, jobId: id, reason: reason, nil, on: connection)
+            for try await (orderId, userId) in rows.decode((String, String).self) {
+                return try await append(
+                    topic, orderId: orderId, userId: userId, jobId: id, reason: reason, nil, on: connection)
             }
             return nil
         }
@@ -120,10 +121,11 @@ public struct PrintJobBook: Sendable {
     }
 
     private func append(
-        _ topic: String, orderId: String, jobId: UUID, reason: String?, _ requestId: String?,
+        _ topic: String, orderId: String, userId: String, jobId: UUID, reason: String?, _ requestId: String?,
         on connection: PostgresConnection
     ) async throws -> StoredEvent {
-        let payload = Orders.PrintingJobEvent(orderId: orderId, jobId: jobId.uuidString, reason: reason)
+        let payload = Orders.PrintingJobEvent(
+            orderId: orderId, jobId: jobId.uuidString.lowercased(), reason: reason, userId: userId)
         return try await events.append(
             NewEvent(
                 id: UUID(), topic: topic, producer: ServiceName.printing.rawValue,
