@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test build release bench-broker bench-auth bench-orders bench-notify bench-routing fault-run compose-config clean clean-data
+.PHONY: help up test build release bench bench-broker bench-auth bench-orders bench-notify bench-routing fault-run compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -29,6 +29,9 @@ build: ## debug build (swift build)
 
 release: ## release build (swift build -c release)
 	swift build -c release
+
+bench: ## every benchmark behind docs/benchmarks.md in turn (BENCHES="auth orders" for some); quiet machine
+	@$(SCRIPTS)/bench-all.sh
 
 bench-broker: release ## broker load test with the load generator (release build)
 	"$$(swift build -c release --show-bin-path)/loadgen" broker $(LOADGEN_ARGS)

@@ -30,6 +30,16 @@ struct LockoutPolicyTests {
         #expect(attempt(&state, correct: true, clock: clock) == "200", "the hold ends at 20:00, not before")
     }
 
+    @Test("a success settles to a clean slate from any state (the store clears counters without reading them)")
+    func successIsAlwaysFresh() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let states = [
+            LockoutPolicy.State.fresh, .init(attempts: 3, heldUntil: nil), .init(attempts: 5, heldUntil: nil),
+            .init(attempts: 0, heldUntil: now.addingTimeInterval(60)),
+        ]
+        for state in states { #expect(policy.settle(state, succeeded: true, now: now) == .fresh) }
+    }
+
     @Test("a success before the fifth failure resets the count")
     func reset() {
         let clock = ManualClock()

@@ -79,6 +79,64 @@ public struct AccountStore: Sendable {
             "UPDATE auth.users SET password_hash = \(hash), updated_at = \(now) WHERE id = \(id)", logger: logger)
     }
 
+    /// A login's first step, in one transaction of three round trips: creates or locks the login
+    /// counters of `username` and reads its account in one statement, applies `change` to the
+    /// counters (written back only when changed) and returns what `change` returned with the
+    /// account, if there is one. Concurrent attempts at one username queue on the row lock.
+    public func admitLogin<T: Sendable>(
+        _ username: Username, now: Date,
+        _ change: @Sendable (LockoutPolicy.State) -> (LockoutPolicy.State, T)
+    ) async throws -> (T, Account?) {
+        try await client.withTransaction(logger: logger) { connection in
+            // DO UPDATE (to the same value) locks an existing row as SELECT ... FOR UPDATE would,
+            // and RETURNING reads it, so a new and an existing counter take one statement.
+            let rows = try await connection.query(
+                """
+                WITH counter AS (
+                    INSERT INTO auth.login_attempts (username, attempts, held_until, updated_at)
+                    VALUES (\(username.value), 0, NULL, \(now))
+                    ON CONFLICT (username) DO UPDATE SET attempts = auth.login_attempts.attempts
+                    RETURNING attempts, held_until
+                )
+                SELECT c.attempts, c.held_until, u.id, u.username, u.password_hash, u.roles
+                FROM counter c LEFT JOIN auth.users u ON u.username = \(username.value)
+                """, logger: logger)
+            var state = LockoutPolicy.State.fresh
+            var account: Account?
+            for try await (attempts, heldUntil, id, name, hash, roles) in rows.decode(
+                (Int, Date?, UUID?, String?, String?, [String]?).self)
+            {
+                state = LockoutPolicy.State(attempts: attempts, heldUntil: heldUntil)
+                if let id, let name, let hash {
+                    account = Account(id: id, username: name, passwordHash: hash, roles: roles ?? [])
+                }
+            }
+            let (next, result) = change(state)
+            if next != state { try await write(next, for: username, now: now, on: connection) }
+            return (result, account)
+        }
+    }
+
+    /// After a successful login the counters of `username` start over, whatever they hold (the
+    /// lockout policy's rule), so one statement does it without reading them first.
+    public func clearLoginState(_ username: Username, now: Date) async throws {
+        try await client.query(
+            """
+            UPDATE auth.login_attempts SET attempts = 0, held_until = NULL, updated_at = \(now)
+            WHERE username = \(username.value) AND (attempts <> 0 OR held_until IS NOT NULL)
+            """, logger: logger)
+    }
+
+    private func write(
+        _ state: LockoutPolicy.State, for username: Username, now: Date, on connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            """
+            UPDATE auth.login_attempts SET attempts = \(state.attempts), held_until = \(state.heldUntil),
+            updated_at = \(now) WHERE username = \(username.value)
+            """, logger: logger)
+    }
+
     /// Applies `change` to the login counters of `username` under a row lock, so concurrent
     /// attempts are counted one after another; returns what `change` returned.
     public func withLoginState<T: Sendable>(
@@ -99,13 +157,7 @@ public struct AccountStore: Sendable {
                 state = LockoutPolicy.State(attempts: attempts, heldUntil: heldUntil)
             }
             let (next, result) = change(state)
-            if next != state {
-                try await connection.query(
-                    """
-                    UPDATE auth.login_attempts SET attempts = \(next.attempts), held_until = \(next.heldUntil),
-                    updated_at = \(now) WHERE username = \(username.value)
-                    """, logger: logger)
-            }
+            if next != state { try await write(next, for: username, now: now, on: connection) }
             return result
         }
     }

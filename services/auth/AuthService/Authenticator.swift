@@ -51,7 +51,7 @@ public struct Authenticator: Sendable {
         let wrong = ServiceError(.unauthenticated, "wrong username or password")
         guard let username = try? Username(request.username) else { throw wrong }
         let lockout = self.lockout
-        let admission = try await store.withLoginState(username, now: clock.now()) { state in
+        let (admission, account) = try await store.admitLogin(username, now: clock.now()) { state in
             let admission = lockout.admit(state, now: clock.now())
             if case .verify(let admitted) = admission { return (admitted, admission) }
             return (state, admission)
@@ -61,12 +61,16 @@ public struct Authenticator: Sendable {
                 .locked, "too many failed logins; try again in \(retryAfter) seconds or reset the password",
                 details: ["retryAfterSeconds": .number(Double(retryAfter))])
         }
-        let account = try await store.account(username)
         let matches = try await hasher.verify(request.password, against: account?.passwordHash ?? dummyHash)
         let succeeded = matches && account != nil
         let now = clock.now()
-        try await store.withLoginState(username, now: now) { state in
-            (lockout.settle(state, succeeded: succeeded, now: now), ())
+        if succeeded {
+            // The policy starts over after any success, so there is nothing to read first.
+            try await store.clearLoginState(username, now: now)
+        } else {
+            try await store.withLoginState(username, now: now) { state in
+                (lockout.settle(state, succeeded: succeeded, now: now), ())
+            }
         }
         guard succeeded, let account else { throw wrong }
         if hasher.needsRehash(account.passwordHash) {
