@@ -123,6 +123,20 @@ struct GatewayTests {
         }
     }
 
+    @Test("a bearer token while auth cannot give the token keys is a 503 to retry, not a 401")
+    func tokenKeysUnavailable() async throws {
+        try await withSystem { endpoint in
+            try await app(broker: endpoint).test(.router) { client in
+                let response = try await client.execute(
+                    uri: "/v1/me", method: .get, headers: [.authorization: "Bearer aaa.bbb.ccc"])
+                #expect(response.status == .serviceUnavailable)
+                let body = try json(response)
+                #expect(body["code"] as? String == "unavailable")
+                #expect((body["message"] as? String)?.contains("token keys") == true)
+            }
+        }
+    }
+
     @Test("GET /metrics is Prometheus text with the request counters")
     func metrics() async throws {
         try await app(broker: "tcp://127.0.0.1:1").test(.router) { client in

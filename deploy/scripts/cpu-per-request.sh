@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# CPU cost per request of each process during a `navup` run at a fixed (open-loop) rate.
+# CPU cost per request of each process during a `navup` run at a fixed (open-loop) rate, or
+# during another loadgen scenario.
 #
 #   deploy/scripts/cpu-per-request.sh [USERS] [WINDOW_SECONDS]     (defaults 8000, 15)
+#   SERVICES=auth SCENARIO=login SCENARIO_ARGS="--clients 16" \
+#       PROCESSES="broker gateway auth loadgen postgres" deploy/scripts/cpu-per-request.sh 0 20
 #
+# SCENARIO (default navup; USERS is its --users) and SCENARIO_ARGS choose the load; PROCESSES the
+# processes measured (default "broker gateway routing loadgen"; `postgres` sums every process of
+# the PostgreSQL in .data/pg that the system runs on).
 # Starts the system and the load with bench-system.sh (SERVICES=routing unless set; set
 # SKIP_BUILD=1 to use the release executables as they are), waits WARMUP seconds (default 10),
 # reads utime+stime of the broker, gateway, routing and loadgen from /proc/<pid>/stat and the
@@ -20,16 +26,25 @@ WINDOW=${2:-15}
 : "${SERVICES:=routing}"
 export SERVICES
 BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
-PROCESSES="broker gateway routing loadgen"
+: "${PROCESSES:=broker gateway routing loadgen}" "${SCENARIO:=navup}" "${SCENARIO_ARGS:=}"
 TICKS=$(getconf CLK_TCK)
 
-"$SCRIPTS_DIR/bench-system.sh" navup --users "$USERS" --seconds $((WARMUP + WINDOW + 5)) &
+load_args=(--seconds $((WARMUP + WINDOW + 5)))
+[[ $SCENARIO != navup ]] || load_args+=(--users "$USERS")
+# shellcheck disable=SC2086 # SCENARIO_ARGS is a list of options
+"$SCRIPTS_DIR/bench-system.sh" "$SCENARIO" "${load_args[@]}" $SCENARIO_ARGS &
 BENCH_PID=$!
 
 pid_of() { pgrep -n -f "^$BIN_DIR/$1( |\$)" || true; }
 # utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat, counted
 # after the parenthesised command name, which may contain spaces).
-ticks_of() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+ticks_of() {
+    local pid total=0
+    for pid in $1; do
+        total=$((total + $(awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$total"
+}
 requests_of() {
     curl -fsS "http://127.0.0.1:$1/metrics" |
         awk '/^hb_requests_total[{ ]/ || /^hb_requests[{ ]/ { sum += $NF } END { print sum + 0 }'
@@ -47,14 +62,20 @@ sleep "$WARMUP"
 
 declare -A PID_OF=() BEFORE=()
 for name in $PROCESSES; do
-    PID_OF[$name]=$(pid_of "$name")
+    if [[ $name == postgres ]]; then
+        # Every process of the PostgreSQL serving the system (postmaster and its children).
+        postmaster=$(head -n 1 "$REPO_ROOT/.data/pg/data/postmaster.pid")
+        PID_OF[$name]="$postmaster $(pgrep -P "$postmaster" | tr '\n' ' ')"
+    else
+        PID_OF[$name]=$(pid_of "$name")
+    fi
     BEFORE[$name]=$(ticks_of "${PID_OF[$name]}")
 done
 requests_before=$(requests_of "$HTTP_PORT")
 sleep "$WINDOW"
 requests=$(($(requests_of "$HTTP_PORT") - requests_before))
-printf '\n%-8s %10s %14s   (%d users, %d requests in %d s = %d/s)\n' process "CPU s" "CPU µs/req" \
-    "$USERS" "$requests" "$WINDOW" $((requests / WINDOW))
+printf '\n%-8s %10s %14s   (%s %s, %d requests in %d s = %d/s)\n' process "CPU s" "CPU µs/req" \
+    "$SCENARIO" "${SCENARIO_ARGS:-$USERS users}" "$requests" "$WINDOW" $((requests / WINDOW))
 for name in $PROCESSES; do
     used=$(($(ticks_of "${PID_OF[$name]}") - BEFORE[$name]))
     awk -v t="$used" -v hz="$TICKS" -v n="$requests" -v name="$name" \

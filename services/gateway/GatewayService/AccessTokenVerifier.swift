@@ -3,34 +3,39 @@ import Contract
 import Foundation
 import JWTKit
 import ServiceKit
+import ServiceLifecycle
 import Store
 
 /// Verifies access tokens in the gateway with the public keys `auth` publishes (its `jwks`
-/// operation), so most requests never ask `auth`. Keys are fetched on first use and again when
-/// a token names a key the gateway does not know yet (at most once every 5 seconds).
+/// operation), so most requests never ask `auth`. Keys are fetched at start (``prefetch()``), on
+/// first use if that failed, and again when a token names a key the gateway does not know yet
+/// (at most once every 5 seconds). Concurrent requests share one fetch. When the keys cannot be
+/// fetched (auth down or too busy to answer in time) the request fails `unavailable` (503, retry)
+/// rather than telling the caller its token is bad.
 actor AccessTokenVerifier {
     private let bus: BusClient
     private let clock: any WallClock
+    private let fetchTimeout: Duration
     private var keys: JWTKeyCollection?
     private var lastFetch: ContinuousClock.Instant?
+    private var inFlight: Task<JWTKeyCollection, any Error>?
 
-    init(bus: BusClient, clock: any WallClock = SystemClock()) {
+    init(bus: BusClient, clock: any WallClock = SystemClock(), fetchTimeout: Duration = .seconds(5)) {
         self.bus = bus
         self.clock = clock
+        self.fetchTimeout = fetchTimeout
     }
 
-    /// The caller a valid token names; `unauthenticated` otherwise.
+    /// The caller a valid token names; `unauthenticated` otherwise, `unavailable` when the keys
+    /// cannot be had.
     func actor(for token: String) async throws(ServiceError) -> Actor {
         let claims: AccessClaims
         do {
-            claims = try await verify(token, refreshing: false)
+            claims = try await verify(token)
+        } catch let error as ServiceError {
+            throw error
         } catch {
-            guard mayRefetch else { throw ServiceError(.unauthenticated, "the access token is not valid") }
-            do {
-                claims = try await verify(token, refreshing: true)
-            } catch {
-                throw ServiceError(.unauthenticated, "the access token is not valid")
-            }
+            throw ServiceError(.unauthenticated, "the access token is not valid")
         }
         guard claims.exp.value > clock.now() else {
             throw ServiceError(.unauthenticated, "the access token has expired")
@@ -38,25 +43,73 @@ actor AccessTokenVerifier {
         return Actor(userId: claims.sub.value, roles: claims.roles)
     }
 
-    private var mayRefetch: Bool {
-        guard let lastFetch else { return true }
-        return ContinuousClock.now - lastFetch > .seconds(5)
+    /// Fetches the keys until it succeeds (at start, so that the first requests find them).
+    func prefetch() async {
+        while keys == nil, !Task.isCancelled {
+            do {
+                _ = try await currentKeys(refresh: false)
+            } catch {
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
     }
 
-    private func verify(_ token: String, refreshing: Bool) async throws -> AccessClaims {
-        if refreshing || keys == nil { try await fetch() }
-        guard let keys else { throw ServiceError(.unavailable, "no token keys") }
-        return try await keys.verify(token, as: AccessClaims.self)
+    private func verify(_ token: String) async throws -> AccessClaims {
+        let known = try await currentKeys(refresh: false)
+        do {
+            return try await known.verify(token, as: AccessClaims.self)
+        } catch {
+            // Perhaps signed with a key auth added since; look again, but not for every bad token.
+            if let lastFetch, ContinuousClock.now - lastFetch <= .seconds(5) { throw error }
+            return try await currentKeys(refresh: true).verify(token, as: AccessClaims.self)
+        }
     }
 
-    private func fetch() async throws {
-        lastFetch = ContinuousClock.now
+    /// The keys held, or freshly fetched ones (one fetch at a time, shared by every waiter).
+    private func currentKeys(refresh: Bool) async throws(ServiceError) -> JWTKeyCollection {
+        if !refresh, let keys { return keys }
+        let task: Task<JWTKeyCollection, any Error>
+        if let inFlight {
+            task = inFlight
+        } else {
+            let (bus, timeout) = (bus, fetchTimeout)
+            task = Task { try await Self.fetch(bus: bus, timeout: timeout) }
+            inFlight = task
+        }
+        do {
+            let fetched = try await task.value
+            if inFlight == task {
+                inFlight = nil
+                keys = fetched
+                lastFetch = ContinuousClock.now
+            }
+            return fetched
+        } catch {
+            if inFlight == task { inFlight = nil }
+            throw ServiceError(
+                .unavailable, "the gateway could not get the token keys from auth; retry shortly",
+                details: ["cause": .string("\(error)")])
+        }
+    }
+
+    private static func fetch(bus: BusClient, timeout: Duration) async throws -> JWTKeyCollection {
         let set = try await bus.call(
             Auth.JWKS.self, Empty(), metadata: RequestMetadata(requestId: "jwks-\(UUID().uuidString.lowercased())"),
-            timeout: .seconds(3))
+            timeout: timeout)
         let json = String(decoding: try Wire.makeEncoder().encode(set), as: UTF8.self)
         let collection = JWTKeyCollection()
         try await collection.add(jwksJSON: json)
-        keys = collection
+        return collection
+    }
+}
+
+/// Fetches the token keys once the gateway starts (retrying until auth answers), then waits for
+/// shutdown: a lifecycle service, so it ends with the process.
+struct TokenKeyPrefetch: Service {
+    let verifier: AccessTokenVerifier
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await verifier.prefetch() }
+        try? await gracefulShutdown()
     }
 }

@@ -36,7 +36,8 @@ public enum Gateway {
         router.add(middleware: RequestIDMiddleware(logger: logger))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
-        router.add(middleware: AuthenticationMiddleware(verifier: AccessTokenVerifier(bus: bus)))
+        let verifier = AccessTokenVerifier(bus: bus)
+        router.add(middleware: AuthenticationMiddleware(verifier: verifier))
         let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: try openAPIDocument())
         // Compact JSON: the runtime's default pretty printing costs CPU and bytes on every
         // response and tells a phone nothing more. Keys stay sorted so that a body is the same
@@ -46,6 +47,7 @@ public enum Gateway {
             router: router,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backplane"),
             logger: logger)
+        app.addServices(TokenKeyPrefetch(verifier: verifier))
         for service in services { app.addServices(service) }
         return app
     }
