@@ -58,7 +58,8 @@ struct AppScenarios {
                 let accounts = try await register(http, count: settings.accounts, prefix: "postcard", card: true)
                 let image = try settings.image.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
                 let acknowledged = try settings.acknowledgedFile.map { try AcknowledgedOrders(path: $0) }
-                sources.append(postcard(http, accounts: accounts, image: image, acknowledged: acknowledged, tally: tally))
+                sources.append(
+                    postcard(http, accounts: accounts, image: image, acknowledged: acknowledged, tally: tally))
             }
             guard !sources.isEmpty else {
                 throw BenchError("nothing to send: give --users, --login-rate or --postcard-rate")
@@ -267,6 +268,22 @@ struct AppScenarios {
     }
 
     /// Registers `count` fresh accounts (and saves a test card for each when `card`).
+    /// A request of the set-up (accounts, cards), tried again up to five times, a second apart,
+    /// while the system answers 502, 503 or 504 (still starting, or busy with the other set-up
+    /// requests); `retried` says whether an answer came from a second try.
+    static func setup(_ http: GatewayHTTP, _ path: String, _ json: String, headers: [String: String] = [:])
+        async throws -> (status: Int, body: String, retried: Bool)
+    {
+        var answer = try await http.post(path, json, headers: headers)
+        var retried = false
+        for _ in 0..<5 where [502, 503, 504].contains(answer.status) {
+            try await Task.sleep(for: .seconds(1))
+            answer = try await http.post(path, json, headers: headers)
+            retried = true
+        }
+        return (answer.status, answer.body, retried)
+    }
+
     func register(_ http: GatewayHTTP, count: Int, prefix: String, card: Bool) async throws -> [Account] {
         let run = UUID().uuidString.prefix(8).lowercased()
         return try await withThrowingTaskGroup(of: Account.self) { group in
@@ -274,17 +291,18 @@ struct AppScenarios {
                 group.addTask {
                     let name = "\(prefix)-\(run)-\(index)@example.org"
                     let credentials = #"{"username": "\#(name)", "password": "\#(Self.password)"}"#
-                    let registered = try await http.post("/v1/auth/register", credentials)
-                    guard registered.status == 201 else {
+                    let registered = try await Self.setup(http, "/v1/auth/register", credentials)
+                    // 409 only after a retry: the first try did register.
+                    guard registered.status == 201 || (registered.status == 409 && registered.retried) else {
                         throw BenchError("register \(name): HTTP \(registered.status) \(registered.body)")
                     }
                     guard card else { return Account(name: name, card: nil) }
-                    let login = try await http.post("/v1/auth/login", credentials)
+                    let login = try await Self.setup(http, "/v1/auth/login", credentials)
                     guard let token = jsonField("accessToken", in: login.body) else {
                         throw BenchError("login \(name): HTTP \(login.status) \(login.body)")
                     }
-                    let saved = try await http.post(
-                        "/v1/payment-methods",
+                    let saved = try await Self.setup(
+                        http, "/v1/payment-methods",
                         #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2099, "cvc": "123"}"#,
                         headers: ["Authorization": "Bearer \(token)"])
                     guard let id = jsonField("id", in: saved.body) else {
