@@ -38,7 +38,10 @@ mkdir -p "$OUT"
 rm -f "$OUT/acknowledged.txt" "$OUT/kills.log" "$OUT/report.json"
 rm -rf "$OUT/mail" "$OUT/data"
 
-# Our own PostgreSQL (fsync on: the point is what survives a kill), so that we may kill it.
+# Our own PostgreSQL (fsync on: the point is what survives a kill), so that we may kill it;
+# a fresh one each run, so the reconciliation sees this run's work only.
+"$SCRIPTS_DIR/pg.sh" stop "$PG_DIR" >/dev/null 2>&1 || true
+rm -rf "$PG_DIR"
 PG_PORT=$(free_port)
 "$SCRIPTS_DIR/pg.sh" start "$PG_DIR" "$PG_PORT"
 DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$PG_DIR" "$PG_PORT")
