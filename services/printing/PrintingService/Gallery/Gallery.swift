@@ -29,15 +29,15 @@ public struct Gallery: Sendable {
         guard !title.isEmpty, title.count <= Self.maxTitle else {
             throw ServiceError.invalidArgument("title is 1 to \(Self.maxTitle) characters", field: "title")
         }
-        if request.lat != nil || request.lon != nil {
-            _ = try GalleryQuery.position(lat: request.lat, lon: request.lon)
-        }
+        let given =
+            request.lat == nil && request.lon == nil
+            ? nil : try GalleryQuery.position(lat: request.lat, lon: request.lon)
         var position: (lat: Double, lon: Double)?
         let info = try await images.upload(
             .init(contentType: request.contentType, data: request.data), actor: actor
         ) { image in
-            if request.lat != nil || request.lon != nil {
-                position = try GalleryQuery.position(lat: request.lat, lon: request.lon)
+            if let given {
+                position = given
             } else if let lat = image.exif.latitude, let lon = image.exif.longitude {
                 position = (lat, lon)
             } else {
