@@ -171,6 +171,47 @@ struct ECardTests {
         }
     }
 
+    @Test(
+        "two replicas: the same orders.paid handled at once by two consumers and rendered by two renderers makes one image and one event"
+    )
+    func twoReplicas() async throws {
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
+            let desk = try await Desk(fixture)
+            let order = Orders.OrderEvent(
+                orderId: UUID().uuidString, userId: UUID().uuidString, kind: "ecard", from: "pending", state: "paid",
+                at: fixture.clock.now(), reason: nil, total: .init(amount: 99, currency: "EUR"),
+                ecard: .init(greeting: "Hej", senderName: "Ann", recipients: [.init(email: "dy@example.invalid")]))
+            let paid = StoredEvent(
+                seq: 0, xid: 0, id: UUID(), topic: Orders.Topic.paid, producer: "orders",
+                payload: try Wire.makeEncoder().encode(order), requestId: nil, createdAt: fixture.clock.now())
+            let created = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        try await fixture.client.withTransaction(logger: PrintingFixture.logger) { connection in
+                            try await desk.book.accept(paid, on: connection)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(created.count == 2 && created.filter { $0 }.count == 1, "one consumer made it: \(created)")
+            let claimed = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        var total = 0
+                        while case let count = try await desk.renderer.runOnce(), count > 0 { total += count }
+                        return total
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(claimed == 1, "one attempt, claimed by one renderer")
+            #expect(try await desk.card(of: order.orderId)?.0 == "ready")
+            #expect(try await desk.rendered(order.orderId).count == 1)
+            try await desk.drop()
+        }
+    }
+
     @Test("an e-card whose image is not the buyer's fails after its attempts, with the reason and no event")
     func missingImageFails() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
