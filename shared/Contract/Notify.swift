@@ -385,9 +385,12 @@ extension Notify {
         public var imageUrl: String
         public var message: String
         public var recipients: [String]
+        /// The image's token at printing (`ecard_image`), so notify can put the image itself in
+        /// the mail.
+        public var imageToken: String?
         public init(
             userId: String, orderId: String, senderName: String, imageUrl: String, message: String,
-            recipients: [String]
+            recipients: [String], imageToken: String? = nil
         ) {
             self.userId = userId
             self.orderId = orderId
@@ -395,6 +398,7 @@ extension Notify {
             self.imageUrl = imageUrl
             self.message = message
             self.recipients = recipients
+            self.imageToken = imageToken
         }
     }
 

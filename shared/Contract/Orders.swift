@@ -297,12 +297,25 @@ extension Orders {
 
     /// What an e-card order contains.
     public struct EcardDetails: Codable, Sendable, Hashable {
+        /// The front image (an upload of the buyer's or a gallery image), if any.
         public var imageId: String?
+        /// Edits applied to the image, free-form, passed on to printing.
+        public var edits: [JSONValue]?
+        /// `A6` (the default), `A5` or `A4`: the proportions the card is drawn with.
+        public var size: String?
         public var greeting: String?
+        /// How the card is signed on its back (default: the account's display name).
+        public var senderName: String?
         public var recipients: [EmailRecipient]
-        public init(imageId: String? = nil, greeting: String? = nil, recipients: [EmailRecipient]) {
+        public init(
+            imageId: String? = nil, edits: [JSONValue]? = nil, size: String? = nil, greeting: String? = nil,
+            senderName: String? = nil, recipients: [EmailRecipient]
+        ) {
             self.imageId = imageId
+            self.edits = edits
+            self.size = size
             self.greeting = greeting
+            self.senderName = senderName
             self.recipients = recipients
         }
     }

@@ -9,6 +9,17 @@ extension GatewayAPI {
     /// The most the gateway reads of an upload; printing's own limit (`IMAGE_MAX_BYTES`) is lower.
     static let imageBodyCap = 64 << 20
 
+    /// An image body in base64, read up to ``imageBodyCap`` (400 `too_large` beyond).
+    static func imageBase64(_ body: HTTPBody) async throws -> String {
+        do {
+            return Data(try await [UInt8](collecting: body, upTo: imageBodyCap)).base64EncodedString()
+        } catch {
+            throw ServiceError(
+                .invalidArgument, "the image is larger than \(imageBodyCap) bytes",
+                details: ["reason": "too_large", "field": "body"])
+        }
+    }
+
     func uploadImage(_ input: Operations.UploadImage.Input) async throws -> Operations.UploadImage.Output {
         let scope = try self.scope
         _ = try scope.requireActor()
@@ -18,17 +29,9 @@ extension GatewayAPI {
             case .png(let body): ("image/png", body)
             case .imageBmp(let body): ("image/bmp", body)
             }
-        let bytes: [UInt8]
-        do {
-            bytes = try await [UInt8](collecting: body, upTo: Self.imageBodyCap)
-        } catch {
-            throw ServiceError(
-                .invalidArgument, "the image is larger than \(Self.imageBodyCap) bytes",
-                details: ["reason": "too_large", "field": "body"])
-        }
         let info = try await bus.call(
             Printing.UploadImage.self,
-            .init(contentType: contentType, data: Data(bytes).base64EncodedString()),
+            .init(contentType: contentType, data: try await Self.imageBase64(body)),
             metadata: scope.metadata(deadline: settings.requestTimeout))
         return .created(.init(body: .json(try OrdersJSON.convert(info))))
     }

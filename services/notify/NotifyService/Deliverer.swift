@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import ServiceKit
 import ServiceLifecycle
 import Store
 
@@ -29,6 +30,8 @@ public struct Deliverer: Service {
     public var lease: TimeInterval = 120
     /// How often an idle deliverer looks for due jobs.
     public var pollInterval: Duration = .milliseconds(200)
+    /// Files some mails carry (e-card images), fetched when they go out.
+    public var attachments: (any MailAttachmentSource)?
     let wake: AsyncStream<Void>
     let logger: Logger
 
@@ -48,30 +51,8 @@ public struct Deliverer: Service {
     }
 
     public func run() async throws {
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-                group.addTask {
-                    for await _ in wake { tick.yield() }
-                }
-                group.addTask {
-                    while !Task.isCancelled {
-                        tick.yield()
-                        try? await Task.sleep(for: pollInterval)
-                    }
-                    tick.finish()
-                }
-                for await _ in ticks {
-                    if Task.isShuttingDownGracefully || Task.isCancelled { break }
-                    do {
-                        while try await runOnce() == batch, !Task.isShuttingDownGracefully {}
-                    } catch {
-                        logger.error("delivery round failed", metadata: ["error": "\(error)"])
-                    }
-                }
-                group.cancelAll()
-            }
-        } onGracefulShutdown: {
+        await JobLoop(wake: wake, pollInterval: pollInterval, logger: logger, failure: "delivery round failed").run {
+            try await runOnce() == batch
         }
     }
 
@@ -84,12 +65,14 @@ public struct Deliverer: Service {
         if jobs.isEmpty { return 0 }
         let plan = try await plan(jobs)
         var results = plan.settled
+        let (mails, withFiles) = splitByAttachments(plan.mails)
         await withTaskGroup(of: [DeliveryResult].self) { group in
-            let lanes = max(1, min(smtpConnections, plan.mails.count))
+            let lanes = max(1, min(smtpConnections, mails.count))
             for lane in 0..<lanes {
-                let share = stride(from: lane, to: plan.mails.count, by: lanes).map { plan.mails[$0] }
+                let share = stride(from: lane, to: mails.count, by: lanes).map { mails[$0] }
                 if !share.isEmpty { group.addTask { await sendMails(share) } }
             }
+            if !withFiles.isEmpty { group.addTask { await sendWithAttachments(withFiles) } }
             let width = max(1, min(pushConcurrency, plan.pushes.count))
             for lane in 0..<width {
                 let share = stride(from: lane, to: plan.pushes.count, by: width).map { plan.pushes[$0] }

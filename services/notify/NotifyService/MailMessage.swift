@@ -1,7 +1,8 @@
 import Foundation
 
 /// One e-mail as RFC 5322 text: headers (Message-ID, Date, RFC 2047 encoded UTF-8 subject) and a
-/// multipart/alternative body with a plain-text and an HTML part, both UTF-8 in base64.
+/// multipart/alternative body with a plain-text and an HTML part, both UTF-8 in base64. With
+/// attachments, inline ones wrap it in multipart/related and the others in multipart/mixed.
 public struct MailMessage: Sendable, Equatable {
     /// The sender address, e.g. `Backplane <no-reply@backplane.local>`'s address part.
     public var from: String
@@ -19,6 +20,8 @@ public struct MailMessage: Sendable, Equatable {
     public var messageId: String
     /// The Date header's time.
     public var date: Date
+    /// Files the mail carries (see ``MailAttachment``).
+    public var attachments: [MailAttachment] = []
 
     /// Creates a message.
     public init(
@@ -37,29 +40,50 @@ public struct MailMessage: Sendable, Equatable {
 
     /// The message as it goes after DATA (CRLF line ends, not yet dot-stuffed).
     public func rendered() -> String {
-        let boundary = "=_bp_" + DerivedID.hash(messageId).prefix(24)
-        var lines = [
+        let seed = DerivedID.hash(messageId).prefix(24)
+        var html = html
+        for attachment in attachments {
+            if let url = attachment.replacesURL, let id = attachment.contentId, !url.isEmpty {
+                html = html.replacingOccurrences(of: url, with: "cid:\(id)")
+            }
+        }
+        var body = Self.multipart(
+            "alternative", boundary: "=_bp_\(seed)",
+            parts: [
+                ["Content-Type: text/plain; charset=UTF-8", "Content-Transfer-Encoding: base64", ""]
+                    + Self.base64Lines(Data(text.utf8)),
+                ["Content-Type: text/html; charset=UTF-8", "Content-Transfer-Encoding: base64", ""]
+                    + Self.base64Lines(Data(html.utf8)),
+            ])
+        let inline = attachments.filter { $0.contentId != nil }
+        if !inline.isEmpty {
+            body = Self.multipart(
+                "related", boundary: "=_bp_r_\(seed)", parts: [body] + inline.map { $0.part() },
+                extra: "; type=\"multipart/alternative\"")
+        }
+        let files = attachments.filter { $0.contentId == nil }
+        if !files.isEmpty {
+            body = Self.multipart("mixed", boundary: "=_bp_m_\(seed)", parts: [body] + files.map { $0.part() })
+        }
+        let lines = [
             "From: " + (fromName.map { Self.encodeWord($0) + " <\(from)>" } ?? "<\(from)>"),
             "To: <\(to)>",
             "Subject: " + Self.encodeHeader(subject),
             "Date: " + Self.rfc5322(date),
             "Message-ID: <\(messageId)>",
             "MIME-Version: 1.0",
-            "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
-            "",
-            "This is a multi-part message in MIME format.",
         ]
-        for (type, content) in [("text/plain", text), ("text/html", html)] {
-            lines += [
-                "--\(boundary)",
-                "Content-Type: \(type); charset=UTF-8",
-                "Content-Transfer-Encoding: base64",
-                "",
-            ]
-            lines += Self.base64Lines(Data(content.utf8))
-        }
+        return (lines + body).joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// A multipart entity: its Content-Type header, a blank line, the preamble and each part
+    /// (headers, blank line, content) between the boundaries.
+    static func multipart(_ subtype: String, boundary: String, parts: [[String]], extra: String = "") -> [String] {
+        var lines = ["Content-Type: multipart/\(subtype); boundary=\"\(boundary)\"\(extra)", ""]
+        lines.append("This is a multi-part message in MIME format.")
+        for part in parts { lines += ["--\(boundary)"] + part }
         lines.append("--\(boundary)--")
-        return lines.joined(separator: "\r\n") + "\r\n"
+        return lines
     }
 
     /// A header value: as it is when printable ASCII, else RFC 2047 `=?UTF-8?B?...?=` words of at

@@ -45,6 +45,7 @@ public enum NotifyService {
         deliverer.pushConcurrency = try env.int(NotifySettings.pushConcurrency, in: 1...512)
         deliverer.lease = Double(try env.int(NotifySettings.deliveryLease, in: 1000...3_600_000)) / 1000
         deliverer.pollInterval = .milliseconds(try env.int(NotifySettings.deliveryPoll, in: 5...60_000))
+        deliverer.attachments = ECardImages.overBus(resources.bus)
         let triggers = Triggers(store: store, logger: resources.logger)
         register(store: store, schedules: schedules, on: &router) { nudge.yield() }
         let scheduler = Scheduler(

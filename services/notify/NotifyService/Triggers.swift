@@ -54,11 +54,13 @@ public struct Triggers: Sendable {
             if let userId = UUID(uuidString: deleted.userId) { try await store.forget(userId, on: connection) }
         case Notify.ECardRendered.topic:
             let card = try decoder.decode(Notify.ECardRendered.self, from: event.payload)
+            var variables = ["senderName": card.senderName, "imageUrl": card.imageUrl, "message": card.message]
+            variables["imageToken"] = card.imageToken
             for (index, recipient) in card.recipients.enumerated() {
                 try await submit(event, connection) {
                     try Submission(
                         id: DerivedID.make(eventId, "\(index)"), userId: nil, email: recipient, kind: Notify.Kind.ecard,
-                        variables: ["senderName": card.senderName, "imageUrl": card.imageUrl, "message": card.message])
+                        variables: variables)
                 }
             }
         default:

@@ -267,9 +267,19 @@ extension OrderBook {
             try text(postcard.greeting ?? "-", field: "postcard.greeting", max: 2000)
             return Content(postcard: postcard)
         case "ecard":
-            guard let ecard = request.ecard, given == 1 else {
+            guard var ecard = request.ecard, given == 1 else {
                 throw .invalidArgument("an e-card order has `ecard` and nothing else", field: "ecard")
             }
+            if let size = ecard.size {
+                guard ["A6", "A5", "A4"].contains(size.uppercased()) else {
+                    throw .invalidArgument("ecard.size is A6, A5 or A4", field: "ecard.size")
+                }
+                ecard.size = size.uppercased()
+            }
+            if let imageId = ecard.imageId, UUID(uuidString: imageId) == nil {
+                throw .invalidArgument("ecard.imageId is an image id (a UUID)", field: "ecard.imageId")
+            }
+            if let sender = ecard.senderName { try text(sender, field: "ecard.senderName", max: 100) }
             for (index, recipient) in ecard.recipients.enumerated() {
                 let parts = recipient.email.split(separator: "@")
                 guard parts.count == 2, parts[1].contains("."), recipient.email.count <= 254,

@@ -23,6 +23,10 @@ public enum PrintingService {
         "PRINT_HOT_FOLDER", default: nil, "also write each ready job's PDF here (a folder the printer watches)")
     static let renderPoll = Setting(
         "PRINT_RENDER_POLL_MS", default: "500", "how often an idle renderer looks for due print jobs")
+    static let ecardPublicURL = Setting(
+        "ECARD_PUBLIC_URL", default: "http://127.0.0.1:8080/v1/ecards",
+        "public base URL of e-card images (the gateway's /v1/ecards); a card's link is this/<token>")
+    static let ecardDPI = Setting("ECARD_DPI", default: "150", "resolution of each side of an e-card image, in dpi")
 
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
@@ -30,7 +34,7 @@ public enum PrintingService {
         summary: "MDP worker for postage, images and print-ready postcards",
         settings: WorkerHost.settings + [
             postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
-            hotFolder,
+            hotFolder, ecardPublicURL, ecardDPI,
         ],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
@@ -92,14 +96,17 @@ public enum PrintingService {
         var renderer = PrintJobRenderer(book: book, cards: cards, files: files, wake: wake, logger: resources.logger)
         register(printJobs: PrintJobDesk(book: book, cards: cards, files: files), on: &router)
         renderer.pollInterval = .milliseconds(try environment.int(renderPoll, in: 5...60_000))
+        let ecards = try ecardRenderer(resources, queue: book.queue, images: images, publisher: publisher)
+        register(gallery: Gallery(images: images, logger: resources.logger), ecards: ecards.renderer.book, on: &router)
         let consumer = try resources.consumer(name: "printing.orders", topics: [Orders.Topic.paid]) {
             event, connection in
             if let accepted = try await book.accept(event, on: connection) {
                 publisher.announce(accepted)
                 nudge.yield()
             }
+            if try await ecards.renderer.book.accept(event, on: connection) { ecards.nudge.yield() }
         }
-        return [publisher.service, consumer, renderer]
+        return [publisher.service, consumer, renderer, ecards.renderer]
     }
 
     /// Registers the service's operations.

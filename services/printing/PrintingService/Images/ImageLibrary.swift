@@ -26,8 +26,12 @@ public struct ImageLibrary: Sendable {
         self.logger = logger
     }
 
-    /// Checks and stores an upload of `actor`'s.
-    public func upload(_ request: Printing.UploadImage.Request, actor: Actor) async throws -> Printing.ImageInfo {
+    /// Checks and stores an upload of `actor`'s; `accept` may refuse the image once it passed the
+    /// guards, before anything is stored.
+    public func upload(
+        _ request: Printing.UploadImage.Request, actor: Actor,
+        accept: (InspectedImage) throws -> Void = { _ in }
+    ) async throws -> Printing.ImageInfo {
         guard let owner = UUID(uuidString: actor.userId) else { throw ServiceError(.unauthenticated, "no user id") }
         guard request.data.utf8.count <= (limits.maxBytes / 3 + 2) * 4 else {
             throw ImageRejection(.tooLarge, "the image is larger than \(limits.maxBytes) bytes").serviceError
@@ -42,6 +46,7 @@ public struct ImageLibrary: Sendable {
         } catch {
             throw error.serviceError
         }
+        try accept(image)
         let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         _ = try originals.store(bytes, sha256: sha256, format: image.format)
         let id = UUID()
@@ -77,18 +82,21 @@ public struct ImageLibrary: Sendable {
         }
     }
 
-    /// The image `id` if `actor` owns it (printers and admins see any); otherwise 404.
+    /// The image `id` if `actor` owns it or it is (or was) in the standard gallery (printers and
+    /// admins see any); otherwise 404.
     public func info(_ id: String, actor: Actor) async throws -> Printing.ImageInfo {
         guard let uuid = UUID(uuidString: id) else { throw ServiceError.notFound("no such image") }
         let rows = try await client.query(
             """
-            SELECT owner_id, sha256, media_type, bytes, width, height, orientation, gps_lat, gps_lon, created_at
+            SELECT owner_id, sha256, media_type, bytes, width, height, orientation, gps_lat, gps_lon, created_at,
+                EXISTS (SELECT 1 FROM printing.gallery g WHERE g.image_id = images.id)
             FROM printing.images WHERE id = \(uuid)
             """, logger: logger)
-        for try await (owner, sha, type, size, width, height, orientation, lat, lon, created) in rows.decode(
-            (UUID, String, String, Int64, Int32, Int32, Int16, Double?, Double?, Date).self)
+        for try await (owner, sha, type, size, width, height, orientation, lat, lon, created, gallery) in rows.decode(
+            (UUID, String, String, Int64, Int32, Int32, Int16, Double?, Double?, Date, Bool).self)
         {
-            guard owner.uuidString.lowercased() == actor.userId.lowercased() || actor.has("printer") else { break }
+            guard owner.uuidString.lowercased() == actor.userId.lowercased() || actor.has("printer") || gallery
+            else { break }
             return Printing.ImageInfo(
                 id: uuid.uuidString.lowercased(), width: Int(width), height: Int(height),
                 gps: lat.flatMap { lat in lon.map { .init(lat: lat, lon: $0) } }, mediaType: type, bytes: Int(size),

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import ServiceKit
 import ServiceLifecycle
 import Store
 
@@ -34,39 +35,15 @@ public struct PrintJobRenderer: Service {
     }
 
     public func run() async throws {
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-                group.addTask {
-                    for await _ in wake { tick.yield() }
-                }
-                group.addTask {
-                    while !Task.isCancelled {
-                        tick.yield()
-                        try? await Task.sleep(for: pollInterval)
-                    }
-                    tick.finish()
-                }
-                for await _ in ticks {
-                    if Task.isShuttingDownGracefully || Task.isCancelled { break }
-                    do {
-                        while try await runOnce() > 0, !Task.isShuttingDownGracefully {}
-                    } catch {
-                        logger.error("render round failed", metadata: ["error": "\(error)"])
-                    }
-                }
-                group.cancelAll()
-            }
-        } onGracefulShutdown: {
+        await JobLoop(wake: wake, pollInterval: pollInterval, logger: logger, failure: "render round failed").run {
+            try await runOnce() > 0
         }
     }
 
     /// Claims and runs one due render attempt; returns how many it claimed (0 or 1).
     @discardableResult
     public func runOnce() async throws -> Int {
-        let claimed = try await book.queue.claim(kinds: [book.renderKind], limit: 1, lease: lease)
-        for attempt in claimed { try await render(attempt) }
-        return claimed.count
+        try await JobLoop.claimOne(book.queue, kind: book.renderKind, lease: lease, render)
     }
 
     func render(_ attempt: Job) async throws {

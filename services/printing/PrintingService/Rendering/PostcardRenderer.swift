@@ -85,7 +85,7 @@ public enum PostcardRenderer {
         return sink.bytes
     }
 
-    private static func encodeJPEG(_ surface: OpaquePointer, width: Int32, height: Int32) -> [UInt8] {
+    static func encodeJPEG(_ surface: OpaquePointer, width: Int32, height: Int32) -> [UInt8] {
         guard let handle = tjInitCompress(), let data = cairo_image_surface_get_data(surface) else { return [] }
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?

@@ -1,0 +1,59 @@
+import Contract
+import Foundation
+import OpenAPIRuntime
+import ServiceKit
+
+/// `/v1/gallery`, `/v1/admin/gallery` and `/v1/ecards/{token}`: answered by the `printing`
+/// service, which checks roles and positions.
+extension GatewayAPI {
+    func addGalleryImage(_ input: Operations.AddGalleryImage.Input) async throws -> Operations.AddGalleryImage.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        let (contentType, body): (String, HTTPBody) =
+            switch input.body {
+            case .jpeg(let body): ("image/jpeg", body)
+            case .png(let body): ("image/png", body)
+            case .imageBmp(let body): ("image/bmp", body)
+            }
+        let query = input.query
+        let item = try await bus.call(
+            Printing.AddGalleryImage.self,
+            .init(
+                contentType: contentType, data: try await Self.imageBase64(body), title: query.title, lat: query.lat,
+                lon: query.lon),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .created(.init(body: .json(try OrdersJSON.convert(item))))
+    }
+
+    func removeGalleryImage(_ input: Operations.RemoveGalleryImage.Input) async throws
+        -> Operations.RemoveGalleryImage.Output
+    {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        _ = try await bus.call(
+            Printing.RemoveGalleryImage.self, .init(id: input.path.id),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .noContent(.init())
+    }
+
+    func listGallery(_ input: Operations.ListGallery.Input) async throws -> Operations.ListGallery.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        let query = input.query
+        let page = try await bus.call(
+            Printing.ListGallery.self,
+            .init(lat: query.lat, lon: query.lon, cursor: query.cursor, limit: query.limit),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
+        return .ok(.init(body: .json(try OrdersJSON.convert(page))))
+    }
+
+    func getECardImage(_ input: Operations.GetECardImage.Input) async throws -> Operations.GetECardImage.Output {
+        let reply = try await bus.call(
+            Printing.ECardImage.self, .init(token: input.path.token),
+            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        guard let bytes = Data(base64Encoded: reply.data) else {
+            throw ServiceError(.internal, "printing sent an e-card that is not base64")
+        }
+        return .ok(.init(body: .jpeg(HTTPBody([UInt8](bytes)))))
+    }
+}

@@ -1,0 +1,102 @@
+import Contract
+import Foundation
+import Logging
+import ServiceKit
+import ServiceLifecycle
+import Store
+
+/// Claims e-card render attempts (`SKIP LOCKED`, shared by replicas), draws each card's front and
+/// back side by side into a JPEG and records it with ``ECardBook/markReady(_:image:senderName:)``.
+/// A failed attempt is retried with the queue's back-off; after the last one the e-card is
+/// `failed` with the reason.
+public struct ECardRenderer: Service {
+    /// The e-cards.
+    public let book: ECardBook
+    /// The front images.
+    public let images: ImageLibrary
+    /// The account's display name for a card that does not say how it is signed.
+    public let accountName: @Sendable (_ userId: String) async throws -> String?
+    /// Resolution of each side, in dots per inch of the trimmed card.
+    public var dpi: Double = 150
+    /// How long a claim holds an attempt, in seconds.
+    public var lease: TimeInterval = 300
+    /// How often an idle renderer looks for due attempts.
+    public var pollInterval: Duration = .milliseconds(500)
+    let wake: AsyncStream<Void>
+    let logger: Logger
+
+    /// Creates a renderer; `wake` nudges it to look now.
+    public init(
+        book: ECardBook, images: ImageLibrary, wake: AsyncStream<Void>, logger: Logger,
+        accountName: @escaping @Sendable (_ userId: String) async throws -> String?
+    ) {
+        self.book = book
+        self.images = images
+        self.wake = wake
+        self.logger = logger
+        self.accountName = accountName
+    }
+
+    public func run() async throws {
+        await JobLoop(wake: wake, pollInterval: pollInterval, logger: logger, failure: "e-card round failed").run {
+            try await runOnce() > 0
+        }
+    }
+
+    /// Claims and runs one due attempt; returns how many it claimed (0 or 1).
+    @discardableResult
+    public func runOnce() async throws -> Int {
+        try await JobLoop.claimOne(book.queue, kind: book.renderKind, lease: lease, render)
+    }
+
+    func render(_ attempt: Job) async throws {
+        let payload = try Wire.makeDecoder().decode([String: String].self, from: attempt.payload)
+        guard let id = payload["ecardId"].flatMap(UUID.init(uuidString:)) else {
+            try await book.queue.fail(attempt, reason: "render attempt without an e-card id", permanent: true)
+            return
+        }
+        guard let card = try await book.pending(id) else {
+            try await book.queue.complete(attempt)
+            return
+        }
+        do {
+            let sender = try await senderName(of: card)
+            let image = ECardImage.render(try await content(of: card, sender: sender), dpi: dpi)
+            guard !image.jpeg.isEmpty else { throw ServiceError(.internal, "the JPEG encoder gave no bytes") }
+            try await book.markReady(card, image: image, senderName: sender)
+            try await book.queue.complete(attempt)
+        } catch {
+            let reason = PrintJobRenderer.reason(error)
+            logger.warning(
+                "e-card render failed",
+                metadata: ["ecardId": "\(id)", "attempt": "\(attempt.attempts)", "error": "\(reason)"])
+            if case .dead(let final) = try await book.queue.fail(attempt, reason: reason) {
+                try await book.markFailed(id, reason: "rendering failed: \(final)")
+            }
+        }
+    }
+
+    /// How the card is signed: the order's `senderName`, else the account's display name or
+    /// username (asked of auth; a failed lookup fails the attempt, which is retried).
+    func senderName(of card: ECardBook.Pending) async throws -> String {
+        if let name = card.ecard.senderName?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty {
+            return name
+        }
+        return try await accountName(card.userId) ?? "a friend"
+    }
+
+    /// The card: the order's image (read as the buyer, so only their uploads and gallery images),
+    /// the greeting signed by the sender on the back; no address and no stamp.
+    func content(of card: ECardBook.Pending, sender: String) async throws -> PostcardContent {
+        let size = CardSize(rawValue: (card.ecard.size ?? "A6").uppercased()) ?? .a6
+        let greeting = card.ecard.greeting.map { $0 + "\n\n" } ?? ""
+        var content = PostcardContent(size: size, greeting: greeting + "— \(sender)")
+        if let imageId = card.ecard.imageId {
+            let (pixels, orientation) = try await images.pixels(
+                imageId, actor: Actor(userId: card.userId, roles: ["user"]))
+            content.image = pixels
+            content.orientation = orientation
+        }
+        return content
+    }
+}
