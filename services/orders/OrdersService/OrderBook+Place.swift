@@ -257,6 +257,7 @@ extension OrderBook {
                 postcard.recipients[index].address.country = postcard.recipients[index].address.country.uppercased()
             }
             try text(postcard.greeting ?? "-", field: "postcard.greeting", max: 2000)
+            _ = try PostcardEdit.list(postcard.edits, field: "postcard.edits")
             return Content(postcard: postcard)
         case "ecard":
             guard let ecard = request.ecard, given == 1 else {
