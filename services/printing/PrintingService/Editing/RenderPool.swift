@@ -18,13 +18,14 @@ public final class RenderPool: Sendable {
         self.threads = max(1, threads)
         for index in 1...self.threads {
             let thread = Thread { [self] in
+                // Named from inside: on Linux a name given before `start()` is not always kept.
+                Thread.current.name = "render-\(index)"
                 while true {
                     available.wait()
                     let work = pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
                     work?()
                 }
             }
-            thread.name = "render-\(index)"
             thread.start()
         }
     }
