@@ -52,6 +52,10 @@ struct EditListTests {
                 ),
             ])
         #expect(try PostcardEdit.list(nil, field: "edits").isEmpty)
+        #expect(
+            try PostcardEdit.list(try values(#"[{"type": "redeye", "detect": true}]"#), field: "edits") == [
+                .redeye(regions: [], detect: true)
+            ])
         #expect(PostcardFilter.allCases.count >= 4)
     }
 
@@ -75,6 +79,7 @@ struct EditListTests {
                 == "postcard.edits[0].width")
         #expect(try refusal(#"[{"type": "filter", "name": "lomo"}]"#) == "postcard.edits[0].name")
         #expect(try refusal(#"[{"type": "redeye", "regions": []}]"#) == "postcard.edits[0].regions")
+        #expect(try refusal(#"[{"type": "redeye", "detect": "yes"}]"#) == "postcard.edits[0].detect")
         #expect(
             try refusal(#"[{"type": "redeye", "regions": [{"x": 0.5, "y": 1.5, "radius": 0.1}]}]"#)
                 == "postcard.edits[0].regions[0].y")

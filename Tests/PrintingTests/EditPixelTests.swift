@@ -102,6 +102,20 @@ struct EditPixelTests {
         #expect(Self.pixel(fixed, 62, 62) == (120, 110, 100), "grey inside the circle stays")
     }
 
+    @Test("redeye with detect: small round red spots lose their red, a large red area keeps it")
+    func redeyeDetection() {
+        // Two pupils of radius 6 and a red block 100 × 160 on grey.
+        let image = Self.image { x, y in
+            let pupil = [(40, 50), (260, 150)].contains { (x - $0.0) * (x - $0.0) + (y - $0.1) * (y - $0.1) < 36 }
+            let block = (100..<200).contains(x) && (20..<180).contains(y)
+            return pupil || block ? (220, 40, 40) : (120, 110, 100)
+        }
+        let fixed = Self.edited(image, [.redeye(regions: [], detect: true)])
+        #expect(Self.pixel(fixed, 40, 50).red < 60 && Self.pixel(fixed, 260, 150).red < 60, "pupils fixed")
+        #expect(Self.pixel(fixed, 150, 100) == (220, 40, 40), "the red block stays red")
+        #expect(Self.pixel(fixed, 20, 20) == (120, 110, 100))
+    }
+
     @Test("crop: the preview shows only the kept part, and the effective DPI drops with it")
     func crop() throws {
         let halves = Self.image { x, _ in x < 150 ? (230, 20, 20) : (20, 20, 230) }

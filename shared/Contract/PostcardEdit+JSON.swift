@@ -57,8 +57,11 @@ extension PostcardEdit {
             }
             self = .crop(rect)
         case "redeye":
-            try object.only(["type", "regions"])
-            let regions = try object.array("regions", count: 1...Self.maxRegions)
+            try object.only(["type", "regions", "detect"])
+            let detect = try object.flag("detect")
+            let regions =
+                detect && object.members["regions"] == nil
+                ? [] : try object.array("regions", count: (detect ? 0 : 1)...Self.maxRegions)
             var circles: [EditCircle] = []
             for (index, region) in regions.enumerated() {
                 let circle = try EditFields(region, field: "\(field).regions[\(index)]")
@@ -68,7 +71,7 @@ extension PostcardEdit {
                         x: try circle.number("x", in: 0...1), y: try circle.number("y", in: 0...1),
                         radius: try circle.number("radius", in: 0.001...0.5)))
             }
-            self = .redeye(regions: circles)
+            self = .redeye(regions: circles, detect: detect)
         case "filter":
             try object.only(["type", "name"])
             guard let filter = PostcardFilter(rawValue: try object.string("name")) else {
@@ -139,6 +142,15 @@ struct EditFields {
                 "\(key) is a number from \(range.lowerBound) to \(range.upperBound)", field: "\(field).\(key)")
         }
         return value
+    }
+
+    /// An optional boolean member; false when absent.
+    func flag(_ key: String) throws(ServiceError) -> Bool {
+        switch members[key] {
+        case nil: return false
+        case .bool(let value): return value
+        default: throw .invalidArgument("\(key) is true or false", field: "\(field).\(key)")
+        }
     }
 
     func string(_ key: String) throws(ServiceError) -> String {

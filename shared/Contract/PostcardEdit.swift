@@ -14,8 +14,9 @@ public enum PostcardEdit: Sendable, Hashable {
     case contrast(amount: Double)
     /// Keeps only this rectangle; later coordinates are fractions of it.
     case crop(EditRect)
-    /// Lowers red where red dominates inside each circle.
-    case redeye(regions: [EditCircle])
+    /// Lowers red where red dominates inside each circle; with `detect`, also inside every small,
+    /// round, strongly red spot found in the image (a pupil lit by a flash).
+    case redeye(regions: [EditCircle], detect: Bool = false)
     /// A colour filter over the whole image.
     case filter(PostcardFilter)
     /// Freehand strokes drawn over the image.

@@ -34,8 +34,17 @@ struct EditedFront: Sendable {
             case .filter(let filter):
                 let matrix = ColorMatrix.filter(filter)
                 withRegion { $0.transform(matrix) }
-            case .redeye(let circles):
+            case .redeye(let circles, let detect):
                 let shorter = min(frame.width, frame.height)
+                if detect {
+                    // A pupil is at most a tenth of the shorter side across; cells of 1/150 of it.
+                    let cell = max(1, Int(shorter / 150))
+                    withRegion { region in
+                        for eye in region.redSpots(cell: cell, maximumCells: max(2, Int(shorter / 10) / cell)) {
+                            region.reduceRed(centerX: eye.x, centerY: eye.y, radius: eye.radius)
+                        }
+                    }
+                }
                 for circle in circles {
                     let center = geometry.raw(
                         x: frame.x + circle.x * frame.width, y: frame.y + circle.y * frame.height)

@@ -68,3 +68,55 @@ struct PixelRegion {
         }
     }
 }
+
+extension PixelRegion {
+    /// Small, compact spots of strongly red pixels (red above 150 and more than 1.8 times green and
+    /// blue), found on a grid of `cell` × `cell` pixel cells (each judged by its centre pixel) and
+    /// grouped by 4-neighbourhood: a spot at most `maximumCells` cells across either way, not more
+    /// than twice as long as wide and at least half filled is a red eye. Large red areas (a
+    /// jumper, a bus) are left alone. Centres and radii are in pixels.
+    func redSpots(cell: Int, maximumCells: Int) -> [(x: Double, y: Double, radius: Double)] {
+        let columns = (x1 - x0 + cell - 1) / cell
+        let rows = (y1 - y0 + cell - 1) / cell
+        guard columns > 0, rows > 0 else { return [] }
+        var red = [Bool](repeating: false, count: columns * rows)
+        for row in 0..<rows {
+            for column in 0..<columns {
+                let x = min(x1 - 1, x0 + column * cell + cell / 2)
+                let y = min(y1 - 1, y0 + row * cell + cell / 2)
+                let pixel = base + y * stride + x * 4
+                let (blue, green, value) = (Int(pixel[0]), Int(pixel[1]), Int(pixel[2]))
+                red[row * columns + column] = value > 150 && value * 10 > 18 * max(green, blue)
+            }
+        }
+        var spots: [(x: Double, y: Double, radius: Double)] = []
+        var pending: [Int] = []
+        for start in red.indices where red[start] {
+            red[start] = false
+            pending.append(start)
+            var (count, left, right, top, bottom) = (0, columns, -1, rows, -1)
+            while let index = pending.popLast() {
+                let (row, column) = (index / columns, index % columns)
+                count += 1
+                (left, right, top, bottom) = (min(left, column), max(right, column), min(top, row), max(bottom, row))
+                for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+                    let (r, c) = (row + dr, column + dc)
+                    guard r >= 0, r < rows, c >= 0, c < columns, red[r * columns + c] else { continue }
+                    red[r * columns + c] = false
+                    pending.append(r * columns + c)
+                }
+            }
+            let (width, height) = (right - left + 1, bottom - top + 1)
+            guard width <= maximumCells, height <= maximumCells, max(width, height) <= 2 * min(width, height),
+                count * 2 >= width * height
+            else { continue }
+            spots.append(
+                (
+                    x: Double(x0) + Double((left + right + 1) * cell) / 2,
+                    y: Double(y0) + Double((top + bottom + 1) * cell) / 2,
+                    radius: Double(max(width, height) * cell) * 0.75 + Double(cell)
+                ))
+        }
+        return spots
+    }
+}
