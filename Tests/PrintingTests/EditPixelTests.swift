@@ -181,7 +181,7 @@ struct EditPixelTests {
         #expect(plain == PostcardRenderer.preview(PostcardContent(size: .a6, image: image), side: .front))
     }
 
-    @Test("print PDF: a text edit is extractable text on the front, a filtered front is grey when rasterised")
+    @Test("print PDF: the front is an embedded JPEG, a text edit is extractable text on it, a filtered front is grey when rasterised")
     func printedEdits() throws {
         let image = Self.noisy
         let content = PostcardContent(
@@ -193,6 +193,8 @@ struct EditPixelTests {
         let pdf = PostcardRenderer.pdf(content)
         let text = try RenderingTests().poppler("pdftotext", ["-f", "1", "-l", "1"], pdf: pdf)
         #expect(text.contains("Sjön i Lund"), "\(text)")
+        let images = try RenderingTests().poppler("pdfimages", ["-list", "-f", "1", "-l", "1"], pdf: pdf)
+        #expect(images.contains(" jpeg "), "the front is embedded as a JPEG (DCTDecode): \(images)")
         let page = try Self.rasterise(pdf)
         var coloured = 0
         for y in stride(from: 20, to: page.height - 20, by: 13) {
