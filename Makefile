@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test build release bench bench-broker bench-auth bench-orders bench-notify bench-routing fault-run compose-config clean clean-data
+.PHONY: help up test build release bench bench-broker bench-auth bench-orders bench-notify bench-routing bench-printing fault-run compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -44,6 +44,9 @@ bench-orders: ## quotes and orders at a fixed rate through the gateway, p50/p99 
 
 bench-routing: ## route queries in process vs pgRouting's pgr_dijkstra, 1,000,000-node grid (installs pgRouting)
 	@$(SCRIPTS)/bench-routing.sh
+
+bench-printing: ## printing: 8-megapixel A6 PDF and preview p50/p95, RSS of 50 edits, ratios to vips (installs libvips-tools)
+	@$(SCRIPTS)/bench-printing.sh
 
 fault-run: ## 5 minutes of mixed load while processes are SIGKILLed and restarted; then reconcile (release build)
 	@$(SCRIPTS)/fault-run.sh

@@ -385,5 +385,11 @@ let package = Package(
             path: "services/notify/bench",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "printing-bench",
+            dependencies: ["PrintingService", "Contract", "CImageCodecs"],
+            path: "services/printing/bench",
+            swiftSettings: strict
+        ),
     ]
 )

@@ -25,6 +25,22 @@ struct ECardTests {
         #expect(abs(ratio - 2.0 * 297.0 / 210.0) < 0.01)
     }
 
+    @Test(
+        "an e-card's front carries the order's edits: grayscale makes the front grey, the colour image stays coloured without"
+    )
+    func edits() throws {
+        let photo = EditPixelTests.image(width: 300, height: 200)  // one warm colour, r > g > b
+        func front(_ edits: [PostcardEdit]) throws -> EditPixelTests.RGB {
+            let card = ECardImage.render(PostcardContent(size: .a6, image: photo, edits: edits), dpi: 50)
+            let pixels = try PixelDecoder.decode(card.jpeg, format: .jpeg)
+            return EditPixelTests.pixel(pixels, card.width / 4, card.height / 2)  // the middle of the front
+        }
+        let plain = try front([])
+        #expect(plain.red > plain.blue + 60, "the photo's colour: \(plain)")
+        let gray = try front([.filter(.grayscale)])
+        #expect(abs(gray.red - gray.blue) <= 6 && abs(gray.green - gray.blue) <= 6, "grey after the edit: \(gray)")
+    }
+
     @Test("figures: an A6 e-card at the default 150 dpi from a 2000×1400 photo (printed, not asserted)")
     func figures() throws {
         let photo = try PixelDecoder.decode(TestImages.jpeg(width: 2000, height: 1400), format: .jpeg)

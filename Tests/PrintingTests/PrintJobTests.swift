@@ -17,6 +17,7 @@ struct PrintJobTests {
         let fixture: PrintingFixture
         let book: PrintJobBook
         let renderer: PrintJobRenderer
+        let images: ImageLibrary
 
         init(_ fixture: PrintingFixture, attempts: Int) async throws {
             let logger = PrintingFixture.logger
@@ -38,6 +39,7 @@ struct PrintJobTests {
             let (wake, _) = AsyncStream.makeStream(of: Void.self)
             self.fixture = fixture
             self.book = book
+            self.images = images
             self.renderer = PrintJobRenderer(
                 book: book, cards: PrintJobCards(images: images, postage: fixture.desk),
                 files: try PrintJobFiles(
@@ -46,18 +48,19 @@ struct PrintJobTests {
         }
 
         /// Makes `orders.paid` for a new order and hands it to the book twice, as the consumer does.
-        func pay(kind: String = "postcard", recipients: Int, imageId: String? = nil) async throws
-            -> (orderId: String, accepted: StoredEvent?, again: StoredEvent?)
-        {
+        func pay(
+            kind: String = "postcard", recipients: Int, imageId: String? = nil, userId: String = UUID().uuidString,
+            edits: [JSONValue]? = nil
+        ) async throws -> (orderId: String, accepted: StoredEvent?, again: StoredEvent?) {
             let orderId = UUID().uuidString
             let recipient = Orders.PostalRecipient(
                 name: "Åsa Öberg",
                 address: .init(line1: "Storgatan 1", city: "Lund", postalCode: "223 50", country: "SE"))
             let postcard = Orders.PostcardDetails(
-                size: "A6", imageId: imageId, greeting: "Hälsningar från Lund",
+                size: "A6", imageId: imageId, edits: edits, greeting: "Hälsningar från Lund",
                 recipients: Array(repeating: recipient, count: recipients))
             let order = Orders.OrderEvent(
-                orderId: orderId, userId: UUID().uuidString, kind: kind, from: "pending", state: "paid",
+                orderId: orderId, userId: userId, kind: kind, from: "pending", state: "paid",
                 at: fixture.clock.now(), reason: nil, total: .init(amount: 190, currency: "EUR"),
                 postcard: kind == "postcard" ? postcard : nil)
             // Handed over directly, never appended to the shared log, so that a printing process of
@@ -125,6 +128,42 @@ struct PrintJobTests {
             let text = try RenderingTests().poppler("pdftotext", [], pdf: [UInt8](pdf))
             #expect(text.components(separatedBy: "Åsa Öberg").count - 1 == 3)
             #expect(try await desk.topics(of: orderId) == [Orders.PrintingTopic.jobAccepted, Printing.JobTopic.ready])
+        }
+    }
+
+    @Test("a job renders its order's edits: the text edit is text on the front page, the grayscale front is grey")
+    func jobRendersEdits() async throws {
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-06")) { fixture in
+            let desk = try await Desk(fixture, attempts: 3)
+            let owner = UUID().uuidString
+            let upload = TestImages.jpeg(width: 600, height: 400)
+            let image = try await desk.images.upload(
+                .init(contentType: "image/jpeg", data: Data(upload).base64EncodedString()),
+                actor: Actor(userId: owner, roles: ["user"]))
+            let edits = try JSONDecoder().decode(
+                [JSONValue].self,
+                from: Data(
+                    #"""
+                    [{"type": "crop", "x": 0.1, "y": 0.1, "width": 0.8, "height": 0.8},
+                     {"type": "filter", "name": "grayscale"},
+                     {"type": "text", "text": "Sjön i Lund", "x": 0.1, "y": 0.4, "size": 0.1, "color": "#ffffff"}]
+                    """#.utf8))
+            let (orderId, _, _) = try await desk.pay(recipients: 1, imageId: image.id, userId: owner, edits: edits)
+            try await desk.renderAll()
+            let job = try #require(try await desk.job(of: orderId))
+            #expect(job.0 == "ready", "\(job.3 ?? "")")
+            let pdf = [UInt8](try desk.renderer.files.read(try #require(job.2)))
+            let front = try RenderingTests().poppler("pdftotext", ["-f", "1", "-l", "1"], pdf: pdf)
+            #expect(front.contains("Sjön i Lund"), "\(front)")
+            let page = try EditPixelTests.rasterise(pdf)
+            var coloured = 0
+            for y in stride(from: 10, to: page.height - 10, by: 11) {
+                for x in stride(from: 10, to: page.width - 10, by: 11) {
+                    let (red, green, blue) = EditPixelTests.pixel(page, x, y)
+                    if max(red, green, blue) - min(red, green, blue) > 24 { coloured += 1 }
+                }
+            }
+            #expect(coloured == 0, "the noise photo printed grey, \(coloured) coloured samples")
         }
     }
 

@@ -72,7 +72,7 @@ struct OrdersHTTPTests {
     func order(card: String, name: String = "Ann Lund", currency: String = "EUR") -> String {
         """
         {"kind": "postcard", "currency": "\(currency)", "paymentMethodId": "\(card)",
-         "postcard": {"size": "A6", "greeting": "Hej", "edits": [{"op": "crop", "x": 1}],
+         "postcard": {"size": "A6", "greeting": "Hej", "edits": [{"type": "crop", "x": 0.1, "y": 0, "width": 0.8, "height": 1}],
            "recipients": [{"name": "\(name)", "address": {"line1": "Storgatan 1", "city": "Lund", "country": "SE"}}]}}
         """
     }

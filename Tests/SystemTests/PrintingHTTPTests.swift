@@ -125,7 +125,7 @@ struct PrintingHTTPTests {
     }
 
     @Test(
-        "previews: a PNG of the front from an upload (flagged under 300 dpi), a JPEG of the back; 400 for a bad side, 404 for an unknown image"
+        "previews: a PNG of the front from an upload (flagged under 300 dpi), with edits it differs, a JPEG of the back; 400 naming a bad edit's field (preview and order), a bad side; 404 for an unknown image"
     )
     func previews() async throws {
         let system = try await start()
@@ -150,6 +150,27 @@ struct PrintingHTTPTests {
         #expect(back.status == 200, "\(back.body)")
         #expect(back.header("Content-Type") == "image/jpeg")
         #expect(back.header("X-Print-Warning") == nil)
+
+        let sepia = await ann.send(
+            "POST", "/v1/postcards/preview",
+            json:
+                #"{"imageId": "\#(id)", "size": "A6", "side": "front", "edits": [{"type": "filter", "name": "sepia"}]}"#
+        )
+        #expect(sepia.status == 200, "\(sepia.body)")
+        #expect(sepia.body.hasPrefix("\u{FFFD}PNG") && sepia.body != front.body, "the edited preview differs")
+        let badEdit = await ann.send(
+            "POST", "/v1/postcards/preview",
+            json: #"""
+                {"imageId": "\#(id)", "size": "A6", "side": "front",
+                 "edits": [{"type": "crop", "x": 0, "y": 0, "width": 0.5, "height": 0.5}, {"type": "brightness", "amount": 3}]}
+                """#)
+        #expect(badEdit.status == 400 && orders.field(badEdit) == "edits[1].amount", "\(badEdit.body)")
+        let badOrder = await ann.send(
+            "POST", "/v1/orders",
+            json: orders.order(card: UUID().uuidString).replacingOccurrences(
+                of: #""type": "crop""#, with: #""type": "blur""#),
+            headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(badOrder.status == 400 && orders.field(badOrder) == "postcard.edits[0].type", "\(badOrder.body)")
 
         let bad = await ann.send("POST", "/v1/postcards/preview", json: #"{"size": "A6", "side": "inside"}"#)
         #expect(bad.status == 400, "\(bad.body)")

@@ -279,7 +279,8 @@ extension Orders {
         public var size: String
         /// The front image (an upload id), if any.
         public var imageId: String?
-        /// Edits applied to the image, free-form, passed on to printing.
+        /// Edits applied to the image, in order; checked by ``PostcardEdit/list(_:field:)`` when the
+        /// order is placed and applied by printing.
         public var edits: [JSONValue]?
         public var greeting: String?
         public var recipients: [PostalRecipient]

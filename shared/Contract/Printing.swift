@@ -258,9 +258,11 @@ extension Printing {
             public var side: String
             /// `png` (default) or `jpeg`.
             public var format: String?
+            /// The front image's edit list (see ``PostcardEdit``), as the order would carry it.
+            public var edits: [JSONValue]?
             public init(
                 imageId: String? = nil, greeting: String? = nil, recipient: Orders.PostalRecipient? = nil,
-                size: String, side: String, format: String? = nil
+                size: String, side: String, format: String? = nil, edits: [JSONValue]? = nil
             ) {
                 self.imageId = imageId
                 self.greeting = greeting
@@ -268,6 +270,7 @@ extension Printing {
                 self.size = size
                 self.side = side
                 self.format = format
+                self.edits = edits
             }
         }
 

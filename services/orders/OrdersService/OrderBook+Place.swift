@@ -265,6 +265,7 @@ extension OrderBook {
                 postcard.recipients[index].address.country = postcard.recipients[index].address.country.uppercased()
             }
             try text(postcard.greeting ?? "-", field: "postcard.greeting", max: 2000)
+            _ = try PostcardEdit.list(postcard.edits, field: "postcard.edits")
             return Content(postcard: postcard)
         case "ecard":
             guard var ecard = request.ecard, given == 1 else {
@@ -280,6 +281,7 @@ extension OrderBook {
                 throw .invalidArgument("ecard.imageId is an image id (a UUID)", field: "ecard.imageId")
             }
             if let sender = ecard.senderName { try text(sender, field: "ecard.senderName", max: 100) }
+            _ = try PostcardEdit.list(ecard.edits, field: "ecard.edits")
             for (index, recipient) in ecard.recipients.enumerated() {
                 let parts = recipient.email.split(separator: "@")
                 guard parts.count == 2, parts[1].contains("."), recipient.email.count <= 254,

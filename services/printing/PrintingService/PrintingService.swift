@@ -21,6 +21,9 @@ public enum PrintingService {
         "PRINT_RENDER_BACKOFF_MS", default: "2000", "delay after a job's first failed render; doubles per attempt")
     static let hotFolder = Setting(
         "PRINT_HOT_FOLDER", default: nil, "also write each ready job's PDF here (a folder the printer watches)")
+    static let renderThreads = Setting(
+        "RENDER_THREADS", default: nil,
+        "threads that decode, edit and draw postcards (previews and print jobs); default: one per core")
     static let renderPoll = Setting(
         "PRINT_RENDER_POLL_MS", default: "500", "how often an idle renderer looks for due print jobs")
     static let ecardPublicURL = Setting(
@@ -34,7 +37,7 @@ public enum PrintingService {
         summary: "MDP worker for postage, images and print-ready postcards",
         settings: WorkerHost.settings + [
             postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
-            hotFolder, ecardPublicURL, ecardDPI,
+            hotFolder, renderThreads, ecardPublicURL, ecardDPI,
         ],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
@@ -70,9 +73,12 @@ public enum PrintingService {
             maxPixels: try environment.int(imageMaxMegapixels, in: 1...1_000) * 1_000_000)
         let dataRoot = URL(fileURLWithPath: try environment.required(dataDirectory))
         let originals = try OriginalsDirectory(root: dataRoot.appendingPathComponent("originals"))
+        let threads =
+            try environment.string(renderThreads).map { _ in try environment.int(renderThreads, in: 1...256) }
+            ?? ProcessInfo.processInfo.activeProcessorCount
         let images = ImageLibrary(
             client: resources.postgres, originals: originals, limits: limits, clock: resources.clock,
-            logger: resources.logger)
+            logger: resources.logger, pool: RenderPool(threads: threads))
         register(postage: desk, images: images, on: &router)
         let previews = PostcardPreviews(images: images, postage: desk)
         router.register(Printing.PreviewPostcard.self) { request, context in

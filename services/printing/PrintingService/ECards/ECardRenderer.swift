@@ -61,7 +61,8 @@ public struct ECardRenderer: Service {
         }
         do {
             let sender = try await senderName(of: card)
-            let image = ECardImage.render(try await content(of: card, sender: sender), dpi: dpi)
+            let content = try await content(of: card, sender: sender)
+            let image = try await images.pool.run { [dpi] in ECardImage.render(content, dpi: dpi) }
             guard !image.jpeg.isEmpty else { throw ServiceError(.internal, "the JPEG encoder gave no bytes") }
             try await book.markReady(card, image: image, senderName: sender)
             try await book.queue.complete(attempt)
@@ -85,15 +86,20 @@ public struct ECardRenderer: Service {
         return try await accountName(card.userId) ?? "a friend"
     }
 
-    /// The card: the order's image (read as the buyer, so only their uploads and gallery images),
-    /// the greeting signed by the sender on the back; no address and no stamp.
+    /// The card: the order's image (read as the buyer, so only their uploads and gallery images)
+    /// with its edits, the greeting signed by the sender on the back; no address and no stamp.
     func content(of card: ECardBook.Pending, sender: String) async throws -> PostcardContent {
         let size = CardSize(rawValue: (card.ecard.size ?? "A6").uppercased()) ?? .a6
         let greeting = card.ecard.greeting.map { $0 + "\n\n" } ?? ""
-        var content = PostcardContent(size: size, greeting: greeting + "— \(sender)")
+        let edits = try PostcardEdit.list(card.ecard.edits, field: "ecard.edits")
+        var content = PostcardContent(size: size, greeting: greeting + "— \(sender)", edits: edits)
         if let imageId = card.ecard.imageId {
             let (pixels, orientation) = try await images.pixels(
-                imageId, actor: Actor(userId: card.userId, roles: ["user"]))
+                imageId, actor: Actor(userId: card.userId, roles: ["user"])
+            ) { image in
+                PostcardContent.decodeScale(
+                    width: image.width, height: image.height, size: size, edits: edits, dpi: dpi)
+            }
             content.image = pixels
             content.orientation = orientation
         }

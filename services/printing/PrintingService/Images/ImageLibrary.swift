@@ -13,17 +13,20 @@ public struct ImageLibrary: Sendable {
     let limits: ImageLimits
     let clock: any WallClock
     let logger: Logger
+    /// Where originals are decoded.
+    public let pool: RenderPool
 
-    /// Creates the library.
+    /// Creates the library; originals are decoded on `pool`.
     public init(
         client: PostgresClient, originals: OriginalsDirectory, limits: ImageLimits, clock: any WallClock,
-        logger: Logger
+        logger: Logger, pool: RenderPool = .shared
     ) {
         self.client = client
         self.originals = originals
         self.limits = limits
         self.clock = clock
         self.logger = logger
+        self.pool = pool
     }
 
     /// Checks and stores an upload of `actor`'s; `accept` may refuse the image once it passed the
@@ -68,18 +71,26 @@ public struct ImageLibrary: Sendable {
             createdAt: now)
     }
 
-    /// The decoded pixels and EXIF orientation of image `id`, under the same rule as ``info(_:actor:)``.
-    public func pixels(_ id: String, actor: Actor) async throws -> (DecodedPixels, Int) {
+    /// The decoded pixels and EXIF orientation of image `id`, under the same rule as ``info(_:actor:)``;
+    /// read and decoded on the render pool, at the smallest JPEG scale not under what
+    /// `minimumScale` answers for the image (full size by default).
+    public func pixels(
+        _ id: String, actor: Actor, minimumScale: @escaping @Sendable (Printing.ImageInfo) -> Double = { _ in 1 }
+    ) async throws -> (DecodedPixels, Int) {
         let image = try await info(id, actor: actor)
         guard let format = ImageFormat(contentType: image.mediaType) else {
             throw ServiceError(.internal, "image \(id) has an unknown media type")
         }
-        let bytes = try [UInt8](Data(contentsOf: originals.url(sha256: image.sha256, format: format)))
-        do {
-            return (try PixelDecoder.decode(bytes, format: format), image.orientation)
-        } catch {
-            throw error.serviceError
+        let url = originals.url(sha256: image.sha256, format: format)
+        let pixels = try await pool.run {
+            let bytes = try [UInt8](Data(contentsOf: url))
+            do {
+                return try PixelDecoder.decode(bytes, format: format, minimumScale: minimumScale(image))
+            } catch let rejection as ImageRejection {
+                throw rejection.serviceError
+            }
         }
+        return (pixels, image.orientation)
     }
 
     /// The image `id` if `actor` owns it or it is (or was) in the standard gallery (printers and

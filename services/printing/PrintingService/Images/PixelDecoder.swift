@@ -5,20 +5,33 @@ public struct DecodedPixels: Sendable {
     public let width: Int
     public let height: Int
     public var bytes: [UInt8]
+    /// Decoded pixels per pixel of the original (below 1 when decoded at a reduced size).
+    public var scale: Double = 1
 }
 
 /// Decodes an accepted original to pixels for rendering (the upload guards ran before).
 public enum PixelDecoder {
     /// The pixels of `bytes` in `format`; a rejection when they do not decode.
     public static func decode(_ bytes: [UInt8], format: ImageFormat) throws(ImageRejection) -> DecodedPixels {
+        try decode(bytes, format: format, minimumScale: 1)
+    }
+
+    /// The pixels of `bytes`, for a JPEG at the smallest of libjpeg-turbo's scales 1/8, 2/8, ... 8/8
+    /// that is at least `minimumScale` (the IDCT does the shrinking, so a preview of a large photo
+    /// decodes a fraction of its pixels); PNG and BMP at full size.
+    public static func decode(_ bytes: [UInt8], format: ImageFormat, minimumScale: Double) throws(ImageRejection)
+        -> DecodedPixels
+    {
         switch format {
-        case .jpeg: return try jpeg(bytes)
+        case .jpeg:
+            let eighths = (1...8).first { Double($0) / 8 >= minimumScale } ?? 8
+            return try jpeg(bytes, eighths: eighths)
         case .png: return try png(bytes)
         case .bmp: return try bmp(bytes)
         }
     }
 
-    static func jpeg(_ bytes: [UInt8]) throws(ImageRejection) -> DecodedPixels {
+    static func jpeg(_ bytes: [UInt8], eighths: Int = 8) throws(ImageRejection) -> DecodedPixels {
         guard let handle = tjInitDecompress() else { throw ImageRejection(.corrupt, "the JPEG decoder did not start") }
         defer { tjDestroy(handle) }
         var width: Int32 = 0
@@ -29,6 +42,10 @@ public enum PixelDecoder {
             tjDecompressHeader3(handle, $0.baseAddress, UInt(bytes.count), &width, &height, &subsampling, &colorspace)
         }
         guard header == 0, width > 0, height > 0 else { throw ImageRejection(.corrupt, "the JPEG does not decode") }
+        let scaledWidth = (Int(width) * eighths + 7) / 8
+        let scaledHeight = (Int(height) * eighths + 7) / 8
+        let scale = Double(scaledWidth) / Double(width)
+        (width, height) = (Int32(scaledWidth), Int32(scaledHeight))
         var pixels = [UInt8](repeating: 0xFF, count: Int(width) * Int(height) * 4)
         let result = bytes.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { target in
@@ -38,7 +55,7 @@ public enum PixelDecoder {
             }
         }
         guard result == 0 else { throw ImageRejection(.corrupt, "the JPEG does not decode") }
-        return DecodedPixels(width: Int(width), height: Int(height), bytes: pixels)
+        return DecodedPixels(width: Int(width), height: Int(height), bytes: pixels, scale: scale)
     }
 
     static func png(_ bytes: [UInt8]) throws(ImageRejection) -> DecodedPixels {

@@ -14,14 +14,23 @@ public struct PrintJobCards: Sendable {
         self.previews = PostcardPreviews(images: images, postage: postage)
     }
 
-    /// One ``PostcardContent`` per recipient, in order.
+    /// Where the cards' PDFs are drawn.
+    var pool: RenderPool { images.pool }
+
+    /// One ``PostcardContent`` per recipient, in order; the image is decoded once, at the smallest
+    /// scale that still prints at ``PostcardContent/printDPI``, and its edits are applied once.
     func contents(of postcard: Orders.PostcardDetails, owner: String) async throws -> [PostcardContent] {
         guard let size = CardSize(rawValue: postcard.size.uppercased()) else {
             throw ServiceError.invalidArgument("the order's card size '\(postcard.size)' is not A6, A5 or A4")
         }
-        var card = PostcardContent(size: size, greeting: postcard.greeting ?? "", recipient: nil)
+        let edits = try PostcardEdit.list(postcard.edits, field: "postcard.edits")
+        var card = PostcardContent(size: size, greeting: postcard.greeting ?? "", recipient: nil, edits: edits)
         if let id = postcard.imageId {
-            let (pixels, orientation) = try await images.pixels(id, actor: Actor(userId: owner, roles: ["user"]))
+            let (pixels, orientation) = try await images.pixels(id, actor: Actor(userId: owner, roles: ["user"])) {
+                image in
+                PostcardContent.decodeScale(
+                    width: image.width, height: image.height, size: size, edits: edits, dpi: PostcardContent.printDPI)
+            }
             card.image = pixels
             card.orientation = orientation
         }

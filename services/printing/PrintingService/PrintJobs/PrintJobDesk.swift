@@ -63,7 +63,9 @@ public struct PrintJobDesk: Sendable {
             }
             contents += cards
         }
-        return Printing.PDFDocument(data: Data(PostcardRenderer.pdf(cards: contents)).base64EncodedString())
+        let cards = contents
+        let pdf = try await self.cards.pool.run { PostcardRenderer.pdf(cards: cards) }
+        return Printing.PDFDocument(data: Data(pdf).base64EncodedString())
     }
 
     /// Moves job `id` to `status` (`printed`, `mailed` or `failed` with a reason) and publishes

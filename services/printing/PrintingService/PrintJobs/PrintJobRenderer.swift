@@ -58,7 +58,8 @@ public struct PrintJobRenderer: Service {
         }
         do {
             let contents = try await cards.contents(of: job.postcard, owner: job.userId)
-            let file = try files.store(PostcardRenderer.pdf(cards: contents), job: id)
+            let pdf = try await cards.pool.run { PostcardRenderer.pdf(cards: contents) }
+            let file = try files.store(pdf, job: id)
             try await book.markReady(job, file: file)
             try await book.queue.complete(attempt)
         } catch {

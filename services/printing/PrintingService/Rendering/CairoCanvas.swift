@@ -11,39 +11,18 @@ struct CairoCanvas {
     private var size: CardSize { content.size }
     private static let millimetre = CardSize.pointsPerMillimetre
 
-    /// The front: the image cover-fitted over the whole sheet (into the bleed), or plain paper.
+    /// The front: the image with its edits, cover-fitted over the whole sheet (into the bleed), or
+    /// plain paper.
     func drawFront() {
         let media = size.media
         cairo_set_source_rgb(cairo, 0.93, 0.95, 0.97)
         cairo_rectangle(cairo, 0, 0, media.width, media.height)
         cairo_fill(cairo)
-        guard let image = content.image else { return }
-        var pixels = image.bytes
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            guard
-                let surface = cairo_image_surface_create_for_data(
-                    buffer.baseAddress, CAIRO_FORMAT_RGB24, Int32(image.width), Int32(image.height),
-                    Int32(image.width * 4))
-            else { return }
-            defer { cairo_surface_destroy(surface) }
-            let swaps = (5...8).contains(content.orientation)
-            let shown =
-                swaps ? (Double(image.height), Double(image.width)) : (Double(image.width), Double(image.height))
-            let scale = max(media.width / shown.0, media.height / shown.1)
-            cairo_save(cairo)
-            cairo_rectangle(cairo, 0, 0, media.width, media.height)
-            cairo_clip(cairo)
-            cairo_translate(cairo, media.width / 2, media.height / 2)
-            cairo_scale(cairo, scale, scale)
-            let (angle, flipX, flipY) = Self.orientationTransform(content.orientation)
-            cairo_rotate(cairo, angle)
-            cairo_scale(cairo, flipX, flipY)
-            cairo_translate(cairo, -Double(image.width) / 2, -Double(image.height) / 2)
-            cairo_set_source_surface(cairo, surface, 0, 0)
-            cairo_pattern_set_filter(cairo_get_source(cairo), CAIRO_FILTER_GOOD)
-            cairo_paint(cairo)
-            cairo_restore(cairo)
-        }
+        guard let front = content.editedFront else { return }
+        let isPDF = cairo_surface_get_type(cairo_get_target(cairo)) == CAIRO_SURFACE_TYPE_PDF
+        front.draw(
+            on: cairo, width: media.width, height: media.height,
+            jpeg: isPDF ? content.frontCache.jpeg(of: front) : nil)
     }
 
     /// EXIF orientation as a rotation (radians, clockwise on screen) after a mirror.

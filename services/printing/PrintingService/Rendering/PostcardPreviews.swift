@@ -13,6 +13,9 @@ public struct PostcardPreviews: Sendable {
         self.postage = postage
     }
 
+    /// Resolution of a preview (of the trimmed card).
+    public static let dpi = 100.0
+
     /// Longest greeting accepted, in characters.
     public static let maxGreeting = 2_000
 
@@ -34,14 +37,24 @@ public struct PostcardPreviews: Sendable {
             throw ServiceError.invalidArgument(
                 "the greeting is at most \(Self.maxGreeting) characters", field: "greeting")
         }
-        var content = PostcardContent(size: size, greeting: request.greeting ?? "", recipient: request.recipient)
-        if let id = request.imageId {
-            let (pixels, orientation) = try await images.pixels(id, actor: actor)
+        let edits = try PostcardEdit.list(request.edits, field: "edits")
+        var content = PostcardContent(
+            size: size, greeting: request.greeting ?? "", recipient: request.recipient, edits: edits)
+        if let id = request.imageId, side == .back {
+            _ = try await images.info(id, actor: actor)
+        } else if let id = request.imageId {
+            let (pixels, orientation) = try await images.pixels(id, actor: actor) { image in
+                PostcardContent.decodeScale(
+                    width: image.width, height: image.height, size: size, edits: edits, dpi: Self.dpi)
+            }
             content.image = pixels
             content.orientation = orientation
         }
-        content.stamp = try await stamp()
-        let bytes = PostcardRenderer.preview(content, side: side, jpeg: format == "jpeg")
+        content.stamp = side == .back ? try await stamp() : nil
+        let card = content
+        let bytes = try await images.pool.run {
+            PostcardRenderer.preview(card, side: side, dpi: Self.dpi, jpeg: format == "jpeg")
+        }
         return Printing.PreviewPostcard.Reply(
             mediaType: format == "jpeg" ? "image/jpeg" : "image/png", data: Data(bytes).base64EncodedString(),
             warning: side == .front ? content.resolutionWarning : nil)

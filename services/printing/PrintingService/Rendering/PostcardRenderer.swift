@@ -67,22 +67,45 @@ public enum PostcardRenderer {
         }
         cairo_destroy(cairo)
         cairo_surface_flush(surface)
-        return jpeg ? encodeJPEG(surface, width: width, height: height) : encodePNG(surface)
+        return jpeg
+            ? encodeJPEG(surface, width: width, height: height) : encodePNG(surface, width: width, height: height)
     }
 
-    private static func encodePNG(_ surface: OpaquePointer) -> [UInt8] {
-        let sink = ByteSink()
-        withExtendedLifetime(sink) {
-            _ = cairo_surface_write_to_png_stream(
-                surface,
-                { closure, data, length in
-                    guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
-                    Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue().bytes.append(
-                        contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
-                    return CAIRO_STATUS_SUCCESS
-                }, Unmanaged.passUnretained(sink).toOpaque())
+    /// libpng's simplified writer with `PNG_IMAGE_FLAG_FAST` (no row filters, zlib level 3):
+    /// about ten times faster than Cairo's own PNG writer (adaptive filters, level 6) on a photo,
+    /// for a file about a quarter larger.
+    private static func encodePNG(_ surface: OpaquePointer, width: Int32, height: Int32) -> [UInt8] {
+        guard let data = cairo_image_surface_get_data(surface) else { return [] }
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let (columns, rows) = (Int(width), Int(height))
+        var rgb = [UInt8](repeating: 0, count: columns * rows * 3)
+        for y in 0..<rows {
+            let row = data + y * stride
+            for x in 0..<columns {
+                let target = (y * columns + x) * 3
+                (rgb[target], rgb[target + 1], rgb[target + 2]) = (row[x * 4 + 2], row[x * 4 + 1], row[x * 4])
+            }
         }
-        return sink.bytes
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(columns)
+        image.height = UInt32(rows)
+        image.format = UInt32(PNG_FORMAT_RGB)
+        image.flags = UInt32(PNG_IMAGE_FLAG_FAST)
+        defer { png_image_free(&image) }
+        // Room for the raw rows plus headers, so one pass suffices; libpng says when it needs more.
+        var size = rgb.count + rgb.count / 8 + 4_096
+        for _ in 0..<2 {
+            var bytes = [UInt8](repeating: 0, count: size)
+            let written = bytes.withUnsafeMutableBufferPointer { target in
+                rgb.withUnsafeBufferPointer {
+                    png_image_write_to_memory(&image, target.baseAddress, &size, 0, $0.baseAddress, 0, nil)
+                }
+            }
+            if written != 0 { return Array(bytes.prefix(size)) }
+            guard size > bytes.count else { return [] }
+        }
+        return []
     }
 
     static func encodeJPEG(_ surface: OpaquePointer, width: Int32, height: Int32) -> [UInt8] {
