@@ -50,31 +50,16 @@ public struct ECardRenderer: Service {
     }
 
     func render(_ attempt: Job) async throws {
-        let payload = try Wire.makeDecoder().decode([String: String].self, from: attempt.payload)
-        guard let id = payload["ecardId"].flatMap(UUID.init(uuidString:)) else {
-            try await book.queue.fail(attempt, reason: "render attempt without an e-card id", permanent: true)
-            return
-        }
-        guard let card = try await book.pending(id) else {
-            try await book.queue.complete(attempt)
-            return
-        }
-        do {
-            let sender = try await senderName(of: card)
-            let content = try await content(of: card, sender: sender)
-            let image = try await images.pool.run { [dpi] in ECardImage.render(content, dpi: dpi) }
-            guard !image.jpeg.isEmpty else { throw ServiceError(.internal, "the JPEG encoder gave no bytes") }
-            try await book.markReady(card, image: image, senderName: sender)
-            try await book.queue.complete(attempt)
-        } catch {
-            let reason = PrintJobRenderer.reason(error)
-            logger.warning(
-                "e-card render failed",
-                metadata: ["ecardId": "\(id)", "attempt": "\(attempt.attempts)", "error": "\(reason)"])
-            if case .dead(let final) = try await book.queue.fail(attempt, reason: reason) {
-                try await book.markFailed(id, reason: "rendering failed: \(final)")
+        try await RenderAttempt<ECardBook.Pending>(queue: book.queue, idKey: "ecardId", what: "e-card", logger: logger)
+            .run(attempt, load: book.pending) { card in
+                let sender = try await senderName(of: card)
+                let content = try await content(of: card, sender: sender)
+                let image = try await images.pool.run { [dpi] in ECardImage.render(content, dpi: dpi) }
+                guard !image.jpeg.isEmpty else { throw ServiceError(.internal, "the JPEG encoder gave no bytes") }
+                try await book.markReady(card, image: image, senderName: sender)
+            } failed: { id, reason in
+                try await book.markFailed(id, reason: reason)
             }
-        }
     }
 
     /// How the card is signed: the order's `senderName`, else the account's display name or

@@ -47,37 +47,17 @@ public struct PrintJobRenderer: Service {
     }
 
     func render(_ attempt: Job) async throws {
-        let payload = try Wire.makeDecoder().decode([String: String].self, from: attempt.payload)
-        guard let id = payload["jobId"].flatMap(UUID.init(uuidString:)) else {
-            try await book.queue.fail(attempt, reason: "render attempt without a job id", permanent: true)
-            return
-        }
-        guard let job = try await book.pending(id) else {
-            try await book.queue.complete(attempt)
-            return
-        }
-        do {
+        try await RenderAttempt<PrintJobBook.Pending>(
+            queue: book.queue, idKey: "jobId", what: "print job", logger: logger
+        )
+        .run(attempt, load: book.pending) { job in
             let contents = try await cards.contents(of: job.postcard, owner: job.userId)
             let pdf = try await cards.pool.run { PostcardRenderer.pdf(cards: contents) }
-            let file = try files.store(pdf, job: id)
+            let file = try files.store(pdf, job: job.id)
             try await book.markReady(job, file: file)
-            try await book.queue.complete(attempt)
-        } catch {
-            let reason = Self.reason(error)
-            logger.warning(
-                "print job render failed",
-                metadata: ["jobId": "\(id)", "attempt": "\(attempt.attempts)", "error": "\(reason)"])
-            if case .dead(let final) = try await book.queue.fail(attempt, reason: reason) {
-                try await book.change(
-                    id, from: ["queued"], to: "failed", reason: "rendering failed: \(final)",
-                    topic: Orders.PrintingTopic.jobFailed)
-            }
+        } failed: { id, reason in
+            try await book.change(
+                id, from: ["queued"], to: "failed", reason: reason, topic: Orders.PrintingTopic.jobFailed)
         }
-    }
-
-    /// A reason a person can read: a ``ServiceError``'s message, or the error's description.
-    static func reason(_ error: any Error) -> String {
-        if let error = error as? ServiceError { return error.message }
-        return String(describing: error)
     }
 }
