@@ -1,8 +1,10 @@
+import Foundation
 import Logging
 import Majordomo
 import PostgresNIO
 import ServiceLifecycle
 import Store
+import Synchronization
 import ZeroMQ
 
 /// A durable event consumer: handles every event of its topics exactly once, in log order.
@@ -10,6 +12,12 @@ import ZeroMQ
 /// It catches up from the event log at start, whenever a nudge arrives over ZeroMQ, and at least
 /// every `pollInterval` (so a lost nudge or a late-committing event only delays, never loses).
 /// A failing handler is retried with back-off; the cursor does not pass an unhandled event.
+///
+/// A catch-up that makes no progress (no event handled, no round finished) for `stallTimeout`
+/// is stuck on something that will not answer (seen once in the fault run: a consumer silent
+/// after PostgreSQL was SIGKILLed, while its process served on). The consumer then logs it
+/// and ends the process with exit status 75, so that the supervisor (compose's restart policy,
+/// `up.sh`'s `RESTART=always`) starts it afresh: its cursor is durable, so nothing is lost.
 public struct EventConsumer: Service {
     /// Handles one event inside the transaction that records it as handled.
     public typealias Handler = @Sendable (StoredEvent, PostgresConnection) async throws -> Void
@@ -23,6 +31,8 @@ public struct EventConsumer: Service {
     private let handler: Handler
     private let pump: SocketPump
     private let logger: Logger
+    /// How long a catch-up may go without progress before the process is ended (see above).
+    public var stallTimeout: Duration = .seconds(120)
 
     /// Creates a consumer subscribed at the broker's XPUB endpoint.
     public init(
@@ -60,14 +70,34 @@ public struct EventConsumer: Service {
                         try? await Task.sleep(for: pollInterval)
                     }
                 }
+                let watch = StallWatch()
+                let (name, stallTimeout, logger) = (name, stallTimeout, logger)
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: min(stallTimeout / 4, .seconds(5)))
+                        if let quiet = watch.stalled(now: .now, after: stallTimeout) {
+                            logger.critical(
+                                "event consumer stalled: no progress in a catch-up; ending the process to be restarted",
+                                metadata: ["consumer": "\(name)", "stalledSeconds": "\(quiet.components.seconds)"])
+                            exit(75)
+                        }
+                    }
+                }
+                let handler = self.handler
+                let watched: Handler = { event, connection in
+                    try await handler(event, connection)
+                    watch.progress(now: .now)
+                }
                 var failures = 0
                 // A nudge whose event is not readable yet (an older transaction elsewhere is still
                 // open, see EventLog) is followed up soon, rather than at the next poll.
                 var followUps = 0
                 for await reason in kicks {
                     if Task.isCancelled { break }
+                    watch.begin(now: .now)
+                    defer { watch.end() }
                     do {
-                        let handled = try await log.catchUp(consumer: name, topics: topics, handler: handler)
+                        let handled = try await log.catchUp(consumer: name, topics: topics, handler: watched)
                         failures = 0
                         if reason == .nudge { followUps = 0 }
                         if handled == 0 && (reason == .nudge || reason == .retry) && followUps < 10 {
@@ -99,6 +129,26 @@ public struct EventConsumer: Service {
         } onCancelOrGracefulShutdown: {
             kick.finish()
             pump.stop()
+        }
+    }
+}
+
+/// When the consumer last made progress in the catch-up under way, if one is.
+final class StallWatch: Sendable {
+    private let since = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// A catch-up starts at `now`.
+    func begin(now: ContinuousClock.Instant) { since.withLock { $0 = now } }
+    /// An event was handled at `now`.
+    func progress(now: ContinuousClock.Instant) { since.withLock { if $0 != nil { $0 = now } } }
+    /// The catch-up ended.
+    func end() { since.withLock { $0 = nil } }
+
+    /// How long the catch-up under way has gone without progress, when that is `after` or more.
+    func stalled(now: ContinuousClock.Instant, after limit: Duration) -> Duration? {
+        since.withLock { since in
+            guard let since, now - since >= limit else { return nil }
+            return now - since
         }
     }
 }
