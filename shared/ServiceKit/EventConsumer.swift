@@ -75,16 +75,20 @@ public struct EventConsumer: Service {
                 group.addTask {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: min(stallTimeout / 4, .seconds(5)))
-                        if let quiet = watch.stalled(now: .now, after: stallTimeout) {
+                        if let stall = watch.stalled(now: .now, after: stallTimeout) {
                             logger.critical(
                                 "event consumer stalled: no progress in a catch-up; ending the process to be restarted",
-                                metadata: ["consumer": "\(name)", "stalledSeconds": "\(quiet.components.seconds)"])
+                                metadata: [
+                                    "consumer": "\(name)", "stalledSeconds": "\(stall.quiet.components.seconds)",
+                                    "doing": "\(stall.doing)",
+                                ])
                             exit(75)
                         }
                     }
                 }
                 let handler = self.handler
                 let watched: Handler = { event, connection in
+                    watch.handling("handling event \(event.id) (\(event.topic))")
                     try await handler(event, connection)
                     watch.progress(now: .now)
                 }
@@ -133,22 +137,41 @@ public struct EventConsumer: Service {
     }
 }
 
-/// When the consumer last made progress in the catch-up under way, if one is.
+/// When the consumer last made progress in the catch-up under way, if one is, and what it was
+/// doing then (for the log line when it stalls).
 final class StallWatch: Sendable {
-    private let since = Mutex<ContinuousClock.Instant?>(nil)
+    private struct State {
+        var since: ContinuousClock.Instant?
+        var doing = "reading the event log"
+    }
+
+    private let state = Mutex(State())
 
     /// A catch-up starts at `now`.
-    func begin(now: ContinuousClock.Instant) { since.withLock { $0 = now } }
-    /// An event was handled at `now`.
-    func progress(now: ContinuousClock.Instant) { since.withLock { if $0 != nil { $0 = now } } }
-    /// The catch-up ended.
-    func end() { since.withLock { $0 = nil } }
+    func begin(now: ContinuousClock.Instant) {
+        state.withLock { $0 = State(since: now) }
+    }
 
-    /// How long the catch-up under way has gone without progress, when that is `after` or more.
-    func stalled(now: ContinuousClock.Instant, after limit: Duration) -> Duration? {
-        since.withLock { since in
-            guard let since, now - since >= limit else { return nil }
-            return now - since
+    /// The handler starts on an event.
+    func handling(_ what: String) { state.withLock { $0.doing = what } }
+
+    /// An event was handled at `now`.
+    func progress(now: ContinuousClock.Instant) {
+        state.withLock {
+            guard $0.since != nil else { return }
+            $0 = State(since: now)
+        }
+    }
+
+    /// The catch-up ended.
+    func end() { state.withLock { $0 = State() } }
+
+    /// How long the catch-up under way has gone without progress, and what it was doing, when
+    /// that is `after` or more.
+    func stalled(now: ContinuousClock.Instant, after limit: Duration) -> (quiet: Duration, doing: String)? {
+        state.withLock { state in
+            guard let since = state.since, now - since >= limit else { return nil }
+            return (now - since, state.doing)
         }
     }
 }
