@@ -164,6 +164,18 @@ struct OrderBookTests {
             #expect(try await db.ledger(late.id).movements == ["authorize": 1, "capture": 2, "refund": 1])
             #expect(
                 try await db.events(late.id).suffix(2) == ["orders.state_changed", "orders.state_changed"])
+
+            // An e-card is captured when paid; printing's ecard_failed refunds it.
+            let ecard = try await db.book.place(
+                .init(
+                    idempotencyKey: UUID().uuidString, kind: "ecard",
+                    ecard: .init(greeting: "Hej", recipients: [.init(name: "Bo", email: "bo@example.org")]),
+                    currency: "EUR", paymentMethodId: card), actor: ann, requestId: "t")
+            try await db.printing(Orders.PrintingTopic.ecardFailed, order: ecard.id, reason: "no such image")
+            let ecardDetail = try await db.book.detail(ecard.id, actor: ann)
+            #expect(ecardDetail.history.map(\.state) == ["pending_payment", "paid", "failed", "refunded"])
+            #expect(try await db.ledger(ecard.id).sum == 0)
+            #expect(try await db.ledger(ecard.id).movements == ["authorize": 1, "capture": 2, "refund": 1])
         }
     }
 

@@ -144,6 +144,20 @@ struct ECardTests {
             return events
         }
 
+        /// The `printing.ecard_failed` events of the order.
+        func failures(_ orderId: String) async throws -> [Orders.PrintingJobEvent] {
+            let rows = try await fixture.client.query(
+                """
+                SELECT payload::text FROM \(unescaped: schema).log
+                WHERE topic = \(Orders.PrintingTopic.ecardFailed) AND payload->>'orderId' = \(orderId) ORDER BY seq
+                """, logger: PrintingFixture.logger)
+            var events: [Orders.PrintingJobEvent] = []
+            for try await text in rows.decode(String.self) {
+                events.append(try Wire.makeDecoder().decode(Orders.PrintingJobEvent.self, from: Data(text.utf8)))
+            }
+            return events
+        }
+
         /// Drops the test's event log.
         func drop() async throws {
             try await fixture.client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: PrintingFixture.logger)
@@ -228,12 +242,16 @@ struct ECardTests {
         }
     }
 
-    @Test("an e-card whose image is not the buyer's fails after its attempts, with the reason and no event")
+    @Test(
+        "an e-card whose image is not the buyer's fails after its attempts, with the reason and one printing.ecard_failed (orders refunds)"
+    )
     func missingImageFails() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
             let desk = try await Desk(fixture)
+            let buyer = UUID().uuidString.lowercased()
             let (orderId, _) = try await desk.pay(
-                .init(imageId: UUID().uuidString, senderName: "Ann", recipients: [.init(email: "x@example.invalid")]))
+                .init(imageId: UUID().uuidString, senderName: "Ann", recipients: [.init(email: "x@example.invalid")]),
+                userId: buyer)
             #expect(try await desk.renderer.runOnce() == 1)
             #expect(try await desk.card(of: orderId)?.0 == "queued", "retried after a back-off")
             fixture.clock.advance(by: 3600)
@@ -241,6 +259,11 @@ struct ECardTests {
             let card = try #require(try await desk.card(of: orderId))
             #expect(card.0 == "failed" && card.4?.contains("no such image") == true, "\(card)")
             #expect(try await desk.rendered(orderId).isEmpty)
+            let failed = try await desk.failures(orderId)
+            #expect(failed.count == 1 && failed.first?.userId == buyer, "\(failed)")
+            #expect(failed.first?.reason?.contains("no such image") == true)
+            try await desk.book.markFailed(try #require(UUID(uuidString: failed.first?.jobId ?? "")), reason: "again")
+            #expect(try await desk.failures(orderId).count == 1, "a card already failed is not failed twice")
             await #expect(throws: ServiceError.self) { _ = try await desk.book.image(token: card.1) }
             try await desk.drop()
         }

@@ -408,6 +408,7 @@ extension Notify {
         OrderSucceeded.topic: Kind.orderSucceeded,
         OrderFailed.topic: Kind.orderFailed,
         PrintJobFailed.topic: Kind.printJobFailed,
+        Orders.PrintingTopic.ecardFailed: Kind.printJobFailed,
         GoalCompleted.topic: Kind.goalCompleted,
     ]
 }

@@ -579,8 +579,11 @@ extension Orders {
         public static let jobMailed = "printing.job_mailed"
         /// The job failed for good: the order fails and the money goes back.
         public static let jobFailed = "printing.job_failed"
-        /// All four.
-        public static let all = [jobAccepted, jobPrinted, jobMailed, jobFailed]
+        /// An e-card could not be rendered (payload `jobId` = the e-card's id): the order fails
+        /// and the money goes back, as for a failed job.
+        public static let ecardFailed = "printing.ecard_failed"
+        /// All five.
+        public static let all = [jobAccepted, jobPrinted, jobMailed, jobFailed, ecardFailed]
     }
 
     /// The payload the orders service reads from printing's job events.

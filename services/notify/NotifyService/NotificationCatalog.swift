@@ -79,8 +79,9 @@ public enum NotificationCatalog {
             name: Notify.Kind.printJobFailed, critical: false, channels: allChannels, variables: ["jobId", "reason"],
             templates: [
                 "en": Template(
-                    title: "A print job failed", text: "Print job {{jobId}} failed: {{reason}}",
-                    html: "<p>Print job <b>{{jobId}}</b> failed: {{reason}}</p>")
+                    title: "Your card could not be made",
+                    text: "Card {{jobId}} could not be made: {{reason}}. Your payment is refunded.",
+                    html: "<p>Card <b>{{jobId}}</b> could not be made: {{reason}}. Your payment is refunded.</p>")
             ]),
         NotificationKind(
             name: Notify.Kind.goalCompleted, critical: false, channels: pushAndInbox, variables: ["goal", "reward"],

@@ -28,7 +28,7 @@ extension OrderBook {
         case Orders.PrintingTopic.jobAccepted: target = .inProduction
         case Orders.PrintingTopic.jobPrinted: target = .printed
         case Orders.PrintingTopic.jobMailed: target = .mailed
-        case Orders.PrintingTopic.jobFailed: target = .failed
+        case Orders.PrintingTopic.jobFailed, Orders.PrintingTopic.ecardFailed: target = .failed
         default: return
         }
         guard let orderId = UUID(uuidString: job.orderId) else {

@@ -131,13 +131,31 @@ public struct ECardBook: Sendable {
         return true
     }
 
-    /// A `queued` e-card whose last attempt failed: `failed` with the reason.
+    /// A `queued` e-card whose last attempt failed: `failed` with the reason, and
+    /// `printing.ecard_failed` in the same transaction (orders refunds the order; notify tells
+    /// the buyer).
     func markFailed(_ id: UUID, reason: String) async throws {
-        try await client.query(
-            """
-            UPDATE printing.ecards SET status = 'failed', reason = \(reason), updated_at = \(queue.clock.now())
-            WHERE id = \(id) AND status = 'queued'
-            """, logger: logger)
+        let now = queue.clock.now()
+        let stored: StoredEvent? = try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE printing.ecards SET status = 'failed', reason = \(reason), updated_at = \(now)
+                WHERE id = \(id) AND status = 'queued'
+                RETURNING order_id, user_id
+                """, logger: logger)
+            for try await (orderId, userId) in rows.decode((String, String).self) {
+                let payload = Orders.PrintingJobEvent(
+                    orderId: orderId, jobId: id.uuidString.lowercased(), reason: reason, userId: userId)
+                return try await events.append(
+                    NewEvent(
+                        id: UUID(), topic: Orders.PrintingTopic.ecardFailed, producer: ServiceName.printing.rawValue,
+                        payload: try Wire.makeEncoder().encode(payload), requestId: nil, createdAt: now),
+                    on: connection, logger: logger)
+            }
+            return nil
+        }
+        guard let stored else { return }
+        announce(stored)
         logger.warning("e-card failed", metadata: ["ecardId": "\(id)", "reason": "\(reason)"])
     }
 
