@@ -15,7 +15,7 @@ struct RenderPoolTests {
         let state = Mutex((now: 0, most: 0))
     }
 
-    @Test("20 jobs on a pool of 2: each on a render-N thread, at most 2 at once, every result back")
+    @Test("20 jobs on a pool of 2: each on one of the pool's threads, at most 2 at once, every result back")
     func boundedAndDedicated() async throws {
         let pool = RenderPool(threads: 2)
         let running = Concurrency()
@@ -31,7 +31,7 @@ struct RenderPoolTests {
                         // Some real work, so that jobs overlap when the pool lets them.
                         let pixels = EditPixelTests.image(width: 120, height: 80)
                         _ = EditPixelTests.edited(pixels, [.filter(.sepia), .brightness(amount: 0.1)])
-                        return (index * index, Thread.current.name ?? "")
+                        return (index * index, RenderPool.poolThreadIndex.map { "render-\($0)" } ?? "not a pool thread")
                     }
                 }
             }
@@ -40,6 +40,7 @@ struct RenderPoolTests {
         #expect(results.map(\.0).sorted() == (0..<20).map { $0 * $0 })
         #expect(results.allSatisfy { $0.1 == "render-1" || $0.1 == "render-2" }, "\(Set(results.map(\.1)))")
         #expect(running.state.withLock { $0.most } <= 2)
+        #expect(RenderPool.poolThreadIndex == nil, "the test itself runs off the pool")
         await #expect(throws: Refused.self) { try await pool.run { throw Refused() } }
     }
 }
