@@ -20,7 +20,7 @@ public final class RenderPool: Sendable {
             let thread = Thread { [self] in
                 // Named from inside: on Linux a name given before `start()` is not always kept.
                 Thread.current.name = "render-\(index)"
-                Thread.current.threadDictionary[Self.marker] = index
+                Self.members.withLock { $0[pthread_self()] = index }
                 while true {
                     available.wait()
                     let work = pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
@@ -31,12 +31,13 @@ public final class RenderPool: Sendable {
         }
     }
 
-    private static let marker = "backplane.render-pool"
+    /// Every pool thread (by `pthread_self()`) and its index in its pool.
+    private static let members = Mutex<[pthread_t: Int]>([:])
 
     /// Which of a pool's threads runs the caller (1, 2, ...), or nil off every pool. (The thread
     /// name is not a reliable test on Linux: a new thread starts with its creator's name, and
     /// renaming it does not always show.)
-    static var poolThreadIndex: Int? { Thread.current.threadDictionary[marker] as? Int }
+    static var poolThreadIndex: Int? { members.withLock { $0[pthread_self()] } }
 
     /// The pool of code that is not given one: one thread per core.
     public static let shared = RenderPool(threads: ProcessInfo.processInfo.activeProcessorCount)
