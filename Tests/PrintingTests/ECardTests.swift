@@ -132,28 +132,24 @@ struct ECardTests {
 
         /// The `printing.ecard_rendered` events of the order.
         func rendered(_ orderId: String) async throws -> [Notify.ECardRendered] {
-            let rows = try await fixture.client.query(
-                """
-                SELECT payload::text FROM \(unescaped: schema).log
-                WHERE topic = \(Notify.ECardRendered.topic) AND payload->>'orderId' = \(orderId) ORDER BY seq
-                """, logger: PrintingFixture.logger)
-            var events: [Notify.ECardRendered] = []
-            for try await text in rows.decode(String.self) {
-                events.append(try Wire.makeDecoder().decode(Notify.ECardRendered.self, from: Data(text.utf8)))
-            }
-            return events
+            try await events(Notify.ECardRendered.topic, of: orderId)
         }
 
         /// The `printing.ecard_failed` events of the order.
         func failures(_ orderId: String) async throws -> [Orders.PrintingJobEvent] {
+            try await events(Orders.PrintingTopic.ecardFailed, of: orderId)
+        }
+
+        /// The payloads of the order's events of `topic` in the test's log, in order.
+        func events<Payload: Decodable>(_ topic: String, of orderId: String) async throws -> [Payload] {
             let rows = try await fixture.client.query(
                 """
                 SELECT payload::text FROM \(unescaped: schema).log
-                WHERE topic = \(Orders.PrintingTopic.ecardFailed) AND payload->>'orderId' = \(orderId) ORDER BY seq
+                WHERE topic = \(topic) AND payload->>'orderId' = \(orderId) ORDER BY seq
                 """, logger: PrintingFixture.logger)
-            var events: [Orders.PrintingJobEvent] = []
+            var events: [Payload] = []
             for try await text in rows.decode(String.self) {
-                events.append(try Wire.makeDecoder().decode(Orders.PrintingJobEvent.self, from: Data(text.utf8)))
+                events.append(try Wire.makeDecoder().decode(Payload.self, from: Data(text.utf8)))
             }
             return events
         }
