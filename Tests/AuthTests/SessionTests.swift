@@ -56,6 +56,23 @@ struct SessionTests {
         }
     }
 
+    @Test("a login clears the failure count in the statement that opens the session")
+    func loginResetsCount() async throws {
+        try await withSessions { sessions, authenticator, _, _ in
+            let name = try await signedUp(authenticator)
+            func attempt(_ password: String) async -> ErrorCode? {
+                await code { _ = try await sessions.login(.init(username: name, password: password)) }
+            }
+            for _ in 0..<4 { #expect(await attempt("Wrong2026x") == .unauthenticated) }
+            #expect(await attempt("Lund2026x") == nil, "counted from fresh: the general path")
+            #expect(await attempt("Lund2026x") == nil, "fresh again: the one-statement path")
+            for _ in 0..<4 { #expect(await attempt("Wrong2026x") == .unauthenticated) }
+            #expect(await attempt("Lund2026x") == nil, "four failures after the success: still no hold")
+            for _ in 0..<5 { #expect(await attempt("Wrong2026x") == .unauthenticated) }
+            #expect(await attempt("Lund2026x") == .locked)
+        }
+    }
+
     @Test("refresh rotates the token; reusing a spent one revokes the whole family")
     func rotation() async throws {
         try await withSessions { sessions, authenticator, _, _ in

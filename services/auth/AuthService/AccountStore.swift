@@ -79,11 +79,82 @@ public struct AccountStore: Sendable {
             "UPDATE auth.users SET password_hash = \(hash), updated_at = \(now) WHERE id = \(id)", logger: logger)
     }
 
-    /// A login's first step, in one transaction of three round trips: creates or locks the login
-    /// counters of `username` and reads its account in one statement, applies `change` to the
-    /// counters (written back only when changed) and returns what `change` returned with the
-    /// account, if there is one. Concurrent attempts at one username queue on the row lock.
+    /// A login's first step: creates or locks the login counters of `username`, applies `change`
+    /// to them (written back only when changed) and returns what `change` returned with the
+    /// account, if there is one. Concurrent attempts at one username are counted one after another.
+    ///
+    /// Counters that are fresh (never used, or cleared by the last success: nearly every login)
+    /// take one statement: it moves them from fresh to `change(.fresh)` only if they are still
+    /// fresh, and reads the account. Any other state, or a race lost to a concurrent attempt, takes
+    /// the general path: one transaction that locks the row, reads it, applies `change` and writes.
     public func admitLogin<T: Sendable>(
+        _ username: Username, now: Date,
+        _ change: @Sendable (LockoutPolicy.State) -> (LockoutPolicy.State, T)
+    ) async throws -> (T, Account?) {
+        let (next, result) = change(.fresh)
+        if next != .fresh, let account = try await admitFresh(username, to: next, now: now) {
+            return (result, account)
+        }
+        return try await admitLocked(username, now: now, change)
+    }
+
+    /// Moves the counters of `username` from fresh (or absent) to `next` in one statement and reads
+    /// the account; nil when the counters were not fresh (nothing written then).
+    private func admitFresh(_ username: Username, to next: LockoutPolicy.State, now: Date) async throws
+        -> Account??
+    {
+        let rows = try await client.execute(
+            AdmitFreshStatement(username: username.value, next: next, now: now), logger: logger)
+        var outcome: Account??
+        for try await (admitted, id, name, hash, roles) in rows {
+            guard admitted != nil else { return nil }
+            if let id, let name, let hash {
+                outcome = .some(Account(id: id, username: name, passwordHash: hash, roles: roles ?? []))
+            } else {
+                outcome = .some(nil)
+            }
+        }
+        return outcome
+    }
+
+    /// ``admitFresh(_:to:now:)``'s statement, prepared once per connection: a login's first
+    /// round trip, so PostgreSQL plans it once rather than at every login.
+    struct AdmitFreshStatement: PostgresPreparedStatement {
+        // A conflicting row is updated only while fresh; RETURNING then yields nothing, and the
+        // LEFT JOIN still yields one row, with a NULL `admitted`, so "not fresh" is told apart
+        // from "no such account".
+        static let sql = """
+            WITH counter AS (
+                INSERT INTO auth.login_attempts AS a (username, attempts, held_until, updated_at)
+                VALUES ($1, $2, $3, $4)
+                ON CONFLICT (username) DO UPDATE
+                SET attempts = EXCLUDED.attempts, held_until = EXCLUDED.held_until, updated_at = EXCLUDED.updated_at
+                WHERE a.attempts = 0 AND a.held_until IS NULL
+                RETURNING 1 AS admitted
+            )
+            SELECT c.admitted, u.id, u.username, u.password_hash, u.roles
+            FROM (SELECT 1) one LEFT JOIN counter c ON true LEFT JOIN auth.users u ON u.username = $1
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.text, .int8, .timestamptz, .timestamptz]
+        typealias Row = (Int?, UUID?, String?, String?, [String]?)
+
+        let username: String
+        let next: LockoutPolicy.State
+        let now: Date
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 4)
+            bindings.append(username)
+            bindings.append(next.attempts)
+            bindings.append(next.heldUntil)
+            bindings.append(now)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
+    private func admitLocked<T: Sendable>(
         _ username: Username, now: Date,
         _ change: @Sendable (LockoutPolicy.State) -> (LockoutPolicy.State, T)
     ) async throws -> (T, Account?) {

@@ -48,6 +48,18 @@ public struct Authenticator: Sendable {
     /// Checks a password under the lockout: `unauthenticated` for a wrong password or an unknown
     /// username (alike), `locked` with `retryAfterSeconds` during a hold.
     public func verify(_ request: Auth.VerifyPassword.Request) async throws -> Auth.VerifyPassword.Reply {
+        let (reply, username) = try await verifyLeavingCounters(request)
+        // The policy starts over after any success, so there is nothing to read first.
+        try await store.clearLoginState(username, now: clock.now())
+        return reply
+    }
+
+    /// ``verify(_:)`` except that a success leaves the login counters for the caller to clear:
+    /// login clears them in the statement that opens the session
+    /// (``SessionStore/openAfterLogin(userId:username:now:)``).
+    func verifyLeavingCounters(_ request: Auth.VerifyPassword.Request) async throws
+        -> (Auth.VerifyPassword.Reply, Username)
+    {
         let wrong = ServiceError(.unauthenticated, "wrong username or password")
         guard let username = try? Username(request.username) else { throw wrong }
         let lockout = self.lockout
@@ -64,19 +76,16 @@ public struct Authenticator: Sendable {
         let matches = try await hasher.verify(request.password, against: account?.passwordHash ?? dummyHash)
         let succeeded = matches && account != nil
         let now = clock.now()
-        if succeeded {
-            // The policy starts over after any success, so there is nothing to read first.
-            try await store.clearLoginState(username, now: now)
-        } else {
+        guard succeeded, let account else {
             try await store.withLoginState(username, now: now) { state in
-                (lockout.settle(state, succeeded: succeeded, now: now), ())
+                (lockout.settle(state, succeeded: false, now: now), ())
             }
+            throw wrong
         }
-        guard succeeded, let account else { throw wrong }
         if hasher.needsRehash(account.passwordHash) {
             try await store.updatePasswordHash(account.id, to: try await hasher.hash(request.password), now: now)
         }
-        return .init(userId: account.id.uuidString.lowercased(), roles: account.roles)
+        return (.init(userId: account.id.uuidString.lowercased(), roles: account.roles), username)
     }
 
     /// `+` then 8 to 15 digits, the first not 0.

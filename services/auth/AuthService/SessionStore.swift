@@ -39,15 +39,67 @@ public struct SessionStore: Sendable {
     {
         let token = Self.newToken()
         let query: PostgresQuery = try """
-        INSERT INTO auth.refresh_tokens (id, user_id, family_id, token_hash, issued_at, expires_at)
-        VALUES (\(UUID()), \(userId), \(family), \(Self.digest(token)), \(now), \(now.addingTimeInterval(refreshLifetime)))
-        """
+            INSERT INTO auth.refresh_tokens (id, user_id, family_id, token_hash, issued_at, expires_at)
+            VALUES (\(UUID()), \(userId), \(family), \(Self.digest(token)), \(now), \(now.addingTimeInterval(refreshLifetime)))
+            """
         if let connection {
             try await connection.query(query, logger: logger)
         } else {
             try await client.query(query, logger: logger)
         }
         return token
+    }
+
+    /// What a successful login does in one round trip: clears the login counters of `username`
+    /// (the lockout starts over after a success) and returns a refresh token of a new family.
+    public func openAfterLogin(userId: UUID, username: Username, now: Date) async throws -> String {
+        let token = Self.newToken()
+        let rows = try await client.execute(
+            OpenAfterLoginStatement(
+                id: UUID(), userId: userId, family: UUID(), tokenHash: Self.digest(token), now: now,
+                expires: now.addingTimeInterval(refreshLifetime), username: username.value),
+            logger: logger)
+        for try await _ in rows {}
+        return token
+    }
+
+    /// A successful login's second round trip, prepared once per connection: clears the login
+    /// counters (AccountStore.clearLoginState's rule) and stores the new refresh token.
+    struct OpenAfterLoginStatement: PostgresPreparedStatement {
+        static let sql = """
+            WITH cleared AS (
+                UPDATE auth.login_attempts SET attempts = 0, held_until = NULL, updated_at = $5
+                WHERE username = $7 AND (attempts <> 0 OR held_until IS NOT NULL)
+            )
+            INSERT INTO auth.refresh_tokens (id, user_id, family_id, token_hash, issued_at, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """
+        static let bindingDataTypes: [PostgresDataType] = [
+            .uuid, .uuid, .uuid, .bytea, .timestamptz, .timestamptz, .text,
+        ]
+        typealias Row = Void
+
+        let id: UUID
+        let userId: UUID
+        let family: UUID
+        let tokenHash: Data
+        let now: Date
+        let expires: Date
+        let username: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 7)
+            bindings.append(id)
+            bindings.append(userId)
+            bindings.append(family)
+            try bindings.append(tokenHash)
+            bindings.append(now)
+            bindings.append(expires)
+            bindings.append(username)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws {}
     }
 
     /// Spends `token` and returns its user and a new token of the same family. A token used a

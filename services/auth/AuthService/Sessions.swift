@@ -23,10 +23,10 @@ public struct Sessions: Sendable {
 
     /// Checks the password (lockout rules apply) and opens a session.
     public func login(_ request: Auth.Login.Request) async throws -> Auth.Session {
-        let verified = try await authenticator.verify(request)
+        let (verified, username) = try await authenticator.verifyLeavingCounters(request)
         guard let userId = UUID(uuidString: verified.userId) else { throw ServiceError(.internal, "bad user id") }
         let access = try await issuer.issue(userId: verified.userId, roles: verified.roles)
-        let refresh = try await store.issue(userId: userId, now: clock.now())
+        let refresh = try await store.openAfterLogin(userId: userId, username: username, now: clock.now())
         return .init(accessToken: access.token, refreshToken: refresh, expiresIn: access.expiresIn)
     }
 
