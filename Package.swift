@@ -280,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "GatewayService", "ServiceKit", "Majordomo", "Contract",
+                "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             path: "Tests/GatewayTests",

@@ -152,4 +152,38 @@ struct EventCatchUpTests {
             #expect(try await Support.effects(in: log, client: client) == [events[0].id, events[2].id])
         }
     }
+
+    /// A consumer of a rare topic: its cursor moves over other producers' events, so each read
+    /// starts near the end of the log instead of looking through the same events again.
+    @Test func aFilteredConsumerMovesOverEventsItDoesNotRead() async throws {
+        try await Support.withEventLog { client, log in
+            let others = try await Support.appendCommitted(
+                (0..<12).map { Support.event("routing.moved", $0) }, to: log, client: client)
+            _ = try await Support.waitForReadable(12, in: log)
+            let handler = Support.recordingHandler(schema: log.schema, worker: 1)
+            #expect(
+                try await log.catchUp(consumer: "orders", topics: ["printing.job_failed"], batch: 5, handler: handler)
+                    == 0)
+            #expect(try await log.cursor(consumer: "orders") == others.last?.cursor)
+
+            let later = try await Support.appendCommitted(
+                [Support.event("routing.moved", 12), Support.event("printing.job_failed", 13)], to: log, client: client)
+            _ = try await Support.waitForReadable(14, in: log)
+            #expect(
+                try await log.catchUp(consumer: "orders", topics: ["printing.job_failed"], batch: 5, handler: handler)
+                    == 1)
+            #expect(try await Support.effects(in: log, client: client) == [later[1].id])
+            #expect(try await log.cursor(consumer: "orders") == later.last?.cursor)
+
+            // A full page (as many matching events as the batch) does not move the cursor past
+            // what it read: the next read goes on from the last event handled.
+            let matching = try await Support.appendCommitted(
+                (14..<19).map { Support.event("printing.job_failed", $0) }, to: log, client: client)
+            _ = try await Support.waitForReadable(19, in: log)
+            #expect(
+                try await log.catchUp(consumer: "orders", topics: ["printing.job_failed"], batch: 5, handler: handler)
+                    == 5)
+            #expect(try await log.cursor(consumer: "orders") == matching.last?.cursor)
+        }
+    }
 }

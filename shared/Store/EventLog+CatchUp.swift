@@ -16,7 +16,8 @@ extension EventLog {
     ///
     /// If `handler` throws, that event's transaction rolls back (the cursor stays before it), the
     /// catch-up stops, and the handler's error is rethrown. Use the same `topics` for a consumer
-    /// every time: the cursor moves only over events that pass the filter.
+    /// every time: when a read finds fewer than `batch` events, the cursor also moves over the
+    /// events that did not pass the filter, up to the read's ``EventLog/Page/horizon``.
     ///
     /// It returns when a fetch finds nothing more that is readable; events still held back by an
     /// open transaction are handled by a later call.
@@ -36,19 +37,42 @@ extension EventLog {
         var handledCount = 0
         var cursor = try await self.cursor(consumer: consumer)
         while true {
-            let events = try await fetch(after: cursor, topics: topics, limit: batch)
-            for event in events {
+            let page = try await client.withConnection { connection in
+                try await fetchPage(after: cursor, topics: topics, limit: batch, on: connection)
+            }
+            for event in page.events {
                 if try await handleOne(event, consumer: consumer, schema: schema, logger: logger, handler: handler) {
                     handledCount += 1
                 }
                 cursor = event.cursor
             }
-            if events.count < batch { break }
+            guard page.events.count < batch else { continue }
+            // Every readable event up to the horizon was looked at and those that pass the
+            // filter are handled: the cursor moves over the rest, so the next read starts there.
+            if let horizon = page.horizon, cursor < horizon {
+                try await advance(consumer: consumer, to: horizon, schema: schema, logger: logger)
+                cursor = horizon
+            }
+            break
         }
         if handledCount > 0 {
             logger.debug("caught up", metadata: ["handled": "\(handledCount)", "cursor": "\(cursor)"])
         }
         return handledCount
+    }
+
+    /// Moves the consumer's cursor forward to `cursor` (never back: a concurrent catch-up may
+    /// already be further).
+    private func advance(consumer: String, to cursor: EventCursor, schema: String, logger: Logger) async throws {
+        try await client.query(
+            """
+            UPDATE \(unescaped: schema).consumers
+            SET last_xid = \(String(cursor.xid))::text::xid8, last_seq = \(cursor.seq), updated_at = \(clock.now())
+            WHERE name = \(consumer)
+              AND (last_xid, last_seq) < (\(String(cursor.xid))::text::xid8, \(cursor.seq))
+            """,
+            logger: logger
+        )
     }
 
     /// The named consumer's cursor: the position of the last event it handled, or

@@ -121,24 +121,72 @@ public struct EventLog: Sendable {
     public func fetch(
         after cursor: EventCursor, topics: [String]?, limit: Int, on connection: PostgresConnection
     ) async throws -> [StoredEvent] {
+        try await fetchPage(after: cursor, topics: topics, limit: limit, on: connection).events
+    }
+
+    /// One page of ``fetch(after:topics:limit:)``, and how far the read looked.
+    public struct Page: Sendable {
+        /// Up to `limit` events after the cursor that pass the filter, in log order.
+        public var events: [StoredEvent]
+        /// The last readable position in the log when the page was read (nil for an empty log).
+        /// When `events` holds fewer than `limit` events, every readable event up to here was
+        /// looked at, so a reader with the same filter may move its cursor here even though the
+        /// events in between did not pass the filter (no event becomes readable at or before it
+        /// later). Without that, a reader whose topics are rare would look through the same
+        /// growing stretch of other producers' events at every read.
+        public var horizon: EventCursor?
+    }
+
+    /// ``fetch(after:topics:limit:on:)``, with the page's ``Page/horizon``, in one statement (both
+    /// parts see the same snapshot).
+    public func fetchPage(
+        after cursor: EventCursor, topics: [String]?, limit: Int, on connection: PostgresConnection
+    ) async throws -> Page {
         let schema = try validSchema()
         guard limit > 0 else { throw StoreError(.invalidArgument, "fetch limit must be positive, got \(limit)") }
         let allTopics = topics == nil
         let rows = try await connection.query(
             """
-            SELECT seq, xid::text, id, topic, producer, payload::text, request_id, created_at
-            FROM \(unescaped: schema).log
-            WHERE xid < (SELECT pg_snapshot_xmin(pg_current_snapshot()))
-              AND (xid, seq) > (\(String(cursor.xid))::text::xid8, \(cursor.seq))
-              AND (\(allTopics) OR topic = ANY(\(topics ?? [])))
-            ORDER BY log.xid, log.seq
-            LIMIT \(limit)
+            WITH horizon AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
+            page AS (
+                SELECT seq, xid, id, topic, producer, payload, request_id, created_at
+                FROM \(unescaped: schema).log
+                WHERE xid < (SELECT xmin FROM horizon)
+                  AND (xid, seq) > (\(String(cursor.xid))::text::xid8, \(cursor.seq))
+                  AND (\(allTopics) OR topic = ANY(\(topics ?? [])))
+                ORDER BY log.xid, log.seq
+                LIMIT \(limit)
+            ),
+            last AS (
+                SELECT xid, seq FROM \(unescaped: schema).log
+                WHERE xid < (SELECT xmin FROM horizon)
+                ORDER BY xid DESC, seq DESC
+                LIMIT 1
+            )
+            SELECT false, seq, xid::text, id, topic, producer, payload::text, request_id, created_at FROM page
+            UNION ALL
+            SELECT true, seq, xid::text, NULL, NULL, NULL, NULL, NULL, NULL FROM last
             """,
             logger: logger
         )
-        var events: [StoredEvent] = []
-        for try await row in rows { events.append(try Self.decodeEvent(row)) }
-        return events
+        var page = Page(events: [], horizon: nil)
+        for try await row in rows {
+            let (isHorizon, seq, xid, id, topic, producer, payload, requestId, createdAt) = try row.decode(
+                (Bool, Int64, String, UUID?, String?, String?, String?, String?, Date?).self)
+            if isHorizon {
+                page.horizon = EventCursor(xid: try Self.parseXid(xid), seq: seq)
+                continue
+            }
+            guard let id, let topic, let producer, let payload, let createdAt else {
+                throw StoreError(.unexpectedResult, "event \(seq) was read with a missing column")
+            }
+            page.events.append(
+                StoredEvent(
+                    seq: seq, xid: try Self.parseXid(xid), id: id, topic: topic, producer: producer,
+                    payload: Data(payload.utf8), requestId: requestId, createdAt: createdAt))
+        }
+        page.events.sort { $0.cursor < $1.cursor }
+        return page
     }
 
     func validSchema() throws -> String {

@@ -39,9 +39,9 @@ public struct SessionStore: Sendable {
     {
         let token = Self.newToken()
         let query: PostgresQuery = try """
-            INSERT INTO auth.refresh_tokens (id, user_id, family_id, token_hash, issued_at, expires_at)
-            VALUES (\(UUID()), \(userId), \(family), \(Self.digest(token)), \(now), \(now.addingTimeInterval(refreshLifetime)))
-            """
+        INSERT INTO auth.refresh_tokens (id, user_id, family_id, token_hash, issued_at, expires_at)
+        VALUES (\(UUID()), \(userId), \(family), \(Self.digest(token)), \(now), \(now.addingTimeInterval(refreshLifetime)))
+        """
         if let connection {
             try await connection.query(query, logger: logger)
         } else {

@@ -5,6 +5,7 @@ import JWTKit
 import ServiceKit
 import ServiceLifecycle
 import Store
+import Synchronization
 
 /// Verifies access tokens in the gateway with the public keys `auth` publishes (its `jwks`
 /// operation), so most requests never ask `auth`. Keys are fetched at start (``prefetch()``), on
@@ -12,7 +13,14 @@ import Store
 /// (at most once every 5 seconds). Concurrent requests share one fetch. When the keys cannot be
 /// fetched (auth down or too busy to answer in time) the request fails `unavailable` (503, retry)
 /// rather than telling the caller its token is bad.
+///
+/// Tokens that verified are remembered until they expire (at most ``verifiedCapacity``; apps
+/// send the same token with every request for its 15 minutes), so a repeat costs a dictionary
+/// lookup instead of an EdDSA check. The memory is dropped whenever the keys are fetched again.
 actor AccessTokenVerifier {
+    /// How many verified tokens are remembered at most.
+    static let verifiedCapacity = 10_000
+    private let verified = Mutex<[String: AccessClaims]>([:])
     private let bus: BusClient
     private let clock: any WallClock
     private let fetchTimeout: Duration
@@ -28,7 +36,15 @@ actor AccessTokenVerifier {
 
     /// The caller a valid token names; `unauthenticated` otherwise, `unavailable` when the keys
     /// cannot be had.
-    func actor(for token: String) async throws(ServiceError) -> Actor {
+    nonisolated func actor(for token: String) async throws(ServiceError) -> Actor {
+        let now = clock.now()
+        if let claims = verified.withLock({ $0[token] }) {
+            guard claims.exp.value > now else {
+                verified.withLock { _ = $0.removeValue(forKey: token) }
+                throw ServiceError(.unauthenticated, "the access token has expired")
+            }
+            return Actor(userId: claims.sub.value, roles: claims.roles)
+        }
         let claims: AccessClaims
         do {
             claims = try await verify(token)
@@ -37,11 +53,26 @@ actor AccessTokenVerifier {
         } catch {
             throw ServiceError(.unauthenticated, "the access token is not valid")
         }
-        guard claims.exp.value > clock.now() else {
+        guard claims.exp.value > now else {
             throw ServiceError(.unauthenticated, "the access token has expired")
         }
+        remember(token, claims, now: now)
         return Actor(userId: claims.sub.value, roles: claims.roles)
     }
+
+    /// Keeps a verified token; when full, forgets the expired ones, or all if none has expired.
+    private nonisolated func remember(_ token: String, _ claims: AccessClaims, now: Date) {
+        verified.withLock { tokens in
+            if tokens.count >= Self.verifiedCapacity {
+                tokens = tokens.filter { $0.value.exp.value > now }
+                if tokens.count >= Self.verifiedCapacity { tokens.removeAll(keepingCapacity: true) }
+            }
+            tokens[token] = claims
+        }
+    }
+
+    /// How many verified tokens are remembered (for tests).
+    nonisolated var rememberedCount: Int { verified.withLock { $0.count } }
 
     /// Fetches the keys until it succeeds (at start, so that the first requests find them).
     func prefetch() async {
@@ -80,6 +111,7 @@ actor AccessTokenVerifier {
             let fetched = try await task.value
             if inFlight == task {
                 inFlight = nil
+                if keys != nil { verified.withLock { $0.removeAll() } }
                 keys = fetched
                 lastFetch = ContinuousClock.now
             }

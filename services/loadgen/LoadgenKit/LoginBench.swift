@@ -228,7 +228,8 @@ struct LoginBench {
     static func json(_ outcome: Outcome) throws -> Data {
         let object: [String: Any] = [
             "cores": outcome.cores, "hashMillis": outcome.hashMillis, "boundLoginsPerSecond": outcome.bound,
-            "allCoresVerificationsPerSecond": outcome.allCoresRate, "measuredBoundLoginsPerSecond": outcome.measuredBound,
+            "allCoresVerificationsPerSecond": outcome.allCoresRate,
+            "measuredBoundLoginsPerSecond": outcome.measuredBound,
             "rows": outcome.rows.map {
                 [
                     "clients": $0.clients, "loginsPerSecond": $0.result.rate, "p50Micros": Int($0.result.p50),

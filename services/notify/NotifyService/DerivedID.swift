@@ -1,3 +1,4 @@
+import Contract
 import Crypto
 import Foundation
 
@@ -18,6 +19,6 @@ public enum DerivedID {
 
     /// The lower-case hex SHA-256 of `text`.
     public static func hash(_ text: String) -> String {
-        Crypto.SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        Crypto.SHA256.hash(data: Array(text.utf8)).lowercaseHex
     }
 }

@@ -37,11 +37,11 @@ extension OrderBook {
             priced = .failure(error)
         }
         let outcome = try await transaction { connection -> Placed? in
-            guard try await self.claim(claim, on: connection) else { return nil }
+            guard
+                let card = try await self.claim(claim, card: UUID(uuidString: request.paymentMethodId), on: connection)
+            else { return nil }
             let breakdown = try priced.get()
-            guard let methodId = UUID(uuidString: request.paymentMethodId),
-                let card = try await cards.get(methodId, userId: userId, on: connection)
-            else {
+            guard let card else {
                 throw ServiceError(.notFound, "no such payment method", details: ["field": "paymentMethodId"])
             }
             let order = NewOrder(
@@ -81,24 +81,67 @@ extension OrderBook {
         let quoteId: UUID?
     }
 
-    /// Claims the key for this transaction (or takes over an expired one); false when another
-    /// request holds it. A concurrent claim of the same key waits here until the first commits.
-    func claim(_ claim: Claim, on connection: PostgresConnection) async throws -> Bool {
+    /// Claims the key for this transaction (or takes over an expired one) and reads the user's
+    /// card `cardId` (not deleted), in one statement: nil when another request holds the key, else
+    /// the card if there is one. A concurrent claim of the same key waits here until the first
+    /// commits.
+    func claim(_ claim: Claim, card cardId: UUID?, on connection: PostgresConnection) async throws
+        -> PaymentMethodStore.Saved??
+    {
         let now = clock.now()
-        let rows = try await connection.query(
+        let rows = try await connection.execute(
+            ClaimStatement(claim: claim, now: now, expires: now.addingTimeInterval(keyLifetime), cardId: cardId),
+            logger: logger)
+        for try await (won, id, provider, token, brand, last4, month, year) in rows {
+            guard won else { return nil }
+            guard let id, let provider, let token, let brand, let last4, let month, let year else { return .some(nil) }
+            return PaymentMethodStore.Saved(
+                id: id,
+                method: Orders.PaymentMethod(
+                    id: id.uuidString.lowercased(), brand: brand, last4: last4, expMonth: month, expYear: year),
+                provider: provider, token: token)
+        }
+        throw ServiceError(.internal, "claiming an idempotency key returned no row")
+    }
+
+    /// ``claim(_:card:on:)``'s statement, prepared once per connection (every order runs it).
+    struct ClaimStatement: PostgresPreparedStatement {
+        static let sql = """
+            WITH claimed AS (
+                INSERT INTO orders.idempotency_keys
+                    (user_id, key, request_hash, status, response, created_at, expires_at)
+                VALUES ($1, $2, $3, 'pending', '{}', $4, $5)
+                ON CONFLICT (user_id, key) DO UPDATE
+                    SET request_hash = excluded.request_hash, status = 'pending', response = '{}', order_id = NULL,
+                        created_at = excluded.created_at, expires_at = excluded.expires_at
+                    WHERE orders.idempotency_keys.expires_at <= $4
+                RETURNING 1
+            )
+            SELECT EXISTS (SELECT 1 FROM claimed),
+                   pm.id, pm.provider, pm.token, pm.brand, pm.last4, pm.exp_month, pm.exp_year
+            FROM (SELECT 1) one
+            LEFT JOIN orders.payment_methods pm ON pm.id = $6 AND pm.user_id = $1 AND pm.deleted_at IS NULL
             """
-            INSERT INTO orders.idempotency_keys (user_id, key, request_hash, status, response, created_at, expires_at)
-            VALUES (\(claim.userId), \(claim.key), \(claim.hash), 'pending', '{}', \(now),
-                    \(now.addingTimeInterval(keyLifetime)))
-            ON CONFLICT (user_id, key) DO UPDATE
-                SET request_hash = excluded.request_hash, status = 'pending', response = '{}', order_id = NULL,
-                    created_at = excluded.created_at, expires_at = excluded.expires_at
-                WHERE orders.idempotency_keys.expires_at <= \(now)
-            RETURNING 1
-            """, logger: logger)
-        var won = false
-        for try await _ in rows.decode(Int.self) { won = true }
-        return won
+        static let bindingDataTypes: [PostgresDataType] = [.uuid, .text, .text, .timestamptz, .timestamptz, .uuid]
+        typealias Row = (Bool, UUID?, String?, String?, String?, String?, Int?, Int?)
+
+        let claim: Claim
+        let now: Date
+        let expires: Date
+        let cardId: UUID?
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 6)
+            bindings.append(claim.userId)
+            bindings.append(claim.key)
+            bindings.append(claim.hash)
+            bindings.append(now)
+            bindings.append(expires)
+            bindings.append(cardId)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
     /// Authorizes, then writes the order with its states, ledger rows and the result under the
@@ -149,36 +192,14 @@ extension OrderBook {
             case .failure(let error): (error.code.rawValue, try encoder.encode(error))
             }
         let states = [OrderState.pendingPayment.rawValue, state.rawValue]
-        try await connection.query(
-            """
-            WITH new_order AS (
-                INSERT INTO orders.orders
-                    (id, user_id, kind, state, currency, total_amount, breakdown, details, search_text,
-                     payment_method_id, authorization_id, captured, quote_id, created_at, updated_at)
-                VALUES (\(order.id), \(userId), \(order.kind), \(state.rawValue), \(total.currency), \(total.amount),
-                        \(breakdown)::jsonb, \(details)::jsonb, \(order.content.searchText), \(order.card.id),
-                        \(authorization), \(captureNow && authorization != nil), \(order.quoteId), \(now), \(now))
-                RETURNING id
-            ), new_states AS (
-                INSERT INTO orders.order_states (order_id, seq, state, at, reason)
-                SELECT new_order.id, s.position, s.state, \(now), CASE WHEN s.position = 2 THEN \(declined?.reason) END
-                FROM new_order, unnest(\(states)::text[]) WITH ORDINALITY AS s(state, position)
-            ), new_ledger AS (
-                INSERT INTO orders.ledger
-                    (order_id, user_id, movement, account, amount, currency, provider, provider_ref, created_at)
-                SELECT new_order.id, \(userId), m.movement, m.account, m.amount, \(total.currency), \(provider.name),
-                       m.reference, \(now)
-                FROM new_order,
-                     unnest(\(movements.map(\.movement))::text[], \(movements.map(\.account))::text[],
-                            \(movements.map(\.amount))::bigint[], \(movements.map(\.reference))::text[])
-                     WITH ORDINALITY AS m(movement, account, amount, reference, position)
-                ORDER BY m.position
-            )
-            UPDATE orders.idempotency_keys
-            SET order_id = (SELECT id FROM new_order), status = \(status),
-                response = \(String(decoding: response, as: UTF8.self))::jsonb
-            WHERE user_id = \(userId) AND key = \(order.claim.key)
-            """, logger: logger)
+        let rows = try await connection.execute(
+            InsertStatement(
+                order: order, state: state.rawValue, now: now, authorization: authorization,
+                captured: captureNow && authorization != nil, declinedReason: declined?.reason, states: states,
+                breakdown: breakdown, details: details, provider: provider.name, movements: movements,
+                status: status, response: String(decoding: response, as: UTF8.self)),
+            logger: logger)
+        for try await _ in rows {}
 
         let event = Orders.OrderEvent(
             orderId: orderId, userId: userId.uuidString.lowercased(), kind: order.kind,
@@ -244,7 +265,7 @@ extension OrderBook {
     static func hash(_ request: Orders.PlaceOrder.Request) throws -> String {
         var request = request
         request.idempotencyKey = ""
-        return SHA256.hash(data: try Wire.makeEncoder().encode(request)).map { String(format: "%02x", $0) }.joined()
+        return SHA256.hash(data: try Wire.makeEncoder().encode(request)).lowercaseHex
     }
 
     /// Checks that the kind matches the details given and every field is usable; normalizes
@@ -339,5 +360,84 @@ extension OrderBook {
         }
         if let gift = content.gift { return try quoting.pricing.gift(gift.item, currency: currency, rates: rates) }
         throw ServiceError.invalidArgument("nothing to price", field: "kind")
+    }
+
+    /// ``insert(_:requestId:on:)``'s statement, prepared once per connection: the order, its two
+    /// states, its ledger rows and the result under the key.
+    struct InsertStatement: PostgresPreparedStatement {
+        static let sql = """
+            WITH new_order AS (
+                INSERT INTO orders.orders
+                    (id, user_id, kind, state, currency, total_amount, breakdown, details, search_text,
+                     payment_method_id, authorization_id, captured, quote_id, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13, $14, $14)
+                RETURNING id
+            ), new_states AS (
+                INSERT INTO orders.order_states (order_id, seq, state, at, reason)
+                SELECT new_order.id, s.position, s.state, $14, CASE WHEN s.position = 2 THEN $15 END
+                FROM new_order, unnest($16::text[]) WITH ORDINALITY AS s(state, position)
+            ), new_ledger AS (
+                INSERT INTO orders.ledger
+                    (order_id, user_id, movement, account, amount, currency, provider, provider_ref, created_at)
+                SELECT new_order.id, $2, m.movement, m.account, m.amount, $5, $17, m.reference, $14
+                FROM new_order,
+                     unnest($18::text[], $19::text[], $20::bigint[], $21::text[])
+                     WITH ORDINALITY AS m(movement, account, amount, reference, position)
+                ORDER BY m.position
+            )
+            UPDATE orders.idempotency_keys
+            SET order_id = (SELECT id FROM new_order), status = $22, response = $23::jsonb
+            WHERE user_id = $2 AND key = $24
+            """
+        static let bindingDataTypes: [PostgresDataType] = [
+            .uuid, .uuid, .text, .text, .text, .int8, .text, .text, .text, .uuid, .text, .bool, .uuid, .timestamptz,
+            .text, .textArray, .text, .textArray, .textArray, .int8Array, .textArray, .text, .text, .text,
+        ]
+        typealias Row = Void
+
+        let order: NewOrder
+        let state: String
+        let now: Date
+        let authorization: String?
+        let captured: Bool
+        let declinedReason: String?
+        let states: [String]
+        let breakdown: String
+        let details: String
+        let provider: String
+        let movements: [Movement]
+        let status: String
+        let response: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 24)
+            bindings.append(order.id)
+            bindings.append(order.claim.userId)
+            bindings.append(order.kind)
+            bindings.append(state)
+            bindings.append(order.breakdown.total.currency)
+            bindings.append(order.breakdown.total.amount)
+            bindings.append(breakdown)
+            bindings.append(details)
+            bindings.append(order.content.searchText)
+            bindings.append(order.card.id)
+            bindings.append(authorization)
+            bindings.append(captured)
+            bindings.append(order.quoteId)
+            bindings.append(now)
+            bindings.append(declinedReason)
+            bindings.append(states)
+            bindings.append(provider)
+            bindings.append(movements.map(\.movement))
+            bindings.append(movements.map(\.account))
+            bindings.append(movements.map(\.amount))
+            bindings.append(movements.map(\.reference))
+            bindings.append(status)
+            bindings.append(response)
+            bindings.append(order.claim.key)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws {}
     }
 }

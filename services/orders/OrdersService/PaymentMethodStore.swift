@@ -49,17 +49,6 @@ public struct PaymentMethodStore: Sendable {
         ).map(\.method)
     }
 
-    /// One of the user's saved cards (not deleted), or nil; read on `connection` (inside the
-    /// caller's transaction).
-    public func get(_ id: UUID, userId: UUID, on connection: PostgresConnection) async throws -> Saved? {
-        let rows = try await connection.query(
-            """
-            SELECT id, provider, token, brand, last4, exp_month, exp_year FROM orders.payment_methods
-            WHERE id = \(id) AND user_id = \(userId) AND deleted_at IS NULL
-            """, logger: logger)
-        return try await Self.decode(rows).first
-    }
-
     /// The card `id` whether deleted or not (for order details).
     public func any(_ id: UUID) async throws -> Orders.PaymentMethod? {
         try await saved(

@@ -69,6 +69,6 @@ public struct SandboxPaymentProvider: PaymentProvider {
     }
 
     static func id(_ key: String) -> String {
-        SHA256.hash(data: Data(key.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(key.utf8)).prefix(12).lowercaseHex
     }
 }

@@ -50,7 +50,7 @@ public struct ImageLibrary: Sendable {
             throw error.serviceError
         }
         try accept(image)
-        let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let sha256 = SHA256.hash(data: bytes).lowercaseHex
         _ = try originals.store(bytes, sha256: sha256, format: image.format)
         let id = UUID()
         let now = clock.now()

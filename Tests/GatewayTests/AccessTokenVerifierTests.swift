@@ -1,0 +1,66 @@
+import AuthService
+import Contract
+import Foundation
+import Majordomo
+import ServiceKit
+import Store
+import Testing
+import ZeroMQ
+
+@testable import GatewayService
+
+/// The gateway's token check against keys fetched from a real `auth` worker over a real broker.
+@Suite("Gateway: access token verification")
+struct AccessTokenVerifierTests {
+    @Test("a verified token is remembered until it expires; a bad one never is")
+    func remembersVerifiedTokens() async throws {
+        let clock = ManualClock(Date())
+        let issuer = try await TokenIssuer.make(
+            kid: "test-key", privateKey: Data((0..<32).map { UInt8($0) }), clock: clock)
+        let context = Context()
+        let broker = try Broker(
+            configuration: BrokerConfiguration(
+                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
+                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: 2000),
+            context: context, logger: GatewayTests.logger)
+        var router = OperationRouter(service: .auth, logger: GatewayTests.logger)
+        router.register(Auth.JWKS.self) { _, _ in issuer.jwks() }
+        let handler = router
+        let worker = MajordomoWorker(
+            endpoint: broker.endpoint, service: "auth", concurrency: 2, context: context, logger: GatewayTests.logger
+        ) { await handler.handle($0) }
+        let client = MajordomoClient(endpoint: broker.endpoint, context: context, logger: GatewayTests.logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await broker.run() }
+            group.addTask { try await worker.run() }
+            group.addTask { try await client.run() }
+            defer {
+                client.stop()
+                worker.drain()
+                broker.stop()
+            }
+            let verifier = AccessTokenVerifier(bus: BusClient(client: client), clock: clock)
+            let userId = UUID().uuidString.lowercased()
+            let (token, lifetime) = try await issuer.issue(userId: userId, roles: ["user"])
+
+            #expect(try await verifier.actor(for: token).userId == userId)
+            #expect(verifier.rememberedCount == 1)
+            #expect(try await verifier.actor(for: token).roles == ["user"], "answered from memory")
+            #expect(verifier.rememberedCount == 1)
+
+            let tampered = String(token.dropLast(2)) + (token.hasSuffix("AA") ? "BB" : "AA")
+            await #expect(throws: ServiceError.self) { _ = try await verifier.actor(for: tampered) }
+            #expect(verifier.rememberedCount == 1, "a token that fails is not remembered")
+
+            clock.advance(by: TimeInterval(lifetime) + 1)  // exp is in whole seconds
+            do {
+                _ = try await verifier.actor(for: token)
+                Issue.record("an expired token must fail, also from memory")
+            } catch {
+                #expect((error as? ServiceError)?.code == .unauthenticated)
+            }
+            #expect(verifier.rememberedCount == 0, "an expired token is forgotten")
+            group.cancelAll()
+        }
+    }
+}
