@@ -18,11 +18,7 @@ struct AccessTokenVerifierTests {
         let issuer = try await TokenIssuer.make(
             kid: "test-key", privateKey: Data((0..<32).map { UInt8($0) }), clock: clock)
         let context = Context()
-        let broker = try Broker(
-            configuration: BrokerConfiguration(
-                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
-                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: 2000),
-            context: context, logger: GatewayTests.logger)
+        let broker = try GatewayTests.broker(context: context)
         var router = OperationRouter(service: .auth, logger: GatewayTests.logger)
         router.register(Auth.JWKS.self) { _, _ in issuer.jwks() }
         let handler = router

@@ -34,14 +34,19 @@ struct GatewayTests {
             logger: Self.logger, services: [client])
     }
 
-    /// Runs a broker with one healthy `alpha` worker for the duration of `body`.
-    func withSystem(_ body: @Sendable (String) async throws -> Void) async throws {
-        let context = Context()
-        let broker = try Broker(
+    /// A broker on a free loopback port with fast heartbeats, not yet running.
+    static func broker(context: Context) throws -> Broker {
+        try Broker(
             configuration: BrokerConfiguration(
                 endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
                 heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: 2000),
-            context: context, logger: Self.logger)
+            context: context, logger: logger)
+    }
+
+    /// Runs a broker with one healthy `alpha` worker for the duration of `body`.
+    func withSystem(_ body: @Sendable (String) async throws -> Void) async throws {
+        let context = Context()
+        let broker = try Self.broker(context: context)
         var router = OperationRouter(service: ServiceName("alpha"), logger: Self.logger)
         router.register(Health.self) { _, _ in
             HealthReport(service: "alpha", status: "ok", instance: "test", uptimeSeconds: 1, checks: ["database": "ok"])
