@@ -10,7 +10,8 @@
 #   interop     python3 -m pytest -q Tests/interop, with BROKER_BIN set (the RFC 7 peers in Python)
 #   compose     docker-compose config -q (docker-compose.yml is valid)
 # Ends with a summary of which steps passed, failed or were skipped; exits non-zero when any
-# step failed. PostgreSQL is always a throwaway one, on a free port, in a fresh directory
+# step failed, after the lines of swift test's output that name the failed tests (the whole
+# output is kept in .data/swift-test.log). PostgreSQL is always a throwaway one, on a free port, in a fresh directory
 # .data/test-pg-XXXX that is removed afterwards whatever happens (DATABASE_URL is ignored and
 # replaced); directories left by runs that were killed are removed at the next run.
 #
@@ -37,6 +38,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${TEST_PARALLELISM:=1}"
 [[ $TEST_PARALLELISM =~ ^[0-9]+$ ]] || die "TEST_PARALLELISM must be a number (0 for no limit), not '$TEST_PARALLELISM'"
 INTEROP_DIR="$REPO_ROOT/Tests/interop"
+SWIFT_TEST_LOG="$REPO_ROOT/.data/swift-test.log"
 TEST_PG_DIR=""
 declare -A RESULT=() # step -> PASS / FAIL / SKIP
 declare -A DETAIL=() # step -> "(exit 1, 12s)" and the like
@@ -125,9 +127,24 @@ step_swift_test() {
     ((TEST_PARALLELISM == 0)) || args+=(--experimental-maximum-parallelization-width "$TEST_PARALLELISM")
     # shellcheck disable=SC2206 # word splitting of SWIFT_TEST_ARGS is the point
     args+=(${SWIFT_TEST_ARGS:-} "$@")
-    # --foreground keeps swift test in our process group, so that Ctrl-C reaches it.
-    BACKPLANE_BIN_DIR=$BIN_DIR run_step swift-test \
-        timeout --foreground -k 30 "$SWIFT_TEST_TIMEOUT" swift test "${args[@]}"
+    mkdir -p "$(dirname "$SWIFT_TEST_LOG")"
+    : >"$SWIFT_TEST_LOG"
+    BACKPLANE_BIN_DIR=$BIN_DIR run_step swift-test logged_swift_test "${args[@]}"
+}
+
+# logged_swift_test ARGS...: swift test, its output also kept in $SWIFT_TEST_LOG so that the
+# summary can repeat what failed (a long run's failure is otherwise thousands of lines up).
+# --foreground keeps swift test in our process group, so that Ctrl-C reaches it.
+logged_swift_test() {
+    timeout --foreground -k 30 "$SWIFT_TEST_TIMEOUT" swift test "$@" 2>&1 | tee "$SWIFT_TEST_LOG"
+    return "${PIPESTATUS[0]}"
+}
+
+# failed_tests: the lines of the swift test log that name a failure: Swift Testing's ✘ lines
+# and XCTest's "error:" and "failed" lines.
+failed_tests() {
+    [[ -s $SWIFT_TEST_LOG ]] || return 0
+    grep -E '✘|: error: |Test Case .* failed' "$SWIFT_TEST_LOG" | head -n 40 || true
 }
 
 step_interop() {
@@ -163,6 +180,10 @@ summary() {
         [[ ${RESULT[$step]} == FAIL ]] && failed+=("$step")
     done
     if ((${#failed[@]} > 0)); then
+        if [[ ${RESULT[swift-test]:-} == FAIL ]]; then
+            info "swift-test failures (whole output in ${SWIFT_TEST_LOG#"$REPO_ROOT"/}):"
+            failed_tests >&2
+        fi
         info "result: FAILED (${failed[*]})"
         return 1
     fi
