@@ -14,7 +14,9 @@ public struct BrokerCore {
         let expiresAt: Int64
     }
 
-    struct Worker {
+    /// A registered worker connection. A class, so that the requests it holds are updated in
+    /// place: a copy of a struct held while its dictionary changes would copy the dictionary.
+    final class Worker {
         let identity: Frame
         let service: String
         var expiresAt: Int64
@@ -23,7 +25,16 @@ public struct BrokerCore {
         /// The requests it holds, by the number in their client-address frame.
         var inHand: [UInt64: Request] = [:]
         /// Whether it is in its service's waiting line.
-        var isWaiting = false
+        var isWaiting: Bool
+
+        init(identity: Frame, service: String, expiresAt: Int64, credit: Int, isWaiting: Bool) {
+            self.identity = identity
+            self.service = service
+            self.expiresAt = expiresAt
+            self.credit = credit
+            self.isWaiting = isWaiting
+            inHand.reserveCapacity(credit)
+        }
 
         var hasCredit: Bool { inHand.count < credit }
     }
@@ -81,7 +92,7 @@ public struct BrokerCore {
         let header = message[delimiter + 1]
         if header == MDP.clientHeader {
             handleClient(
-                envelope: Array(message[..<delimiter]), frames: message[(delimiter + 2)...], now: now, into: &out)
+                envelope: message[..<delimiter], frames: message[(delimiter + 2)...], now: now, into: &out)
         } else if header == MDP.workerHeader, delimiter == 1 {
             handleWorker(identity: message[0], frames: message[3...], now: now, into: &out)
         } else {
@@ -92,18 +103,18 @@ public struct BrokerCore {
     private mutating func malformed() { statistics.malformed += 1 }
 
     private mutating func handleClient(
-        envelope: [Frame], frames: ArraySlice<Frame>, now: Int64, into out: inout [Message]
+        envelope: ArraySlice<Frame>, frames: ArraySlice<Frame>, now: Int64, into out: inout [Message]
     ) {
         guard frames.count >= 2, let serviceFrame = frames.first, !serviceFrame.isEmpty else { return malformed() }
         let name = String(decoding: serviceFrame, as: UTF8.self)
-        let body = Array(frames.dropFirst())
+        let body = frames.dropFirst()
         if name.hasPrefix(MDP.mmiPrefix) {
-            out.append(envelope + [[], MDP.clientHeader, serviceFrame] + management(name, body))
+            out.append(Self.toClient(envelope, service: serviceFrame, management(name, body)))
             return
         }
         let service = self.service(named: name, frame: serviceFrame)
         let request = Request(
-            id: nextRequestID, envelope: envelope, service: serviceFrame, body: body,
+            id: nextRequestID, envelope: Array(envelope), service: serviceFrame, body: Array(body),
             expiresAt: now + configuration.requestTimeoutMs)
         nextRequestID &+= 1
         if service.requests.count >= configuration.maxQueuedPerService {
@@ -120,7 +131,7 @@ public struct BrokerCore {
     }
 
     /// RFC 8: `mmi.service` says whether a live worker serves the named service.
-    private func management(_ name: String, _ body: [Frame]) -> [Frame] {
+    private func management(_ name: String, _ body: ArraySlice<Frame>) -> [Frame] {
         guard name == "mmi.service" else { return [Array("501".utf8)] }
         let asked = String(decoding: body.first ?? [], as: UTF8.self)
         let found = workerCount(for: asked) > 0
@@ -134,9 +145,10 @@ public struct BrokerCore {
             let command = MDP.Command(rawValue: commandFrame[0])
         else { return invalidFromWorker(identity, now: now, into: &out) }
         let arguments = frames.dropFirst()
-        let known = workers[identity] != nil
-        if known && command != .disconnect {
-            workers[identity]?.expiresAt = now + configuration.heartbeat.expiryMs
+        let worker = workers[identity]
+        let known = worker != nil
+        if let worker, command != .disconnect {
+            worker.expiresAt = now + configuration.heartbeat.expiryMs
         }
         switch command {
         case .ready:
@@ -161,14 +173,13 @@ public struct BrokerCore {
             guard arguments.count >= 3, arguments[arguments.startIndex + 1].isEmpty else {
                 return invalidFromWorker(identity, now: now, into: &out)
             }
-            guard let worker = workers[identity], let number = arguments.first.flatMap(Self.requestNumber),
-                let request = worker.inHand[number]
+            guard let worker, let number = arguments.first.flatMap(Self.requestNumber),
+                let request = worker.inHand.removeValue(forKey: number)
             else { return disconnect(identity, now: now, into: &out) }
             statistics.replies += 1
-            out.append(request.envelope + [[], MDP.clientHeader, request.service] + arguments.dropFirst(2))
-            workers[identity]?.inHand.removeValue(forKey: number)
+            out.append(Self.toClient(request.envelope[...], service: request.service, arguments.dropFirst(2)))
             if !worker.isWaiting, let service = services[worker.service] {
-                workers[identity]?.isWaiting = true
+                worker.isWaiting = true
                 service.waiting.append(identity)
                 dispatch(service, now: now, into: &out)
             }
@@ -221,9 +232,8 @@ public struct BrokerCore {
         _ identity: Frame, undelivered: Message, now: Int64, into out: inout [Message]
     ) {
         if undelivered.count > 4, undelivered[3] == MDP.Command.request.frame,
-            let number = Self.requestNumber(undelivered[4]),
-            let request = workers[identity]?.inHand.removeValue(forKey: number),
-            let serviceName = workers[identity]?.service, let service = services[serviceName]
+            let number = Self.requestNumber(undelivered[4]), let worker = workers[identity],
+            let request = worker.inHand.removeValue(forKey: number), let service = services[worker.service]
         {
             service.requests.prepend(request)
         }
@@ -248,15 +258,26 @@ public struct BrokerCore {
                 continue
             }
             guard let identity = service.waiting.popFirst() else { break }
-            workers[identity]?.inHand[request.id] = request
-            if workers[identity]?.hasCredit == true {
+            guard let worker = workers[identity] else {
+                service.requests.prepend(request)
+                continue
+            }
+            worker.inHand[request.id] = request
+            if worker.hasCredit {
                 service.waiting.append(identity)
             } else {
-                workers[identity]?.isWaiting = false
+                worker.isWaiting = false
             }
-            out.append(
-                [identity, [], MDP.workerHeader, MDP.Command.request.frame, Self.addressFrame(request.id), []]
-                    + request.body)
+            var message: Message = []
+            message.reserveCapacity(6 + request.body.count)
+            message.append(identity)
+            message.append([])
+            message.append(MDP.workerHeader)
+            message.append(MDP.Command.request.frame)
+            message.append(Self.addressFrame(request.id))
+            message.append([])
+            message.append(contentsOf: request.body)
+            out.append(message)
         }
     }
 
@@ -322,7 +343,21 @@ public struct BrokerCore {
         let json =
             "{\"code\":\(jsonString(code)),\"message\":\(jsonString(message)),"
             + "\"details\":{\"service\":\(jsonString(service))}}"
-        return request.envelope + [[], MDP.clientHeader, request.service, Array(code.utf8), Array(json.utf8)]
+        return toClient(request.envelope[...], service: request.service, [Array(code.utf8), Array(json.utf8)])
+    }
+
+    /// A message to a client: its envelope, then `["", "MDPC01", service, body...]`.
+    static func toClient<Body: Collection<Frame>>(_ envelope: ArraySlice<Frame>, service: Frame, _ body: Body)
+        -> Message
+    {
+        var message: Message = []
+        message.reserveCapacity(envelope.count + 3 + body.count)
+        message.append(contentsOf: envelope)
+        message.append([])
+        message.append(MDP.clientHeader)
+        message.append(service)
+        message.append(contentsOf: body)
+        return message
     }
 
     static func jsonString(_ text: String) -> String {

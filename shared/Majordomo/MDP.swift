@@ -18,8 +18,10 @@ public enum MDP {
         case heartbeat = 0x04
         case disconnect = 0x05
 
-        /// The command as its frame.
-        public var frame: Frame { [rawValue] }
+        /// The command as its frame (shared, not allocated per use).
+        public var frame: Frame { Self.frames[Int(rawValue)] }
+
+        private static let frames: [Frame] = (0...5).map { [UInt8($0)] }
     }
 
     /// A worker command as sent on a DEALER socket: `["", "MDPW01", command, extra...]`.

@@ -69,17 +69,21 @@ public final class MajordomoWorker: Sendable {
 
     /// Runs until drained (graceful shutdown, cancellation or ``drain()``).
     public func run() async throws {
-        let (jobs, jobSink) = AsyncStream.makeStream(of: Job.self)
+        // Jobs travel in batches, everything one receive pass found: one hand-off to the task
+        // that starts the handlers per batch, not per request.
+        let (batches, jobSink) = AsyncStream.makeStream(of: [Job].self)
         try await withTaskCancellationOrGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     defer { jobSink.finish() }
                     try await IOThread.run(name: "mdp-worker-\(self.service)") { [self] in try loop(jobs: jobSink) }
                 }
-                for await job in jobs {
-                    group.addTask {
-                        let reply = await self.handler(job.body)
-                        self.complete(job, reply: reply)
+                for await batch in batches {
+                    for job in batch {
+                        group.addTask {
+                            let reply = await self.handler(job.body)
+                            self.complete(job, reply: reply)
+                        }
                     }
                 }
                 // The I/O loop has ended; anything still running could not be answered anyway.
@@ -114,7 +118,7 @@ public final class MajordomoWorker: Sendable {
         return socket
     }
 
-    private func loop(jobs: AsyncStream<Job>.Continuation) throws {
+    private func loop(jobs: AsyncStream<[Job]>.Continuation) throws {
         var socket = try connect()
         defer { socket.close() }
         var poller = Poller()
@@ -169,6 +173,8 @@ public final class MajordomoWorker: Sendable {
             }
 
             if poller.isReadable(socketSlot) {
+                var batch: [Job] = []
+                defer { if !batch.isEmpty { jobs.yield(batch) } }
                 while let message = try socket.receive(dontWait: true) {
                     guard message.count >= 3, message[0].isEmpty, message[1] == MDP.workerHeader,
                         message[2].count == 1, let command = MDP.Command(rawValue: message[2][0])
@@ -184,7 +190,7 @@ public final class MajordomoWorker: Sendable {
                         // drain makes the broker give them to another worker.
                         guard drainDeadline == nil else { continue }
                         inHand += 1
-                        jobs.yield(Job(generation: generation, address: message[3], body: Array(message[5...])))
+                        batch.append(Job(generation: generation, address: message[3], body: Array(message[5...])))
                     case .disconnect:
                         if drainDeadline == nil { try reconnect(reason: "broker sent DISCONNECT") }
                     default:

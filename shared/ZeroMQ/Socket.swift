@@ -85,6 +85,7 @@ public final class Socket {
     public func receive(dontWait: Bool = false) throws(ZMQError) -> Message? {
         let handle = try live("receive")
         var message: Message = []
+        message.reserveCapacity(8)  // MDP's messages have up to 8 frames: one allocation, not four
         var part = zmq_msg_t()
         zmq_msg_init(&part)
         defer { zmq_msg_close(&part) }

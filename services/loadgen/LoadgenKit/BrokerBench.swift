@@ -98,8 +98,8 @@ public struct BrokerBench: Sendable {
         return result
     }
 
-    /// Runs `body` against an in-process broker with `workers` worker processes' worth of
-    /// `MajordomoWorker`s (each with its own ZeroMQ context, as separate processes would have).
+    /// Runs `body` against an in-process broker with `workers` `MajordomoWorker`s, all on one
+    /// ZeroMQ context (see below).
     func withBroker<T: Sendable>(workers: Int, _ body: @Sendable (String, Context) async throws -> T) async throws -> T
     {
         // One ZeroMQ context (one I/O thread) for every party, as in the raw case, so the two
