@@ -136,10 +136,11 @@ public struct BrokerBench: Sendable {
     /// RFC 7 workers as plain synchronous loops, one thread and one connection each: the broker's
     /// own limit, with no worker library in the way.
     func throughBrokerSyncWorkers(workers: Int, inFlight: Int, credit: Int = 1) async throws -> RunResult {
+        let shared = Context(ioThreads: ioThreads)
         let broker = try Broker(
             configuration: BrokerConfiguration(
                 endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
-            context: Context(), logger: Self.logger)
+            context: shared, logger: Self.logger)
         let stop = StopFlag()
         let endpoint = broker.endpoint
         let service = Array("echo".utf8)
@@ -151,8 +152,7 @@ public struct BrokerBench: Sendable {
             for index in 0..<workers {
                 group.addTask {
                     try await IOThread.run(name: "sync-worker-\(index)") {
-                        let context = Context()
-                        let socket = try context.socket(.dealer)
+                        let socket = try shared.socket(.dealer)
                         defer { socket.close() }
                         try socket.connect(endpoint)
                         try socket.send(
@@ -180,7 +180,7 @@ public struct BrokerBench: Sendable {
             try await Task.sleep(for: .milliseconds(500))
             let result = try await drive(
                 name: "broker, \(workers) plain worker loop\(workers == 1 ? "" : "s") (credit \(credit))",
-                endpoint: endpoint, context: Context(),
+                endpoint: endpoint, context: shared,
                 inFlight: inFlight
             ) { stamp in
                 [[], MDP.clientHeader, service, stamp, payload]
