@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "Majordomo",
             dependencies: [
-                "ZeroMQ",
+                "Contract", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

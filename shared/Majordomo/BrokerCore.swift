@@ -1,3 +1,4 @@
+import Contract
 import ZeroMQ
 
 /// The Majordomo broker's rules (RFC 7 and RFC 8) with no sockets and no clock.
@@ -341,8 +342,8 @@ public struct BrokerCore {
     static func errorReply(to request: Request, code: String, message: String) -> Message {
         let service = String(decoding: request.service, as: UTF8.self)
         let json =
-            "{\"code\":\(jsonString(code)),\"message\":\(jsonString(message)),"
-            + "\"details\":{\"service\":\(jsonString(service))}}"
+            "{\"code\":\(String.jsonStringLiteral(code)),\"message\":\(String.jsonStringLiteral(message)),"
+            + "\"details\":{\"service\":\(String.jsonStringLiteral(service))}}"
         return toClient(request.envelope[...], service: request.service, [Array(code.utf8), Array(json.utf8)])
     }
 
@@ -358,23 +359,5 @@ public struct BrokerCore {
         message.append(service)
         message.append(contentsOf: body)
         return message
-    }
-
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

@@ -1,3 +1,4 @@
+import Contract
 import Glibc
 import Logging
 
@@ -29,19 +30,19 @@ public struct JSONLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
         var line = "{\"ts\":\"\(Self.timestamp())\",\"level\":\"\(event.level)\",\"service\":"
-        Self.appendString(label, to: &line)
+        line.appendJSONStringLiteral(label)
         line += ",\"msg\":"
-        Self.appendString("\(event.message)", to: &line)
+        line.appendJSONStringLiteral("\(event.message)")
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             line += ","
             // The fixed fields keep their meaning; a clashing metadata key is renamed, not duplicated.
-            Self.appendString(Self.reserved.contains(key) ? "meta." + key : key, to: &line)
+            line.appendJSONStringLiteral(Self.reserved.contains(key) ? "meta." + key : key)
             line += ":"
             Self.append(value, to: &line)
         }
         if event.level >= .error {
             line += ",\"source\":"
-            Self.appendString("\(event.file):\(event.line)", to: &line)
+            line.appendJSONStringLiteral("\(event.file):\(event.line)")
         }
         line += "}\n"
         var bytes = Array(line.utf8)
@@ -52,8 +53,8 @@ public struct JSONLogHandler: LogHandler {
 
     static func append(_ value: Logger.Metadata.Value, to line: inout String) {
         switch value {
-        case .string(let text): appendString(text, to: &line)
-        case .stringConvertible(let convertible): appendString(convertible.description, to: &line)
+        case .string(let text): line.appendJSONStringLiteral(text)
+        case .stringConvertible(let convertible): line.appendJSONStringLiteral(convertible.description)
         case .array(let values):
             line += "["
             for (index, element) in values.enumerated() {
@@ -65,30 +66,12 @@ public struct JSONLogHandler: LogHandler {
             line += "{"
             for (index, (key, element)) in values.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { line += "," }
-                appendString(key, to: &line)
+                line.appendJSONStringLiteral(key)
                 line += ":"
                 append(element, to: &line)
             }
             line += "}"
         }
-    }
-
-    static func appendString(_ text: String, to line: inout String) {
-        line += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": line += "\\\""
-            case "\\": line += "\\\\"
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: line.unicodeScalars.append(scalar)
-            }
-        }
-        line += "\""
     }
 
     static func timestamp() -> String {
