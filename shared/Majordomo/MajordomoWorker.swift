@@ -73,7 +73,11 @@ public final class MajordomoWorker: Sendable {
         // that starts the handlers per batch, not per request.
         let (batches, jobSink) = AsyncStream.makeStream(of: [Job].self)
         try await withTaskCancellationOrGracefulShutdownHandler {
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            // A discarding group: a finished handler task is released at once. (A plain task
+            // group keeps every finished child until someone asks for its result, which here
+            // nobody does: memory grew by each request ever handled.) An error of the I/O loop
+            // still ends the group and is thrown from it.
+            try await withThrowingDiscardingTaskGroup { group in
                 group.addTask {
                     defer { jobSink.finish() }
                     try await IOThread.run(name: "mdp-worker-\(self.service)") { [self] in try loop(jobs: jobSink) }
@@ -88,9 +92,6 @@ public final class MajordomoWorker: Sendable {
                 }
                 // The I/O loop has ended; anything still running could not be answered anyway.
                 group.cancelAll()
-                while let result = await group.nextResult() {
-                    if case .failure(let error) = result, !(error is CancellationError) { throw error }
-                }
             }
         } onCancelOrGracefulShutdown: {
             self.drain()

@@ -59,7 +59,9 @@ public struct EventConsumer: Service {
     public func run() async throws {
         let (kicks, kick) = AsyncStream.makeStream(of: Kick.self, bufferingPolicy: .bufferingNewest(8))
         try await withTaskCancellationOrGracefulShutdownHandler {
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            // Discarding: the follow-up timers added below for every quiet nudge are released
+            // when they finish, instead of being kept by the group until it ends.
+            try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { try await pump.run() }
                 group.addTask {
                     for await _ in pump.messages { kick.yield(.nudge) }
@@ -128,7 +130,6 @@ public struct EventConsumer: Service {
                 }
                 group.cancelAll()
                 pump.stop()
-                try await group.waitForAll()
             }
         } onCancelOrGracefulShutdown: {
             kick.finish()
