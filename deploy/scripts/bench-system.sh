@@ -10,6 +10,8 @@
 #   SERVICES      services to start (default: the ones the scenario needs; login: auth)
 #   BENCH_LOG     where the system's output goes (default .data/bench-<scenario>.log)
 #   SKIP_BUILD=1  use the release executables as they are (no swift build -c release)
+#   BACKPLANE_BIN_DIR  where the executables are (default: the release build's folder); a folder
+#                 of links with one wrapper script runs a service under a profiler
 #   Settings of the executables (WORKER_CONCURRENCY, LOG_LEVEL, ...) pass through.
 set -euo pipefail
 LOG_TAG=bench
@@ -27,7 +29,7 @@ mkdir -p "$REPO_ROOT/.data"
 : "${BENCH_LOG:=$REPO_ROOT/.data/bench-$SCENARIO.log}"
 
 [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release)
-BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
+BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
 HTTP_PORT=$(free_port)
 BROKER_PORT=$(free_port)
 XSUB_PORT=$(free_port)
