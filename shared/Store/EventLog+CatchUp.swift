@@ -64,7 +64,16 @@ extension EventLog {
     /// Moves the consumer's cursor forward to `cursor` (never back: a concurrent catch-up may
     /// already be further).
     private func advance(consumer: String, to cursor: EventCursor, schema: String, logger: Logger) async throws {
-        try await client.query(
+        try await client.withConnection { connection in
+            try await moveCursor(consumer: consumer, to: cursor, schema: schema, on: connection, logger: logger)
+        }
+    }
+
+    /// The one statement that writes a consumer's cursor, forward only.
+    private func moveCursor(
+        consumer: String, to cursor: EventCursor, schema: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.query(
             """
             UPDATE \(unescaped: schema).consumers
             SET last_xid = \(String(cursor.xid))::text::xid8, last_seq = \(cursor.seq), updated_at = \(clock.now())
@@ -148,14 +157,8 @@ extension EventLog {
                 } else {
                     logger.debug("event already handled", metadata: ["eventId": "\(event.id)"])
                 }
-                try await connection.query(
-                    """
-                    UPDATE \(unescaped: schema).consumers
-                    SET last_xid = \(String(event.xid))::text::xid8, last_seq = \(event.seq), updated_at = \(clock.now())
-                    WHERE name = \(consumer)
-                    """,
-                    logger: logger
-                )
+                try await moveCursor(
+                    consumer: consumer, to: event.cursor, schema: schema, on: connection, logger: logger)
                 return fresh
             }
         } catch {
