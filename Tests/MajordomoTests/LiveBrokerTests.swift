@@ -95,13 +95,16 @@ struct LiveBrokerTests {
         try await Harness.withBroker { broker in
             let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client]) {
+                // The broker holds a queued body as the frames it received: a large one, an empty
+                // one and a small one must come out as they went in.
+                let body: Message = [Array("hi".utf8), [], Array(repeating: 0x5a, count: 4096)]
                 let reply = Task {
-                    try await client.request(service: "late", body: [Array("hi".utf8)], timeout: .seconds(10))
+                    try await client.request(service: "late", body: body, timeout: .seconds(10))
                 }
                 try await Task.sleep(for: .milliseconds(300))
                 let worker = Harness.echoWorker(broker.endpoint, service: "late", concurrency: 1)
                 let served = try await Harness.withRunning([worker]) { try await reply.value }
-                #expect(served == [Array("hi".utf8)])
+                #expect(served == body)
             }
         }
     }

@@ -111,17 +111,20 @@ public final class Broker: Sendable {
         if let xsub = sockets.xsub, let xpub = sockets.xpub {
             proxySlots = (poller.add(xsub), poller.add(xpub))
         }
-        var out: [Message] = []
+        var out: [Outgoing] = []
         out.reserveCapacity(64)
+        var sending: [Outgoing] = []
+        sending.reserveCapacity(64)
         while !stopping.load(ordering: .acquiring) {
             let timeout = max(0, core.nextWakeAt() - Monotonic.milliseconds())
             try poller.poll(timeoutMs: Int(timeout))
             if poller.isReadable(wakeSlot) { wake.drain() }
             if poller.isReadable(routerSlot) {
                 for _ in 0..<10_000 {
-                    guard let message = try router.receive(dontWait: true) else { break }
+                    // Frames stay libzmq's: bodies pass through without a copy.
+                    guard let message = try router.receiveNative(dontWait: true) else { break }
                     core.handle(message, now: Monotonic.milliseconds(), into: &out)
-                    try flush(&out, core: &core)
+                    try flush(&out, sending: &sending, core: &core)
                 }
             }
             if let proxySlots, let xsub = sockets.xsub, let xpub = sockets.xpub {
@@ -129,19 +132,22 @@ public final class Broker: Sendable {
                 if poller.isReadable(proxySlots.xpub) { try forward(from: xpub, to: xsub) }
             }
             core.tick(now: Monotonic.milliseconds(), into: &out)
-            try flush(&out, core: &core)
+            try flush(&out, sending: &sending, core: &core)
             let snapshot = core.statistics
             counters.withLock { $0 = snapshot }
         }
     }
 
     /// Sends what the core produced; a worker that vanished is reported back so its request moves on.
-    private func flush(_ out: inout [Message], core: inout BrokerCore) throws {
+    /// `out` and `sending` trade buffers, so no message list is allocated per message.
+    private func flush(_ out: inout [Outgoing], sending: inout [Outgoing], core: inout BrokerCore) throws {
         while !out.isEmpty {
-            let batch = out
-            out.removeAll(keepingCapacity: true)
-            for message in batch {
-                let sent = Result { () throws(ZMQError) -> Bool in try sockets.router.send(message, dontWait: true) }
+            swap(&out, &sending)
+            defer { sending.removeAll(keepingCapacity: true) }
+            for message in sending {
+                let sent = Result { () throws(ZMQError) -> Bool in
+                    try sockets.router.send(message.head, body: message.body, dontWait: true)
+                }
                 switch sent {
                 case .success(true):
                     continue
@@ -150,9 +156,9 @@ public final class Broker: Sendable {
                 case .failure(let error) where error.code == .unreachable:
                     // A worker that vanished: its request goes to another one. A vanished client
                     // just loses its reply.
-                    if message.count > 2 && message[2] == MDP.workerHeader {
+                    if message.head.count > 2 && message.head[2] == MDP.workerHeader {
                         core.workerUnreachable(
-                            message[0], undelivered: message, now: Monotonic.milliseconds(), into: &out)
+                            message.head[0], undelivered: message.head, now: Monotonic.milliseconds(), into: &out)
                     }
                 case .failure(let error):
                     throw error

@@ -1,6 +1,54 @@
 import Contract
 import ZeroMQ
 
+/// A message the broker received, read frame by frame; the frames after the header are passed on
+/// as they are (without copying, for a ``NativeMessage``).
+public protocol BrokerInbound {
+    /// How many frames it has.
+    var count: Int { get }
+    /// A copy of frame `index`.
+    subscript(index: Int) -> Frame { get }
+    /// The size in bytes of frame `index`.
+    func size(_ index: Int) -> Int
+    /// Whether frame `index` holds exactly `bytes`.
+    func frame(_ index: Int, equals bytes: Frame) -> Bool
+    /// Frames `index...`, to pass on.
+    func body(from index: Int) -> MessageBody
+    /// Calls `body` with the bytes of frame `index`, without copying them.
+    func withBytes<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T
+}
+
+extension BrokerInbound {
+    /// Frame `index` as UTF-8 text.
+    func string(_ index: Int) -> String { withBytes(index) { String(decoding: $0, as: UTF8.self) } }
+    /// The first byte of frame `index`, which must not be empty.
+    func firstByte(_ index: Int) -> UInt8 { withBytes(index) { $0[0] } }
+}
+
+extension Array: BrokerInbound where Element == Frame {
+    public func withBytes<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try self[index].withUnsafeBytes(body)
+    }
+    public func size(_ index: Int) -> Int { self[index].count }
+    public func frame(_ index: Int, equals bytes: Frame) -> Bool { self[index] == bytes }
+    public func body(from index: Int) -> MessageBody { .frames(self[index...]) }
+}
+
+extension NativeMessage: BrokerInbound {
+    public func body(from index: Int) -> MessageBody { .native(self, from: index) }
+}
+
+/// A message for the ROUTER socket (identity first): header frames, then a body passed on.
+public struct Outgoing {
+    /// The identity and header frames.
+    public var head: Message
+    /// The frames after them.
+    public var body: MessageBody
+
+    /// All its frames as bytes.
+    public var frames: Message { head + body.frames }
+}
+
 /// The Majordomo broker's rules (RFC 7 and RFC 8) with no sockets and no clock.
 ///
 /// Input is what the ROUTER socket received (identity first) and the time in monotonic
@@ -11,7 +59,7 @@ public struct BrokerCore {
         let id: UInt64
         let envelope: [Frame]
         let service: Frame
-        let body: [Frame]
+        let body: MessageBody
         let expiresAt: Int64
     }
 
@@ -85,37 +133,53 @@ public struct BrokerCore {
     // MARK: - Input
 
     /// Handles one message from the ROUTER socket.
-    public mutating func handle(_ message: Message, now: Int64, into out: inout [Message]) {
+    public mutating func handle<Inbound: BrokerInbound>(_ message: Inbound, now: Int64, into out: inout [Outgoing]) {
         guard message.count >= 3,
-            let delimiter = message.indices.dropFirst().first(where: { message[$0].isEmpty }),
-            delimiter <= Self.maxEnvelopeFrames, delimiter + 1 < message.count
+            let delimiter = (1..<min(message.count, Self.maxEnvelopeFrames + 1)).first(where: { message.size($0) == 0 }
+            ),
+            delimiter + 1 < message.count
         else { return malformed() }
-        let header = message[delimiter + 1]
-        if header == MDP.clientHeader {
-            handleClient(
-                envelope: message[..<delimiter], frames: message[(delimiter + 2)...], now: now, into: &out)
-        } else if header == MDP.workerHeader, delimiter == 1 {
-            handleWorker(identity: message[0], frames: message[3...], now: now, into: &out)
+        if message.frame(delimiter + 1, equals: MDP.clientHeader) {
+            handleClient(message, delimiter: delimiter, now: now, into: &out)
+        } else if delimiter == 1, message.frame(2, equals: MDP.workerHeader) {
+            handleWorker(message, now: now, into: &out)
         } else {
             malformed()
         }
     }
 
+    /// ``handle(_:now:into:)`` with the output as plain messages (for tests and tools).
+    public mutating func handle(_ message: Message, now: Int64, into out: inout [Message]) {
+        plain(into: &out) { $0.handle(message, now: now, into: &$1) }
+    }
+
+    /// Runs `step` and appends what it produced as plain messages.
+    private mutating func plain(into out: inout [Message], _ step: (inout BrokerCore, inout [Outgoing]) -> Void) {
+        var produced: [Outgoing] = []
+        step(&self, &produced)
+        out += produced.map(\.frames)
+    }
+
     private mutating func malformed() { statistics.malformed += 1 }
 
-    private mutating func handleClient(
-        envelope: ArraySlice<Frame>, frames: ArraySlice<Frame>, now: Int64, into out: inout [Message]
+    /// `[envelope..., "", "MDPC01", service, body...]`, the delimiter at `delimiter`.
+    private mutating func handleClient<Inbound: BrokerInbound>(
+        _ message: Inbound, delimiter: Int, now: Int64, into out: inout [Outgoing]
     ) {
-        guard frames.count >= 2, let serviceFrame = frames.first, !serviceFrame.isEmpty else { return malformed() }
-        let name = String(decoding: serviceFrame, as: UTF8.self)
-        let body = frames.dropFirst()
+        let serviceIndex = delimiter + 2
+        guard message.count >= serviceIndex + 2, message.size(serviceIndex) > 0 else { return malformed() }
+        let envelope = (0..<delimiter).map { message[$0] }
+        let name = message.string(serviceIndex)
         if name.hasPrefix(MDP.mmiPrefix) {
-            out.append(Self.toClient(envelope, service: serviceFrame, management(name, body)))
+            out.append(
+                Self.toClient(
+                    envelope[...], service: message[serviceIndex],
+                    .frames(management(name, asked: message[serviceIndex + 1])[...])))
             return
         }
-        let service = self.service(named: name, frame: serviceFrame)
+        let service = self.service(named: name) { message[serviceIndex] }
         let request = Request(
-            id: nextRequestID, envelope: Array(envelope), service: serviceFrame, body: Array(body),
+            id: nextRequestID, envelope: envelope, service: service.name, body: message.body(from: serviceIndex + 1),
             expiresAt: now + configuration.requestTimeoutMs)
         nextRequestID &+= 1
         if service.requests.count >= configuration.maxQueuedPerService {
@@ -132,20 +196,24 @@ public struct BrokerCore {
     }
 
     /// RFC 8: `mmi.service` says whether a live worker serves the named service.
-    private func management(_ name: String, _ body: ArraySlice<Frame>) -> [Frame] {
+    private func management(_ name: String, asked: Frame) -> [Frame] {
         guard name == "mmi.service" else { return [Array("501".utf8)] }
-        let asked = String(decoding: body.first ?? [], as: UTF8.self)
+        let asked = String(decoding: asked, as: UTF8.self)
         let found = workerCount(for: asked) > 0
         return [Array((found ? "200" : "404").utf8)]
     }
 
-    private mutating func handleWorker(
-        identity: Frame, frames: ArraySlice<Frame>, now: Int64, into out: inout [Message]
+    /// `[identity, "", "MDPW01", command, arguments...]`.
+    private mutating func handleWorker<Inbound: BrokerInbound>(
+        _ message: Inbound, now: Int64, into out: inout [Outgoing]
     ) {
-        guard let commandFrame = frames.first, commandFrame.count == 1,
-            let command = MDP.Command(rawValue: commandFrame[0])
-        else { return invalidFromWorker(identity, now: now, into: &out) }
-        let arguments = frames.dropFirst()
+        let identity = message[0]
+        guard message.count > 3, message.size(3) == 1, let command = MDP.Command(rawValue: message.firstByte(3)) else {
+            return invalidFromWorker(identity, now: now, into: &out)
+        }
+        /// Where the arguments start, and how many there are.
+        let first = 4
+        let argumentCount = message.count - first
         let worker = workers[identity]
         let known = worker != nil
         if let worker, command != .disconnect {
@@ -153,16 +221,16 @@ public struct BrokerCore {
         }
         switch command {
         case .ready:
-            guard (1...2).contains(arguments.count), let serviceFrame = arguments.first, !serviceFrame.isEmpty,
-                let credit = Self.credit(arguments.dropFirst().first)
+            guard (1...2).contains(argumentCount), message.size(first) > 0,
+                let credit = Self.credit(argumentCount == 2 ? message[first + 1] : nil)
             else {
                 return invalidFromWorker(identity, now: now, into: &out)
             }
-            let name = String(decoding: serviceFrame, as: UTF8.self)
+            let name = message.string(first)
             if known || name.hasPrefix(MDP.mmiPrefix) {
                 return disconnect(identity, now: now, into: &out)
             }
-            let service = self.service(named: name, frame: serviceFrame)
+            let service = self.service(named: name) { message[first] }
             workers[identity] = Worker(
                 identity: identity, service: name, expiresAt: now + configuration.heartbeat.expiryMs, credit: credit,
                 isWaiting: true)
@@ -171,21 +239,21 @@ public struct BrokerCore {
             dispatch(service, now: now, into: &out)
         case .reply:
             guard known else { return disconnect(identity, now: now, into: &out) }
-            guard arguments.count >= 3, arguments[arguments.startIndex + 1].isEmpty else {
+            guard argumentCount >= 3, message.size(first + 1) == 0 else {
                 return invalidFromWorker(identity, now: now, into: &out)
             }
-            guard let worker, let number = arguments.first.flatMap(Self.requestNumber),
+            guard let worker, let number = message.withBytes(first, Self.requestNumber),
                 let request = worker.inHand.removeValue(forKey: number)
             else { return disconnect(identity, now: now, into: &out) }
             statistics.replies += 1
-            out.append(Self.toClient(request.envelope[...], service: request.service, arguments.dropFirst(2)))
+            out.append(Self.toClient(request.envelope[...], service: request.service, message.body(from: first + 2)))
             if !worker.isWaiting, let service = services[worker.service] {
                 worker.isWaiting = true
                 service.waiting.append(identity)
                 dispatch(service, now: now, into: &out)
             }
         case .heartbeat:
-            guard arguments.isEmpty else { return invalidFromWorker(identity, now: now, into: &out) }
+            guard argumentCount == 0 else { return invalidFromWorker(identity, now: now, into: &out) }
             if !known { disconnect(identity, now: now, into: &out) }
         case .disconnect:
             // The worker has said goodbye: send nothing more. A request it held was never
@@ -197,15 +265,20 @@ public struct BrokerCore {
     }
 
     /// A message that does not parse: dropped, and a registered worker that sent it is dropped too.
-    private mutating func invalidFromWorker(_ identity: Frame, now: Int64, into out: inout [Message]) {
+    private mutating func invalidFromWorker(_ identity: Frame, now: Int64, into out: inout [Outgoing]) {
         malformed()
         if workers[identity] != nil { disconnect(identity, now: now, into: &out) }
     }
 
     // MARK: - Time
 
-    /// Heartbeats workers, expires silent workers and requests that waited too long.
+    /// ``tick(now:into:)`` with the output as plain messages (for tests and tools).
     public mutating func tick(now: Int64, into out: inout [Message]) {
+        plain(into: &out) { $0.tick(now: now, into: &$1) }
+    }
+
+    /// Heartbeats workers, expires silent workers and requests that waited too long.
+    public mutating func tick(now: Int64, into out: inout [Outgoing]) {
         for service in services.values {
             while let first = service.requests.first, first.expiresAt <= now {
                 _ = service.requests.popFirst()
@@ -220,7 +293,7 @@ public struct BrokerCore {
             removeWorker(identity, requeue: false, now: now, into: &out)
         }
         for identity in workers.keys {
-            out.append([identity] + MDP.workerCommand(.heartbeat))
+            out.append(Outgoing(head: [identity] + MDP.workerCommand(.heartbeat), body: .empty))
         }
     }
 
@@ -228,9 +301,10 @@ public struct BrokerCore {
     ///
     /// If the undeliverable message was the REQUEST itself, the worker never saw it and another
     /// worker gets it. Otherwise the worker had the request in hand and may have acted on it, so
-    /// the client is told `unavailable` rather than having it run twice.
+    /// the client is told `unavailable` rather than having it run twice. `undelivered` is the
+    /// message's head: identity and header frames.
     public mutating func workerUnreachable(
-        _ identity: Frame, undelivered: Message, now: Int64, into out: inout [Message]
+        _ identity: Frame, undelivered: Message, now: Int64, into out: inout [Outgoing]
     ) {
         if undelivered.count > 4, undelivered[3] == MDP.Command.request.frame,
             let number = Self.requestNumber(undelivered[4]), let worker = workers[identity],
@@ -241,18 +315,25 @@ public struct BrokerCore {
         removeWorker(identity, requeue: false, now: now, into: &out)
     }
 
+    /// ``workerUnreachable(_:undelivered:now:into:)`` with the output as plain messages.
+    public mutating func workerUnreachable(
+        _ identity: Frame, undelivered: Message, now: Int64, into out: inout [Message]
+    ) {
+        plain(into: &out) { $0.workerUnreachable(identity, undelivered: undelivered, now: now, into: &$1) }
+    }
+
     // MARK: - Workers and queues
 
-    private mutating func service(named name: String, frame: Frame) -> Service {
+    private mutating func service(named name: String, frame: () -> Frame) -> Service {
         if let service = services[name] { return service }
-        let service = Service(name: frame)
+        let service = Service(name: frame())
         services[name] = service
         return service
     }
 
     /// Hands queued requests to waiting workers, least recently used first. A worker with credit
     /// left after taking one goes to the back of the line, so load spreads over workers.
-    private mutating func dispatch(_ service: Service, now: Int64, into out: inout [Message]) {
+    private mutating func dispatch(_ service: Service, now: Int64, into out: inout [Outgoing]) {
         while !service.waiting.isEmpty, let request = service.requests.popFirst() {
             if request.expiresAt <= now {
                 expire(request, into: &out)
@@ -269,26 +350,20 @@ public struct BrokerCore {
             } else {
                 worker.isWaiting = false
             }
-            var message: Message = []
-            message.reserveCapacity(6 + request.body.count)
-            message.append(identity)
-            message.append([])
-            message.append(MDP.workerHeader)
-            message.append(MDP.Command.request.frame)
-            message.append(Self.addressFrame(request.id))
-            message.append([])
-            message.append(contentsOf: request.body)
-            out.append(message)
+            let head: Message = [
+                identity, [], MDP.workerHeader, MDP.Command.request.frame, Self.addressFrame(request.id), [],
+            ]
+            out.append(Outgoing(head: head, body: request.body))
         }
     }
 
-    private mutating func disconnect(_ identity: Frame, now: Int64, into out: inout [Message]) {
+    private mutating func disconnect(_ identity: Frame, now: Int64, into out: inout [Outgoing]) {
         statistics.disconnects += 1
-        out.append([identity] + MDP.workerCommand(.disconnect))
+        out.append(Outgoing(head: [identity] + MDP.workerCommand(.disconnect), body: .empty))
         if workers[identity] != nil { removeWorker(identity, requeue: false, now: now, into: &out) }
     }
 
-    private mutating func removeWorker(_ identity: Frame, requeue: Bool, now: Int64, into out: inout [Message]) {
+    private mutating func removeWorker(_ identity: Frame, requeue: Bool, now: Int64, into out: inout [Outgoing]) {
         guard let worker = workers.removeValue(forKey: identity), let service = services[worker.service] else { return }
         service.workerCount -= 1
         if worker.isWaiting { service.waiting.removeAll { $0 == identity } }
@@ -307,7 +382,7 @@ public struct BrokerCore {
         dispatch(service, now: now, into: &out)
     }
 
-    private mutating func expire(_ request: Request, into out: inout [Message]) {
+    private mutating func expire(_ request: Request, into out: inout [Outgoing]) {
         statistics.expired += 1
         let name = String(decoding: request.service, as: UTF8.self)
         out.append(
@@ -323,7 +398,7 @@ public struct BrokerCore {
         withUnsafeBytes(of: id.bigEndian) { Array($0) }
     }
 
-    static func requestNumber(_ frame: Frame) -> UInt64? {
+    static func requestNumber<Bytes: Collection<UInt8>>(_ frame: Bytes) -> UInt64? {
         guard frame.count == 8 else { return nil }
         return frame.reduce(0) { $0 << 8 | UInt64($1) }
     }
@@ -339,25 +414,22 @@ public struct BrokerCore {
     }
 
     /// A reply in the system's wire contract: `[code][{"code","message","details"}]`.
-    static func errorReply(to request: Request, code: String, message: String) -> Message {
+    static func errorReply(to request: Request, code: String, message: String) -> Outgoing {
         let service = String(decoding: request.service, as: UTF8.self)
         let json =
             "{\"code\":\(String.jsonStringLiteral(code)),\"message\":\(String.jsonStringLiteral(message)),"
             + "\"details\":{\"service\":\(String.jsonStringLiteral(service))}}"
-        return toClient(request.envelope[...], service: request.service, [Array(code.utf8), Array(json.utf8)])
+        return toClient(request.envelope[...], service: request.service, .frames([Array(code.utf8), Array(json.utf8)]))
     }
 
     /// A message to a client: its envelope, then `["", "MDPC01", service, body...]`.
-    static func toClient<Body: Collection<Frame>>(_ envelope: ArraySlice<Frame>, service: Frame, _ body: Body)
-        -> Message
-    {
-        var message: Message = []
-        message.reserveCapacity(envelope.count + 3 + body.count)
-        message.append(contentsOf: envelope)
-        message.append([])
-        message.append(MDP.clientHeader)
-        message.append(service)
-        message.append(contentsOf: body)
-        return message
+    static func toClient(_ envelope: ArraySlice<Frame>, service: Frame, _ body: MessageBody) -> Outgoing {
+        var head: Message = []
+        head.reserveCapacity(envelope.count + 3)
+        head.append(contentsOf: envelope)
+        head.append([])
+        head.append(MDP.clientHeader)
+        head.append(service)
+        return Outgoing(head: head, body: body)
     }
 }

@@ -168,7 +168,9 @@ public final class MajordomoWorker: Sendable {
                 defer { list.removeAll() }; return list
             }) {
                 guard completion.job.generation == generation else { continue }
-                try socket.send(MDP.workerCommand(.reply, [completion.job.address, []]) + completion.reply)
+                try socket.send(
+                    [[], MDP.workerHeader, MDP.Command.reply.frame, completion.job.address, []],
+                    body: .frames(completion.reply[...]))
                 inHand -= 1
                 replied = true
             }
@@ -176,9 +178,10 @@ public final class MajordomoWorker: Sendable {
             if poller.isReadable(socketSlot) {
                 var batch: [Job] = []
                 defer { if !batch.isEmpty { jobs.yield(batch) } }
-                while let message = try socket.receive(dontWait: true) {
-                    guard message.count >= 3, message[0].isEmpty, message[1] == MDP.workerHeader,
-                        message[2].count == 1, let command = MDP.Command(rawValue: message[2][0])
+                // Read in place; only the address and the body are copied out.
+                while let message = try socket.receiveNative(dontWait: true) {
+                    guard message.count >= 3, message.size(0) == 0, message.frame(1, equals: MDP.workerHeader),
+                        message.size(2) == 1, let command = MDP.Command(rawValue: message.firstByte(2))
                     else {
                         logger.debug(
                             "dropped a malformed message from the broker", metadata: ["mdpService": "\(service)"])
@@ -186,12 +189,13 @@ public final class MajordomoWorker: Sendable {
                     }
                     liveness = heartbeat.liveness
                     switch command {
-                    case .request where message.count >= 5 && message[4].isEmpty:
+                    case .request where message.count >= 5 && message.size(4) == 0:
                         // While draining, requests are left unanswered: the DISCONNECT that ends the
                         // drain makes the broker give them to another worker.
                         guard drainDeadline == nil else { continue }
                         inHand += 1
-                        batch.append(Job(generation: generation, address: message[3], body: Array(message[5...])))
+                        batch.append(
+                            Job(generation: generation, address: message[3], body: message.body(from: 5).frames))
                     case .disconnect:
                         if drainDeadline == nil { try reconnect(reason: "broker sent DISCONNECT") }
                     default:

@@ -40,7 +40,7 @@ public final class Socket {
     /// Whether ``close()`` has been called.
     public var isClosed: Bool { handle == nil }
 
-    private func live(_ operation: String) throws(ZMQError) -> UnsafeMutableRawPointer {
+    func live(_ operation: String) throws(ZMQError) -> UnsafeMutableRawPointer {
         guard let handle else { throw ZMQError(errno: ENOTSOCK, operation: operation) }
         return handle
     }
@@ -61,22 +61,7 @@ public final class Socket {
     ///   (no connected peer with `IMMEDIATE`, or the high-water mark is reached).
     @discardableResult
     public func send(_ message: Message, dontWait: Bool = false) throws(ZMQError) -> Bool {
-        let handle = try live("send")
-        let base = dontWait ? ZMQ_DONTWAIT : 0
-        for (index, frame) in message.enumerated() {
-            let flags = base | (index < message.count - 1 ? ZMQ_SNDMORE : 0)
-            while true {
-                let rc = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
-                if rc >= 0 { break }
-                let error = ZMQError.last("send")
-                if error.code == .interrupted { continue }
-                // libzmq queues a multipart message atomically: a would-block can only happen on
-                // the first frame, so nothing partial is left behind.
-                if error.code == .wouldBlock && index == 0 { return false }
-                throw error
-            }
-        }
-        return true
+        try send(message, body: .empty, dontWait: dontWait)
     }
 
     /// Receives one multipart message.

@@ -48,8 +48,17 @@ public struct BrokerBench: Sendable {
         Case(label: "broker-4w-100") { try await $0.throughBroker(workers: 4, inFlight: 100) },
         Case(label: "plain-1w-100") { try await $0.throughBrokerSyncWorkers(workers: 1, inFlight: 100) },
         Case(label: "plain-4w-100") { try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100) },
+        Case(label: "plain-credit-1w-100") {
+            try await $0.throughBrokerSyncWorkers(workers: 1, inFlight: 100, credit: 100)
+        },
         Case(label: "plain-credit-4w-100") {
             try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100, credit: 32)
+        },
+        Case(label: "forwarder-1w-100") {
+            try await $0.throughBrokerSyncWorkers(workers: 1, inFlight: 100, credit: 100, hub: .forwarder)
+        },
+        Case(label: "forwarder-4w-100") {
+            try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100, credit: 32, hub: .forwarder)
         },
         Case(label: "async-4w-100") { try await $0.asyncClient(workers: 4, inFlight: 100) },
     ]
@@ -83,7 +92,10 @@ public struct BrokerBench: Sendable {
             poller.add(socket)
             while !stop.isSet {
                 try poller.poll(timeoutMs: 100)
-                while let message = try socket.receive(dontWait: true) { try socket.send(message) }
+                // Frames go back as libzmq's own, without a copy: the cheapest echo there is.
+                while let message = try socket.receiveNative(dontWait: true) {
+                    try socket.send([], body: .native(message, from: 0))
+                }
             }
         }
         let header: Message = mdpFrames ? [[], MDP.clientHeader, Array("echo".utf8)] : []
@@ -133,21 +145,56 @@ public struct BrokerBench: Sendable {
         }
     }
 
+    /// What the plain worker loops connect to.
+    enum Hub {
+        /// Our broker.
+        case broker
+        /// ``forward(_:stop:)``: MDP's hop with none of a broker's rules, the floor for any broker.
+        case forwarder
+    }
+
     /// RFC 7 workers as plain synchronous loops, one thread and one connection each: the broker's
     /// own limit, with no worker library in the way.
-    func throughBrokerSyncWorkers(workers: Int, inFlight: Int, credit: Int = 1) async throws -> RunResult {
+    func throughBrokerSyncWorkers(workers: Int, inFlight: Int, credit: Int = 1, hub: Hub = .broker) async throws
+        -> RunResult
+    {
         let shared = Context(ioThreads: ioThreads)
-        let broker = try Broker(
-            configuration: BrokerConfiguration(
-                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
-            context: shared, logger: Self.logger)
         let stop = StopFlag()
-        let endpoint = broker.endpoint
+        let broker: Broker?
+        let endpoint: String
+        var forwarderSocket: SocketHandOff?
+        switch hub {
+        case .broker:
+            let started = try Broker(
+                configuration: BrokerConfiguration(
+                    endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
+                context: shared, logger: Self.logger)
+            broker = started
+            endpoint = started.endpoint
+        case .forwarder:
+            let router = try shared.socket(.router)
+            try router.setHighWaterMarks(send: 0, receive: 0)
+            try router.bind("tcp://127.0.0.1:*")
+            endpoint = try router.lastEndpoint()
+            broker = nil
+            forwarderSocket = SocketHandOff(router)
+        }
         let service = Array("echo".utf8)
         let payload = self.payload
-        return try await withThrowingTaskGroup(of: RunResult?.self) { group in
-            group.addTask {
-                try await broker.run(); return nil
+        let hubName = hub == .broker ? "broker" : "bare MDP forwarder"
+        return try await withThrowingTaskGroup(of: RunResult?.self) { [forwarderSocket] group in
+            if let broker {
+                group.addTask {
+                    try await broker.run(); return nil
+                }
+            }
+            if let forwarderSocket {
+                group.addTask {
+                    try await IOThread.run(name: "mdp-forwarder") {
+                        try Self.forward(forwarderSocket.socket, stop: stop)
+                    }
+                    return nil
+                }
             }
             for index in 0..<workers {
                 group.addTask {
@@ -162,9 +209,13 @@ public struct BrokerBench: Sendable {
                         var lastBeat = Self.now()
                         while !stop.isSet {
                             try poller.poll(timeoutMs: 100)
-                            while let message = try socket.receive(dontWait: true) {
-                                if message.count >= 6 && message[2] == MDP.Command.request.frame {
-                                    try socket.send(MDP.workerCommand(.reply, [message[3], []]) + message[5...])
+                            while let message = try socket.receiveNative(dontWait: true) {
+                                // ["", MDPW01, REQUEST, address, "", body...]: the body goes back
+                                // without a copy, as with the raw echo.
+                                if message.count >= 6 && message.frame(2, equals: MDP.Command.request.frame) {
+                                    try socket.send(
+                                        [[], MDP.workerHeader, MDP.Command.reply.frame, message[3], []],
+                                        body: .native(message, from: 5))
                                 }
                             }
                             if Self.now() - lastBeat > 1_000_000_000 {
@@ -179,7 +230,7 @@ public struct BrokerBench: Sendable {
             }
             try await Task.sleep(for: .milliseconds(500))
             let result = try await drive(
-                name: "broker, \(workers) plain worker loop\(workers == 1 ? "" : "s") (credit \(credit))",
+                name: "\(hubName), \(workers) plain worker loop\(workers == 1 ? "" : "s") (credit \(credit))",
                 endpoint: endpoint, context: shared,
                 inFlight: inFlight
             ) { stamp in
@@ -189,9 +240,43 @@ public struct BrokerBench: Sendable {
             }
             stop.set()
             try await Task.sleep(for: .milliseconds(200))
-            broker.stop()
+            broker?.stop()
             try await group.waitForAll()
             return result
+        }
+    }
+
+    /// The least any MDP broker must do, with libzmq's frames passed on as they are: READY puts a
+    /// worker in a ring, a client request goes to the next worker in the ring with the client's
+    /// identity as its address (as in RFC 7), a REPLY goes to the client it names. No queues, no
+    /// credit, no heartbeats, no expiry: a yardstick for the broker, not a broker.
+    static func forward(_ router: Socket, stop: StopFlag) throws {
+        defer { router.close() }
+        var poller = Poller()
+        poller.add(router)
+        var workers: [Frame] = []
+        var next = 0
+        while !stop.isSet {
+            try poller.poll(timeoutMs: 100)
+            while let message = try router.receiveNative(dontWait: true) {
+                guard message.count >= 4, message.size(1) == 0 else { continue }
+                if message.frame(2, equals: MDP.clientHeader), message.count >= 5, !workers.isEmpty {
+                    // [client, "", MDPC01, service, body...]
+                    next = (next + 1) % workers.count
+                    _ = try router.send(
+                        [workers[next], [], MDP.workerHeader, MDP.Command.request.frame, message[0], []],
+                        body: .native(message, from: 4))
+                } else if message.frame(2, equals: MDP.workerHeader) {
+                    // [worker, "", MDPW01, command, ...]
+                    if message.frame(3, equals: MDP.Command.ready.frame) {
+                        workers.append(message[0])
+                    } else if message.frame(3, equals: MDP.Command.reply.frame), message.count >= 7 {
+                        // [worker, "", MDPW01, REPLY, client, "", body...]
+                        _ = try router.send(
+                            [message[4], [], MDP.clientHeader, Array("echo".utf8)], body: .native(message, from: 6))
+                    }
+                }
+            }
         }
     }
 

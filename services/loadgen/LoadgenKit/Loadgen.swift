@@ -19,7 +19,8 @@ public enum Loadgen {
         Benchmarks:
           broker      raw MDP round trips: DEALER-ROUTER with no broker, then through the Majordomo
                       broker with 1 and 4 workers at 1 and 100 requests in flight, plus plain
-                      synchronous worker loops and the async client API (all in process, over
+                      synchronous worker loops, a bare MDP forwarder with no broker rules (the
+                      floor for any broker) and the async client API (all in process, over
                       loopback TCP)
           login       logins through a running gateway (--url) with N concurrent clients, next to
                       the hashing bound (cores / time of one Argon2id verification, measured in
@@ -59,8 +60,8 @@ public enum Loadgen {
           --slots N     requests each worker process handles at once (its MDP worker connections,
                         WORKER_CONCURRENCY of a service; default 32)
           --only TEXT   run only the cases whose label contains TEXT (raw-1, raw-100, raw-mdp-frames-100, broker-1w-1,
-                        broker-1w-100, broker-4w-1, broker-4w-100, plain-1w-100, plain-4w-100, plain-credit-4w-100,
-                        async-4w-100)
+                        broker-1w-100, broker-4w-1, broker-4w-100, plain-1w-100, plain-4w-100, plain-credit-1w-100,
+                        plain-credit-4w-100, forwarder-1w-100, forwarder-4w-100, async-4w-100)
           --json PATH   also write the results as JSON to PATH (every scenario)
 
         Options of login:
