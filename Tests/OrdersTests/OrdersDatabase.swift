@@ -51,7 +51,7 @@ struct OrdersFixture: Sendable {
                 log: events, producer: .orders, context: context, endpoint: "tcp://127.0.0.1:1")
             let book = OrderBook(
                 client: client, quoting: quoting, provider: provider, events: publisher,
-                keyLifetime: configuration.keyLifetime, clock: clock, logger: logger)
+                images: nil, keyLifetime: configuration.keyLifetime, clock: clock, logger: logger)
             let wallet = Wallet(
                 store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
             try await body(OrdersFixture(client: client, clock: clock, quoting: quoting, wallet: wallet, book: book))

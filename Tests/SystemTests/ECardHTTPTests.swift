@@ -136,6 +136,30 @@ struct ECardHTTPTests {
             headers: ["Idempotency-Key": UUID().uuidString])
         #expect(bad.status == 400 && bad.body.contains("ecard.size"), "\(bad.body)")
 
+        // Someone else's upload, or an image that does not exist, is refused when the order is
+        // placed (printing decides, asked as the buyer), before anything is charged.
+        let (bo, _) = try await orders.signUp(system, "bo")
+        let boSaved = await bo.send(
+            "POST", "/v1/payment-methods",
+            json: #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#)
+        let boCard = try #require(orders.json(boSaved.body)["id"] as? String, "\(boSaved.body)")
+        for (kind, foreign) in [("ecard", imageId), ("ecard", UUID().uuidString), ("postcard", imageId)] {
+            let details =
+                kind == "ecard"
+                ? #""ecard": {"imageId": "\#(foreign)", "recipients": [{"email": "bo-\#(run)@example.org"}]}"#
+                : #""postcard": {"imageId": "\#(foreign)", "size": "A6", "recipients": [{"name": "Bo", "#
+                    + #""address": {"line1": "Box 1", "city": "Lund", "postalCode": "22100", "country": "SE"}}]}"#
+            let refused = await bo.send(
+                "POST", "/v1/orders",
+                json: #"{"kind": "\#(kind)", "currency": "EUR", "paymentMethodId": "\#(boCard)", \#(details)}"#,
+                headers: ["Idempotency-Key": UUID().uuidString])
+            #expect(refused.status == 404, "\(kind) with \(foreign): \(refused.body)")
+            #expect(refused.body.contains("\"field\":\"\(kind).imageId\""), "\(refused.body)")
+        }
+        let boOrders = await bo.send("GET", "/v1/orders")
+        #expect(boOrders.status == 200)
+        #expect((orders.json(boOrders.body)["items"] as? [Any])?.isEmpty == true, "no order kept: \(boOrders.body)")
+
         let mine = {
             smtp.files(".eml").filter { mail in recipients.contains { mail.contains("X-Envelope-To: \($0)") } }
         }

@@ -20,12 +20,16 @@ extension OrderBook {
         let currency = try Quoting.currency(request.currency)
         let content = try Self.content(of: request)
         let claim = Claim(userId: userId, key: key, hash: hash)
-        // Priced before the transaction, which must not wait for a second pool connection while
-        // it holds one (the requests queued behind its key hold theirs). A pricing failure counts
-        // only if this request wins the key: a retry of a placed order answers what it answered,
-        // even when its quote has expired since.
+        // Images checked and the order priced before the transaction, which must not wait for a
+        // second pool connection (or another service) while it holds one: the requests queued
+        // behind its key hold theirs. A failure of either counts only if this request wins the
+        // key: a retry of a placed order answers what it answered, even when its quote has
+        // expired or its image has gone since.
         let priced: Result<PriceBreakdown, any Error>
         do {
+            for image in content.images {
+                try await images?.check(image.id, field: image.field, actor: actor, requestId: requestId)
+            }
             let set =
                 if let quoteId = request.quoteId {
                     try await quoting.quotedRates(quoteId, userId: userId, currency: currency)

@@ -16,14 +16,18 @@ public struct OrderBook: Sendable {
     let events: EventPublisher
     let clock: any WallClock
     let logger: Logger
+    /// Checks the images an order puts on a card; `nil` where no printing service exists to ask
+    /// (the order-book tests without a broker).
+    let images: PrintingImages?
     /// How long an idempotency key is remembered (at least 24 hours).
     public let keyLifetime: TimeInterval
 
     /// Creates the order book.
     public init(
         client: PostgresClient, quoting: Quoting, provider: any PaymentProvider, events: EventPublisher,
-        keyLifetime: TimeInterval, clock: any WallClock, logger: Logger
+        images: PrintingImages?, keyLifetime: TimeInterval, clock: any WallClock, logger: Logger
     ) {
+        self.images = images
         self.client = client
         self.quoting = quoting
         self.cards = PaymentMethodStore(client: client, logger: logger)
@@ -46,6 +50,14 @@ public struct OrderBook: Sendable {
             if let ecard { return ecard.recipients.map { $0.name ?? $0.email } }
             if let gift { return [gift.recipientKind == "friend" ? (gift.friendName ?? "a friend") : "self"] }
             return []
+        }
+
+        /// The images it puts on a card, with the request field that names each.
+        var images: [(id: String, field: String)] {
+            var found: [(id: String, field: String)] = []
+            if let id = postcard?.imageId { found.append((id, "postcard.imageId")) }
+            if let id = ecard?.imageId { found.append((id, "ecard.imageId")) }
+            return found
         }
 
         /// What history search matches: names, addresses and e-mails, lower case.

@@ -127,7 +127,7 @@ public enum OrdersService {
         let provider = SandboxPaymentProvider()
         let book = OrderBook(
             client: resources.postgres, quoting: quoting, provider: provider, events: publisher,
-            keyLifetime: configuration.keyLifetime, clock: resources.clock, logger: resources.logger)
+            images: PrintingImages(bus: resources.bus), keyLifetime: configuration.keyLifetime, clock: resources.clock, logger: resources.logger)
         let wallet = Wallet(
             store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,
             clock: resources.clock)
