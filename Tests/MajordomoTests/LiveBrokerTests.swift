@@ -211,6 +211,54 @@ struct LiveBrokerTests {
         }
     }
 
+    @Test("a worker that leaves with DISCONNECT holding a request: the next worker gets the request whole")
+    func disconnectHandsRequestOnWhole() async throws {
+        try await Harness.withBroker { broker in
+            let context = Context()
+            // The broker passes bodies on as the frames it received; a request it hands on a
+            // second time must still have all of them.
+            let body: Message = [Array(repeating: 0x42, count: 4096), Array("x".utf8), []]
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client]) {
+                let endpoint = broker.endpoint
+                let leaver = Task {
+                    try await IOThread.run(name: "leaver") { () throws -> Message? in
+                        let socket = try context.socket(.dealer)
+                        defer { socket.close() }
+                        try socket.connect(endpoint)
+                        try socket.send(MDP.workerCommand(.ready, [Array("relay".utf8)]))
+                        var poller = Poller()
+                        poller.add(socket)
+                        let deadline = Date().addingTimeInterval(10)
+                        while Date() < deadline {
+                            try poller.poll(timeoutMs: 50)
+                            while let message = try socket.receive(dontWait: true) {
+                                if message.count >= 6 && message[2] == MDP.Command.request.frame {
+                                    try socket.send(MDP.workerCommand(.disconnect))
+                                    return Array(message[5...])
+                                }
+                            }
+                            try socket.send(MDP.workerCommand(.heartbeat))
+                        }
+                        return nil
+                    }
+                }
+                try await Harness.eventually("the leaving worker is registered") {
+                    try await client.isServed("relay")
+                }
+                let reply = Task { try await client.request(service: "relay", body: body, timeout: .seconds(10)) }
+                // Compared as booleans: a failure prints the frame sizes, not 4 KiB of bytes.
+                let seen = try await leaver.value
+                let firstWhole = seen == body
+                #expect(firstWhole, "the first worker got the request whole: \(seen?.map(\.count) ?? [])")
+                let worker = Harness.echoWorker(broker.endpoint, service: "relay", concurrency: 1)
+                let served = try await Harness.withRunning([worker]) { try await reply.value }
+                let secondWhole = served == body
+                #expect(secondWhole, "and so did the second, after the first left: \(served.map(\.count))")
+            }
+        }
+    }
+
     @Test("thousands of random frames do not hurt the broker; it still serves")
     func junk() async throws {
         try await Harness.withBroker { broker in

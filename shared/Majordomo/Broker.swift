@@ -146,7 +146,8 @@ public final class Broker: Sendable {
             defer { sending.removeAll(keepingCapacity: true) }
             for message in sending {
                 let sent = Result { () throws(ZMQError) -> Bool in
-                    try sockets.router.send(message.head, body: message.body, dontWait: true)
+                    try sockets.router.send(
+                        message.head, body: message.body, keepBody: message.keepsBody, dontWait: true)
                 }
                 switch sent {
                 case .success(true):

@@ -44,6 +44,9 @@ public struct Outgoing {
     public var head: Message
     /// The frames after them.
     public var body: MessageBody
+    /// Whether the body must stay usable after sending: a request handed to a worker goes to
+    /// another one if the first leaves before answering.
+    public var keepsBody = false
 
     /// All its frames as bytes.
     public var frames: Message { head + body.frames }
@@ -353,7 +356,7 @@ public struct BrokerCore {
             let head: Message = [
                 identity, [], MDP.workerHeader, MDP.Command.request.frame, Self.addressFrame(request.id), [],
             ]
-            out.append(Outgoing(head: head, body: request.body))
+            out.append(Outgoing(head: head, body: request.body, keepsBody: true))
         }
     }
 

@@ -71,9 +71,17 @@ public final class NativeMessage {
         withBytes(index) { stored in bytes.withUnsafeBytes { $0.elementsEqual(stored) } }
     }
 
-    /// Sends frame `index` (moving it into libzmq; the frame is left empty).
-    func send(_ index: Int, on handle: UnsafeMutableRawPointer, flags: Int32) -> Int32 {
-        zmq_msg_send(frames + index, handle, flags)
+    /// Sends frame `index`: moved into libzmq (the frame is left empty), or with `keep` a copy
+    /// that shares its buffer (libzmq counts references; nothing is copied), so it can be sent
+    /// again.
+    func send(_ index: Int, on handle: UnsafeMutableRawPointer, flags: Int32, keep: Bool) -> Int32 {
+        guard keep else { return zmq_msg_send(frames + index, handle, flags) }
+        var copy = zmq_msg_t()
+        zmq_msg_init(&copy)
+        zmq_msg_copy(&copy, frames + index)
+        let rc = zmq_msg_send(&copy, handle, flags)
+        if rc < 0 { zmq_msg_close(&copy) }
+        return rc
     }
 }
 
@@ -126,12 +134,15 @@ extension Socket {
     }
 
     /// Sends `head` (copied) followed by `body` as one multipart message. Native body frames move
-    /// into libzmq without a copy.
+    /// into libzmq without a copy; with `keepBody` they stay in their message too (sharing the
+    /// buffers), for a message that may have to be sent again elsewhere.
     ///
     /// - Returns: `false` when `dontWait` is set and the message could not be queued now; nothing
     ///   of it was sent then, and a native body is untouched.
     @discardableResult
-    public func send(_ head: Message, body: MessageBody, dontWait: Bool = false) throws(ZMQError) -> Bool {
+    public func send(_ head: Message, body: MessageBody, keepBody: Bool = false, dontWait: Bool = false)
+        throws(ZMQError) -> Bool
+    {
         let handle = try live("send")
         let base = dontWait ? ZMQ_DONTWAIT : 0
         let total = head.count + body.count
@@ -165,7 +176,9 @@ extension Socket {
             }
         case .native(let message, let from):
             for frameIndex in from..<message.count {
-                guard try put({ flags in message.send(frameIndex, on: handle, flags: flags) }) else { return false }
+                guard try put({ flags in message.send(frameIndex, on: handle, flags: flags, keep: keepBody) }) else {
+                    return false
+                }
             }
         }
         return true
