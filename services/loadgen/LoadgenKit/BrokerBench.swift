@@ -256,6 +256,7 @@ public struct BrokerBench: Sendable {
         poller.add(router)
         var workers: [Frame] = []
         var next = 0
+        let service = Array("echo".utf8)
         while !stop.isSet {
             try poller.poll(timeoutMs: 100)
             while let message = try router.receiveNative(dontWait: true) {
@@ -273,7 +274,7 @@ public struct BrokerBench: Sendable {
                     } else if message.frame(3, equals: MDP.Command.reply.frame), message.count >= 7 {
                         // [worker, "", MDPW01, REPLY, client, "", body...]
                         _ = try router.send(
-                            [message[4], [], MDP.clientHeader, Array("echo".utf8)], body: .native(message, from: 6))
+                            [message[4], [], MDP.clientHeader, service], body: .native(message, from: 6))
                     }
                 }
             }
