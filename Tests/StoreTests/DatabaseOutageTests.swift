@@ -8,11 +8,16 @@ import Testing
 /// When PostgreSQL goes away mid-request, callers hear `unavailable` (try again), not `internal`.
 @Suite("A lost database connection is `unavailable`, not `internal`")
 struct DatabaseOutageTests {
-    /// Runs the SQL it is sent: the test's only operation.
-    enum RunSQL: BusOperation {
-        struct Request: Codable, Sendable { let sql: String }
+    enum Terminated: BusOperation {
+        typealias Request = Empty
         typealias Reply = Empty
-        static let name = "run_sql"
+        static let name = "terminated"
+    }
+
+    enum Broken: BusOperation {
+        typealias Request = Empty
+        typealias Reply = Empty
+        static let name = "broken"
     }
 
     /// Runs `sql` and reads every row.
@@ -23,25 +28,27 @@ struct DatabaseOutageTests {
     @Test("a handler whose connection the server ends answers `unavailable`; a wrong query stays `internal`")
     func terminatedConnection() async throws {
         try await TestDatabase.withClient { client in
-            let metadata = RequestMetadata(requestId: "outage-test")
             var router = OperationRouter(service: ServiceName("outage"), logger: TestDatabase.logger)
-            router.register(RunSQL.self) { request, _ in
-                try await Self.run(PostgresQuery(unsafeSQL: request.sql), on: client)
+            router.register(Terminated.self) { _, _ in
+                // The server ends this connection, as it ends every one when PostgreSQL stops.
+                try await Self.run("SELECT pg_terminate_backend(pg_backend_pid())", on: client)
                 return Empty()
             }
-            func call(_ sql: String) async throws -> (code: String, message: String) {
-                let reply = await router.handle(
-                    try Wire.encodeRequest(
-                        operation: RunSQL.name, metadata: metadata, payload: RunSQL.Request(sql: sql)))
-                return (String(decoding: reply[0], as: UTF8.self), String(decoding: reply[1], as: UTF8.self))
+            router.register(Broken.self) { _, _ in
+                try await Self.run("SELECT * FROM no_such_table_anywhere", on: client)
+                return Empty()
             }
+            let metadata = RequestMetadata(requestId: "outage-test")
             // A wrong query first, while every connection is sound: a bug is not an outage.
-            let broken = try await call("SELECT * FROM no_such_table_anywhere")
-            #expect(broken.code == "internal", "\(broken.message)")
-            // The server ends this connection, as it ends every one when PostgreSQL stops.
-            let terminated = try await call("SELECT pg_terminate_backend(pg_backend_pid())")
-            #expect(terminated.code == "unavailable")
-            #expect(terminated.message.contains("database is not reachable"))
+            let broken = await router.handle(
+                try Wire.encodeRequest(operation: Broken.name, metadata: metadata, payload: Empty()))
+            #expect(
+                String(decoding: broken[0], as: UTF8.self) == "internal",
+                "\(String(decoding: broken[1], as: UTF8.self))")
+            let terminated = await router.handle(
+                try Wire.encodeRequest(operation: Terminated.name, metadata: metadata, payload: Empty()))
+            #expect(String(decoding: terminated[0], as: UTF8.self) == "unavailable")
+            #expect(String(decoding: terminated[1], as: UTF8.self).contains("database is not reachable"))
             // The pool replaces the lost connection by itself: a query may still meet it once (and
             // that too is an outage), then queries work again.
             var recovered = false
