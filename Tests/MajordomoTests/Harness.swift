@@ -61,11 +61,11 @@ enum Harness {
 
     static func echoWorker(
         _ endpoint: String, service: String = "echo", concurrency: Int = 4, heartbeatMs: Int64 = 100,
-        context: Context = Context(), tag: String? = nil,
+        context: Context = Context(), tag: String? = nil, start: MajordomoWorker.HandlerStart = .taskPool,
         handler: MajordomoWorker.Handler? = nil
     ) -> MajordomoWorker {
         MajordomoWorker(
-            endpoint: endpoint, service: service, concurrency: concurrency,
+            endpoint: endpoint, service: service, concurrency: concurrency, handlerStart: start,
             heartbeat: HeartbeatSettings(intervalMs: heartbeatMs, liveness: 3), drainTimeoutMs: 5000,
             context: context, logger: logger,
             handler: handler ?? { body in tag.map { [Array($0.utf8)] + body } ?? body })

@@ -7,11 +7,14 @@ import ZeroMQ
 /// Client, broker and workers over real TCP sockets on loopback.
 @Suite("Majordomo over real sockets")
 struct LiveBrokerTests {
-    @Test("many requests in flight over one client socket each get their own reply")
-    func manyInFlight() async throws {
+    @Test(
+        "many requests in flight over one client socket each get their own reply",
+        arguments: MajordomoWorker.HandlerStart.allCases)
+    func manyInFlight(start: MajordomoWorker.HandlerStart) async throws {
         try await Harness.withBroker { broker in
-            let worker = Harness.echoWorker(broker.endpoint, concurrency: 4) { body in
-                try? await Task.sleep(for: .milliseconds(Int.random(in: 0...5)))
+            let worker = Harness.echoWorker(broker.endpoint, concurrency: 4, start: start) { body in
+                // Half the handlers answer without suspending, half wait first.
+                if body[2][0] % 2 == 1 { try? await Task.sleep(for: .milliseconds(Int.random(in: 1...5))) }
                 return body
             }
             let client = Harness.client(broker.endpoint)
@@ -25,6 +28,35 @@ struct LiveBrokerTests {
                         }
                     }
                     try await group.waitForAll()
+                }
+            }
+        }
+    }
+
+    @Test("a handler starts on the worker's I/O thread only when asked to, and leaves it at its first suspension")
+    func handlerStart() async throws {
+        try await Harness.withBroker { broker in
+            // Each handler reports the thread it began on and the one it ended on; the second
+            // frame of the request says whether it suspends in between.
+            let handler: MajordomoWorker.Handler = { body in
+                let began = currentThreadName()
+                if body[0] == [1] { try? await Task.sleep(for: .milliseconds(5)) }
+                return [Array(began.utf8), Array(currentThreadName().utf8)]
+            }
+            let pool = Harness.echoWorker(broker.endpoint, service: "pool", handler: handler)
+            let inline = Harness.echoWorker(broker.endpoint, service: "io", start: .ioThread, handler: handler)
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client, pool, inline]) {
+                func threads(_ service: String, suspends: Bool) async throws -> [String] {
+                    text(try await client.request(service: service, body: [[suspends ? 1 : 0]], timeout: .seconds(10)))
+                }
+                // The worker's I/O thread is "mdp-worker-" and the service name.
+                #expect(try await threads("io", suspends: false) == ["mdp-worker-io", "mdp-worker-io"])
+                let suspending = try await threads("io", suspends: true)
+                #expect(suspending[0] == "mdp-worker-io")
+                #expect(suspending[1] != "mdp-worker-io")
+                for suspends in [false, true] {
+                    #expect(try await threads("pool", suspends: suspends).allSatisfy { $0 != "mdp-worker-pool" })
                 }
             }
         }
@@ -186,11 +218,13 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("draining a worker finishes the request in hand, then the service is gone")
-    func drain() async throws {
+    @Test(
+        "draining a worker finishes the request in hand, then the service is gone",
+        arguments: MajordomoWorker.HandlerStart.allCases)
+    func drain(start: MajordomoWorker.HandlerStart) async throws {
         try await Harness.withBroker { broker in
             let release = Mutex(false)
-            let worker = Harness.echoWorker(broker.endpoint, service: "drain", concurrency: 2) { body in
+            let worker = Harness.echoWorker(broker.endpoint, service: "drain", concurrency: 2, start: start) { body in
                 while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
                 return body
             }
@@ -295,3 +329,6 @@ struct LiveBrokerTests {
         }
     }
 }
+
+/// The name of the thread the caller runs on (a synchronous function, so that async code may ask).
+func currentThreadName() -> String { Thread.current.name ?? "" }

@@ -68,6 +68,10 @@ struct SystemTests {
         let (status, output) = try await system.runToEnd("auth", arguments: [], extra: ["WORKER_CONCURRENCY": "lots"])
         #expect(status == 78)
         #expect(output.contains("WORKER_CONCURRENCY=lots"))
+        let (startStatus, startOutput) = try await system.runToEnd(
+            "notify", arguments: [], extra: ["WORKER_HANDLER_START": "sideways"])
+        #expect(startStatus == 78)
+        #expect(startOutput.contains("WORKER_HANDLER_START=sideways is not valid: expected pool or io-thread"))
         let (unknownStatus, unknownOutput) = try await system.runToEnd("broker", arguments: ["--frobnicate"])
         #expect(unknownStatus == 64)
         #expect(unknownOutput.contains("--help"))

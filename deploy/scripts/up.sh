@@ -13,7 +13,7 @@
 #      A second Ctrl-C skips the wait and kills at once.
 #
 # Environment (besides the executables' own settings, which are passed through as they are:
-# LOG_LEVEL, LOG_FORMAT, BROKER_BIND, BROKER_URL, EVENTS_*, HEARTBEAT_*, WORKER_CONCURRENCY,
+# LOG_LEVEL, LOG_FORMAT, BROKER_BIND, BROKER_URL, EVENTS_*, HEARTBEAT_*, WORKER_*,
 # REQUEST_TIMEOUT_MS, ADMIN_*, DATA_DIR, SMTP_*, ...):
 #   DATABASE_URL          use this database instead of the throwaway one
 #   PG_PORT               port for the throwaway PostgreSQL (default 5432, or a free one if taken)

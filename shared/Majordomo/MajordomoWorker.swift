@@ -14,7 +14,25 @@ import ZeroMQ
 /// silent or says DISCONNECT (a broker restart). On graceful shutdown it stops taking requests,
 /// finishes and answers the ones in hand, then sends DISCONNECT (the broker gives anything it
 /// sent meanwhile to another worker), and ``run()`` returns.
+///
+/// Where a handler starts is ``HandlerStart``: on Swift's task pool (the default), or on the
+/// worker's I/O thread up to its first suspension, which saves two thread hand-offs per request.
 public final class MajordomoWorker: Sendable {
+    /// Where each request's handler begins to run.
+    public enum HandlerStart: String, Sendable, CaseIterable {
+        /// A task on Swift's cooperative pool; the I/O thread only hands the request over. Safe
+        /// for any handler, including ones that compute for a long time before they suspend.
+        case taskPool = "pool"
+        /// `Task.immediate` on the worker's I/O thread: the handler runs there until its first
+        /// `await` that really suspends (a database query, a call to another service), and
+        /// continues on the task pool after it. A handler that finishes without suspending is
+        /// answered in the same pass of the I/O loop, with no hand-off at all. Only for handlers
+        /// that do little work before they suspend: until then they hold up the I/O thread.
+        /// Their tasks are not children of ``run()``: a drain that times out leaves them to
+        /// finish on their own, unanswered.
+        case ioThread = "io-thread"
+    }
+
     /// Handles one request body and returns the reply body.
     public typealias Handler = @Sendable ([Frame]) async -> [Frame]
 
@@ -29,24 +47,33 @@ public final class MajordomoWorker: Sendable {
         let reply: [Frame]
     }
 
+    /// Finished requests waiting for the I/O thread, and whether it is about to look at them
+    /// anyway (then a completion needs no wake-up).
+    private struct Completions {
+        var list: [Completion] = []
+        var ioThreadWillLook = false
+    }
+
     /// The broker endpoint.
     public let endpoint: String
     /// The service name this worker registers.
     public let service: String
     /// How many requests it handles at once.
     public let concurrency: Int
+    /// Where handlers begin to run.
+    public let handlerStart: HandlerStart
     private let heartbeat: HeartbeatSettings
     private let drainTimeoutMs: Int64
     private let context: Context
     private let logger: Logger
     private let handler: Handler
-    private let completions = Mutex<[Completion]>([])
+    private let completions = Mutex(Completions())
     private let draining = Atomic<Bool>(false)
     private let wake = WakeSignal()
 
     /// Creates a worker; it connects when ``run()`` starts.
     public init(
-        endpoint: String, service: String, concurrency: Int = 8,
+        endpoint: String, service: String, concurrency: Int = 8, handlerStart: HandlerStart = .taskPool,
         heartbeat: HeartbeatSettings = HeartbeatSettings(), drainTimeoutMs: Int64 = 30_000,
         context: Context, logger: Logger, handler: @escaping Handler
     ) {
@@ -54,6 +81,7 @@ public final class MajordomoWorker: Sendable {
         self.endpoint = endpoint
         self.service = service
         self.concurrency = max(1, concurrency)
+        self.handlerStart = handlerStart
         self.heartbeat = heartbeat
         self.drainTimeoutMs = drainTimeoutMs
         self.context = context
@@ -101,11 +129,11 @@ public final class MajordomoWorker: Sendable {
     private func complete(_ job: Job, reply: [Frame]) {
         // The I/O thread takes the whole list per wake-up, so only the first completion after
         // it emptied the list needs to wake it: one eventfd write per batch, not per reply.
-        let first = completions.withLock { list in
-            list.append(Completion(job: job, reply: reply))
-            return list.count == 1
+        let mustWake = completions.withLock { state in
+            state.list.append(Completion(job: job, reply: reply))
+            return state.list.count == 1 && !state.ioThreadWillLook
         }
-        if first { wake.signal() }
+        if mustWake { wake.signal() }
     }
 
     // MARK: - I/O thread
@@ -163,21 +191,8 @@ public final class MajordomoWorker: Sendable {
             try poller.poll(timeoutMs: Int(max(0, nextBeatAt - now)))
             if poller.isReadable(wakeSlot) { wake.drain() }
 
-            var replied = false
-            for completion in completions.withLock({ list in
-                defer { list.removeAll() }; return list
-            }) {
-                guard completion.job.generation == generation else { continue }
-                try socket.send(
-                    [[], MDP.workerHeader, MDP.Command.reply.frame, completion.job.address, []],
-                    body: .frames(completion.reply[...]))
-                inHand -= 1
-                replied = true
-            }
-
+            var batch: [Job] = []
             if poller.isReadable(socketSlot) {
-                var batch: [Job] = []
-                defer { if !batch.isEmpty { jobs.yield(batch) } }
                 // Read in place; only the address and the body are copied out.
                 while let message = try socket.receiveNative(dontWait: true) {
                     guard message.count >= 3, message.size(0) == 0, message.frame(1, equals: MDP.workerHeader),
@@ -202,6 +217,37 @@ public final class MajordomoWorker: Sendable {
                         break
                     }
                 }
+            }
+            if !batch.isEmpty {
+                switch handlerStart {
+                case .taskPool:
+                    jobs.yield(batch)
+                case .ioThread:
+                    // The replies of handlers that finish without suspending are sent just below.
+                    completions.withLock { $0.ioThreadWillLook = true }
+                    for job in batch {
+                        Task.immediate { [self] in
+                            let reply = await handler(job.body)
+                            complete(job, reply: reply)
+                        }
+                    }
+                }
+            }
+
+            var replied = false
+            let finished = completions.withLock { state in
+                state.ioThreadWillLook = false
+                let taken = state.list
+                state.list = []
+                return taken
+            }
+            for completion in finished {
+                guard completion.job.generation == generation else { continue }
+                try socket.send(
+                    [[], MDP.workerHeader, MDP.Command.reply.frame, completion.job.address, []],
+                    body: .frames(completion.reply[...]))
+                inHand -= 1
+                replied = true
             }
 
             if Monotonic.milliseconds() >= nextBeatAt {

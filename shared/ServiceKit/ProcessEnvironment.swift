@@ -51,6 +51,17 @@ public struct ProcessEnvironment: Sendable {
         }
     }
 
+    /// One of the named values of `T` (its raw values).
+    public func choice<T: RawRepresentable & CaseIterable>(_ setting: Setting, as type: T.Type = T.self) throws -> T
+    where T.RawValue == String {
+        let raw = try required(setting)
+        guard let value = T(rawValue: raw.lowercased()) else {
+            let names = T.allCases.map(\.rawValue).joined(separator: " or ")
+            throw InvalidSetting(name: setting.name, value: raw, expected: names)
+        }
+        return value
+    }
+
     /// A value that is set by the operator (not defaulted); `nil` when absent.
     public func explicit(_ name: String) -> String? {
         values[name].flatMap { $0.isEmpty ? nil : $0 }

@@ -47,6 +47,10 @@ extension Setting {
     /// `WORKER_CONCURRENCY`: requests one worker process handles at once.
     public static let workerConcurrency = Setting(
         "WORKER_CONCURRENCY", default: "8", "requests this process handles at once (MDP worker slots)")
+    /// `WORKER_HANDLER_START`: where a request's handler begins (see `MajordomoWorker.HandlerStart`).
+    public static let workerHandlerStart = Setting(
+        "WORKER_HANDLER_START", default: "pool",
+        "pool (handlers start on Swift's task pool) or io-thread (on the worker's I/O thread until they first wait)")
     /// `REQUEST_TIMEOUT_MS`: how long a caller waits for another service.
     public static let requestTimeout = Setting(
         "REQUEST_TIMEOUT_MS", default: "10000", "deadline for a call to another service, in ms")
@@ -57,6 +61,7 @@ extension Setting {
     /// What every MDP worker service reads.
     public static let workerCommon: [Setting] = [
         .logLevel, .logFormat, .brokerURL, .eventsPublishURL, .eventsSubscribeURL, .databaseURL,
-        .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .requestTimeout, .eventsPoll,
+        .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .workerHandlerStart, .requestTimeout,
+        .eventsPoll,
     ]
 }

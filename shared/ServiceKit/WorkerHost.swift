@@ -88,6 +88,7 @@ public enum WorkerHost {
             intervalMs: Int64(try environment.int(.heartbeatInterval, in: 10...600_000)),
             liveness: try environment.int(.heartbeatLiveness, in: 1...100))
         let concurrency = try environment.int(.workerConcurrency, in: 1...1024)
+        let handlerStart = try environment.choice(.workerHandlerStart, as: MajordomoWorker.HandlerStart.self)
         let timeout = Duration.milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
         let eventsPoll = Duration.milliseconds(try environment.int(.eventsPoll, in: 10...3_600_000))
         let context = Context()
@@ -99,7 +100,7 @@ public enum WorkerHost {
             "starting",
             metadata: [
                 "database": "\(database.redactedURL)", "broker": "\(brokerURL)",
-                "concurrency": "\(concurrency)",
+                "concurrency": "\(concurrency)", "handlerStart": "\(handlerStart.rawValue)",
             ])
 
         let startup = StartupService(logger: logger) {
@@ -125,7 +126,8 @@ public enum WorkerHost {
             let handler = router
             let worker = MajordomoWorker(
                 endpoint: brokerURL, service: definition.service.rawValue,
-                concurrency: concurrency, heartbeat: heartbeat, context: context, logger: logger
+                concurrency: concurrency, handlerStart: handlerStart, heartbeat: heartbeat, context: context,
+                logger: logger
             ) { body in await handler.handle(body) }
             return extra + [worker]
         }

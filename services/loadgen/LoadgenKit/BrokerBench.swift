@@ -46,6 +46,8 @@ public struct BrokerBench: Sendable {
         Case(label: "broker-1w-100") { try await $0.throughBroker(workers: 1, inFlight: 100) },
         Case(label: "broker-4w-1") { try await $0.throughBroker(workers: 4, inFlight: 1) },
         Case(label: "broker-4w-100") { try await $0.throughBroker(workers: 4, inFlight: 100) },
+        Case(label: "broker-io-1w-100") { try await $0.throughBroker(workers: 1, inFlight: 100, start: .ioThread) },
+        Case(label: "broker-io-4w-100") { try await $0.throughBroker(workers: 4, inFlight: 100, start: .ioThread) },
         Case(label: "plain-1w-100") { try await $0.throughBrokerSyncWorkers(workers: 1, inFlight: 100) },
         Case(label: "plain-4w-100") { try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100) },
         Case(label: "plain-credit-1w-100") {
@@ -112,8 +114,10 @@ public struct BrokerBench: Sendable {
 
     /// Runs `body` against an in-process broker with `workers` `MajordomoWorker`s, all on one
     /// ZeroMQ context (see below).
-    func withBroker<T: Sendable>(workers: Int, _ body: @Sendable (String, Context) async throws -> T) async throws -> T
-    {
+    func withBroker<T: Sendable>(
+        workers: Int, start: MajordomoWorker.HandlerStart = .taskPool,
+        _ body: @Sendable (String, Context) async throws -> T
+    ) async throws -> T {
         // One ZeroMQ context (one I/O thread) for every party, as in the raw case, so the two
         // measure the same machinery and differ only by the broker hop.
         let context = Context(ioThreads: ioThreads)
@@ -123,7 +127,8 @@ public struct BrokerBench: Sendable {
             context: context, logger: Self.logger)
         let pool = (0..<workers).map { _ in
             MajordomoWorker(
-                endpoint: broker.endpoint, service: "echo", concurrency: slots, context: context, logger: Self.logger
+                endpoint: broker.endpoint, service: "echo", concurrency: slots, handlerStart: start, context: context,
+                logger: Self.logger
             ) { body in body }
         }
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -281,12 +286,16 @@ public struct BrokerBench: Sendable {
         }
     }
 
-    func throughBroker(workers: Int, inFlight: Int) async throws -> RunResult {
+    func throughBroker(workers: Int, inFlight: Int, start: MajordomoWorker.HandlerStart = .taskPool) async throws
+        -> RunResult
+    {
         let service = Array("echo".utf8)
         let payload = self.payload
-        return try await withBroker(workers: workers) { endpoint, context in
+        let placement = start == .taskPool ? "" : ", handlers start on the I/O thread"
+        return try await withBroker(workers: workers, start: start) { endpoint, context in
             try await drive(
-                name: "broker, \(workers) worker\(workers == 1 ? "" : "s") (concurrency \(slots))", endpoint: endpoint,
+                name: "broker, \(workers) worker\(workers == 1 ? "" : "s") (concurrency \(slots)\(placement))",
+                endpoint: endpoint,
                 context: context,
                 inFlight: inFlight
             ) { stamp in

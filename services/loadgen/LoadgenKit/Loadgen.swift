@@ -60,7 +60,8 @@ public enum Loadgen {
           --slots N     requests each worker process handles at once (its MDP worker connections,
                         WORKER_CONCURRENCY of a service; default 32)
           --only TEXT   run only the cases whose label contains TEXT (raw-1, raw-100, raw-mdp-frames-100, broker-1w-1,
-                        broker-1w-100, broker-4w-1, broker-4w-100, plain-1w-100, plain-4w-100, plain-credit-1w-100,
+                        broker-1w-100, broker-4w-1, broker-4w-100, broker-io-1w-100, broker-io-4w-100 (handlers start
+                        on the worker's I/O thread), plain-1w-100, plain-4w-100, plain-credit-1w-100,
                         plain-credit-4w-100, forwarder-1w-100, forwarder-4w-100, async-4w-100)
           --json PATH   also write the results as JSON to PATH (every scenario)
 
