@@ -69,6 +69,11 @@ public struct OperationRouter: Sendable {
         } catch let error as ServiceError {
             logger.info("refused", metadata: ["code": "\(error.code)", "reason": "\(error.message)"])
             return Wire.encodeError(error)
+        } catch let error where DatabaseOutage.matches(error) {
+            // PostgreSQL went away (or is restarting): the request may well succeed in a moment.
+            logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
+            return Wire.encodeError(
+                ServiceError(.unavailable, "the database is not reachable just now; try again shortly"))
         } catch {
             logger.error("failed", metadata: ["error": "\(String(reflecting: error))"])
             return Wire.encodeError(.internal(requestId: request.metadata.requestId))
