@@ -62,6 +62,32 @@ struct SystemTests {
         }
     }
 
+    @Test("every setting an executable lists with --help is documented, in the README or the service's docs")
+    func settingsDocumented() async throws {
+        let system = try SystemHarness()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+        let docs = root.appendingPathComponent("docs")
+        let pages =
+            [root.appendingPathComponent("README.md")]
+            + (try FileManager.default.contentsOfDirectory(at: docs, includingPropertiesForKeys: nil))
+            .filter { $0.pathExtension == "md" }
+        let documentation = try pages.map { try String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
+        var names: Set<String> = []
+        for executable in ["broker", "gateway"] + Self.services {
+            let (_, output) = try await system.runToEnd(executable, arguments: ["--help"])
+            let lines = output.split(separator: "\n").drop { !$0.hasPrefix("Settings") }.dropFirst()
+            let listed = lines.compactMap { line -> String? in
+                let name = line.drop { $0 == " " }.prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
+                return name.count > 2 ? String(name) : nil
+            }
+            #expect(!listed.isEmpty, "\(executable) --help lists no settings")
+            names.formUnion(listed)
+        }
+        #expect(names.count > 40)
+        let undocumented = names.filter { !documentation.contains("`\($0)`") }.sorted()
+        #expect(undocumented == [], "settings in no README.md or docs/*.md")
+    }
+
     @Test("a bad setting stops the process at once with a message naming it")
     func badSetting() async throws {
         let system = try SystemHarness()
