@@ -3,15 +3,17 @@ import Foundation
 /// Formats results as a table for people and JSON for tools.
 enum Report {
     static func table(_ results: [RunResult], payloadBytes: Int?) -> String {
+        // The case column is as wide as the longest name, so that the figures line up.
+        let width = max(62, (results.map(\.name.count).max() ?? 0) + 2)
         var lines = [
             "",
-            "case".padded(62) + "round trips/s".leftPadded(14) + "p50 µs".leftPadded(10) + "p99 µs".leftPadded(10)
+            "case".padded(width) + "round trips/s".leftPadded(14) + "p50 µs".leftPadded(10) + "p99 µs".leftPadded(10)
                 + "max µs".leftPadded(10),
-            String(repeating: "-", count: 106),
+            String(repeating: "-", count: width + 44),
         ]
         for result in results {
             lines.append(
-                result.name.padded(62) + String(format: "%.0f", result.rate).leftPadded(14)
+                result.name.padded(width) + String(format: "%.0f", result.rate).leftPadded(14)
                     + "\(result.p50)".leftPadded(10)
                     + "\(result.p99)".leftPadded(10) + "\(result.max)".leftPadded(10))
         }
