@@ -109,8 +109,12 @@ enum Bounded {
         let once = Once()
         return try await withCheckedThrowingContinuation { continuation in
             let work = Task {
-                let result = await Result(catching: { try await operation() })
-                if once.claim() { continuation.resume(with: result) }
+                do {
+                    let value = try await operation()
+                    if once.claim() { continuation.resume(returning: value) }
+                } catch {
+                    if once.claim() { continuation.resume(throwing: error) }
+                }
             }
             Task {
                 try? await Task.sleep(for: limit)
@@ -126,11 +130,5 @@ enum Bounded {
         private let taken = Atomic(false)
         /// True for the first caller only.
         func claim() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
-    }
-}
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

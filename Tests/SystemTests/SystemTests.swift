@@ -98,6 +98,12 @@ struct SystemTests {
             "notify", arguments: [], extra: ["WORKER_HANDLER_START": "sideways"])
         #expect(startStatus == 78)
         #expect(startOutput.contains("WORKER_HANDLER_START=sideways is not valid: expected pool or io-thread"))
+        let (levelStatus, levelOutput) = try await system.runToEnd(
+            "broker", arguments: [], extra: ["LOG_LEVEL": "loud"])
+        #expect(levelStatus == 78)
+        #expect(
+            levelOutput.contains(
+                "LOG_LEVEL=loud is not valid: expected one of trace, debug, info, notice, warning, error, critical"))
         let (unknownStatus, unknownOutput) = try await system.runToEnd("broker", arguments: ["--frobnicate"])
         #expect(unknownStatus == 64)
         #expect(unknownOutput.contains("--help"))

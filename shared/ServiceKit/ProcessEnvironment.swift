@@ -56,8 +56,10 @@ public struct ProcessEnvironment: Sendable {
     where T.RawValue == String {
         let raw = try required(setting)
         guard let value = T(rawValue: raw.lowercased()) else {
-            let names = T.allCases.map(\.rawValue).joined(separator: " or ")
-            throw InvalidSetting(name: setting.name, value: raw, expected: names)
+            let names = T.allCases.map(\.rawValue)
+            let expected =
+                names.count == 2 ? "\(names[0]) or \(names[1])" : "one of \(names.joined(separator: ", "))"
+            throw InvalidSetting(name: setting.name, value: raw, expected: expected)
         }
         return value
     }

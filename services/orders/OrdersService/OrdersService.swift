@@ -27,7 +27,8 @@ public enum OrdersService {
         "RATES_REFRESH_SECONDS", default: "5", "how often a replica re-reads the rates in force (others' loads)")
     static let postageCache = Setting(
         "POSTAGE_CACHE_SECONDS", default: "30",
-        "how long printing's postage answers are reused (a new postage file reaches quotes within it; 0: ask each time)")
+        "how long printing's postage answers are reused (a new postage file reaches quotes within it; 0: ask each time)"
+    )
     static let paymentProvider = Setting(
         "PAYMENT_PROVIDER", default: "sandbox", "payment provider; only the built-in test-mode `sandbox` exists")
 
@@ -127,7 +128,8 @@ public enum OrdersService {
         let provider = SandboxPaymentProvider()
         let book = OrderBook(
             client: resources.postgres, quoting: quoting, provider: provider, events: publisher,
-            images: PrintingImages(bus: resources.bus), keyLifetime: configuration.keyLifetime, clock: resources.clock, logger: resources.logger)
+            images: PrintingImages(bus: resources.bus), keyLifetime: configuration.keyLifetime, clock: resources.clock,
+            logger: resources.logger)
         let wallet = Wallet(
             store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,
             clock: resources.clock)

@@ -19,7 +19,7 @@ public struct PrintingImages: Sendable {
             _ = try await bus.call(
                 Printing.GetImage.self, .init(id: imageId),
                 metadata: RequestMetadata(requestId: requestId, actor: actor))
-        } catch  where error.code == .notFound {
+        } catch let error where error.code == .notFound {
             throw ServiceError(
                 .notFound, "no such image among your uploads or the gallery", details: ["field": .string(field)])
         }
