@@ -33,8 +33,8 @@ release: ## release build (swift build -c release)
 bench: ## every benchmark behind docs/benchmarks.md in turn (BENCHES="auth orders" for some); quiet machine
 	@$(SCRIPTS)/bench-all.sh
 
-bench-broker: release ## broker load test with the load generator (release build)
-	"$$(swift build -c release --show-bin-path)/loadgen" broker $(LOADGEN_ARGS)
+bench-broker: release ## broker round trips: raw vs through the broker, 3 rounds, shares of raw taken per round
+	"$$(swift build -c release --show-bin-path)/loadgen" broker $(or $(LOADGEN_ARGS),--rounds 3)
 
 bench-auth: ## login throughput and p99 vs the hashing bound, token verification (starts the system)
 	@$(SCRIPTS)/bench-system.sh login $(LOADGEN_ARGS)

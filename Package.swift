@@ -238,7 +238,7 @@ let package = Package(
         .target(
             name: "LoadgenKit",
             dependencies: [
-                "Majordomo", "ZeroMQ", "AccessToken", "AuthService",
+                "Majordomo", "ZeroMQ", "AccessToken", "AuthService", "ServiceKit",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),

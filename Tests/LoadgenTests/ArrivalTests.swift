@@ -77,11 +77,11 @@ struct ArrivalTests {
 
     @Test("options: unknown ones and bad numbers are refused with the option's name")
     func options() throws {
-        #expect(throws: BenchError.self) { try Loadgen.appSettings("navup", ["treads": "4"]) }
+        #expect(throws: UsageError.self) { try Loadgen.appSettings("navup", ["treads": "4"]) }
         do {
             _ = try Loadgen.appSettings("gifter", ["login-rate": "fast"])
             Issue.record("accepted --login-rate fast")
-        } catch let error as BenchError {
+        } catch let error as UsageError {
             #expect(error.description.contains("--login-rate"))
         }
         let navup = try Loadgen.appSettings("navup", ["users": "500"])

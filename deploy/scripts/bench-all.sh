@@ -45,7 +45,7 @@ notify_database() {
 
 run_bench() {
     case $1 in
-        broker) "$BIN_DIR/loadgen" broker ;;
+        broker) "$BIN_DIR/loadgen" broker --rounds 3 ;;
         auth) "$SCRIPTS_DIR/bench-system.sh" login --clients 1,2,4,8,16,32 --seconds 10 ;;
         orders) "$SCRIPTS_DIR/bench-system.sh" orders --rate 200 --seconds 20 ;;
         navup)

@@ -155,8 +155,7 @@ extension AccountStore {
 
     /// Replaces a password hash on `connection` (inside the caller's transaction).
     func setPasswordHash(_ id: UUID, to hash: String, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.query(
-            "UPDATE auth.users SET password_hash = \(hash), updated_at = \(now) WHERE id = \(id)", logger: logger)
+        try await connection.query(Self.setPasswordHash(id, to: hash, now: now), logger: logger)
     }
 
     /// Rewrites the roles of `id` under a row lock; `false` when there is no such account.
@@ -178,10 +177,6 @@ extension AccountStore {
 
     /// Clears the login counters and any hold of `username`.
     func liftHold(_ username: String, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.query(
-            """
-            UPDATE auth.login_attempts SET attempts = 0, held_until = NULL, updated_at = \(now)
-            WHERE username = \(username)
-            """, logger: logger)
+        try await connection.query(Self.clearLoginState(username, now: now), logger: logger)
     }
 }

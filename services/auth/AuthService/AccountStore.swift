@@ -75,8 +75,12 @@ public struct AccountStore: Sendable {
 
     /// Replaces a password hash (re-hashing with current parameters, or a new password).
     public func updatePasswordHash(_ id: UUID, to hash: String, now: Date) async throws {
-        try await client.query(
-            "UPDATE auth.users SET password_hash = \(hash), updated_at = \(now) WHERE id = \(id)", logger: logger)
+        try await client.query(Self.setPasswordHash(id, to: hash, now: now), logger: logger)
+    }
+
+    /// The statement behind ``updatePasswordHash(_:to:now:)``, also run inside transactions.
+    static func setPasswordHash(_ id: UUID, to hash: String, now: Date) -> PostgresQuery {
+        "UPDATE auth.users SET password_hash = \(hash), updated_at = \(now) WHERE id = \(id)"
     }
 
     /// A login's first step: creates or locks the login counters of `username`, applies `change`
@@ -191,11 +195,17 @@ public struct AccountStore: Sendable {
     /// After a successful login the counters of `username` start over, whatever they hold (the
     /// lockout policy's rule), so one statement does it without reading them first.
     public func clearLoginState(_ username: Username, now: Date) async throws {
-        try await client.query(
-            """
-            UPDATE auth.login_attempts SET attempts = 0, held_until = NULL, updated_at = \(now)
-            WHERE username = \(username.value) AND (attempts <> 0 OR held_until IS NOT NULL)
-            """, logger: logger)
+        try await client.query(Self.clearLoginState(username.value, now: now), logger: logger)
+    }
+
+    /// The statement behind ``clearLoginState(_:now:)``, also run inside transactions (an
+    /// administrator lifting a hold, a password reset). A row already clear is left alone, so a
+    /// login by someone who never mistyped writes nothing.
+    static func clearLoginState(_ username: String, now: Date) -> PostgresQuery {
+        """
+        UPDATE auth.login_attempts SET attempts = 0, held_until = NULL, updated_at = \(now)
+        WHERE username = \(username) AND (attempts <> 0 OR held_until IS NOT NULL)
+        """
     }
 
     private func write(

@@ -18,6 +18,16 @@ public struct BrokerBench: Sendable {
     public var slots: Int
     /// libzmq I/O threads of the shared context.
     public var ioThreads: Int32 = Int32(ProcessInfo.processInfo.environment["BENCH_IO_THREADS"] ?? "1") ?? 1
+    /// What every party's connection runs over.
+    public var transport: Transport = .tcp
+
+    /// The ZeroMQ transport of a run: loopback TCP (as between containers) or a Unix socket (as
+    /// between processes on one host).
+    public enum Transport: String, Sendable, CaseIterable {
+        case tcp, ipc
+        /// A wildcard endpoint to bind: libzmq picks the port or the socket file.
+        var bindEndpoint: String { self == .tcp ? "tcp://127.0.0.1:*" : "ipc://*" }
+    }
 
     public init(seconds: Double = 3, payloadBytes: Int = 64, slots: Int = 32) {
         self.seconds = seconds
@@ -65,14 +75,29 @@ public struct BrokerBench: Sendable {
         Case(label: "async-4w-100") { try await $0.asyncClient(workers: 4, inFlight: 100) },
     ]
 
-    /// Runs the cases whose label contains `only` (all when nil) and returns the results in order.
-    public func run(only: String? = nil, progress: @Sendable (String) -> Void) async throws -> [RunResult] {
-        var results: [RunResult] = []
-        for benchCase in Self.cases where only.map({ benchCase.label.contains($0) }) ?? true {
-            progress(benchCase.label)
-            results.append(try await benchCase.run(self))
+    /// The label of the case every share is taken against.
+    static let rawLabel = "raw-100"
+
+    /// Runs the cases whose label contains `only` (all when nil) and returns the results in order,
+    /// one list per round. With more than one round each round starts with the raw case (also
+    /// when `only` leaves it out), so that every share compares figures taken minutes apart at
+    /// most, not a fast raw run with a slow broker run.
+    public func run(only: String? = nil, rounds: Int = 1, progress: @Sendable (String) -> Void) async throws
+        -> [[RunResult]]
+    {
+        let chosen = Self.cases.filter { benchCase in
+            (only.map { benchCase.label.contains($0) } ?? true) || (rounds > 1 && benchCase.label == Self.rawLabel)
         }
-        return results
+        var all: [[RunResult]] = []
+        for round in 1...max(1, rounds) {
+            var results: [RunResult] = []
+            for benchCase in chosen {
+                progress(rounds > 1 ? "\(benchCase.label) (round \(round) of \(rounds))" : benchCase.label)
+                results.append(try await benchCase.run(self))
+            }
+            all.append(results)
+        }
+        return all
     }
 
     // MARK: - Cases
@@ -83,7 +108,7 @@ public struct BrokerBench: Sendable {
         let context = Context(ioThreads: ioThreads)
         let server = try context.socket(.router)
         try server.setHighWaterMarks(send: 0, receive: 0)
-        try server.bind("tcp://127.0.0.1:*")
+        try server.bind(transport.bindEndpoint)
         let endpoint = try server.lastEndpoint()
         let stop = StopFlag()
         let echo = SocketHandOff(server)
@@ -123,7 +148,7 @@ public struct BrokerBench: Sendable {
         let context = Context(ioThreads: ioThreads)
         let broker = try Broker(
             configuration: BrokerConfiguration(
-                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
+                endpoint: transport.bindEndpoint, eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
             context: context, logger: Self.logger)
         let pool = (0..<workers).map { _ in
             MajordomoWorker(
@@ -172,14 +197,14 @@ public struct BrokerBench: Sendable {
         case .broker:
             let started = try Broker(
                 configuration: BrokerConfiguration(
-                    endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
+                    endpoint: transport.bindEndpoint, eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
                 context: shared, logger: Self.logger)
             broker = started
             endpoint = started.endpoint
         case .forwarder:
             let router = try shared.socket(.router)
             try router.setHighWaterMarks(send: 0, receive: 0)
-            try router.bind("tcp://127.0.0.1:*")
+            try router.bind(transport.bindEndpoint)
             endpoint = try router.lastEndpoint()
             broker = nil
             forwarderSocket = SocketHandOff(router)

@@ -63,7 +63,12 @@ public enum Loadgen {
                         broker-1w-100, broker-4w-1, broker-4w-100, broker-io-1w-100, broker-io-4w-100 (handlers start
                         on the worker's I/O thread), plain-1w-100, plain-4w-100, plain-credit-1w-100,
                         plain-credit-4w-100, forwarder-1w-100, forwarder-4w-100, async-4w-100)
-          --json PATH   also write the results as JSON to PATH (every scenario)
+          --rounds N    run the chosen cases N times (default 1), each round starting with raw-100, and
+                        report each case's median and range and its share of the raw rate within each
+                        round (their median); the raw rate swings between runs, so shares from one
+                        round are only as steady as the machine
+          --transport T tcp (default: loopback TCP, as between containers) or ipc (Unix sockets)
+          --json PATH   also write the results as JSON to PATH (every scenario; every round)
 
         Options of login:
           --url URL     the gateway (default http://127.0.0.1:8080)
@@ -76,20 +81,13 @@ public enum Loadgen {
 
     /// The settings of an app scenario from its options; unknown options and bad numbers are errors.
     static func appSettings(_ scenario: String, _ options: [String: String]) throws -> AppScenarios.Settings {
-        let known: Set<String> = [
-            "url", "seconds", "users", "locate-every", "route-every", "search-every", "login-rate", "wrong-share",
-            "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged",
-        ]
-        if let unknown = options.keys.sorted().first(where: { !known.contains($0) }) {
-            throw BenchError("--\(unknown) is not an option of \(scenario); see --help")
-        }
-        func number(_ name: String, _ fallback: Double) throws -> Double {
-            guard let text = options[name] else { return fallback }
-            guard let value = Double(text), value >= 0, value.isFinite else {
-                throw BenchError("--\(name) wants a number ≥ 0, not '\(text)'")
-            }
-            return value
-        }
+        let options = try ScenarioOptions(
+            scenario, options,
+            known: [
+                "url", "seconds", "users", "locate-every", "route-every", "search-every", "login-rate", "wrong-share",
+                "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged",
+            ])
+        func number(_ name: String, _ fallback: Double) throws -> Double { try options.number(name, fallback) }
         var settings = AppScenarios.Settings()
         settings.baseURL = options["url"] ?? settings.baseURL
         settings.seconds = try number("seconds", 30)
@@ -104,8 +102,8 @@ public enum Loadgen {
         settings.inFlight = max(1, Int(try number("in-flight", 4096)))
         settings.image = options["image"]
         settings.acknowledgedFile = options["acknowledged"]
-        guard settings.seconds > 0 else { throw BenchError("--seconds must be more than 0") }
-        guard settings.wrongShare <= 1 else { throw BenchError("--wrong-share is a share, 0 to 1") }
+        guard settings.seconds > 0 else { throw UsageError("--seconds must be more than 0") }
+        guard settings.wrongShare <= 1 else { throw UsageError("--wrong-share is a share, 0 to 1") }
         return settings
     }
 
@@ -136,30 +134,47 @@ public enum Loadgen {
                 print(AppScenarios.table(outcome))
                 if let path = options["json"] { try AppScenarios.json(outcome).write(to: URL(fileURLWithPath: path)) }
             case "broker":
-                let bench = BrokerBench(
-                    seconds: Double(options["seconds"] ?? "3") ?? 3,
-                    payloadBytes: Int(options["payload"] ?? "64") ?? 64,
-                    slots: Int(options["slots"] ?? "32") ?? 32)
-                let results = try await bench.run(only: options["only"]) { print("running: \($0)") }
-                print(Report.table(results, payloadBytes: bench.payloadBytes))
-                if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
+                let options = try ScenarioOptions(
+                    scenario, options, known: ["seconds", "payload", "slots", "only", "json", "transport", "rounds"])
+                var bench = BrokerBench(
+                    seconds: try options.number("seconds", 3, above: 0),
+                    payloadBytes: Int(try options.number("payload", 64)),
+                    slots: Int(try options.number("slots", 32, above: 0)))
+                if let name = options["transport"] {
+                    guard let transport = BrokerBench.Transport(rawValue: name) else {
+                        throw UsageError("--transport wants tcp or ipc, not '\(name)'")
+                    }
+                    bench.transport = transport
+                }
+                let rounds = Int(try options.number("rounds", 1, above: 0))
+                let results = try await bench.run(only: options["only"], rounds: rounds) { print("running: \($0)") }
+                if rounds == 1 {
+                    print(Report.table(results[0], payloadBytes: bench.payloadBytes))
+                } else {
+                    print(Report.rounds(results, payloadBytes: bench.payloadBytes))
+                }
+                if let path = options["json"] {
+                    try Report.json(results.flatMap { $0 }).write(to: URL(fileURLWithPath: path))
+                }
             case "login":
-                let clients = (options["clients"] ?? "1,2,4,8,16").split(separator: ",").compactMap { Int($0) }
-                guard !clients.isEmpty, clients.allSatisfy({ $0 > 0 }) else {
-                    FileHandle.standardError.write(Data("loadgen: --clients wants e.g. 1,4,16\n".utf8))
-                    return 64
+                let options = try ScenarioOptions(scenario, options, known: ["url", "clients", "seconds", "json"])
+                let clients = (options["clients"] ?? "1,2,4,8,16").split(separator: ",").map { Int($0) }
+                guard !clients.isEmpty, clients.allSatisfy({ ($0 ?? 0) > 0 }) else {
+                    throw UsageError("--clients wants counts separated by commas, e.g. 1,4,16")
                 }
                 let bench = LoginBench(
-                    baseURL: options["url"] ?? "http://127.0.0.1:8080", clients: clients,
-                    seconds: Double(options["seconds"] ?? "5") ?? 5)
+                    baseURL: options["url"] ?? "http://127.0.0.1:8080", clients: clients.compactMap { $0 },
+                    seconds: try options.number("seconds", 5, above: 0))
                 let outcome = try await bench.run { print("running: \($0)") }
                 print(LoginBench.table(outcome))
                 if let path = options["json"] { try LoginBench.json(outcome).write(to: URL(fileURLWithPath: path)) }
             case "orders":
+                let options = try ScenarioOptions(
+                    scenario, options, known: ["url", "rate", "seconds", "in-flight", "json"])
                 let bench = try OrdersBench(
-                    url: options["url"] ?? "http://127.0.0.1:8080", rate: Double(options["rate"] ?? "200") ?? 200,
-                    seconds: Double(options["seconds"] ?? "3") ?? 3,
-                    inFlight: Int(options["in-flight"] ?? "256") ?? 256)
+                    url: options["url"] ?? "http://127.0.0.1:8080", rate: try options.number("rate", 200, above: 0),
+                    seconds: try options.number("seconds", 3, above: 0),
+                    inFlight: Int(try options.number("in-flight", 256, above: 0)))
                 let results = try await bench.run { print("running: \($0)") }
                 print(Report.table(results, payloadBytes: nil))
                 if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
@@ -168,9 +183,44 @@ public enum Loadgen {
                 return 64
             }
             return 0
+        } catch let error as UsageError {
+            FileHandle.standardError.write(Data("loadgen: \(error)\n".utf8))
+            return 64
         } catch {
             FileHandle.standardError.write(Data("loadgen: \(error)\n".utf8))
             return 1
         }
     }
+}
+
+/// A scenario's `--name value` options: a name the scenario does not know is an error, and so is a
+/// number that is not one.
+struct ScenarioOptions {
+    private let values: [String: String]
+
+    init(_ scenario: String, _ values: [String: String], known: Set<String>) throws {
+        if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
+            throw UsageError("--\(unknown) is not an option of \(scenario); see --help")
+        }
+        self.values = values
+    }
+
+    subscript(name: String) -> String? { values[name] }
+
+    /// The option's number, `fallback` when it is not given; it must be finite and more than
+    /// `above` (at least 0 when `above` is nil).
+    func number(_ name: String, _ fallback: Double, above: Double? = nil) throws -> Double {
+        guard let text = values[name] else { return fallback }
+        guard let value = Double(text), value.isFinite, above.map({ value > $0 }) ?? (value >= 0) else {
+            let bound = above.map { "more than \(Int($0))" } ?? "≥ 0"
+            throw UsageError("--\(name) wants a number \(bound), not '\(text)'")
+        }
+        return value
+    }
+}
+
+/// A command line the load generator cannot run: exit status 64, as for any usage error.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import Synchronization
 
 #if canImport(Glibc)
@@ -179,11 +180,11 @@ struct PeriodicUsers: ArrivalSource {
     private let actions: [Action]
     /// (due in µs, user, action) ordered by due.
     private var heap: [(due: Int64, user: Int32, action: Int16)] = []
-    private var random: SplitMix
+    private var random: SeededRandom
 
     init(users: Int, actions: [Action], seed: UInt64 = 2026) {
         self.actions = actions
-        random = SplitMix(seed: seed)
+        random = SeededRandom(seed: seed)
         heap.reserveCapacity(users * actions.count)
         for user in 0..<users {
             for (index, action) in actions.enumerated() where action.every > 0 {
@@ -228,20 +229,4 @@ struct PeriodicUsers: ArrivalSource {
             parent = smallest
         }
     }
-}
-
-/// A small deterministic generator (SplitMix64), so that runs with the same seed send the same
-/// requests.
-struct SplitMix: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

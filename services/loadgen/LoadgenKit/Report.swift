@@ -17,9 +17,7 @@ enum Report {
                     + "\(result.p50)".leftPadded(10)
                     + "\(result.p99)".leftPadded(10) + "\(result.max)".leftPadded(10))
         }
-        if let raw = results.first(where: {
-            $0.name.hasPrefix("raw DEALER-ROUTER (no broker)") && $0.name.hasSuffix("100 in flight")
-        }) {
+        if let raw = results.first(where: isRaw100) {
             lines.append("")
             for result in results where result.name != raw.name && result.name.hasSuffix("100 in flight") {
                 lines.append(String(format: "%@: %.0f%% of the raw rate", result.name, 100 * result.rate / raw.rate))
@@ -29,6 +27,56 @@ enum Report {
         let payload = payloadBytes.map { "payload \($0) bytes; " } ?? ""
         lines.append("\(payload)\(ProcessInfo.processInfo.activeProcessorCount) cores; \(Date())")
         return lines.joined(separator: "\n")
+    }
+
+    /// Several rounds of the same cases: for each case the median of its rounds and their range,
+    /// then each case's share of the raw rate taken within each round, as median and range.
+    static func rounds(_ rounds: [[RunResult]], payloadBytes: Int?) -> String {
+        guard let first = rounds.first, rounds.allSatisfy({ $0.map(\.name) == first.map(\.name) }) else {
+            return "(the rounds ran different cases)"
+        }
+        let width = max(62, (first.map(\.name.count).max() ?? 0) + 2)
+        var lines = [
+            "", "median of \(rounds.count) rounds; the range is the slowest and the fastest round", "",
+            "case".padded(width) + "round trips/s".leftPadded(14) + "range".leftPadded(20) + "p50 µs".leftPadded(10)
+                + "p99 µs".leftPadded(10),
+            String(repeating: "-", count: width + 54),
+        ]
+        for index in first.indices {
+            let runs = rounds.map { $0[index] }
+            let rates = runs.map(\.rate)
+            let range = String(format: "%.0f-%.0f", rates.min() ?? 0, rates.max() ?? 0)
+            lines.append(
+                first[index].name.padded(width) + String(format: "%.0f", median(rates)).leftPadded(14)
+                    + range.leftPadded(20) + String(format: "%.0f", median(runs.map { Double($0.p50) })).leftPadded(10)
+                    + String(format: "%.0f", median(runs.map { Double($0.p99) })).leftPadded(10))
+        }
+        if let rawIndex = first.firstIndex(where: isRaw100) {
+            lines.append("")
+            for index in first.indices where index != rawIndex && first[index].name.hasSuffix("100 in flight") {
+                let shares = rounds.map { 100 * $0[index].rate / $0[rawIndex].rate }
+                lines.append(
+                    String(
+                        format: "%@: %.0f%% of the raw rate (rounds: %@)", first[index].name, median(shares),
+                        shares.map { String(format: "%.0f%%", $0) }.joined(separator: ", ")))
+            }
+        }
+        lines.append("")
+        let payload = payloadBytes.map { "payload \($0) bytes; " } ?? ""
+        lines.append("\(payload)\(ProcessInfo.processInfo.activeProcessorCount) cores; \(Date())")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The raw DEALER-ROUTER case at 100 in flight, which shares are taken against.
+    static func isRaw100(_ result: RunResult) -> Bool {
+        result.name.hasPrefix("raw DEALER-ROUTER (no broker)") && result.name.hasSuffix("100 in flight")
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
     static func json(_ results: [RunResult]) throws -> Data {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 import Store
 
 /// The second half of `routing --bench` when `DATABASE_URL` is set: the same route questions on
@@ -14,7 +15,7 @@ public enum PgRoutingComparison {
         logger.logLevel = .error
         let map = try CampusMap.load(osm: try RoutingService.sampleCampus())
         let campus = Campus(graph: map.graph, accessPoints: map.accessPoints)
-        var random = SplitMix64(seed: 7)
+        var random = SeededRandom(seed: 7)
         let pairs = (0..<queries).map { _ in
             (Int(random.next() % UInt64(campus.graph.nodeCount)), Int(random.next() % UInt64(campus.graph.nodeCount)))
         }.filter { $0.0 != $0.1 }
@@ -30,7 +31,8 @@ public enum PgRoutingComparison {
             } catch {
                 print(
                     "pgRouting comparison skipped (\(String(reflecting: error).prefix(200))): install "
-                        + "postgresql-15-pgrouting and have a superuser run CREATE EXTENSION pgrouting CASCADE (with PostGIS)")
+                        + "postgresql-15-pgrouting and have a superuser run CREATE EXTENSION pgrouting CASCADE (with PostGIS)"
+                )
                 return
             }
             try await load(campus, client: client, logger: logger)

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import ServiceKit
 
 /// `routing --bench`: route query latency in process on the sample campus (and a synthetic
 /// graph of a million nodes), printed as p50/p99. Pure CPU; needs no database or broker.
@@ -14,7 +15,7 @@ public enum RouteBenchmark {
             "sample campus: \(campus.graph.nodeCount) nodes, \(campus.graph.edgeCount) edges, "
                 + "\(map.venues.count) venues, \(map.accessPoints.count) access points; import with landmarks \(format(loadTime))"
         )
-        var random = SplitMix64(seed: 42)
+        var random = SeededRandom(seed: 42)
         let pairs = (0..<queries).map { _ in
             (Int(random.next() % UInt64(campus.graph.nodeCount)), Int(random.next() % UInt64(campus.graph.nodeCount)))
         }
@@ -88,7 +89,7 @@ public enum RouteBenchmark {
     /// A square grid of `side`² nodes 5 m apart with diagonals, lengths jittered by up to 30 %
     /// (seeded, so every run builds the same grid).
     public static func syntheticGrid(side: Int, seed: UInt64, landmarkCount: Int) -> Campus {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         let count = side * side
         var x = [Double](repeating: 0, count: count)
         var y = [Double](repeating: 0, count: count)
@@ -139,18 +140,5 @@ public enum RouteBenchmark {
     static func format(_ duration: Duration) -> String {
         let micros = Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
         return micros < 1000 ? String(format: "%.0f µs", micros) : String(format: "%.2f ms", micros / 1000)
-    }
-}
-
-/// A small seeded random generator, so every run measures the same queries.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,0 +1,75 @@
+import Synchronization
+import Testing
+
+@testable import LoadgenKit
+
+@Suite("loadgen broker: rounds and options")
+struct BrokerRoundsTests {
+    func result(_ name: String, rate: Int, p50: UInt64 = 100) -> RunResult {
+        RunResult(name: name, count: rate, seconds: 1, p50: p50, p99: p50 * 2, max: p50 * 3)
+    }
+
+    @Test("each share is taken within its round, and the median of the rounds is reported")
+    func sharesWithinRounds() {
+        let raw = "raw DEALER-ROUTER (no broker), 100 in flight"
+        let broker = "broker, 4 workers, 100 in flight"
+        // The raw rate swings between rounds; the broker's share of it does not.
+        let rounds = [
+            [result(raw, rate: 300_000), result(broker, rate: 90_000)],
+            [result(raw, rate: 400_000), result(broker, rate: 120_000)],
+            [result(raw, rate: 200_000), result(broker, rate: 80_000)],
+        ]
+        let text = Report.rounds(rounds, payloadBytes: 64)
+        #expect(text.contains("median of 3 rounds"))
+        #expect(text.contains("\(broker): 30% of the raw rate (rounds: 30%, 30%, 40%)"))
+        let brokerLine = text.split(separator: "\n").first { $0.hasPrefix(broker) && $0.contains("-") }
+        #expect(brokerLine?.contains("90000") == true)
+        #expect(brokerLine?.contains("80000-120000") == true)
+        #expect(Report.median([4, 1, 3, 2]) == 2.5)
+        #expect(Report.median([]) == 0)
+    }
+
+    @Test("rounds of real runs: the raw case starts every round even when --only leaves it out")
+    func realRounds() async throws {
+        let bench = BrokerBench(seconds: 0.2)
+        let labels = Labels()
+        let rounds = try await bench.run(only: "raw-1", rounds: 2) { labels.append($0) }
+        #expect(rounds.count == 2)
+        for round in rounds {
+            // "raw-1" matches raw-1 and raw-100 (and the MDP-frames raw case) by name.
+            #expect(round.contains { $0.name.hasSuffix(", 1 in flight") })
+            #expect(round.contains(where: Report.isRaw100))
+            #expect(round.allSatisfy { $0.count > 0 })
+        }
+        // Through the broker with the async client: the one case whose label has "async".
+        let onlyBroker = try await bench.run(only: "async", rounds: 2) { labels.append($0) }
+        #expect(onlyBroker.map { $0.count } == [2, 2])
+        #expect(onlyBroker.allSatisfy { $0.first.map(Report.isRaw100) == true && $0[1].count > 0 })
+        #expect(labels.all.contains("async-4w-100 (round 2 of 2)"))
+    }
+
+    @Test("unknown options and bad numbers are usage errors (exit 64) with a message")
+    func options() async throws {
+        #expect(await Loadgen.main(["broker", "--seconds", "soon"]) == 64)
+        #expect(await Loadgen.main(["broker", "--rounds", "0"]) == 64)
+        #expect(await Loadgen.main(["broker", "--transport", "udp"]) == 64)
+        #expect(await Loadgen.main(["broker", "--frobnicate", "1"]) == 64)
+        #expect(await Loadgen.main(["orders", "--rate", "-5"]) == 64)
+        #expect(await Loadgen.main(["login", "--clients", "1,x"]) == 64)
+        let error = #expect(throws: UsageError.self) {
+            try ScenarioOptions("broker", ["seconds": "soon"], known: ["seconds"]).number("seconds", 3, above: 0)
+        }
+        #expect(error?.description == "--seconds wants a number more than 0, not 'soon'")
+        #expect(throws: UsageError.self) { try ScenarioOptions("broker", ["slot": "3"], known: ["slots"]) }
+        let given = try ScenarioOptions("broker", ["slots": "100"], known: ["slots"])
+        #expect(try given.number("slots", 32, above: 0) == 100)
+        #expect(try given.number("seconds", 3, above: 0) == 3)
+    }
+}
+
+/// Progress labels collected from the bench's callback.
+final class Labels: Sendable {
+    private let state = Mutex<[String]>([])
+    func append(_ label: String) { state.withLock { $0.append(label) } }
+    var all: [String] { state.withLock { $0 } }
+}
