@@ -87,22 +87,21 @@ public enum Loadgen {
                 "url", "seconds", "users", "locate-every", "route-every", "search-every", "login-rate", "wrong-share",
                 "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged",
             ])
-        func number(_ name: String, _ fallback: Double) throws -> Double { try options.number(name, fallback) }
         var settings = AppScenarios.Settings()
         settings.baseURL = options["url"] ?? settings.baseURL
-        settings.seconds = try number("seconds", 30)
-        settings.users = Int(try number("users", scenario == "navup" || scenario == "mixed" ? 1000 : 0))
-        settings.locateEvery = try number("locate-every", 10)
-        settings.routeEvery = try number("route-every", 60)
-        settings.searchEvery = try number("search-every", 120)
-        settings.loginRate = try number("login-rate", scenario == "gifter" ? 20 : scenario == "mixed" ? 5 : 0)
-        settings.wrongShare = try number("wrong-share", 0.1)
-        settings.postcardRate = try number("postcard-rate", scenario == "postcard" ? 5 : scenario == "mixed" ? 2 : 0)
-        settings.accounts = max(1, Int(try number("accounts", 40)))
-        settings.inFlight = max(1, Int(try number("in-flight", 4096)))
+        settings.seconds = try options.number("seconds", 30, above: 0)
+        settings.users = Int(try options.number("users", scenario == "navup" || scenario == "mixed" ? 1000 : 0))
+        settings.locateEvery = try options.number("locate-every", 10)
+        settings.routeEvery = try options.number("route-every", 60)
+        settings.searchEvery = try options.number("search-every", 120)
+        settings.loginRate = try options.number("login-rate", scenario == "gifter" ? 20 : scenario == "mixed" ? 5 : 0)
+        settings.wrongShare = try options.number("wrong-share", 0.1)
+        settings.postcardRate = try options.number(
+            "postcard-rate", scenario == "postcard" ? 5 : scenario == "mixed" ? 2 : 0)
+        settings.accounts = max(1, Int(try options.number("accounts", 40)))
+        settings.inFlight = max(1, Int(try options.number("in-flight", 4096)))
         settings.image = options["image"]
         settings.acknowledgedFile = options["acknowledged"]
-        guard settings.seconds > 0 else { throw UsageError("--seconds must be more than 0") }
         guard settings.wrongShare <= 1 else { throw UsageError("--wrong-share is a share, 0 to 1") }
         return settings
     }
@@ -142,7 +141,8 @@ public enum Loadgen {
                     slots: Int(try options.number("slots", 32, above: 0)))
                 if let name = options["transport"] {
                     guard let transport = BrokerBench.Transport(rawValue: name) else {
-                        throw UsageError("--transport wants tcp or ipc, not '\(name)'")
+                        let names = BrokerBench.Transport.allCases.map(\.rawValue).joined(separator: " or ")
+                        throw UsageError("--transport wants \(names), not '\(name)'")
                     }
                     bench.transport = transport
                 }

@@ -3,8 +3,7 @@ import Foundation
 /// Formats results as a table for people and JSON for tools.
 enum Report {
     static func table(_ results: [RunResult], payloadBytes: Int?) -> String {
-        // The case column is as wide as the longest name, so that the figures line up.
-        let width = max(62, (results.map(\.name.count).max() ?? 0) + 2)
+        let width = caseWidth(results)
         var lines = [
             "",
             "case".padded(width) + "round trips/s".leftPadded(14) + "p50 µs".leftPadded(10) + "p99 µs".leftPadded(10)
@@ -23,9 +22,7 @@ enum Report {
                 lines.append(String(format: "%@: %.0f%% of the raw rate", result.name, 100 * result.rate / raw.rate))
             }
         }
-        lines.append("")
-        let payload = payloadBytes.map { "payload \($0) bytes; " } ?? ""
-        lines.append("\(payload)\(ProcessInfo.processInfo.activeProcessorCount) cores; \(Date())")
+        lines += ["", footer(payloadBytes: payloadBytes)]
         return lines.joined(separator: "\n")
     }
 
@@ -35,7 +32,7 @@ enum Report {
         guard let first = rounds.first, rounds.allSatisfy({ $0.map(\.name) == first.map(\.name) }) else {
             return "(the rounds ran different cases)"
         }
-        let width = max(62, (first.map(\.name.count).max() ?? 0) + 2)
+        let width = caseWidth(first)
         var lines = [
             "", "median of \(rounds.count) rounds; the range is the slowest and the fastest round", "",
             "case".padded(width) + "round trips/s".leftPadded(14) + "range".leftPadded(20) + "p50 µs".leftPadded(10)
@@ -61,10 +58,17 @@ enum Report {
                         shares.map { String(format: "%.0f%%", $0) }.joined(separator: ", ")))
             }
         }
-        lines.append("")
-        let payload = payloadBytes.map { "payload \($0) bytes; " } ?? ""
-        lines.append("\(payload)\(ProcessInfo.processInfo.activeProcessorCount) cores; \(Date())")
+        lines += ["", footer(payloadBytes: payloadBytes)]
         return lines.joined(separator: "\n")
+    }
+
+    /// The case column is as wide as the longest name, so that the figures line up.
+    static func caseWidth(_ results: [RunResult]) -> Int { max(62, (results.map(\.name.count).max() ?? 0) + 2) }
+
+    /// The last line of a report: what was sent, on how many cores, and when.
+    static func footer(payloadBytes: Int?) -> String {
+        let payload = payloadBytes.map { "payload \($0) bytes; " } ?? ""
+        return "\(payload)\(ProcessInfo.processInfo.activeProcessorCount) cores; \(Date())"
     }
 
     /// The raw DEALER-ROUTER case at 100 in flight, which shares are taken against.
