@@ -48,6 +48,31 @@ struct BrokerRoundsTests {
         #expect(labels.all.contains("async-4w-100 (round 2 of 2)"))
     }
 
+    @Test("cases through a broker or forwarder report its thread's CPU time per round trip; the rules run alone too")
+    func hubCPUTime() async throws {
+        let bench = BrokerBench(seconds: 0.2)
+        var results: [RunResult] = []
+        for only in ["raw-100", "plain-credit-4w", "forwarder-4w", "core-rules"] {
+            results += try await bench.run(only: only) { _ in }.flatMap { $0 }
+        }
+        #expect(results.count == 4)
+        #expect(results[0].hubCPUMicros == nil, "no hub between the raw peers")
+        for result in results.dropFirst() {
+            #expect(result.count > 0)
+            let micros = try #require(result.hubCPUMicros, "\(result.name)")
+            #expect(micros > 0 && micros < 10_000)
+        }
+        let rules = try #require(results.last)
+        #expect(rules.name.hasPrefix("broker rules alone"))
+        let text = Report.table(results, payloadBytes: 64)
+        #expect(text.contains("hub CPU µs/trip"))
+        let rulesLine = try #require(text.split(separator: "\n").first { $0.hasPrefix("broker rules alone") })
+        #expect(rulesLine.split(separator: " ").filter { $0 == "-" }.count == 3, "it times no round trips")
+        #expect(!text.contains("broker rules alone (BrokerCore in memory, no sockets), 4 workers (credit 32): "))
+        let json = String(decoding: try Report.json(results), as: UTF8.self)
+        #expect(json.contains("hubCPUMicrosPerTrip"))
+    }
+
     @Test("unknown options and bad numbers are usage errors (exit 64) with a message")
     func options() async throws {
         #expect(await Loadgen.main(["broker", "--seconds", "soon"]) == 64)

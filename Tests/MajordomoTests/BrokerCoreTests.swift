@@ -25,6 +25,11 @@ struct BrokerCoreTests {
         [client ?? self.client, [], MDP.clientHeader, Array(service.utf8), Array(body.utf8)]
     }
 
+    /// The REPLY to `request` (a REQUEST the broker sent, identity first) from the worker it went to.
+    func reply(to request: Message, _ body: String) -> Message {
+        [request[0]] + MDP.workerCommand(.reply, [request[4], []]) + [Array(body.utf8)]
+    }
+
     @Test("mmi.service answers 200 while a worker serves the name, 404 otherwise; other mmi.* answer 501")
     func management() {
         var core = core()
@@ -200,5 +205,59 @@ struct BrokerCoreTests {
         }
         #expect(core.workerCount(for: "echo") == 0)
         #expect(out.isEmpty)
+    }
+
+    @Test("a worker's slot is reused after it leaves; identities that differ in length or past 16 bytes stay apart")
+    func workerSlotsAndIdentities() {
+        var core = core()
+        var out: [Message] = []
+        // libzmq's own ids are 5 bytes; peers may pick longer ones. "a" and "a\0" differ only in
+        // length; the two long ids share their first 16 bytes.
+        let short: Frame = [0x61]
+        let padded: Frame = [0x61, 0]
+        let long1 = Frame(repeating: 7, count: 17) + [1]
+        let long2 = Frame(repeating: 7, count: 17) + [2]
+        for identity in [short, padded, long1, long2] { core.handle(ready(identity, "echo"), now: 0, into: &out) }
+        #expect(core.workerCount(for: "echo") == 4)
+        core.handle([padded] + MDP.workerCommand(.disconnect), now: 0, into: &out)
+        core.handle([long1] + MDP.workerCommand(.disconnect), now: 0, into: &out)
+        #expect(core.workerCount(for: "echo") == 2)
+        core.handle([long1] + MDP.workerCommand(.heartbeat), now: 0, into: &out)
+        #expect(out.last == [long1] + MDP.workerCommand(.disconnect), "a worker that left is unknown")
+        // A new worker takes a freed slot; the line is short, then long2, then the newcomer.
+        core.handle(ready(worker1, "echo"), now: 1, into: &out)
+        var served: [Frame] = []
+        for body in ["a", "b", "c"] {
+            core.handle(request("echo", body), now: 1, into: &out)
+            served.append(out.last![0])
+        }
+        #expect(served == [short, long2, worker1])
+        // Each answers its own request; the replies reach the client in that order.
+        let requests = out.suffix(3)
+        for (request, answer) in zip(requests, ["A", "B", "C"]) {
+            core.handle(reply(to: request, answer), now: 2, into: &out)
+            #expect(out.last == [client, [], MDP.clientHeader, Array("echo".utf8), Array(answer.utf8)])
+        }
+        #expect(core.statistics.replies == 3)
+        #expect(core.statistics.disconnects == 1)
+    }
+
+    @Test("requests alternate between services and MMI without mixing them up")
+    func servicesAlternate() {
+        var core = core()
+        var out: [Message] = []
+        core.handle(ready(worker1, "echo"), now: 0, into: &out)
+        core.handle(ready(worker2, "time"), now: 0, into: &out)
+        for (service, worker) in [("echo", worker1), ("time", worker2), ("time", worker2), ("echo", worker1)] {
+            core.handle(request(service, "x"), now: 0, into: &out)
+            #expect(out.last?.first == worker, "\(service) goes to its own worker")
+            let sent = out.last!
+            core.handle(reply(to: sent, service), now: 0, into: &out)
+            #expect(out.last == [client, [], MDP.clientHeader, Array(service.utf8), Array(service.utf8)])
+            core.handle(request("mmi.service", service), now: 0, into: &out)
+            #expect(out.last?.last == Array("200".utf8))
+        }
+        core.handle(request("mmi.service", "nothing"), now: 0, into: &out)
+        #expect(out.last?.last == Array("404".utf8))
     }
 }

@@ -24,6 +24,7 @@ public final class Broker: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     private let counters = Mutex(BrokerStatistics())
+    private let cpuNanoseconds = Atomic<Int64>(0)
     private let logger: Logger
 
     /// The sockets, bound in `init` and from then on used only by the thread of ``run()``
@@ -72,6 +73,10 @@ public final class Broker: Sendable {
     /// Counters as of the last loop iteration.
     public var statistics: BrokerStatistics { counters.withLock { $0 } }
 
+    /// CPU time the broker's thread used, as of when ``run()`` returned: with
+    /// ``BrokerStatistics/replies`` it gives the broker's cost per round trip.
+    public var threadCPUTime: Duration { .nanoseconds(cpuNanoseconds.load(ordering: .acquiring)) }
+
     /// Asks the loop to finish; ``run()`` then returns.
     public func stop() {
         stopping.store(true, ordering: .releasing)
@@ -97,11 +102,16 @@ public final class Broker: Sendable {
         } onCancelOrGracefulShutdown: {
             self.stop()
         }
-        logger.info("broker stopped", metadata: ["statistics": "\(statistics)"])
+        logger.info(
+            "broker stopped", metadata: ["statistics": "\(statistics)", "threadCPUTime": "\(threadCPUTime)"])
     }
 
     private func loop() throws {
-        defer { sockets.close() }
+        let cpuAtStart = ThreadCPUClock.nanoseconds()
+        defer {
+            sockets.close()
+            cpuNanoseconds.store(ThreadCPUClock.nanoseconds() - cpuAtStart, ordering: .releasing)
+        }
         let router = sockets.router
         var core = BrokerCore(configuration: configuration, now: Monotonic.milliseconds())
         var poller = Poller()

@@ -66,37 +66,40 @@ public struct BrokerCore {
         let expiresAt: Int64
     }
 
-    /// A registered worker connection. A class, so that the requests it holds are updated in
-    /// place: a copy of a struct held while its dictionary changes would copy the dictionary.
-    final class Worker {
+    /// A registered worker connection. Workers and services are values kept by slot in arrays and
+    /// changed in place: no copies, and none of the run-time exclusivity checks that a class's
+    /// stored properties pay on every access (a fifth of the broker thread's time per round trip).
+    struct Worker {
         let identity: Frame
-        let service: String
+        /// Its service's slot in `services`.
+        let service: Int
         var expiresAt: Int64
         /// Requests it may hold at once: 1 for a plain RFC 7 worker, more when its READY said so.
         let credit: Int
         /// The requests it holds, by the number in their client-address frame.
         var inHand: [UInt64: Request] = [:]
         /// Whether it is in its service's waiting line.
-        var isWaiting: Bool
+        var isWaiting = true
 
-        init(identity: Frame, service: String, expiresAt: Int64, credit: Int, isWaiting: Bool) {
+        init(identity: Frame, service: Int, expiresAt: Int64, credit: Int) {
             self.identity = identity
             self.service = service
             self.expiresAt = expiresAt
             self.credit = credit
-            self.isWaiting = isWaiting
             inHand.reserveCapacity(credit)
         }
 
         var hasCredit: Bool { inHand.count < credit }
     }
 
-    final class Service {
+    struct Service {
         let name: Frame
+        /// The name as text, for messages.
+        let label: String
         var requests = FIFO<Request>()
-        var waiting = FIFO<Frame>()
+        /// The slots of its workers with credit left, least recently used first.
+        var waiting = FIFO<Int>()
         var workerCount = 0
-        init(name: Frame) { self.name = name }
     }
 
     /// How deep a client's return envelope may be (its identity plus its own tags).
@@ -105,8 +108,16 @@ public struct BrokerCore {
     public static let maxCredit = 1024
 
     let configuration: BrokerConfiguration
-    private var workers: [Frame: Worker] = [:]
-    private var services: [String: Service] = [:]
+    /// Services by slot; a service keeps its slot once named.
+    private var services: [Service] = []
+    private var serviceSlots: [String: Int] = [:]
+    /// The service of the last client request. Most requests name one of a few services, so
+    /// comparing bytes with it usually spares making a string and looking it up.
+    private var lastService: Int?
+    /// Workers by slot; `nil` marks a free slot, reused by the next worker.
+    private var workers: [Worker?] = []
+    private var freeWorkerSlots: [Int] = []
+    private var workerSlots: [PeerKey: Int] = [:]
     private var nextRequestID: UInt64 = 1
     private var nextHeartbeatAt: Int64
     /// What has happened so far.
@@ -119,15 +130,17 @@ public struct BrokerCore {
     }
 
     /// How many live workers serve `service` (idle or busy).
-    public func workerCount(for service: String) -> Int { services[service]?.workerCount ?? 0 }
+    public func workerCount(for service: String) -> Int { serviceSlots[service].map { services[$0].workerCount } ?? 0 }
 
     /// How many requests wait for a worker of `service`.
-    public func queuedCount(for service: String) -> Int { services[service]?.requests.count ?? 0 }
+    public func queuedCount(for service: String) -> Int {
+        serviceSlots[service].map { services[$0].requests.count } ?? 0
+    }
 
     /// When ``tick(now:into:)`` next has work to do.
     public func nextWakeAt() -> Int64 {
         var wake = nextHeartbeatAt
-        for service in services.values {
+        for service in services {
             if let first = service.requests.first { wake = min(wake, first.expiresAt) }
         }
         return wake
@@ -172,30 +185,39 @@ public struct BrokerCore {
         let serviceIndex = delimiter + 2
         guard message.count >= serviceIndex + 2, message.size(serviceIndex) > 0 else { return malformed() }
         let envelope = (0..<delimiter).map { message[$0] }
-        let name = message.string(serviceIndex)
-        if name.hasPrefix(MDP.mmiPrefix) {
-            out.append(
-                Self.toClient(
-                    envelope[...], service: message[serviceIndex],
-                    .frames(management(name, asked: message[serviceIndex + 1])[...])))
-            return
+        let slot: Int
+        // No service is named `mmi.…` (neither clients nor workers can create one), so a match
+        // with the last service is never a management request.
+        if let last = lastService, message.frame(serviceIndex, equals: services[last].name) {
+            slot = last
+        } else {
+            let name = message.string(serviceIndex)
+            if name.hasPrefix(MDP.mmiPrefix) {
+                out.append(
+                    Self.toClient(
+                        envelope[...], service: message[serviceIndex],
+                        .frames(management(name, asked: message[serviceIndex + 1])[...])))
+                return
+            }
+            slot = serviceSlot(named: name) { message[serviceIndex] }
+            lastService = slot
         }
-        let service = self.service(named: name) { message[serviceIndex] }
         let request = Request(
-            id: nextRequestID, envelope: envelope, service: service.name, body: message.body(from: serviceIndex + 1),
-            expiresAt: now + configuration.requestTimeoutMs)
+            id: nextRequestID, envelope: envelope, service: services[slot].name,
+            body: message.body(from: serviceIndex + 1), expiresAt: now + configuration.requestTimeoutMs)
         nextRequestID &+= 1
-        if service.requests.count >= configuration.maxQueuedPerService {
+        let queued = services[slot].requests.count
+        if queued >= configuration.maxQueuedPerService {
             statistics.expired += 1
             out.append(
                 Self.errorReply(
                     to: request, code: "unavailable",
-                    message: "service '\(name)' has \(service.requests.count) requests waiting; try again later"))
+                    message: "service '\(services[slot].label)' has \(queued) requests waiting; try again later"))
             return
         }
         statistics.requests += 1
-        service.requests.append(request)
-        dispatch(service, now: now, into: &out)
+        services[slot].requests.append(request)
+        dispatch(slot, now: now, into: &out)
     }
 
     /// RFC 8: `mmi.service` says whether a live worker serves the named service.
@@ -210,67 +232,61 @@ public struct BrokerCore {
     private mutating func handleWorker<Inbound: BrokerInbound>(
         _ message: Inbound, now: Int64, into out: inout [Outgoing]
     ) {
-        let identity = message[0]
+        let slot = message.withBytes(0) { workerSlots[PeerKey($0)] }
         guard message.count > 3, message.size(3) == 1, let command = MDP.Command(rawValue: message.firstByte(3)) else {
-            return invalidFromWorker(identity, now: now, into: &out)
+            return invalidFromWorker(slot, now: now, into: &out)
         }
         /// Where the arguments start, and how many there are.
         let first = 4
         let argumentCount = message.count - first
-        let worker = workers[identity]
-        let known = worker != nil
-        if let worker, command != .disconnect {
-            worker.expiresAt = now + configuration.heartbeat.expiryMs
+        if let slot, command != .disconnect {
+            workers[slot]?.expiresAt = now + configuration.heartbeat.expiryMs
         }
         switch command {
         case .ready:
             guard (1...2).contains(argumentCount), message.size(first) > 0,
                 let credit = Self.credit(argumentCount == 2 ? message[first + 1] : nil)
             else {
-                return invalidFromWorker(identity, now: now, into: &out)
+                return invalidFromWorker(slot, now: now, into: &out)
             }
             let name = message.string(first)
-            if known || name.hasPrefix(MDP.mmiPrefix) {
-                return disconnect(identity, now: now, into: &out)
+            if slot != nil || name.hasPrefix(MDP.mmiPrefix) {
+                return disconnect(message[0], slot: slot, now: now, into: &out)
             }
-            let service = self.service(named: name) { message[first] }
-            workers[identity] = Worker(
-                identity: identity, service: name, expiresAt: now + configuration.heartbeat.expiryMs, credit: credit,
-                isWaiting: true)
-            service.workerCount += 1
-            service.waiting.append(identity)
+            let service = serviceSlot(named: name) { message[first] }
+            addWorker(message[0], service: service, credit: credit, now: now)
             dispatch(service, now: now, into: &out)
         case .reply:
-            guard known else { return disconnect(identity, now: now, into: &out) }
+            guard let slot else { return disconnect(message[0], slot: nil, now: now, into: &out) }
             guard argumentCount >= 3, message.size(first + 1) == 0 else {
-                return invalidFromWorker(identity, now: now, into: &out)
+                return invalidFromWorker(slot, now: now, into: &out)
             }
-            guard let worker, let number = message.withBytes(first, Self.requestNumber),
-                let request = worker.inHand.removeValue(forKey: number)
-            else { return disconnect(identity, now: now, into: &out) }
+            guard let number = message.withBytes(first, Self.requestNumber),
+                let request = workers[slot]?.inHand.removeValue(forKey: number)
+            else { return disconnect(message[0], slot: slot, now: now, into: &out) }
             statistics.replies += 1
             out.append(Self.toClient(request.envelope[...], service: request.service, message.body(from: first + 2)))
-            if !worker.isWaiting, let service = services[worker.service] {
-                worker.isWaiting = true
-                service.waiting.append(identity)
-                dispatch(service, now: now, into: &out)
+            if let worker = workers[slot], !worker.isWaiting {
+                workers[slot]?.isWaiting = true
+                services[worker.service].waiting.append(slot)
+                dispatch(worker.service, now: now, into: &out)
             }
         case .heartbeat:
-            guard argumentCount == 0 else { return invalidFromWorker(identity, now: now, into: &out) }
-            if !known { disconnect(identity, now: now, into: &out) }
+            guard argumentCount == 0 else { return invalidFromWorker(slot, now: now, into: &out) }
+            if slot == nil { disconnect(message[0], slot: nil, now: now, into: &out) }
         case .disconnect:
             // The worker has said goodbye: send nothing more. A request it held was never
             // started (our workers reply before leaving), so it goes back to the queue.
-            if known { removeWorker(identity, requeue: true, now: now, into: &out) }
+            if let slot { removeWorker(slot, requeue: true, now: now, into: &out) }
         case .request:
-            disconnect(identity, now: now, into: &out)
+            disconnect(message[0], slot: slot, now: now, into: &out)
         }
     }
 
     /// A message that does not parse: dropped, and a registered worker that sent it is dropped too.
-    private mutating func invalidFromWorker(_ identity: Frame, now: Int64, into out: inout [Outgoing]) {
+    private mutating func invalidFromWorker(_ slot: Int?, now: Int64, into out: inout [Outgoing]) {
         malformed()
-        if workers[identity] != nil { disconnect(identity, now: now, into: &out) }
+        if let slot, let worker = workers[slot] { disconnect(worker.identity, slot: slot, now: now, into: &out) }
     }
 
     // MARK: - Time
@@ -282,21 +298,21 @@ public struct BrokerCore {
 
     /// Heartbeats workers, expires silent workers and requests that waited too long.
     public mutating func tick(now: Int64, into out: inout [Outgoing]) {
-        for service in services.values {
-            while let first = service.requests.first, first.expiresAt <= now {
-                _ = service.requests.popFirst()
+        for index in services.indices {
+            while let first = services[index].requests.first, first.expiresAt <= now {
+                _ = services[index].requests.popFirst()
                 expire(first, into: &out)
             }
         }
         guard now >= nextHeartbeatAt else { return }
         nextHeartbeatAt = now + configuration.heartbeat.intervalMs
-        let dead = workers.values.filter { $0.expiresAt <= now }.map(\.identity)
-        for identity in dead {
+        let dead = workers.indices.filter { workers[$0].map { $0.expiresAt <= now } ?? false }
+        for slot in dead {
             statistics.expiredWorkers += 1
-            removeWorker(identity, requeue: false, now: now, into: &out)
+            removeWorker(slot, requeue: false, now: now, into: &out)
         }
-        for identity in workers.keys {
-            out.append(Outgoing(head: [identity] + MDP.workerCommand(.heartbeat), body: .empty))
+        for case let worker? in workers {
+            out.append(Outgoing(head: [worker.identity] + MDP.workerCommand(.heartbeat), body: .empty))
         }
     }
 
@@ -309,13 +325,14 @@ public struct BrokerCore {
     public mutating func workerUnreachable(
         _ identity: Frame, undelivered: Message, now: Int64, into out: inout [Outgoing]
     ) {
+        guard let slot = workerSlots[PeerKey(identity)], let worker = workers[slot] else { return }
         if undelivered.count > 4, undelivered[3] == MDP.Command.request.frame,
-            let number = Self.requestNumber(undelivered[4]), let worker = workers[identity],
-            let request = worker.inHand.removeValue(forKey: number), let service = services[worker.service]
+            let number = Self.requestNumber(undelivered[4]),
+            let request = workers[slot]?.inHand.removeValue(forKey: number)
         {
-            service.requests.prepend(request)
+            services[worker.service].requests.prepend(request)
         }
-        removeWorker(identity, requeue: false, now: now, into: &out)
+        removeWorker(slot, requeue: false, now: now, into: &out)
     }
 
     /// ``workerUnreachable(_:undelivered:now:into:)`` with the output as plain messages.
@@ -327,62 +344,87 @@ public struct BrokerCore {
 
     // MARK: - Workers and queues
 
-    private mutating func service(named name: String, frame: () -> Frame) -> Service {
-        if let service = services[name] { return service }
-        let service = Service(name: frame())
-        services[name] = service
-        return service
+    private mutating func serviceSlot(named name: String, frame: () -> Frame) -> Int {
+        if let slot = serviceSlots[name] { return slot }
+        services.append(Service(name: frame(), label: name))
+        serviceSlots[name] = services.count - 1
+        return services.count - 1
+    }
+
+    /// Registers a worker in a free slot, at the back of its service's waiting line.
+    private mutating func addWorker(_ identity: Frame, service: Int, credit: Int, now: Int64) {
+        let worker = Worker(
+            identity: identity, service: service, expiresAt: now + configuration.heartbeat.expiryMs, credit: credit)
+        let slot: Int
+        if let free = freeWorkerSlots.popLast() {
+            slot = free
+            workers[slot] = worker
+        } else {
+            slot = workers.count
+            workers.append(worker)
+        }
+        workerSlots[PeerKey(identity)] = slot
+        services[service].workerCount += 1
+        services[service].waiting.append(slot)
     }
 
     /// Hands queued requests to waiting workers, least recently used first. A worker with credit
     /// left after taking one goes to the back of the line, so load spreads over workers.
-    private mutating func dispatch(_ service: Service, now: Int64, into out: inout [Outgoing]) {
-        while !service.waiting.isEmpty, let request = service.requests.popFirst() {
+    ///
+    /// Only live workers wait in line: ``removeWorker(_:requeue:now:into:)`` takes a worker out of
+    /// it before freeing its slot.
+    private mutating func dispatch(_ service: Int, now: Int64, into out: inout [Outgoing]) {
+        while !services[service].waiting.isEmpty, let request = services[service].requests.popFirst() {
             if request.expiresAt <= now {
                 expire(request, into: &out)
                 continue
             }
-            guard let identity = service.waiting.popFirst() else { break }
-            guard let worker = workers[identity] else {
-                service.requests.prepend(request)
-                continue
+            guard let slot = services[service].waiting.popFirst(), workers[slot] != nil else {
+                preconditionFailure("a free worker slot waited in line for '\(services[service].label)'")
             }
-            worker.inHand[request.id] = request
-            if worker.hasCredit {
-                service.waiting.append(identity)
+            workers[slot]?.inHand[request.id] = request
+            if workers[slot]?.hasCredit == true {
+                services[service].waiting.append(slot)
             } else {
-                worker.isWaiting = false
+                workers[slot]?.isWaiting = false
             }
             let head: Message = [
-                identity, [], MDP.workerHeader, MDP.Command.request.frame, Self.addressFrame(request.id), [],
+                workers[slot]?.identity ?? [], [], MDP.workerHeader, MDP.Command.request.frame,
+                Self.addressFrame(request.id), [],
             ]
             out.append(Outgoing(head: head, body: request.body, keepsBody: true))
         }
     }
 
-    private mutating func disconnect(_ identity: Frame, now: Int64, into out: inout [Outgoing]) {
+    /// Sends DISCONNECT to `identity` and forgets the worker, if `slot` says it was registered.
+    private mutating func disconnect(_ identity: Frame, slot: Int?, now: Int64, into out: inout [Outgoing]) {
         statistics.disconnects += 1
         out.append(Outgoing(head: [identity] + MDP.workerCommand(.disconnect), body: .empty))
-        if workers[identity] != nil { removeWorker(identity, requeue: false, now: now, into: &out) }
+        if let slot { removeWorker(slot, requeue: false, now: now, into: &out) }
     }
 
-    private mutating func removeWorker(_ identity: Frame, requeue: Bool, now: Int64, into out: inout [Outgoing]) {
-        guard let worker = workers.removeValue(forKey: identity), let service = services[worker.service] else { return }
-        service.workerCount -= 1
-        if worker.isWaiting { service.waiting.removeAll { $0 == identity } }
+    private mutating func removeWorker(_ slot: Int, requeue: Bool, now: Int64, into out: inout [Outgoing]) {
+        guard let worker = workers[slot] else { return }
+        workers[slot] = nil
+        freeWorkerSlots.append(slot)
+        workerSlots[PeerKey(worker.identity)] = nil
+        services[worker.service].workerCount -= 1
+        if worker.isWaiting { services[worker.service].waiting.removeAll { $0 == slot } }
         let held = worker.inHand.values.sorted { $0.id < $1.id }
         if requeue {
-            for request in held.reversed() { service.requests.prepend(request) }
+            for request in held.reversed() { services[worker.service].requests.prepend(request) }
         } else {
             for request in held {
                 statistics.abandoned += 1
                 out.append(
                     Self.errorReply(
                         to: request, code: "unavailable",
-                        message: "the '\(worker.service)' worker handling this request stopped responding"))
+                        message:
+                            "the '\(services[worker.service].label)' worker handling this request stopped responding"
+                    ))
             }
         }
-        dispatch(service, now: now, into: &out)
+        dispatch(worker.service, now: now, into: &out)
     }
 
     private mutating func expire(_ request: Request, into out: inout [Outgoing]) {
@@ -393,7 +435,6 @@ public struct BrokerCore {
                 to: request, code: "unavailable",
                 message: "no '\(name)' worker took the request within \(configuration.requestTimeoutMs) ms"))
     }
-
     // MARK: - Frames
 
     /// The single client-address frame a worker sees: the broker's number for the request.
@@ -434,5 +475,31 @@ public struct BrokerCore {
         head.append(MDP.clientHeader)
         head.append(service)
         return Outgoing(head: head, body: body)
+    }
+}
+
+/// A peer's routing id as a dictionary key, made from its bytes without allocating when it is at
+/// most 16 bytes long (libzmq's own ids are 5).
+struct PeerKey: Hashable {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+    private let count: Int
+    /// The bytes of a longer id.
+    private var long: Frame?
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        count = bytes.count
+        guard count <= 16 else {
+            long = Array(bytes)
+            return
+        }
+        withUnsafeMutableBytes(of: &low) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(8))) }
+        if count > 8 {
+            withUnsafeMutableBytes(of: &high) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[8...])) }
+        }
+    }
+
+    init(_ frame: Frame) {
+        self = frame.withUnsafeBytes { PeerKey($0) }
     }
 }

@@ -9,3 +9,14 @@ public enum Monotonic {
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 }
+
+/// CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): what one loop costs, apart
+/// from the time it waited.
+public enum ThreadCPUClock {
+    /// The calling thread's CPU time so far, in nanoseconds.
+    public static func nanoseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
+}

@@ -6,10 +6,13 @@ import CZeroMQ
 /// Frames handed on with ``Socket/send(_:body:dontWait:)`` move into libzmq; what is left is
 /// released in `deinit`. A native message belongs to the thread of the socket that received it.
 public final class NativeMessage {
-    private var frames: UnsafeMutablePointer<zmq_msg_t>
-    private var capacity: Int
+    // Its owner's thread alone touches it and no access to these overlaps another, so they skip
+    // the run-time exclusivity check a class's stored property pays on each access (the check
+    // reads thread-local storage, and a forwarder makes several of these accesses per frame).
+    @exclusivity(unchecked) private var frames: UnsafeMutablePointer<zmq_msg_t>
+    @exclusivity(unchecked) private var capacity: Int
     /// How many frames it has.
-    public private(set) var count = 0
+    @exclusivity(unchecked) public private(set) var count = 0
 
     init(capacity: Int) {
         self.capacity = capacity

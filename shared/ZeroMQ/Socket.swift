@@ -13,7 +13,9 @@ public typealias Message = [Frame]
 /// if ``close()`` was not called first.
 public final class Socket {
     let context: Context
-    private(set) var handle: UnsafeMutableRawPointer?
+    /// Read on every send and receive; one thread uses the socket, so the read skips the run-time
+    /// exclusivity check (see ``NativeMessage``).
+    @exclusivity(unchecked) private(set) var handle: UnsafeMutableRawPointer?
     /// The pattern this socket was made with.
     public let type: SocketType
 

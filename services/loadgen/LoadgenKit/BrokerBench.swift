@@ -73,6 +73,7 @@ public struct BrokerBench: Sendable {
             try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100, credit: 32, hub: .forwarder)
         },
         Case(label: "async-4w-100") { try await $0.asyncClient(workers: 4, inFlight: 100) },
+        Case(label: "core-rules") { try await $0.rulesAlone(workers: 4, inFlight: 100, credit: 32) },
     ]
 
     /// The label of the case every share is taken against.
@@ -139,10 +140,10 @@ public struct BrokerBench: Sendable {
 
     /// Runs `body` against an in-process broker with `workers` `MajordomoWorker`s, all on one
     /// ZeroMQ context (see below).
-    func withBroker<T: Sendable>(
+    func withBroker(
         workers: Int, start: MajordomoWorker.HandlerStart = .taskPool,
-        _ body: @Sendable (String, Context) async throws -> T
-    ) async throws -> T {
+        _ body: @Sendable (String, Context) async throws -> RunResult
+    ) async throws -> RunResult {
         // One ZeroMQ context (one I/O thread) for every party, as in the raw case, so the two
         // measure the same machinery and differ only by the broker hop.
         let context = Context(ioThreads: ioThreads)
@@ -156,7 +157,7 @@ public struct BrokerBench: Sendable {
                 logger: Self.logger
             ) { body in body }
         }
-        return try await withThrowingTaskGroup(of: T?.self) { group in
+        return try await withThrowingTaskGroup(of: RunResult?.self) { group in
             group.addTask {
                 try await broker.run(); return nil
             }
@@ -166,11 +167,12 @@ public struct BrokerBench: Sendable {
                 }
             }
             try await Task.sleep(for: .milliseconds(500))
-            let result = try await body(broker.endpoint, context)
+            var result = try await body(broker.endpoint, context)
             for worker in pool { worker.drain() }
             try await Task.sleep(for: .milliseconds(100))
             broker.stop()
             try await group.waitForAll()
+            result.hubCPUMicros = Self.cpuMicrosPerTrip(of: broker)
             return result
         }
     }
@@ -212,7 +214,8 @@ public struct BrokerBench: Sendable {
         let service = Array("echo".utf8)
         let payload = self.payload
         let hubName = hub == .broker ? "broker" : "bare MDP forwarder"
-        return try await withThrowingTaskGroup(of: RunResult?.self) { [forwarderSocket] group in
+        // Each child gives nothing, except the forwarder: its thread's CPU time and replies.
+        return try await withThrowingTaskGroup(of: (cpu: Duration, trips: Int)?.self) { [forwarderSocket] group in
             if let broker {
                 group.addTask {
                     try await broker.run(); return nil
@@ -223,7 +226,6 @@ public struct BrokerBench: Sendable {
                     try await IOThread.run(name: "mdp-forwarder") {
                         try Self.forward(forwarderSocket.socket, stop: stop)
                     }
-                    return nil
                 }
             }
             for index in 0..<workers {
@@ -259,7 +261,7 @@ public struct BrokerBench: Sendable {
                 }
             }
             try await Task.sleep(for: .milliseconds(500))
-            let result = try await drive(
+            var result = try await drive(
                 name: "\(hubName), \(workers) plain worker loop\(workers == 1 ? "" : "s") (credit \(credit))",
                 endpoint: endpoint, context: shared,
                 inFlight: inFlight
@@ -271,7 +273,11 @@ public struct BrokerBench: Sendable {
             stop.set()
             try await Task.sleep(for: .milliseconds(200))
             broker?.stop()
-            try await group.waitForAll()
+            var forwarded: (cpu: Duration, trips: Int)?
+            for try await child in group where child != nil { forwarded = child }
+            result.hubCPUMicros =
+                broker.map { Self.cpuMicrosPerTrip(of: $0) }
+                ?? forwarded.flatMap { Self.cpuMicrosPerTrip($0.cpu, trips: $0.trips) }
             return result
         }
     }
@@ -280,8 +286,12 @@ public struct BrokerBench: Sendable {
     /// worker in a ring, a client request goes to the next worker in the ring with the client's
     /// identity as its address (as in RFC 7), a REPLY goes to the client it names. No queues, no
     /// credit, no heartbeats, no expiry: a yardstick for the broker, not a broker.
-    static func forward(_ router: Socket, stop: StopFlag) throws {
+    ///
+    /// - Returns: the CPU time its thread used and how many replies it passed on.
+    static func forward(_ router: Socket, stop: StopFlag) throws -> (cpu: Duration, trips: Int) {
         defer { router.close() }
+        let cpuAtStart = ThreadCPUClock.nanoseconds()
+        var trips = 0
         var poller = Poller()
         poller.add(router)
         var workers: [Frame] = []
@@ -305,10 +315,23 @@ public struct BrokerBench: Sendable {
                         // [worker, "", MDPW01, REPLY, client, "", body...]
                         _ = try router.send(
                             [message[4], [], MDP.clientHeader, service], body: .native(message, from: 6))
+                        trips += 1
                     }
                 }
             }
         }
+        return (.nanoseconds(ThreadCPUClock.nanoseconds() - cpuAtStart), trips)
+    }
+
+    /// A stopped broker's thread CPU time per reply it passed on, in microseconds.
+    static func cpuMicrosPerTrip(of broker: Broker) -> Double? {
+        cpuMicrosPerTrip(broker.threadCPUTime, trips: broker.statistics.replies)
+    }
+
+    static func cpuMicrosPerTrip(_ cpu: Duration, trips: Int) -> Double? {
+        guard trips > 0 else { return nil }
+        let components = cpu.components
+        return (Double(components.seconds) * 1e6 + Double(components.attoseconds) / 1e12) / Double(trips)
     }
 
     func throughBroker(workers: Int, inFlight: Int, start: MajordomoWorker.HandlerStart = .taskPool) async throws
@@ -365,6 +388,59 @@ public struct BrokerBench: Sendable {
             client.stop()
             try await running.value
             return recorder.state.withLock { $0.result(name: name, seconds: seconds) }
+        }
+    }
+
+    /// The broker's rules alone: ``BrokerCore`` on one thread, fed client requests and worker
+    /// replies from memory with no sockets, as the plain loops with credit would send them. Its
+    /// CPU time per round trip is the broker's own bookkeeping, apart from libzmq and the kernel.
+    func rulesAlone(workers: Int, inFlight: Int, credit: Int) async throws -> RunResult {
+        let seconds = self.seconds
+        let payload = self.payload
+        return try await IOThread.run(name: "broker-rules") {
+            let service = Array("echo".utf8)
+            var core = BrokerCore(
+                configuration: BrokerConfiguration(eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
+                now: Monotonic.milliseconds())
+            var out: [Outgoing] = []
+            for index in 0..<workers {
+                let ready: Message = [
+                    [0, 0, 0, 1, UInt8(index)], [], MDP.workerHeader, MDP.Command.ready.frame, service,
+                ]
+                core.handle(ready + [Array("\(credit)".utf8)], now: Monotonic.milliseconds(), into: &out)
+            }
+            let request: Message = [[0, 0, 0, 2, 0], [], MDP.clientHeader, service, payload]
+            for _ in 0..<inFlight { core.handle(request, now: Monotonic.milliseconds(), into: &out) }
+            // `out` is the queue of messages the broker sent, oldest first from `next`: each
+            // REQUEST to a worker is answered, and each reply to the client brings a new request.
+            var next = 0
+            var trips = 0
+            let end = Self.now() + UInt64(seconds * 1e9)
+            let cpuAtStart = ThreadCPUClock.nanoseconds()
+            while Self.now() < end {
+                for _ in 0..<1_000 {
+                    let sent = out[next]
+                    next += 1
+                    if sent.head.count == 6 {
+                        // [worker, "", MDPW01, REQUEST, address, ""] + body: the worker answers.
+                        let reply: Message = [
+                            sent.head[0], [], MDP.workerHeader, MDP.Command.reply.frame, sent.head[4], [],
+                        ]
+                        core.handle(reply + sent.body.frames, now: Monotonic.milliseconds(), into: &out)
+                    } else {
+                        trips += 1
+                        core.handle(request, now: Monotonic.milliseconds(), into: &out)
+                    }
+                }
+                out.removeFirst(next)
+                next = 0
+            }
+            let cpu = Duration.nanoseconds(ThreadCPUClock.nanoseconds() - cpuAtStart)
+            var result = RunResult(
+                name: "broker rules alone (BrokerCore in memory, no sockets), \(workers) workers (credit \(credit))",
+                count: trips, seconds: seconds, p50: 0, p99: 0, max: 0)
+            result.hubCPUMicros = Self.cpuMicrosPerTrip(cpu, trips: trips)
+            return result
         }
     }
 

@@ -20,8 +20,9 @@ public enum Loadgen {
           broker      raw MDP round trips: DEALER-ROUTER with no broker, then through the Majordomo
                       broker with 1 and 4 workers at 1 and 100 requests in flight, plus plain
                       synchronous worker loops, a bare MDP forwarder with no broker rules (the
-                      floor for any broker) and the async client API (all in process, over
-                      loopback TCP)
+                      floor for any broker), the async client API (all in process, over
+                      loopback TCP) and the broker's rules alone in memory; with the CPU time
+                      of the broker's (or forwarder's) thread per round trip
           login       logins through a running gateway (--url) with N concurrent clients, next to
                       the hashing bound (cores / time of one Argon2id verification, measured in
                       the same run), and the gateway's access-token verification; see
@@ -62,7 +63,7 @@ public enum Loadgen {
           --only TEXT   run only the cases whose label contains TEXT (raw-1, raw-100, raw-mdp-frames-100, broker-1w-1,
                         broker-1w-100, broker-4w-1, broker-4w-100, broker-io-1w-100, broker-io-4w-100 (handlers start
                         on the worker's I/O thread), plain-1w-100, plain-4w-100, plain-credit-1w-100,
-                        plain-credit-4w-100, forwarder-1w-100, forwarder-4w-100, async-4w-100)
+                        plain-credit-4w-100, forwarder-1w-100, forwarder-4w-100, async-4w-100, core-rules)
           --rounds N    run the chosen cases N times (default 1), each round starting with raw-100, and
                         report each case's median and range and its share of the raw rate within each
                         round (their median); the raw rate swings between runs, so shares from one

@@ -7,14 +7,15 @@ enum Report {
         var lines = [
             "",
             "case".padded(width) + "round trips/s".leftPadded(14) + "p50 µs".leftPadded(10) + "p99 µs".leftPadded(10)
-                + "max µs".leftPadded(10),
-            String(repeating: "-", count: width + 44),
+                + "max µs".leftPadded(10) + cpuHeader(results),
+            String(repeating: "-", count: width + 44 + cpuHeader(results).count),
         ]
         for result in results {
             lines.append(
                 result.name.padded(width) + String(format: "%.0f", result.rate).leftPadded(14)
-                    + "\(result.p50)".leftPadded(10)
-                    + "\(result.p99)".leftPadded(10) + "\(result.max)".leftPadded(10))
+                    + latency(Double(result.p50), of: result) + latency(Double(result.p99), of: result)
+                    + latency(Double(result.max), of: result)
+                    + cpuCell(results, result.hubCPUMicros))
         }
         if let raw = results.first(where: isRaw100) {
             lines.append("")
@@ -36,17 +37,19 @@ enum Report {
         var lines = [
             "", "median of \(rounds.count) rounds; the range is the slowest and the fastest round", "",
             "case".padded(width) + "round trips/s".leftPadded(14) + "range".leftPadded(20) + "p50 µs".leftPadded(10)
-                + "p99 µs".leftPadded(10),
-            String(repeating: "-", count: width + 54),
+                + "p99 µs".leftPadded(10) + cpuHeader(first),
+            String(repeating: "-", count: width + 54 + cpuHeader(first).count),
         ]
         for index in first.indices {
             let runs = rounds.map { $0[index] }
             let rates = runs.map(\.rate)
             let range = String(format: "%.0f-%.0f", rates.min() ?? 0, rates.max() ?? 0)
+            let cpu = runs.compactMap(\.hubCPUMicros)
             lines.append(
                 first[index].name.padded(width) + String(format: "%.0f", median(rates)).leftPadded(14)
-                    + range.leftPadded(20) + String(format: "%.0f", median(runs.map { Double($0.p50) })).leftPadded(10)
-                    + String(format: "%.0f", median(runs.map { Double($0.p99) })).leftPadded(10))
+                    + range.leftPadded(20) + latency(median(runs.map { Double($0.p50) }), of: first[index])
+                    + latency(median(runs.map { Double($0.p99) }), of: first[index])
+                    + cpuCell(first, cpu.isEmpty ? nil : median(cpu)))
         }
         if let rawIndex = first.firstIndex(where: isRaw100) {
             lines.append("")
@@ -60,6 +63,21 @@ enum Report {
         }
         lines += ["", footer(payloadBytes: payloadBytes)]
         return lines.joined(separator: "\n")
+    }
+
+    /// A latency cell; "-" for a case that times no round trips (the broker's rules alone).
+    static func latency(_ micros: Double, of result: RunResult) -> String {
+        (result.max == 0 ? "-" : String(format: "%.0f", micros)).leftPadded(10)
+    }
+
+    /// The column of the broker's (or forwarder's) CPU time per round trip, when a case has it.
+    static func cpuHeader(_ results: [RunResult]) -> String {
+        results.contains { $0.hubCPUMicros != nil } ? "hub CPU µs/trip".leftPadded(17) : ""
+    }
+
+    static func cpuCell(_ results: [RunResult], _ micros: Double?) -> String {
+        guard !cpuHeader(results).isEmpty else { return "" }
+        return (micros.map { String(format: "%.2f", $0) } ?? "-").leftPadded(17)
     }
 
     /// The case column is as wide as the longest name, so that the figures line up.
@@ -84,12 +102,13 @@ enum Report {
     }
 
     static func json(_ results: [RunResult]) throws -> Data {
-        let rows = results.map {
-            [
-                "case": $0.name, "roundTripsPerSecond": Int($0.rate), "p50Micros": Int($0.p50),
-                "p99Micros": Int($0.p99), "maxMicros": Int($0.max),
+        let rows = results.map { result in
+            var row: [String: Any] = [
+                "case": result.name, "roundTripsPerSecond": Int(result.rate), "p50Micros": Int(result.p50),
+                "p99Micros": Int(result.p99), "maxMicros": Int(result.max),
             ]
-                as [String: Any]
+            row["hubCPUMicrosPerTrip"] = result.hubCPUMicros
+            return row
         }
         return try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])
     }
