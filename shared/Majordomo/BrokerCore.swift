@@ -380,7 +380,10 @@ public struct BrokerCore {
                 continue
             }
             guard let slot = services[service].waiting.popFirst(), workers[slot] != nil else {
-                preconditionFailure("a free worker slot waited in line for '\(services[service].label)'")
+                // Cannot happen (see above); if it did, the request would stay first in line.
+                assertionFailure("a free worker slot waited in line for '\(services[service].label)'")
+                services[service].requests.prepend(request)
+                continue
             }
             workers[slot]?.inHand[request.id] = request
             if workers[slot]?.hasCredit == true {
