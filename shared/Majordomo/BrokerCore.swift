@@ -266,10 +266,12 @@ public struct BrokerCore {
             else { return disconnect(message[0], slot: slot, now: now, into: &out) }
             statistics.replies += 1
             out.append(Self.toClient(request.envelope[...], service: request.service, message.body(from: first + 2)))
-            if let worker = workers[slot], !worker.isWaiting {
+            // Read what is needed, not a copy of the worker: a copy held while `dispatch` adds to
+            // its requests in hand would make that table copy itself.
+            if workers[slot]?.isWaiting == false, let service = workers[slot]?.service {
                 workers[slot]?.isWaiting = true
-                services[worker.service].waiting.append(slot)
-                dispatch(worker.service, now: now, into: &out)
+                services[service].waiting.append(slot)
+                dispatch(service, now: now, into: &out)
             }
         case .heartbeat:
             guard argumentCount == 0 else { return invalidFromWorker(slot, now: now, into: &out) }
@@ -286,7 +288,7 @@ public struct BrokerCore {
     /// A message that does not parse: dropped, and a registered worker that sent it is dropped too.
     private mutating func invalidFromWorker(_ slot: Int?, now: Int64, into out: inout [Outgoing]) {
         malformed()
-        if let slot, let worker = workers[slot] { disconnect(worker.identity, slot: slot, now: now, into: &out) }
+        if let slot, let identity = workers[slot]?.identity { disconnect(identity, slot: slot, now: now, into: &out) }
     }
 
     // MARK: - Time
@@ -325,12 +327,12 @@ public struct BrokerCore {
     public mutating func workerUnreachable(
         _ identity: Frame, undelivered: Message, now: Int64, into out: inout [Outgoing]
     ) {
-        guard let slot = workerSlots[PeerKey(identity)], let worker = workers[slot] else { return }
+        guard let slot = workerSlots[PeerKey(identity)], let service = workers[slot]?.service else { return }
         if undelivered.count > 4, undelivered[3] == MDP.Command.request.frame,
             let number = Self.requestNumber(undelivered[4]),
             let request = workers[slot]?.inHand.removeValue(forKey: number)
         {
-            services[worker.service].requests.prepend(request)
+            services[service].requests.prepend(request)
         }
         removeWorker(slot, requeue: false, now: now, into: &out)
     }
