@@ -52,7 +52,7 @@ struct BrokerRoundsTests {
     func hubCPUTime() async throws {
         let bench = BrokerBench(seconds: 0.2)
         var results: [RunResult] = []
-        for only in ["raw-100", "plain-credit-4w", "forwarder-4w", "core-rules"] {
+        for only in ["raw-100", "plain-credit-4w", "forwarder-4w", "core-rules-4w"] {
             results += try await bench.run(only: only) { _ in }.flatMap { $0 }
         }
         #expect(results.count == 4)

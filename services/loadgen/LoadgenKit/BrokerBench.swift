@@ -73,7 +73,9 @@ public struct BrokerBench: Sendable {
             try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100, credit: 32, hub: .forwarder)
         },
         Case(label: "async-4w-100") { try await $0.asyncClient(workers: 4, inFlight: 100) },
-        Case(label: "core-rules") { try await $0.rulesAlone(workers: 4, inFlight: 100, credit: 32) },
+        Case(label: "core-rules-4w") { try await $0.rulesAlone(workers: 4, inFlight: 100, credit: 32) },
+        // One worker that never has credit left: every reply puts it back in line.
+        Case(label: "core-rules-1w") { try await $0.rulesAlone(workers: 1, inFlight: 100, credit: 32) },
     ]
 
     /// The label of the case every share is taken against.
@@ -437,7 +439,8 @@ public struct BrokerBench: Sendable {
             }
             let cpu = Duration.nanoseconds(ThreadCPUClock.nanoseconds() - cpuAtStart)
             var result = RunResult(
-                name: "broker rules alone (BrokerCore in memory, no sockets), \(workers) workers (credit \(credit))",
+                name:
+                    "broker rules alone (BrokerCore in memory, no sockets), \(workers) worker\(workers == 1 ? "" : "s") (credit \(credit))",
                 count: trips, seconds: seconds, p50: 0, p99: 0, max: 0)
             result.hubCPUMicros = Self.cpuMicrosPerTrip(cpu, trips: trips)
             return result

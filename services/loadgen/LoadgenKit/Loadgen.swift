@@ -63,7 +63,8 @@ public enum Loadgen {
           --only TEXT   run only the cases whose label contains TEXT (raw-1, raw-100, raw-mdp-frames-100, broker-1w-1,
                         broker-1w-100, broker-4w-1, broker-4w-100, broker-io-1w-100, broker-io-4w-100 (handlers start
                         on the worker's I/O thread), plain-1w-100, plain-4w-100, plain-credit-1w-100,
-                        plain-credit-4w-100, forwarder-1w-100, forwarder-4w-100, async-4w-100, core-rules)
+                        plain-credit-4w-100, forwarder-1w-100, forwarder-4w-100, async-4w-100,
+                        core-rules-4w, core-rules-1w)
           --rounds N    run the chosen cases N times (default 1), each round starting with raw-100, and
                         report each case's median and range and its share of the raw rate within each
                         round (their median); the raw rate swings between runs, so shares from one
