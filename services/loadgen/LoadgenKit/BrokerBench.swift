@@ -332,8 +332,7 @@ public struct BrokerBench: Sendable {
 
     static func cpuMicrosPerTrip(_ cpu: Duration, trips: Int) -> Double? {
         guard trips > 0 else { return nil }
-        let components = cpu.components
-        return (Double(components.seconds) * 1e6 + Double(components.attoseconds) / 1e12) / Double(trips)
+        return Double(cpu.nanoseconds) / 1000 / Double(trips)
     }
 
     func throughBroker(workers: Int, inFlight: Int, start: MajordomoWorker.HandlerStart = .taskPool) async throws
@@ -376,10 +375,7 @@ public struct BrokerBench: Sendable {
                             _ = try await client.request(service: "echo", body: body, timeout: .seconds(10))
                             let done = ContinuousClock.now
                             if sent >= warmEnd && done <= end {
-                                let elapsed = done - sent
-                                let nanoseconds =
-                                    UInt64(elapsed.components.seconds) * 1_000_000_000
-                                    + UInt64(elapsed.components.attoseconds / 1_000_000_000)
+                                let nanoseconds = UInt64((done - sent).nanoseconds)
                                 recorder.state.withLock { $0.record(nanoseconds: nanoseconds) }
                             }
                         }
