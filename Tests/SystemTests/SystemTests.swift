@@ -104,6 +104,14 @@ struct SystemTests {
         #expect(
             levelOutput.contains(
                 "LOG_LEVEL=loud is not valid: expected one of trace, debug, info, notice, warning, error, critical"))
+        let (engineStatus, engineOutput) = try await system.runToEnd(
+            "broker", arguments: [], extra: ["BROKER_ENGINE": "zmtp4"])
+        #expect(engineStatus == 78)
+        #expect(engineOutput.contains("BROKER_ENGINE=zmtp4 is not valid: expected"))
+        let (bindStatus, bindOutput) = try await system.runToEnd(
+            "broker", arguments: [], extra: ["BROKER_ENGINE": "native", "BROKER_BIND": "ipc:///tmp/backplane-broker"])
+        #expect(bindStatus != 0, "the native engine serves tcp:// only")
+        #expect(bindOutput.contains("ipc:///tmp/backplane-broker"))
         let (unknownStatus, unknownOutput) = try await system.runToEnd("broker", arguments: ["--frobnicate"])
         #expect(unknownStatus == 64)
         #expect(unknownOutput.contains("--help"))

@@ -7,7 +7,9 @@
 #   build       swift build --build-tests
 #   swift-test  swift test (XCTest and Swift Testing), with BACKPLANE_BIN_DIR set so that system
 #               tests find the executables
-#   interop     python3 -m pytest -q Tests/interop, with BROKER_BIN set (the RFC 7 peers in Python)
+#   interop     python3 -m pytest -q Tests/interop, with BROKER_BIN set (the RFC 7 peers in Python),
+#               twice: against the broker's native ZMTP engine (its default for tcp://) and, as
+#               "interop-libzmq", with BROKER_ENGINE=libzmq
 #   compose     docker-compose config -q (docker-compose.yml is valid)
 # Ends with a summary of which steps passed, failed or were skipped; exits non-zero when any
 # step failed, after the lines of swift test's output that name the failed tests (the whole
@@ -102,7 +104,7 @@ run_step() {
     local took=$((SECONDS - start))
     if ((rc == 0)); then
         record "$name" PASS "(${took}s)"
-    elif [[ $name == interop && $rc == 5 ]]; then
+    elif [[ $name == interop* && $rc == 5 ]]; then
         record "$name" SKIP "(pytest collected no tests)"
     else
         ((rc == 124)) && warn "$name timed out"
@@ -157,7 +159,9 @@ step_interop() {
         warn "interop: no broker executable in $BIN_DIR"
         return 0
     fi
-    BROKER_BIN=$BIN_DIR/broker BACKPLANE_BIN_DIR=$BIN_DIR run_step interop \
+    BROKER_ENGINE=native BROKER_BIN=$BIN_DIR/broker BACKPLANE_BIN_DIR=$BIN_DIR run_step interop \
+        timeout --foreground -k 30 "$PYTEST_TIMEOUT" python3 -m pytest -q "$INTEROP_DIR"
+    BROKER_ENGINE=libzmq BROKER_BIN=$BIN_DIR/broker BACKPLANE_BIN_DIR=$BIN_DIR run_step interop-libzmq \
         timeout --foreground -k 30 "$PYTEST_TIMEOUT" python3 -m pytest -q "$INTEROP_DIR"
 }
 

@@ -27,20 +27,30 @@ public final class Broker: Sendable {
     private let cpuNanoseconds = Atomic<Int64>(0)
     private let logger: Logger
 
+    /// What serves the MDP endpoint.
+    private enum Front {
+        /// The broker's thread speaks ZMTP itself: no hand-off to libzmq's I/O thread and back.
+        case native(ZMTPRouter)
+        case libzmq(Socket)
+    }
+
     /// The sockets, bound in `init` and from then on used only by the thread of ``run()``
     /// (`started` guarantees a single run); thread start is the full memory barrier libzmq
     /// requires when a socket changes threads.
     private final class Sockets: @unchecked Sendable {
-        let router: Socket
+        let front: Front
         let xsub: Socket?
         let xpub: Socket?
-        init(router: Socket, xsub: Socket?, xpub: Socket?) {
-            self.router = router
+        init(front: Front, xsub: Socket?, xpub: Socket?) {
+            self.front = front
             self.xsub = xsub
             self.xpub = xpub
         }
         func close() {
-            router.close()
+            switch front {
+            case .native(let router): router.close()
+            case .libzmq(let router): router.close()
+            }
             xsub?.close()
             xpub?.close()
         }
@@ -50,11 +60,20 @@ public final class Broker: Sendable {
     public init(configuration: BrokerConfiguration, context: Context, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
-        let router = try context.socket(.router)
-        try router.setOption(ZMQ_ROUTER_MANDATORY, 1)
-        try router.setHighWaterMarks(send: 0, receive: 0)
-        try router.bind(configuration.endpoint)
-        endpoint = try router.lastEndpoint()
+        let front: Front
+        switch configuration.engine.resolved(for: configuration.endpoint) {
+        case .native, .automatic:
+            let router = try ZMTPRouter(bind: configuration.endpoint)
+            endpoint = router.endpoint
+            front = .native(router)
+        case .libzmq:
+            let router = try context.socket(.router)
+            try router.setOption(ZMQ_ROUTER_MANDATORY, 1)
+            try router.setHighWaterMarks(send: 0, receive: 0)
+            try router.bind(configuration.endpoint)
+            endpoint = try router.lastEndpoint()
+            front = .libzmq(router)
+        }
         var xsub: Socket?
         var xpub: Socket?
         if let publish = configuration.eventsPublishEndpoint, let subscribe = configuration.eventsSubscribeEndpoint {
@@ -67,7 +86,7 @@ public final class Broker: Sendable {
         }
         eventsPublishEndpoint = try xsub?.lastEndpoint()
         eventsSubscribeEndpoint = try xpub?.lastEndpoint()
-        sockets = Sockets(router: router, xsub: xsub, xpub: xpub)
+        sockets = Sockets(front: front, xsub: xsub, xpub: xpub)
     }
 
     /// Counters as of the last loop iteration.
@@ -112,10 +131,13 @@ public final class Broker: Sendable {
             sockets.close()
             cpuNanoseconds.store(ThreadCPUClock.nanoseconds() - cpuAtStart, ordering: .releasing)
         }
-        let router = sockets.router
         var core = BrokerCore(configuration: configuration, now: Monotonic.milliseconds())
         var poller = Poller()
-        let routerSlot = poller.add(router)
+        let frontSlot =
+            switch sockets.front {
+            case .native(let router): poller.add(fileDescriptor: router.fileDescriptor)
+            case .libzmq(let router): poller.add(router)
+            }
         let wakeSlot = poller.add(fileDescriptor: wake.fileDescriptor)
         var proxySlots: (xsub: Int, xpub: Int)?
         if let xsub = sockets.xsub, let xpub = sockets.xpub {
@@ -129,12 +151,21 @@ public final class Broker: Sendable {
             let timeout = max(0, core.nextWakeAt() - Monotonic.milliseconds())
             try poller.poll(timeoutMs: Int(timeout))
             if poller.isReadable(wakeSlot) { wake.drain() }
-            if poller.isReadable(routerSlot) {
-                for _ in 0..<10_000 {
-                    // Frames stay libzmq's: bodies pass through without a copy.
-                    guard let message = try router.receiveNative(dontWait: true) else { break }
-                    core.handle(message, now: Monotonic.milliseconds(), into: &out)
-                    try flush(&out, sending: &sending, core: &core)
+            if poller.isReadable(frontSlot) {
+                switch sockets.front {
+                case .native(let router):
+                    router.process()
+                    while let message = router.receive() {
+                        core.handle(message, now: Monotonic.milliseconds(), into: &out)
+                        try flush(&out, sending: &sending, core: &core)
+                    }
+                case .libzmq(let router):
+                    for _ in 0..<10_000 {
+                        // Frames stay libzmq's: bodies pass through without a copy.
+                        guard let message = try router.receiveNative(dontWait: true) else { break }
+                        core.handle(message, now: Monotonic.milliseconds(), into: &out)
+                        try flush(&out, sending: &sending, core: &core)
+                    }
                 }
             }
             if let proxySlots, let xsub = sockets.xsub, let xpub = sockets.xpub {
@@ -143,6 +174,7 @@ public final class Broker: Sendable {
             }
             core.tick(now: Monotonic.milliseconds(), into: &out)
             try flush(&out, sending: &sending, core: &core)
+            if case .native(let router) = sockets.front { router.flush() }
             let snapshot = core.statistics
             counters.withLock { $0 = snapshot }
         }
@@ -155,25 +187,34 @@ public final class Broker: Sendable {
             swap(&out, &sending)
             defer { sending.removeAll(keepingCapacity: true) }
             for message in sending {
-                let sent = Result { () throws(ZMQError) -> Bool in
-                    try sockets.router.send(
-                        message.head, body: message.body, keepBody: message.keepsBody, dontWait: true)
-                }
-                switch sent {
-                case .success(true):
+                switch try deliver(message) {
+                case .queued:
                     continue
-                case .success(false):
+                case .dropped:
                     logger.warning("dropped a message: peer is not keeping up")
-                case .failure(let error) where error.code == .unreachable:
+                case .unreachable:
                     // A worker that vanished: its request goes to another one. A vanished client
                     // just loses its reply.
                     if message.head.count > 2 && message.head[2] == MDP.workerHeader {
                         core.workerUnreachable(
                             message.head[0], undelivered: message.head, now: Monotonic.milliseconds(), into: &out)
                     }
-                case .failure(let error):
-                    throw error
                 }
+            }
+        }
+    }
+
+    private func deliver(_ message: Outgoing) throws(ZMQError) -> ZMTPRouter.SendResult {
+        switch sockets.front {
+        case .native(let router):
+            return router.send(message.head, body: message.body)
+        case .libzmq(let router):
+            do {
+                let sent = try router.send(
+                    message.head, body: message.body, keepBody: message.keepsBody, dontWait: true)
+                return sent ? .queued : .dropped
+            } catch  where error.code == .unreachable {
+                return .unreachable
             }
         }
     }

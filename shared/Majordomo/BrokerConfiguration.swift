@@ -1,3 +1,19 @@
+/// Which code speaks ZeroMQ on the broker's MDP endpoint.
+public enum BrokerEngine: String, Sendable, Equatable, CaseIterable {
+    /// ``native`` for `tcp://` endpoints, ``libzmq`` for the others.
+    case automatic = "auto"
+    /// The broker's thread speaks ZMTP itself (``ZMTPRouter``): `tcp://` endpoints on IPv4 only.
+    case native
+    /// A libzmq ROUTER socket: every transport libzmq has (`ipc://`, `inproc://`, IPv6, ...).
+    case libzmq
+
+    /// What `automatic` means for `endpoint`.
+    public func resolved(for endpoint: String) -> BrokerEngine {
+        guard self == .automatic else { return self }
+        return endpoint.hasPrefix("tcp://") && !endpoint.contains("[") ? .native : .libzmq
+    }
+}
+
 /// Everything the broker needs to know, usually read from the environment by the broker executable.
 public struct BrokerConfiguration: Sendable, Equatable {
     /// The ROUTER endpoint clients and workers connect to.
@@ -12,6 +28,8 @@ public struct BrokerConfiguration: Sendable, Equatable {
     public var requestTimeoutMs: Int64
     /// Requests queued per service before new ones are refused with `unavailable` (back-pressure).
     public var maxQueuedPerService: Int
+    /// Which code serves ``endpoint``.
+    public var engine: BrokerEngine
 
     /// Creates a configuration; the defaults match DESIGN.md's single-machine set-up.
     public init(
@@ -20,7 +38,8 @@ public struct BrokerConfiguration: Sendable, Equatable {
         eventsSubscribeEndpoint: String? = "tcp://127.0.0.1:5557",
         heartbeat: HeartbeatSettings = HeartbeatSettings(),
         requestTimeoutMs: Int64 = 10_000,
-        maxQueuedPerService: Int = 100_000
+        maxQueuedPerService: Int = 100_000,
+        engine: BrokerEngine = .automatic
     ) {
         self.endpoint = endpoint
         self.eventsPublishEndpoint = eventsPublishEndpoint
@@ -28,5 +47,6 @@ public struct BrokerConfiguration: Sendable, Equatable {
         self.heartbeat = heartbeat
         self.requestTimeoutMs = requestTimeoutMs
         self.maxQueuedPerService = maxQueuedPerService
+        self.engine = engine
     }
 }

@@ -20,13 +20,18 @@ public enum BrokerService {
     static let maxQueued = Setting(
         "BROKER_MAX_QUEUED", default: "100000", "requests queued per service before new ones are refused")
 
+    static let engine = Setting(
+        "BROKER_ENGINE", default: "auto",
+        "what speaks ZeroMQ on BROKER_BIND: native (the broker's thread reads and writes ZMTP itself; tcp:// on IPv4), libzmq (a libzmq ROUTER: any transport), or auto (native for tcp://, else libzmq)"
+    )
+
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
         name: "broker",
         summary: "Majordomo broker (ZeroMQ RFC 7 MDP/0.1 with RFC 8 MMI) and event proxy (XSUB/XPUB)",
         settings: [
             .logLevel, .logFormat, bind, xsubBind, xpubBind, .heartbeatInterval, .heartbeatLiveness, requestTimeout,
-            maxQueued,
+            maxQueued, engine,
         ],
         probeHelp: "check that the broker at BROKER_BIND answers an MMI request")
 
@@ -40,7 +45,8 @@ public enum BrokerService {
                 intervalMs: Int64(try environment.int(.heartbeatInterval, in: 10...600_000)),
                 liveness: try environment.int(.heartbeatLiveness, in: 1...100)),
             requestTimeoutMs: Int64(try environment.int(requestTimeout, in: 1...86_400_000)),
-            maxQueuedPerService: try environment.int(maxQueued, in: 1...10_000_000))
+            maxQueuedPerService: try environment.int(maxQueued, in: 1...10_000_000),
+            engine: try environment.choice(engine, as: BrokerEngine.self))
     }
 
     /// Runs the broker until SIGTERM/SIGINT.

@@ -20,6 +20,8 @@ public struct BrokerBench: Sendable {
     public var ioThreads: Int32 = Int32(ProcessInfo.processInfo.environment["BENCH_IO_THREADS"] ?? "1") ?? 1
     /// What every party's connection runs over.
     public var transport: Transport = .tcp
+    /// What serves the broker's endpoint.
+    public var engine: BrokerEngine = .automatic
 
     /// The ZeroMQ transport of a run: loopback TCP (as between containers) or a Unix socket (as
     /// between processes on one host).
@@ -149,10 +151,7 @@ public struct BrokerBench: Sendable {
         // One ZeroMQ context (one I/O thread) for every party, as in the raw case, so the two
         // measure the same machinery and differ only by the broker hop.
         let context = Context(ioThreads: ioThreads)
-        let broker = try Broker(
-            configuration: BrokerConfiguration(
-                endpoint: transport.bindEndpoint, eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
-            context: context, logger: Self.logger)
+        let broker = try makeBroker(context)
         let pool = (0..<workers).map { _ in
             MajordomoWorker(
                 endpoint: broker.endpoint, service: "echo", concurrency: slots, handlerStart: start, context: context,
@@ -179,6 +178,15 @@ public struct BrokerBench: Sendable {
         }
     }
 
+    /// A broker on the run's transport and engine, with no event proxy.
+    func makeBroker(_ context: Context) throws -> Broker {
+        try Broker(
+            configuration: BrokerConfiguration(
+                endpoint: transport.bindEndpoint, eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
+                engine: engine),
+            context: context, logger: Self.logger)
+    }
+
     /// What the plain worker loops connect to.
     enum Hub {
         /// Our broker.
@@ -199,10 +207,7 @@ public struct BrokerBench: Sendable {
         var forwarderSocket: SocketHandOff?
         switch hub {
         case .broker:
-            let started = try Broker(
-                configuration: BrokerConfiguration(
-                    endpoint: transport.bindEndpoint, eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
-                context: shared, logger: Self.logger)
+            let started = try makeBroker(shared)
             broker = started
             endpoint = started.endpoint
         case .forwarder:

@@ -70,6 +70,8 @@ public enum Loadgen {
                         round (their median); the raw rate swings between runs, so shares from one
                         round are only as steady as the machine
           --transport T tcp (default: loopback TCP, as between containers) or ipc (Unix sockets)
+          --engine E    what serves the broker's endpoint, as BROKER_ENGINE: auto (default), native
+                        (the broker's thread speaks ZMTP itself; tcp only) or libzmq (a libzmq ROUTER)
           --json PATH   also write the results as JSON to PATH (every scenario; every round)
 
         Options of login:
@@ -136,18 +138,14 @@ public enum Loadgen {
                 if let path = options["json"] { try AppScenarios.json(outcome).write(to: URL(fileURLWithPath: path)) }
             case "broker":
                 let options = try ScenarioOptions(
-                    scenario, options, known: ["seconds", "payload", "slots", "only", "json", "transport", "rounds"])
+                    scenario, options,
+                    known: ["seconds", "payload", "slots", "only", "json", "transport", "engine", "rounds"])
                 var bench = BrokerBench(
                     seconds: try options.number("seconds", 3, above: 0),
                     payloadBytes: Int(try options.number("payload", 64)),
                     slots: Int(try options.number("slots", 32, above: 0)))
-                if let name = options["transport"] {
-                    guard let transport = BrokerBench.Transport(rawValue: name) else {
-                        let names = BrokerBench.Transport.allCases.map(\.rawValue).joined(separator: " or ")
-                        throw UsageError("--transport wants \(names), not '\(name)'")
-                    }
-                    bench.transport = transport
-                }
+                bench.transport = try options.choice("transport", bench.transport)
+                bench.engine = try options.choice("engine", bench.engine)
                 let rounds = Int(try options.number("rounds", 1, above: 0))
                 let results = try await bench.run(only: options["only"], rounds: rounds) { print("running: \($0)") }
                 if rounds == 1 {
@@ -216,6 +214,17 @@ struct ScenarioOptions {
         guard let value = Double(text), value.isFinite, above.map({ value > $0 }) ?? (value >= 0) else {
             let bound = above.map { "more than \(Int($0))" } ?? "≥ 0"
             throw UsageError("--\(name) wants a number \(bound), not '\(text)'")
+        }
+        return value
+    }
+
+    /// The option as one of `T`'s cases, `fallback` when it is not given.
+    func choice<T: RawRepresentable & CaseIterable>(_ name: String, _ fallback: T) throws -> T
+    where T.RawValue == String {
+        guard let text = values[name] else { return fallback }
+        guard let value = T(rawValue: text) else {
+            let names = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw UsageError("--\(name) wants one of \(names), not '\(text)'")
         }
         return value
     }

@@ -1,0 +1,215 @@
+import CZeroMQ
+import Foundation
+import Testing
+import ZeroMQ
+
+/// The native ROUTER against libzmq's own peers: what it receives and sends must be what a libzmq
+/// ROUTER would.
+@Suite("ZMTP router")
+struct ZMTPRouterTests {
+    /// A libzmq socket connected to `router`, giving up on a receive after 5 s.
+    func peer(_ type: SocketType, of router: ZMTPRouter, in context: Context, id: String? = nil) throws -> Socket {
+        let socket = try context.socket(type)
+        try socket.setOption(ZMQ_RCVTIMEO, 5000)
+        if let id { try socket.setOption(ZMQ_ROUTING_ID, bytes: Array(id.utf8)) }
+        try socket.connect(router.endpoint)
+        return socket
+    }
+
+    /// Drives `router` (accepts, reads, writes) until `done` holds or `limit` passes.
+    @discardableResult
+    func pump(_ router: ZMTPRouter, for limit: Duration = .seconds(5), until done: () throws -> Bool) throws -> Bool {
+        var poller = Poller()
+        poller.add(fileDescriptor: router.fileDescriptor)
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            router.flush()
+            if try done() { return true }
+            try poller.poll(timeoutMs: 10)
+            router.process()
+        }
+        return try done()
+    }
+
+    /// The next message `router` receives, within 5 s.
+    func next(_ router: ZMTPRouter) throws -> Message {
+        var message: Message?
+        try pump(router) {
+            message = router.receive()
+            return message != nil
+        }
+        return try #require(message, "no message within 5 s")
+    }
+
+    @Test("libzmq DEALERs exchange multipart messages with it: empty, binary and long frames")
+    func multipartRoundTrip() throws {
+        let context = Context()
+        let router = try ZMTPRouter(bind: "tcp://127.0.0.1:*")
+        defer { router.close() }
+        #expect(router.endpoint.hasPrefix("tcp://127.0.0.1:") && !router.endpoint.hasSuffix(":*"))
+        let dealer = try peer(.dealer, of: router, in: context)
+        defer { dealer.close() }
+        let frames: Message = [
+            Array("hello".utf8), [], [0x00, 0xFF, 0x7F], Array(repeating: 0xAB, count: 255),
+            Array(repeating: 0xCD, count: 256), Array(repeating: 0xEF, count: 1 << 20),
+        ]
+        try dealer.send(frames)
+        let received = try next(router)
+        #expect(Array(received.dropFirst()) == frames)
+        let id = received[0]
+        #expect(id.count == 5 && id[0] == 0, "a generated routing id is five bytes starting with zero")
+        #expect(router.send([id] + frames) == .queued)
+        router.flush()
+        #expect(try dealer.receive() == frames)
+        // Many messages in a row arrive whole and in order, in both directions.
+        for index in 0..<500 {
+            try dealer.send([Array("m\(index)".utf8), Array(repeating: UInt8(index % 256), count: index)])
+        }
+        for index in 0..<500 {
+            let message = try next(router)
+            #expect(message == [id, Array("m\(index)".utf8), Array(repeating: UInt8(index % 256), count: index)])
+            router.send(message)
+        }
+        router.flush()
+        for index in 0..<500 {
+            #expect(
+                try dealer.receive() == [Array("m\(index)".utf8), Array(repeating: UInt8(index % 256), count: index)])
+        }
+    }
+
+    @Test("a peer's ROUTING_ID is its routing id; a second peer asking for the same one is refused")
+    func routingIDs() throws {
+        let context = Context()
+        let router = try ZMTPRouter(bind: "tcp://127.0.0.1:*")
+        defer { router.close() }
+        let first = try peer(.dealer, of: router, in: context, id: "worker-a")
+        defer { first.close() }
+        try first.send([Array("one".utf8)])
+        #expect(try next(router) == [Array("worker-a".utf8), Array("one".utf8)])
+        let second = try peer(.dealer, of: router, in: context, id: "worker-a")
+        defer { second.close() }
+        try second.send([Array("two".utf8)])
+        let other = try peer(.dealer, of: router, in: context)
+        defer { other.close() }
+        try other.send([Array("three".utf8)])
+        let third = try next(router)
+        #expect(Array(third.dropFirst()) == [Array("three".utf8)], "the refused peer's message never arrives")
+        try pump(router, for: .milliseconds(300)) { false }  // time for the refused peer's message to show, if it would
+        #expect(router.receive() == nil)
+        #expect(router.peerCount == 2)
+        router.send([Array("worker-a".utf8), Array("still yours".utf8)])
+        router.flush()
+        #expect(try first.receive() == [Array("still yours".utf8)])
+    }
+
+    @Test("an unknown routing id is unreachable, and so is a peer that has gone")
+    func unreachable() throws {
+        let context = Context()
+        let router = try ZMTPRouter(bind: "tcp://127.0.0.1:*")
+        defer { router.close() }
+        #expect(router.send([Array("nobody".utf8), Array("hi".utf8)]) == .unreachable)
+        #expect(router.send([]) == .unreachable)
+        let dealer = try peer(.dealer, of: router, in: context, id: "leaving")
+        try dealer.send([Array("hi".utf8)])
+        _ = try next(router)
+        dealer.close()
+        #expect(try pump(router) { router.peerCount == 0 })
+        #expect(router.send([Array("leaving".utf8), Array("hi".utf8)]) == .unreachable)
+    }
+
+    @Test("REQ peers are served; a PUB peer, which cannot talk to a ROUTER, is refused")
+    func socketTypes() throws {
+        let context = Context()
+        let router = try ZMTPRouter(bind: "tcp://127.0.0.1:*")
+        defer { router.close() }
+        let publisher = try peer(.pub, of: router, in: context)
+        defer { publisher.close() }
+        try publisher.send([Array("published".utf8)], dontWait: true)
+        let request = try peer(.req, of: router, in: context)
+        defer { request.close() }
+        try request.send([Array("question".utf8)])
+        let received = try next(router)
+        #expect(Array(received.dropFirst()) == [[], Array("question".utf8)], "REQ puts an empty delimiter first")
+        router.send([received[0], [], Array("answer".utf8)])
+        router.flush()
+        #expect(try request.receive() == [Array("answer".utf8)])
+        #expect(router.receive() == nil)
+        #expect(router.peerCount == 1)
+    }
+
+    @Test("a backlog bigger than the kernel's buffers goes out as the peer reads it")
+    func backlog() throws {
+        let context = Context()
+        let router = try ZMTPRouter(bind: "tcp://127.0.0.1:*")
+        defer { router.close() }
+        let dealer = try peer(.dealer, of: router, in: context)
+        defer { dealer.close() }
+        try dealer.send([Array("hello".utf8)])
+        let id = try next(router)[0]
+        let chunk = [UInt8](repeating: 0x5A, count: 64 << 10)
+        let total = 400  // 25 MiB
+        for index in 0..<total { router.send([id, Array("\(index)".utf8), chunk]) }
+        var received = 0
+        var inOrder = true
+        let drained = try pump(router) {
+            while let message = try dealer.receive(dontWait: true) {
+                inOrder = inOrder && message == [Array("\(received)".utf8), chunk]
+                received += 1
+            }
+            return received == total
+        }
+        #expect(drained && inOrder, "received \(received) of \(total)")
+    }
+
+    @Test("messages to a peer with too much unread output are dropped")
+    func pendingOutputLimit() throws {
+        let context = Context()
+        let router = try ZMTPRouter(bind: "tcp://127.0.0.1:*", limits: .init(maxPendingOutput: 1000))
+        defer { router.close() }
+        let dealer = try peer(.dealer, of: router, in: context)
+        defer { dealer.close() }
+        try dealer.send([Array("hello".utf8)])
+        let id = try next(router)[0]
+        let chunk = [UInt8](repeating: 1, count: 600)
+        #expect(router.send([id, chunk]) == .queued)
+        #expect(router.send([id, chunk]) == .queued)
+        #expect(router.send([id, chunk]) == .dropped)
+        router.flush()
+        #expect(try dealer.receive() == [chunk])
+        #expect(try dealer.receive() == [chunk])
+        #expect(router.send([id, chunk]) == .queued, "written out, so there is room again")
+    }
+
+    @Test("a message over the size limit closes its connection; other peers carry on")
+    func messageSizeLimit() throws {
+        let context = Context()
+        let router = try ZMTPRouter(bind: "tcp://127.0.0.1:*", limits: .init(maxMessageSize: 1000))
+        defer { router.close() }
+        let big = try peer(.dealer, of: router, in: context, id: "big")
+        defer { big.close() }
+        try big.send([Array(repeating: 1, count: 600), Array(repeating: 2, count: 600)])
+        let small = try peer(.dealer, of: router, in: context, id: "small")
+        defer { small.close() }
+        try small.send([Array("fits".utf8)])
+        #expect(try next(router) == [Array("small".utf8), Array("fits".utf8)])
+        try pump(router, for: .milliseconds(300)) { false }
+        #expect(router.receive() == nil, "the oversized message is never delivered")
+    }
+
+    @Test("endpoints it cannot serve are refused with a clear error")
+    func badEndpoints() throws {
+        for endpoint in ["ipc:///tmp/x", "tcp://127.0.0.1", "tcp://127.0.0.1:port", "tcp://no.such.host.invalid:1"] {
+            #expect(throws: ZMQError.self, "\(endpoint)") { try ZMTPRouter(bind: endpoint) }
+        }
+        let router = try ZMTPRouter(bind: "tcp://*:*")
+        defer { router.close() }
+        #expect(router.endpoint.hasPrefix("tcp://0.0.0.0:"))
+        do {
+            _ = try ZMTPRouter(bind: router.endpoint)
+            Issue.record("binding a used port must fail")
+        } catch {
+            #expect(error.code == .badEndpoint)
+            #expect(error.description.contains("bind tcp://0.0.0.0:"))
+        }
+    }
+}
