@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import Glibc
 import Testing
 import ZeroMQ
 
@@ -35,7 +36,7 @@ struct ZMTPRouterTests {
     func next(_ router: ZMTPRouter) throws -> Message {
         var message: Message?
         try pump(router) {
-            message = router.receive()
+            message = router.receive()?.frames
             return message != nil
         }
         return try #require(message, "no message within 5 s")
@@ -95,7 +96,7 @@ struct ZMTPRouterTests {
         let third = try next(router)
         #expect(Array(third.dropFirst()) == [Array("three".utf8)], "the refused peer's message never arrives")
         try pump(router, for: .milliseconds(300)) { false }  // time for the refused peer's message to show, if it would
-        #expect(router.receive() == nil)
+        #expect(router.receive()?.frames == nil)
         #expect(router.peerCount == 2)
         router.send([Array("worker-a".utf8), Array("still yours".utf8)])
         router.flush()
@@ -133,7 +134,7 @@ struct ZMTPRouterTests {
         router.send([received[0], [], Array("answer".utf8)])
         router.flush()
         #expect(try request.receive() == [Array("answer".utf8)])
-        #expect(router.receive() == nil)
+        #expect(router.receive()?.frames == nil)
         #expect(router.peerCount == 1)
     }
 
@@ -193,7 +194,63 @@ struct ZMTPRouterTests {
         try small.send([Array("fits".utf8)])
         #expect(try next(router) == [Array("small".utf8), Array("fits".utf8)])
         try pump(router, for: .milliseconds(300)) { false }
-        #expect(router.receive() == nil, "the oversized message is never delivered")
+        #expect(router.receive()?.frames == nil, "the oversized message is never delivered")
+    }
+
+    @Test("a connection that does not finish its handshake in time is closed")
+    func stalledHandshake() throws {
+        let router = try ZMTPRouter(bind: "tcp://127.0.0.1:*", limits: .init(handshakeTimeoutMs: 1000))
+        defer { router.close() }
+        let port = try #require(router.endpoint.split(separator: ":").last.flatMap { UInt16($0) })
+        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { Glibc.close(silent) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(silent, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        #expect(connected == 0)
+        #expect(try pump(router) { router.connectionCount == 1 })
+        // The clock is the caller's: the first sweep stamps the connection, later ones measure.
+        router.closeStalledHandshakes(nowMs: 50_000)
+        router.closeStalledHandshakes(nowMs: 50_999)
+        #expect(router.connectionCount == 1)
+        router.closeStalledHandshakes(nowMs: 51_000)
+        #expect(router.connectionCount == 0)
+        let context = Context()
+        let dealer = try peer(.dealer, of: router, in: context)
+        defer { dealer.close() }
+        try dealer.send([Array("after".utf8)])
+        #expect(Array(try next(router).dropFirst()) == [Array("after".utf8)])
+        router.closeStalledHandshakes(nowMs: 60_000)
+        router.closeStalledHandshakes(nowMs: 99_000)
+        #expect(router.peerCount == 1, "a peer that finished its handshake stays")
+    }
+
+    @Test("a packed message reads its frames in place and passes them on, to libzmq sockets too")
+    func packedMessage() throws {
+        let frames: Message = [Array("id".utf8), [], Array(repeating: 7, count: 300), [1, 2, 3]]
+        let packed = PackedMessage(frames)
+        #expect(packed.count == 4 && packed.byteCount == 305)
+        #expect(packed.size(0) == 2 && packed.size(1) == 0 && packed.size(2) == 300)
+        #expect(packed.frames == frames && packed[3] == [1, 2, 3])
+        #expect(
+            packed.frame(0, equals: Array("id".utf8)) && !packed.frame(0, equals: []) && packed.frame(1, equals: []))
+        #expect(MessageBody.packed(packed, from: 2).frames == Array(frames[2...]))
+        #expect(MessageBody.packed(packed, from: 2).count == 2)
+        let context = Context()
+        let receiver = try context.socket(.dealer)
+        defer { receiver.close() }
+        try receiver.bind("inproc://packed")
+        let sender = try context.socket(.dealer)
+        defer { sender.close() }
+        try sender.connect("inproc://packed")
+        try sender.send([Array("head".utf8)], body: .packed(packed, from: 1))
+        #expect(try receiver.receive() == [Array("head".utf8)] + Array(frames[1...]))
     }
 
     @Test("endpoints it cannot serve are refused with a clear error")

@@ -30,7 +30,7 @@ public final class Broker: Sendable {
     /// What serves the MDP endpoint.
     private enum Front {
         /// The broker's thread speaks ZMTP itself: no hand-off to libzmq's I/O thread and back.
-        case native(ZMTPRouter)
+        case zmtp(ZMTPRouter)
         case libzmq(Socket)
     }
 
@@ -48,7 +48,7 @@ public final class Broker: Sendable {
         }
         func close() {
             switch front {
-            case .native(let router): router.close()
+            case .zmtp(let router): router.close()
             case .libzmq(let router): router.close()
             }
             xsub?.close()
@@ -65,7 +65,7 @@ public final class Broker: Sendable {
         case .native, .automatic:
             let router = try ZMTPRouter(bind: configuration.endpoint)
             endpoint = router.endpoint
-            front = .native(router)
+            front = .zmtp(router)
         case .libzmq:
             let router = try context.socket(.router)
             try router.setOption(ZMQ_ROUTER_MANDATORY, 1)
@@ -135,7 +135,7 @@ public final class Broker: Sendable {
         var poller = Poller()
         let frontSlot =
             switch sockets.front {
-            case .native(let router): poller.add(fileDescriptor: router.fileDescriptor)
+            case .zmtp(let router): poller.add(fileDescriptor: router.fileDescriptor)
             case .libzmq(let router): poller.add(router)
             }
         let wakeSlot = poller.add(fileDescriptor: wake.fileDescriptor)
@@ -153,7 +153,7 @@ public final class Broker: Sendable {
             if poller.isReadable(wakeSlot) { wake.drain() }
             if poller.isReadable(frontSlot) {
                 switch sockets.front {
-                case .native(let router):
+                case .zmtp(let router):
                     router.process()
                     while let message = router.receive() {
                         core.handle(message, now: Monotonic.milliseconds(), into: &out)
@@ -174,7 +174,10 @@ public final class Broker: Sendable {
             }
             core.tick(now: Monotonic.milliseconds(), into: &out)
             try flush(&out, sending: &sending, core: &core)
-            if case .native(let router) = sockets.front { router.flush() }
+            if case .zmtp(let router) = sockets.front {
+                router.flush()
+                router.closeStalledHandshakes(nowMs: Monotonic.milliseconds())
+            }
             let snapshot = core.statistics
             counters.withLock { $0 = snapshot }
         }
@@ -206,7 +209,7 @@ public final class Broker: Sendable {
 
     private func deliver(_ message: Outgoing) throws(ZMQError) -> ZMTPRouter.SendResult {
         switch sockets.front {
-        case .native(let router):
+        case .zmtp(let router):
             return router.send(message.head, body: message.body)
         case .libzmq(let router):
             do {

@@ -38,6 +38,10 @@ extension NativeMessage: BrokerInbound {
     public func body(from index: Int) -> MessageBody { .native(self, from: index) }
 }
 
+extension PackedMessage: BrokerInbound {
+    public func body(from index: Int) -> MessageBody { .packed(self, from: index) }
+}
+
 /// A message for the ROUTER socket (identity first): header frames, then a body passed on.
 public struct Outgoing {
     /// The identity and header frames.

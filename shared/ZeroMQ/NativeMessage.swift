@@ -94,6 +94,8 @@ public enum MessageBody {
     case frames(ArraySlice<Frame>)
     /// Frames `from...` of a received message, passed on without copying.
     case native(NativeMessage, from: Int)
+    /// Frames `from...` of a ``PackedMessage``.
+    case packed(PackedMessage, from: Int)
 
     /// No frames.
     public static var empty: MessageBody { .frames([]) }
@@ -103,6 +105,7 @@ public enum MessageBody {
         switch self {
         case .frames(let frames): frames.count
         case .native(let message, let from): message.count - from
+        case .packed(let message, let from): message.count - from
         }
     }
 
@@ -111,6 +114,7 @@ public enum MessageBody {
         switch self {
         case .frames(let frames): Array(frames)
         case .native(let message, let from): (from..<message.count).map { message[$0] }
+        case .packed(let message, let from): (from..<message.count).map { message[$0] }
         }
     }
 }
@@ -182,6 +186,13 @@ extension Socket {
                 guard try put({ flags in message.send(frameIndex, on: handle, flags: flags, keep: keepBody) }) else {
                     return false
                 }
+            }
+        case .packed(let message, let from):
+            for frameIndex in from..<message.count {
+                let sent = try put { flags in
+                    message.withBytes(frameIndex) { zmq_send(handle, $0.baseAddress, $0.count, flags) }
+                }
+                guard sent else { return false }
             }
         }
         return true

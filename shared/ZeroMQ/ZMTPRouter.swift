@@ -36,9 +36,16 @@ public final class ZMTPRouter {
         /// Bytes queued for one peer beyond which messages to it are dropped.
         public var maxPendingOutput: Int
 
-        public init(maxMessageSize: Int = 64 << 20, maxPendingOutput: Int = 256 << 20) {
+        /// How long a connection may take to finish its greeting and READY, as libzmq's
+        /// `ZMQ_HANDSHAKE_IVL`; see ``closeStalledHandshakes(nowMs:)``.
+        public var handshakeTimeoutMs: Int64
+
+        public init(
+            maxMessageSize: Int = 64 << 20, maxPendingOutput: Int = 256 << 20, handshakeTimeoutMs: Int64 = 30_000
+        ) {
             self.maxMessageSize = maxMessageSize
             self.maxPendingOutput = maxPendingOutput
+            self.handshakeTimeoutMs = handshakeTimeoutMs
         }
     }
 
@@ -54,13 +61,14 @@ public final class ZMTPRouter {
     private struct Connection {
         let fd: Int32
         let generation: UInt32
+        /// When it was accepted (the owner's monotonic milliseconds), until its handshake ends.
+        var acceptedAtMs: Int64?
         var phase = Phase.greeting
         var routingID: Frame = []
         /// Received bytes not yet parsed (a partial frame).
         var pending: [UInt8] = []
-        /// The frames of the message being received.
-        var frames: Message = []
-        var messageSize = 0
+        /// The message being received: the routing id, then its frames so far.
+        var message = PackedMessage()
         /// Bytes to send; `output[sent...]` are not written yet.
         var output: [UInt8] = []
         var sent = 0
@@ -79,7 +87,7 @@ public final class ZMTPRouter {
     @exclusivity(unchecked) private var connections: [Connection?] = []
     @exclusivity(unchecked) private var freeSlots: [Int] = []
     @exclusivity(unchecked) private var peers: [Frame: Int] = [:]
-    @exclusivity(unchecked) private var inbox: [Message] = []
+    @exclusivity(unchecked) private var inbox: [PackedMessage] = []
     @exclusivity(unchecked) private var inboxHead = 0
     @exclusivity(unchecked) private var unflushed: [Int] = []
     @exclusivity(unchecked) private var nextGeneration: UInt32 = 1
@@ -154,6 +162,25 @@ public final class ZMTPRouter {
     /// How many peers have completed the handshake.
     public var peerCount: Int { peers.count }
 
+    /// How many connections are open, handshakes under way included.
+    public var connectionCount: Int { connections.count - freeSlots.count }
+
+    /// Closes connections that have not finished their handshake within
+    /// ``Limits/handshakeTimeoutMs`` (a peer that connects and says nothing, or a stranger).
+    /// Call it now and then with a monotonic clock's milliseconds; connections accepted since the
+    /// last call are stamped with `nowMs`.
+    public func closeStalledHandshakes(nowMs: Int64) {
+        guard connectionCount > peers.count else { return }
+        for slot in connections.indices {
+            guard let connection = connections[slot], connection.phase != .ready else { continue }
+            if let acceptedAt = connection.acceptedAtMs {
+                if nowMs - acceptedAt >= limits.handshakeTimeoutMs { drop(slot) }
+            } else {
+                connections[slot]!.acceptedAtMs = nowMs
+            }
+        }
+    }
+
     // MARK: - Input
 
     /// Accepts, reads and writes whatever is ready, without blocking; complete messages wait in
@@ -182,10 +209,10 @@ public final class ZMTPRouter {
     }
 
     /// The next message received (routing id first), or `nil` when none is waiting.
-    public func receive() -> Message? {
+    public func receive() -> PackedMessage? {
         guard inboxHead < inbox.count else { return nil }
         let message = inbox[inboxHead]
-        inbox[inboxHead] = []
+        inbox[inboxHead] = PackedMessage(frameCapacity: 0)
         inboxHead += 1
         if inboxHead == inbox.count {
             inbox.removeAll(keepingCapacity: true)
@@ -286,17 +313,15 @@ public final class ZMTPRouter {
                 continue
             }
             guard connections[slot]!.phase == .ready else { return -1 }
-            connections[slot]!.messageSize += size
-            guard connections[slot]!.messageSize <= limits.maxMessageSize else { return -1 }
-            connections[slot]!.frames.append(Array(body))
+            connections[slot]!.message.append(body)
+            let routingID = connections[slot]!.routingID
+            guard connections[slot]!.message.byteCount - routingID.count <= limits.maxMessageSize else { return -1 }
             if flags & Self.flagMore == 0 {
-                var message: Message = []
-                message.reserveCapacity(connections[slot]!.frames.count + 1)
-                message.append(connections[slot]!.routingID)
-                message += connections[slot]!.frames
-                connections[slot]!.frames.removeAll(keepingCapacity: true)
-                connections[slot]!.messageSize = 0
-                inbox.append(message)
+                // The next message starts with the routing id, in a buffer the size of this one.
+                var next = PackedMessage(byteCapacity: connections[slot]!.message.byteCount)
+                routingID.withUnsafeBytes { next.append($0) }
+                swap(&next, &connections[slot]!.message)
+                inbox.append(next)
             }
         }
     }
@@ -341,7 +366,7 @@ public final class ZMTPRouter {
         peers[id] = slot
         connections[slot]!.routingID = id
         connections[slot]!.phase = .ready
-        connections[slot]!.frames.reserveCapacity(8)
+        id.withUnsafeBytes { connections[slot]!.message.append($0) }
         return true
     }
 
@@ -387,6 +412,11 @@ public final class ZMTPRouter {
                 appendFrame(frame, more: index < total, slot: slot)
             }
         case .native(let message, let from):
+            for frameIndex in from..<message.count {
+                index += 1
+                message.withBytes(frameIndex) { appendFrame($0, more: index < total, slot: slot) }
+            }
+        case .packed(let message, let from):
             for frameIndex in from..<message.count {
                 index += 1
                 message.withBytes(frameIndex) { appendFrame($0, more: index < total, slot: slot) }
