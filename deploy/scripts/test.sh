@@ -180,7 +180,7 @@ summary() {
     local step failed=()
     info "summary:"
     for step in "${STEP_ORDER[@]}"; do
-        printf '[%s]   %-4s  %-10s  %s\n' "$LOG_TAG" "${RESULT[$step]}" "$step" "${DETAIL[$step]}" >&2
+        printf '[%s]   %-4s  %-14s  %s\n' "$LOG_TAG" "${RESULT[$step]}" "$step" "${DETAIL[$step]}" >&2
         [[ ${RESULT[$step]} == FAIL ]] && failed+=("$step")
     done
     if ((${#failed[@]} > 0)); then

@@ -58,22 +58,30 @@ public final class ZMTPRouter {
         case ready
     }
 
-    private struct Connection {
+    /// One accepted TCP connection. A class, so the hot paths change its fields in place: as a
+    /// value in the array, reading it as a whole copied it (retaining each of its buffers).
+    private final class Connection {
         let fd: Int32
         let generation: UInt32
+        // One thread uses it; see the router's own stored properties.
         /// When it was accepted (the owner's monotonic milliseconds), until its handshake ends.
-        var acceptedAtMs: Int64?
-        var phase = Phase.greeting
-        var routingID: Frame = []
+        @exclusivity(unchecked) var acceptedAtMs: Int64?
+        @exclusivity(unchecked) var phase = Phase.greeting
+        @exclusivity(unchecked) var routingID: Frame = []
         /// Received bytes not yet parsed (a partial frame).
-        var pending: [UInt8] = []
+        @exclusivity(unchecked) var pending: [UInt8] = []
         /// The message being received: the routing id, then its frames so far.
-        var message = PackedMessage()
+        @exclusivity(unchecked) var message = PackedMessage()
         /// Bytes to send; `output[sent...]` are not written yet.
-        var output: [UInt8] = []
-        var sent = 0
-        var watchingWritable = false
-        var awaitingFlush = false
+        @exclusivity(unchecked) var output: [UInt8] = []
+        @exclusivity(unchecked) var sent = 0
+        @exclusivity(unchecked) var watchingWritable = false
+        @exclusivity(unchecked) var awaitingFlush = false
+
+        init(fd: Int32, generation: UInt32) {
+            self.fd = fd
+            self.generation = generation
+        }
     }
 
     /// The resolved endpoint (`tcp://127.0.0.1:5555`), with the port chosen for `*`.
@@ -201,7 +209,7 @@ public final class ZMTPRouter {
             guard slot < connections.count, connections[slot]?.generation == UInt32(tag >> 32) else { continue }
             if event.events & EPOLLOUT.rawValue != 0 { write(slot) }
             if event.events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0,
-                connections[slot] != nil
+                connections[slot] !== nil
             {
                 read(slot)
             }
@@ -231,7 +239,7 @@ public final class ZMTPRouter {
             if slot == connections.count { connections.append(nil) }
             let generation = nextGeneration
             nextGeneration &+= 1
-            var connection = Connection(fd: fd, generation: generation)
+            let connection = Connection(fd: fd, generation: generation)
             connection.output = Self.opening
             connections[slot] = connection
             watch(fd, tag: UInt64(generation) << 32 | UInt64(slot), writable: false, add: true)
@@ -257,36 +265,38 @@ public final class ZMTPRouter {
 
     /// Parses `bytes` after what was pending; `false` when the peer broke the protocol.
     private func consume(_ bytes: UnsafeRawBufferPointer, slot: Int) -> Bool {
-        if connections[slot]!.pending.isEmpty {
+        let connection = connections[slot]!
+        if connection.pending.isEmpty {
             let used = parse(bytes, slot: slot)
             guard used >= 0 else { return false }
-            if used < bytes.count { connections[slot]!.pending.append(contentsOf: bytes[used...]) }
+            if used < bytes.count { connection.pending.append(contentsOf: bytes[used...]) }
             return true
         }
-        connections[slot]!.pending.append(contentsOf: bytes)
+        connection.pending.append(contentsOf: bytes)
         var pending: [UInt8] = []
-        swap(&pending, &connections[slot]!.pending)
+        swap(&pending, &connection.pending)
         let used = pending.withUnsafeBytes { parse($0, slot: slot) }
         guard used >= 0 else { return false }
         pending.removeFirst(used)
-        connections[slot]!.pending = pending
+        connection.pending = pending
         return true
     }
 
     /// Parses whole units (greeting, commands, frames) from `bytes`; returns how many bytes it
     /// used, or -1 when the peer broke the protocol.
     private func parse(_ bytes: UnsafeRawBufferPointer, slot: Int) -> Int {
+        let connection = connections[slot]!
         var offset = 0
         while true {
             let available = bytes.count - offset
-            if connections[slot]!.phase == .greeting {
+            if connection.phase == .greeting {
                 // The signature is checked as soon as it is here, so a stranger is dropped early.
                 if available >= 1, bytes[offset] != 0xFF { return -1 }
                 if available >= 10, bytes[offset + 9] & 1 == 0 { return -1 }
                 guard available >= 64 else { return offset }
                 let mechanism = UnsafeRawBufferPointer(rebasing: bytes[(offset + 12)..<(offset + 32)])
                 guard bytes[offset + 10] >= 3, mechanism.elementsEqual(Self.nullMechanism) else { return -1 }
-                connections[slot]!.phase = .handshake
+                connection.phase = .handshake
                 offset += 64
                 continue
             }
@@ -312,15 +322,15 @@ public final class ZMTPRouter {
                 guard flags & Self.flagMore == 0, command(body, slot: slot) else { return -1 }
                 continue
             }
-            guard connections[slot]!.phase == .ready else { return -1 }
-            connections[slot]!.message.append(body)
-            let routingID = connections[slot]!.routingID
-            guard connections[slot]!.message.byteCount - routingID.count <= limits.maxMessageSize else { return -1 }
+            guard connection.phase == .ready else { return -1 }
+            connection.message.append(body)
+            let routingID = connection.routingID
+            guard connection.message.byteCount - routingID.count <= limits.maxMessageSize else { return -1 }
             if flags & Self.flagMore == 0 {
                 // The next message starts with the routing id, in a buffer the size of this one.
-                var next = PackedMessage(byteCapacity: connections[slot]!.message.byteCount)
+                var next = PackedMessage(byteCapacity: connection.message.byteCount)
                 routingID.withUnsafeBytes { next.append($0) }
-                swap(&next, &connections[slot]!.message)
+                swap(&next, &connection.message)
                 inbox.append(next)
             }
         }
@@ -330,10 +340,11 @@ public final class ZMTPRouter {
 
     /// Handles a command; `false` when it is not allowed here.
     private func command(_ body: UnsafeRawBufferPointer, slot: Int) -> Bool {
+        let connection = connections[slot]!
         guard body.count >= 1, body.count >= 1 + Int(body[0]) else { return false }
         let name = UnsafeRawBufferPointer(rebasing: body[1..<(1 + Int(body[0]))])
         let data = UnsafeRawBufferPointer(rebasing: body[(1 + Int(body[0]))...])
-        if connections[slot]!.phase == .handshake {
+        if connection.phase == .handshake {
             guard name.elementsEqual("READY".utf8), let properties = Self.properties(data),
                 let type = properties["Socket-Type"], Self.compatiblePeers.contains(type)
             else { return false }
@@ -342,7 +353,7 @@ public final class ZMTPRouter {
         if name.elementsEqual("PING".utf8) {
             // PING is a 2-byte TTL then up to 16 bytes of context, which PONG returns.
             guard data.count >= 2, data.count <= 18 else { return false }
-            append(Self.command("PONG", Array(data[2...])), slot: slot)
+            connection.output += Self.command("PONG", Array(data[2...]))
             queueFlush(slot)
             return true
         }
@@ -354,6 +365,7 @@ public final class ZMTPRouter {
     /// Gives the connection its routing id: the one the peer asked for, else a generated one.
     /// A peer asking for an id another peer holds is refused, as libzmq's ROUTER does.
     private func register(_ slot: Int, asked: Frame) -> Bool {
+        let connection = connections[slot]!
         var id = asked
         if id.isEmpty {
             repeat {
@@ -364,9 +376,9 @@ public final class ZMTPRouter {
             return false
         }
         peers[id] = slot
-        connections[slot]!.routingID = id
-        connections[slot]!.phase = .ready
-        id.withUnsafeBytes { connections[slot]!.message.append($0) }
+        connection.routingID = id
+        connection.phase = .ready
+        id.withUnsafeBytes { connection.message.append($0) }
         return true
     }
 
@@ -396,30 +408,31 @@ public final class ZMTPRouter {
     @discardableResult
     public func send(_ head: Message, body: MessageBody = .empty) -> SendResult {
         guard let routingID = head.first, let slot = peers[routingID] else { return .unreachable }
-        guard connections[slot]!.output.count - connections[slot]!.sent < limits.maxPendingOutput else {
+        let connection = connections[slot]!
+        guard connection.output.count - connection.sent < limits.maxPendingOutput else {
             return .dropped
         }
         let total = head.count - 1 + body.count
         var index = 0
         for frame in head.dropFirst() {
             index += 1
-            appendFrame(frame, more: index < total, slot: slot)
+            appendFrame(frame, more: index < total, to: connection)
         }
         switch body {
         case .frames(let frames):
             for frame in frames {
                 index += 1
-                appendFrame(frame, more: index < total, slot: slot)
+                appendFrame(frame, more: index < total, to: connection)
             }
         case .native(let message, let from):
             for frameIndex in from..<message.count {
                 index += 1
-                message.withBytes(frameIndex) { appendFrame($0, more: index < total, slot: slot) }
+                message.withBytes(frameIndex) { appendFrame($0, more: index < total, to: connection) }
             }
         case .packed(let message, let from):
             for frameIndex in from..<message.count {
                 index += 1
-                message.withBytes(frameIndex) { appendFrame($0, more: index < total, slot: slot) }
+                message.withBytes(frameIndex) { appendFrame($0, more: index < total, to: connection) }
             }
         }
         queueFlush(slot)
@@ -436,34 +449,34 @@ public final class ZMTPRouter {
     }
 
     private func queueFlush(_ slot: Int) {
-        guard connections[slot]!.awaitingFlush == false else { return }
-        connections[slot]!.awaitingFlush = true
+        let connection = connections[slot]!
+        guard connection.awaitingFlush == false else { return }
+        connection.awaitingFlush = true
         unflushed.append(slot)
     }
 
-    private func appendFrame(_ frame: Frame, more: Bool, slot: Int) {
-        frame.withUnsafeBytes { appendFrame($0, more: more, slot: slot) }
+    private func appendFrame(_ frame: Frame, more: Bool, to connection: Connection) {
+        frame.withUnsafeBytes { appendFrame($0, more: more, to: connection) }
     }
 
-    private func appendFrame(_ bytes: UnsafeRawBufferPointer, more: Bool, slot: Int) {
+    private func appendFrame(_ bytes: UnsafeRawBufferPointer, more: Bool, to connection: Connection) {
         let flags = more ? Self.flagMore : 0
         if bytes.count > 255 {
-            connections[slot]!.output.append(flags | Self.flagLong)
-            withUnsafeBytes(of: UInt64(bytes.count).bigEndian) { connections[slot]!.output.append(contentsOf: $0) }
+            connection.output.append(flags | Self.flagLong)
+            withUnsafeBytes(of: UInt64(bytes.count).bigEndian) { connection.output.append(contentsOf: $0) }
         } else {
-            connections[slot]!.output.append(flags)
-            connections[slot]!.output.append(UInt8(bytes.count))
+            connection.output.append(flags)
+            connection.output.append(UInt8(bytes.count))
         }
-        connections[slot]!.output.append(contentsOf: bytes)
+        connection.output.append(contentsOf: bytes)
     }
 
-    private func append(_ bytes: [UInt8], slot: Int) { connections[slot]!.output += bytes }
-
     private func write(_ slot: Int) {
-        guard let fd = connections[slot]?.fd else { return }
-        while connections[slot]!.sent < connections[slot]!.output.count {
-            let sent = connections[slot]!.sent
-            let count = connections[slot]!.output.withUnsafeBytes {
+        guard let connection = connections[slot] else { return }
+        let fd = connection.fd
+        while connection.sent < connection.output.count {
+            let sent = connection.sent
+            let count = connection.output.withUnsafeBytes {
                 Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
             }
             if count < 0 {
@@ -471,19 +484,19 @@ public final class ZMTPRouter {
                 if errno == EAGAIN { break }
                 return drop(slot)
             }
-            connections[slot]!.sent += count
+            connection.sent += count
         }
-        let done = connections[slot]!.sent == connections[slot]!.output.count
+        let done = connection.sent == connection.output.count
         if done {
-            connections[slot]!.output.removeAll(keepingCapacity: connections[slot]!.output.capacity <= 1 << 20)
-            connections[slot]!.sent = 0
-        } else if connections[slot]!.sent > 1 << 20 {
-            connections[slot]!.output.removeFirst(connections[slot]!.sent)
-            connections[slot]!.sent = 0
+            connection.output.removeAll(keepingCapacity: connection.output.capacity <= 1 << 20)
+            connection.sent = 0
+        } else if connection.sent > 1 << 20 {
+            connection.output.removeFirst(connection.sent)
+            connection.sent = 0
         }
-        if done == connections[slot]!.watchingWritable {
-            connections[slot]!.watchingWritable = !done
-            let tag = UInt64(connections[slot]!.generation) << 32 | UInt64(slot)
+        if done == connection.watchingWritable {
+            connection.watchingWritable = !done
+            let tag = UInt64(connection.generation) << 32 | UInt64(slot)
             watch(fd, tag: tag, writable: !done, add: false)
         }
     }
