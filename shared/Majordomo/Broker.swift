@@ -110,7 +110,8 @@ public final class Broker: Sendable {
         logger.info(
             "broker listening",
             metadata: [
-                "endpoint": "\(endpoint)", "eventsPublish": "\(eventsPublishEndpoint ?? "-")",
+                "endpoint": "\(endpoint)", "engine": "\(configuration.engine.resolved(for: configuration.endpoint))",
+                "eventsPublish": "\(eventsPublishEndpoint ?? "-")",
                 "eventsSubscribe": "\(eventsSubscribeEndpoint ?? "-")",
                 "heartbeatMs": "\(configuration.heartbeat.intervalMs)",
                 "liveness": "\(configuration.heartbeat.liveness)",
