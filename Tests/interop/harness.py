@@ -7,6 +7,7 @@ here is bounded in time; waits raise instead of hanging.
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -121,6 +122,7 @@ class BrokerConfig:
     heartbeat_ms: int = 250
     liveness: int = 3
     request_timeout_ms: int = 1500
+    max_open_files: Optional[int] = None  # RLIMIT_NOFILE of the broker process, when set
 
     @property
     def heartbeat(self) -> float:
@@ -173,8 +175,10 @@ class Broker:
             log.write(f"=== starting {self.binary} on {self.endpoint}\n".encode())
             log.flush()
             try:
+                limit = self.config.max_open_files
                 self.process = subprocess.Popen(
                     [str(self.binary)],
+                    preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))) if limit else None,
                     env=self.environment(),
                     stdin=subprocess.DEVNULL,
                     stdout=log,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import struct
+import time
 
 import pytest
 
@@ -186,3 +187,32 @@ def test_a_frame_claiming_a_huge_size_is_refused_without_waiting_for_it(broker, 
     peer.send(bytes([LONG]) + struct.pack(">Q", 1 << 40))
     assert peer.closed_by_peer()
     assert service_status(peers.client(broker), "echo", PROMPT) == b"404"
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(os.environ.get("BROKER_ENGINE") == "libzmq", reason="the native engine's pause on EMFILE")
+def test_running_out_of_file_descriptors_neither_spins_nor_stops_the_broker(make_broker, peers):
+    broker = make_broker(max_open_files=64)
+    client = peers.client(broker)
+    assert service_status(client, "echo", PROMPT) == b"404"
+    host, port = broker.endpoint.removeprefix("tcp://").rsplit(":", 1)
+    # More connections than the broker has descriptors for: the kernel queues the rest.
+    hogs = [socket.create_connection((host, int(port)), timeout=PROMPT) for _ in range(100)]
+    try:
+        time.sleep(0.5)
+        before = cpu_seconds(broker.process.pid)
+        time.sleep(2.0)
+        used = cpu_seconds(broker.process.pid) - before
+        # Paused, it uses next to nothing (0.00 s here); spinning on the listener, most of a core.
+        assert used < 0.25, f"the broker used {used:.2f} s of CPU in 2 s while out of descriptors"
+        assert service_status(client, "echo", PROMPT) == b"404", "a client connected before stops being served"
+    finally:
+        for hog in hogs:
+            hog.close()
+    # Once descriptors are free again, new peers are accepted.
+    assert service_status(peers.client(broker), "echo", 5.0) == b"404"

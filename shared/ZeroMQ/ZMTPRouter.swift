@@ -101,6 +101,10 @@ public final class ZMTPRouter {
     @exclusivity(unchecked) private var nextGeneration: UInt32 = 1
     @exclusivity(unchecked) private var nextRoutingID = UInt32.random(in: 0...UInt32.max)
     @exclusivity(unchecked) private var isClosed = false
+    /// Whether accepting is paused because the process ran out of file descriptors, and since
+    /// when (stamped by the first sweep after the pause).
+    @exclusivity(unchecked) private var acceptPaused = false
+    @exclusivity(unchecked) private var acceptPausedAtMs: Int64?
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
     @exclusivity(unchecked) private var events = [epoll_event](repeating: epoll_event(), count: 256)
 
@@ -174,10 +178,19 @@ public final class ZMTPRouter {
     public var connectionCount: Int { connections.count - freeSlots.count }
 
     /// Closes connections that have not finished their handshake within
-    /// ``Limits/handshakeTimeoutMs`` (a peer that connects and says nothing, or a stranger).
-    /// Call it now and then with a monotonic clock's milliseconds; connections accepted since the
-    /// last call are stamped with `nowMs`.
+    /// ``Limits/handshakeTimeoutMs`` (a peer that connects and says nothing, or a stranger), and
+    /// resumes accepting a second after running out of file descriptors paused it. Call it now
+    /// and then with a monotonic clock's milliseconds; connections accepted since the last call
+    /// are stamped with `nowMs`.
     public func closeStalledHandshakes(nowMs: Int64) {
+        if acceptPaused {
+            // Descriptors may have been freed elsewhere in the process: try again once a second.
+            if let pausedAt = acceptPausedAtMs {
+                if nowMs - pausedAt >= 1000 { pauseAccepting(false) }
+            } else {
+                acceptPausedAtMs = nowMs
+            }
+        }
         guard connectionCount > peers.count else { return }
         for slot in connections.indices {
             guard let connection = connections[slot], connection.phase != .ready else { continue }
@@ -232,7 +245,12 @@ public final class ZMTPRouter {
     private func acceptAll() {
         while true {
             let fd = backplane_accept(listener, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
-            if fd < 0 { return }  // EAGAIN, or the peer gave up before we accepted
+            if fd < 0 {
+                // Out of descriptors, the listener would stay readable and the owner's loop spin:
+                // stop watching it until a connection closes or the next sweep.
+                if errno == EMFILE || errno == ENFILE { pauseAccepting(true) }
+                return  // EAGAIN, or the peer gave up before we accepted
+            }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let slot = freeSlots.popLast() ?? connections.count
@@ -512,6 +530,16 @@ public final class ZMTPRouter {
 
     /// Closes a connection and forgets its peer; what it had not sent or received is lost, as
     /// with libzmq when a peer disconnects.
+    private func pauseAccepting(_ pause: Bool) {
+        guard pause != acceptPaused else { return }
+        acceptPaused = pause
+        acceptPausedAtMs = nil
+        var event = epoll_event()
+        event.events = pause ? 0 : EPOLLIN.rawValue
+        event.data.u64 = Self.listenerTag
+        epoll_ctl(fileDescriptor, EPOLL_CTL_MOD, listener, &event)
+    }
+
     private func drop(_ slot: Int) {
         guard let connection = connections[slot] else { return }
         epoll_ctl(fileDescriptor, EPOLL_CTL_DEL, connection.fd, nil)
@@ -519,6 +547,7 @@ public final class ZMTPRouter {
         if connection.phase == .ready, peers[connection.routingID] == slot { peers[connection.routingID] = nil }
         connections[slot] = nil
         freeSlots.append(slot)
+        pauseAccepting(false)
     }
 
     // MARK: - Encoding
