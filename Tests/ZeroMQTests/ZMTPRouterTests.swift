@@ -242,6 +242,11 @@ struct ZMTPRouterTests {
             packed.frame(0, equals: Array("id".utf8)) && !packed.frame(0, equals: []) && packed.frame(1, equals: []))
         #expect(MessageBody.packed(packed, from: 2).frames == Array(frames[2...]))
         #expect(MessageBody.packed(packed, from: 2).count == 2)
+        for body in [MessageBody.packed(packed, from: 2), .frames(frames[2...])] {
+            var seen: Message = []
+            body.forEachFrame { seen.append(Array($0)) }
+            #expect(seen == Array(frames[2...]))
+        }
         let context = Context()
         let receiver = try context.socket(.dealer)
         defer { receiver.close() }

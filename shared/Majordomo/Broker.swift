@@ -173,11 +173,12 @@ public final class Broker: Sendable {
                 if poller.isReadable(proxySlots.xsub) { try forward(from: xsub, to: xpub) }
                 if poller.isReadable(proxySlots.xpub) { try forward(from: xpub, to: xsub) }
             }
-            core.tick(now: Monotonic.milliseconds(), into: &out)
+            let now = Monotonic.milliseconds()
+            core.tick(now: now, into: &out)
             try flush(&out, sending: &sending, core: &core)
             if case .zmtp(let router) = sockets.front {
                 router.flush()
-                router.closeStalledHandshakes(nowMs: Monotonic.milliseconds())
+                router.closeStalledHandshakes(nowMs: now)
             }
             let snapshot = core.statistics
             counters.withLock { $0 = snapshot }

@@ -109,6 +109,18 @@ public enum MessageBody {
         }
     }
 
+    /// Calls `body` with the bytes of each frame in turn, without copying them.
+    public func forEachFrame(_ body: (UnsafeRawBufferPointer) -> Void) {
+        switch self {
+        case .frames(let frames):
+            for frame in frames { frame.withUnsafeBytes(body) }
+        case .native(let message, let from):
+            for index in from..<message.count { message.withBytes(index, body) }
+        case .packed(let message, let from):
+            for index in from..<message.count { message.withBytes(index, body) }
+        }
+    }
+
     /// The frames as bytes (copied when native).
     public var frames: [Frame] {
         switch self {

@@ -436,22 +436,9 @@ public final class ZMTPRouter {
             index += 1
             appendFrame(frame, more: index < total, to: connection)
         }
-        switch body {
-        case .frames(let frames):
-            for frame in frames {
-                index += 1
-                appendFrame(frame, more: index < total, to: connection)
-            }
-        case .native(let message, let from):
-            for frameIndex in from..<message.count {
-                index += 1
-                message.withBytes(frameIndex) { appendFrame($0, more: index < total, to: connection) }
-            }
-        case .packed(let message, let from):
-            for frameIndex in from..<message.count {
-                index += 1
-                message.withBytes(frameIndex) { appendFrame($0, more: index < total, to: connection) }
-            }
+        body.forEachFrame { bytes in
+            index += 1
+            appendFrame(bytes, more: index < total, to: connection)
         }
         queueFlush(slot)
         return .queued
