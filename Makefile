@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test build release bench bench-broker bench-auth bench-orders bench-notify bench-routing bench-printing fault-run compose-config clean clean-data
+.PHONY: help up test build release bench bench-broker bench-auth bench-flood bench-orders bench-notify bench-routing bench-printing fault-run compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -38,6 +38,10 @@ bench-broker: release ## broker round trips: raw vs through the broker, 3 rounds
 
 bench-auth: ## login throughput and p99 vs the hashing bound, token verification (starts the system)
 	@$(SCRIPTS)/bench-system.sh login $(LOADGEN_ARGS)
+
+bench-flood: ## rate limits: a 60 s login flood from one address beside 10 logins/s from others, then credential stuffing
+	@$(SCRIPTS)/bench-system.sh flood $(LOADGEN_ARGS)
+	@$(SCRIPTS)/bench-system.sh stuffing
 
 bench-orders: ## quotes and orders at a fixed rate through the gateway, p50/p99 from when due (starts the system)
 	@$(SCRIPTS)/bench-system.sh orders $(LOADGEN_ARGS)

@@ -120,6 +120,8 @@ let package = Package(
             dependencies: [
                 "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -387,7 +389,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "printing-bench",
-            dependencies: ["PrintingService", "Contract", "CImageCodecs"],
+            dependencies: ["PrintingService", "Contract", "CImageCodecs", "ServiceKit"],
             path: "services/printing/bench",
             swiftSettings: strict
         ),

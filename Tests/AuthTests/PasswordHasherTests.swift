@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import Synchronization
 import Testing
 
@@ -48,7 +49,7 @@ struct PasswordHasherTests {
 
     @Test("no more hashes run at once than the pool has threads, and none on the cooperative pool")
     func bounded() async throws {
-        let pool = HashingPool(threads: 2)
+        let pool = DedicatedThreadPool(name: "argon2", threads: 2)
         let gauge = Gauge()
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<12 {
@@ -57,7 +58,7 @@ struct PasswordHasherTests {
                         gauge.enter()
                         defer { gauge.leave() }
                         usleep(20_000)
-                        return HashingPool.isPoolThread
+                        return DedicatedThreadPool.currentThread?.name == "argon2"
                     }
                 }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceKit
 import Synchronization
 import Testing
 
@@ -17,7 +18,7 @@ struct RenderPoolTests {
 
     @Test("20 jobs on a pool of 2: each on one of the pool's threads, at most 2 at once, every result back")
     func boundedAndDedicated() async throws {
-        let pool = RenderPool(threads: 2)
+        let pool = DedicatedThreadPool(name: "render", threads: 2)
         let running = Concurrency()
         let results = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in 0..<20 {
@@ -31,7 +32,10 @@ struct RenderPoolTests {
                         // Some real work, so that jobs overlap when the pool lets them.
                         let pixels = EditPixelTests.image(width: 120, height: 80)
                         _ = EditPixelTests.edited(pixels, [.filter(.sepia), .brightness(amount: 0.1)])
-                        return (index * index, RenderPool.poolThreadIndex.map { "render-\($0)" } ?? "not a pool thread")
+                        return (
+                            index * index,
+                            DedicatedThreadPool.currentThread.map { "\($0.name)-\($0.index)" } ?? "not a pool thread"
+                        )
                     }
                 }
             }
@@ -40,7 +44,7 @@ struct RenderPoolTests {
         #expect(results.map(\.0).sorted() == (0..<20).map { $0 * $0 })
         #expect(results.allSatisfy { $0.1 == "render-1" || $0.1 == "render-2" }, "\(Set(results.map(\.1)))")
         #expect(running.state.withLock { $0.most } <= 2)
-        #expect(RenderPool.poolThreadIndex == nil, "the test itself runs off the pool")
+        #expect(DedicatedThreadPool.currentThread == nil, "the test itself runs off the pool")
         await #expect(throws: Refused.self) { try await pool.run { throw Refused() } }
     }
 }

@@ -11,15 +11,16 @@ struct PrintJobsHTTPTests {
     let orders = OrdersHTTPTests()
 
     /// Downloads `path` with curl (the body is binary) as `client`, and returns pdfinfo's page count.
-    static func pdfPages(_ client: OrdersHTTPTests.Client, _ method: String, _ path: String, json: String? = nil)
-        throws -> Int?
-    {
+    static func pdfPages(
+        _ client: OrdersHTTPTests.Client, _ method: String, _ path: String, json: String? = nil, accept: String? = nil
+    ) throws -> Int? {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("job-\(UUID()).pdf")
         defer { try? FileManager.default.removeItem(at: file) }
         var arguments = [
             "-s", "-f", "-X", method, "-o", file.path, "-H", "Authorization: Bearer \(client.token ?? "")",
         ]
         if let json { arguments += ["-H", "Content-Type: application/json", "--data", json] }
+        if let accept { arguments += ["-H", "Accept: \(accept)"] }
         guard try run("/usr/bin/curl", arguments + ["http://127.0.0.1:\(client.port)\(path)"]) != nil else {
             return nil
         }
@@ -130,6 +131,9 @@ struct PrintJobsHTTPTests {
         #expect(try await waitForOrder(ann, orderIds[0], "in_production").last == "in_production")
 
         #expect(try Self.pdfPages(printer, "GET", "/v1/print-jobs/\(mailedJob)/pdf") == 2)
+        #expect(
+            try Self.pdfPages(printer, "GET", "/v1/print-jobs/\(mailedJob)/pdf", accept: "application/json") == 2,
+            "the PDF whatever Accept says")
         #expect(try Self.pdfPages(ann, "GET", "/v1/print-jobs/\(mailedJob)/pdf") == nil, "not for a customer")
         let batch = #"{"ids": ["\#(mailedJob)", "\#(failedJob)"]}"#
         #expect(try Self.pdfPages(printer, "POST", "/v1/print-jobs/batch.pdf", json: batch) == 4)

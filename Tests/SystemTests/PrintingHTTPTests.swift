@@ -140,6 +140,12 @@ struct PrintingHTTPTests {
         #expect(front.header("Content-Type") == "image/png")
         #expect(front.body.hasPrefix("\u{FFFD}PNG"), "a PNG signature")
         #expect(front.header("X-Print-Warning")?.contains("dpi") == true)
+        // What many HTTP clients send by default: the one representation is served all the same.
+        let negotiated = await ann.send(
+            "POST", "/v1/postcards/preview", json: #"{"imageId": "\#(id)", "size": "A6", "side": "front"}"#,
+            headers: ["Accept": "application/json"])
+        #expect(negotiated.status == 200, "\(negotiated.body)")
+        #expect(negotiated.header("Content-Type") == "image/png")
 
         let back = await ann.send(
             "POST", "/v1/postcards/preview",

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 
 /// Starts the real executables as processes, the way an operator would.
 final class SystemHarness: @unchecked Sendable {
@@ -35,7 +36,15 @@ final class SystemHarness: @unchecked Sendable {
             "EVENTS_XSUB_BIND": "tcp://127.0.0.1:\(ports[1])", "EVENTS_PUB_URL": "tcp://127.0.0.1:\(ports[1])",
             "EVENTS_XPUB_BIND": "tcp://127.0.0.1:\(ports[2])", "EVENTS_SUB_URL": "tcp://127.0.0.1:\(ports[2])",
             "HTTP_PORT": "\(ports[3])", "DATABASE_URL": databaseURL, "HEARTBEAT_INTERVAL_MS": "250",
-            "HEARTBEAT_LIVENESS": "3", "LOG_LEVEL": "info",
+            "HEARTBEAT_LIVENESS": "3",
+            // Every process logs at debug, and every log is searched for the secrets the tests
+            // used when the harness stops (``SecretLedger``).
+            "LOG_LEVEL": "debug",
+            // Tests send everything from one address, far faster than a person: the rate limits
+            // are out of the way except in the suites that test them (which pass "" for a
+            // setting to get its default).
+            "RATE_LIMIT_LOGIN": "off", "RATE_LIMIT_REGISTER": "off", "RATE_LIMIT_RECOVERY": "off",
+            "RATE_LIMIT_SEARCH": "off", "RATE_LIMIT_WRITE": "off", "RATE_LIMIT_READ": "off",
         ]
         logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "backplane-system-\(UUID().uuidString)")
@@ -80,7 +89,8 @@ final class SystemHarness: @unchecked Sendable {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
-    /// Sends SIGTERM to everything still running and waits; returns each exit status.
+    /// Sends SIGTERM to everything still running and waits; returns each exit status. Then
+    /// searches every log for the secrets the tests used, and records an issue for each found.
     func stopAll(timeout: TimeInterval = 20) async -> [(String, Int32?)] {
         await offPool { self.stopBlocking(timeout: timeout) }
     }
@@ -92,7 +102,20 @@ final class SystemHarness: @unchecked Sendable {
         while processes.contains(where: { $0.process.isRunning }) && Date() < deadline { usleep(50_000) }
         let statuses = processes.map { ($0.name, $0.process.isRunning ? nil : Optional($0.process.terminationStatus)) }
         for (_, process) in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        scanLogsForSecrets()
         return statuses
+    }
+
+    /// Records an issue for every secret a test used (``SecretLedger``) that is in a log.
+    func scanLogsForSecrets() {
+        let files =
+            (try? FileManager.default.contentsOfDirectory(at: logDirectory, includingPropertiesForKeys: nil)) ?? []
+        for file in files {
+            guard let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+            for hit in SecretLedger.hits(in: text) {
+                Issue.record("a \(hit) is in the log \(file.lastPathComponent) (\(file.path))")
+            }
+        }
     }
 
     func logs() -> String {
@@ -208,6 +231,7 @@ enum HTTP {
             data.append(contentsOf: buffer[0..<count])
         }
         let text = String(decoding: data, as: UTF8.self)
+        SecretLedger.note(headers: headers, body: body, response: text)
         guard let headerEnd = text.range(of: "\r\n\r\n") else { return nil }
         let statusLine = text[..<headerEnd.lowerBound].split(separator: "\r\n").first ?? ""
         let parts = statusLine.split(separator: " ")

@@ -17,7 +17,7 @@ set -euo pipefail
 LOG_TAG=bench
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ALL="broker auth orders navup routing notify printing fault"
+ALL="broker auth flood orders navup routing notify printing fault"
 if (($# > 0)); then BENCHES="$*"; fi
 : "${BENCHES:=$ALL}" "${NAVUP_USERS:=10000 50000}" "${NAVUP_SECONDS:=30}"
 for name in $BENCHES; do
@@ -47,6 +47,7 @@ run_bench() {
     case $1 in
         broker) "$BIN_DIR/loadgen" broker --rounds 3 ;;
         auth) "$SCRIPTS_DIR/bench-system.sh" login --clients 1,2,4,8,16,32 --seconds 10 ;;
+        flood) "$SCRIPTS_DIR/bench-system.sh" flood && "$SCRIPTS_DIR/bench-system.sh" stuffing ;;
         orders) "$SCRIPTS_DIR/bench-system.sh" orders --rate 200 --seconds 20 ;;
         navup)
             local users

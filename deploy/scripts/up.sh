@@ -19,6 +19,9 @@
 #   PG_PORT               port for the throwaway PostgreSQL (default 5432, or a free one if taken)
 #   PG_KEEP=1             leave the throwaway PostgreSQL running on exit
 #   HTTP_PORT             gateway port (default 8080), also where readiness is checked
+#   TRUSTED_PROXIES       the gateway's setting; make up's default is loopback (127.0.0.1,::1),
+#                         so that loadgen can play many clients with X-Forwarded-For; set it
+#                         empty to rate-limit by the connection's own address
 #   SERVICES              which services to run (default "auth orders printing routing notify");
 #                         the broker and the gateway always run
 #   REPLICAS_<service>    number of replicas, e.g. REPLICAS_routing=3 (default 1)
@@ -40,6 +43,10 @@ ALL_SERVICES="auth orders printing routing notify"
 SERVICES=${SERVICES:-$ALL_SERVICES}
 PG_DIR="$REPO_ROOT/.data/pg"
 : "${HTTP_PORT:=8080}"
+# On one machine the load generator plays many phones through X-Forwarded-For: believe it from
+# loopback (production sets the address range of its own proxies; see README "Rate limits").
+: "${TRUSTED_PROXIES=127.0.0.1,::1}"
+export TRUSTED_PROXIES
 : "${READY_TIMEOUT:=60}"
 : "${STOP_TIMEOUT:=10}"
 : "${BROKER_READY_TIMEOUT:=15}"

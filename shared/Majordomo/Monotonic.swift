@@ -8,6 +8,13 @@ public enum Monotonic {
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
+
+    /// Now, in nanoseconds since an arbitrary fixed point.
+    public static func nanoseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+    }
 }
 
 /// CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`): what one loop costs, apart

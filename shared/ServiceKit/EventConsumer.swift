@@ -122,7 +122,8 @@ public struct EventConsumer: Service {
                         logger.error(
                             "event handler failed; will retry",
                             metadata: [
-                                "consumer": "\(name)", "error": "\(error)", "retryInMs": "\(delay.wholeMilliseconds)",
+                                "consumer": "\(name)", "error": "\(SafeErrorDescription.of(error))",
+                                "retryInMs": "\(delay.wholeMilliseconds)",
                             ])
                         try? await Task.sleep(for: delay)
                         kick.yield(.retry)

@@ -41,7 +41,7 @@ public struct JobLoop: Sendable {
                     do {
                         while try await round(), !Task.isShuttingDownGracefully {}
                     } catch {
-                        logger.error(failure, metadata: ["error": "\(error)"])
+                        logger.error(failure, metadata: ["error": "\(SafeErrorDescription.of(error))"])
                     }
                 }
                 group.cancelAll()

@@ -36,10 +36,12 @@ public enum Launcher {
             }
             exit(0)
         } catch let error as ProcessEnvironment.InvalidSetting {
-            logger.critical("bad setting", metadata: ["error": "\(error)"])
+            logger.critical("bad setting", metadata: ["error": "\(SafeErrorDescription.of(error))"])
             exit(78)
         } catch {
-            logger.critical(probing ? "probe failed" : "stopped by an error", metadata: ["error": "\(error)"])
+            logger.critical(
+                probing ? "probe failed" : "stopped by an error",
+                metadata: ["error": "\(SafeErrorDescription.of(error))"])
             exit(1)
         }
     }

@@ -43,7 +43,7 @@ public struct OperationRouter: Sendable {
         do {
             request = try Wire.decodeRequest(frames)
         } catch {
-            logger.info("rejected a malformed request", metadata: ["error": "\(error)"])
+            logger.info("rejected a malformed request", metadata: ["error": "\(SafeErrorDescription.of(error))"])
             return Wire.encodeError(error)
         }
         var logger = self.logger
@@ -63,7 +63,9 @@ public struct OperationRouter: Sendable {
         }
         let started = ContinuousClock.now
         do {
-            let reply = try await entry(request.payload, OperationContext(metadata: request.metadata, logger: logger))
+            let reply = try await RequestDeadline.$current.withValue(request.metadata.deadline) {
+                try await entry(request.payload, OperationContext(metadata: request.metadata, logger: logger))
+            }
             logger.debug("handled", metadata: ["ms": "\((ContinuousClock.now - started).wholeMilliseconds)"])
             return reply
         } catch let error as ServiceError {
@@ -71,11 +73,11 @@ public struct OperationRouter: Sendable {
             return Wire.encodeError(error)
         } catch let error where DatabaseOutage.matches(error) {
             // PostgreSQL went away (or is restarting): the request may well succeed in a moment.
-            logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
+            logger.warning("database unavailable", metadata: ["error": "\(SafeErrorDescription.of(error))"])
             return Wire.encodeError(
                 ServiceError(.unavailable, "the database is not reachable just now; try again shortly"))
         } catch {
-            logger.error("failed", metadata: ["error": "\(String(reflecting: error))"])
+            logger.error("failed", metadata: ["error": "\(SafeErrorDescription.of(error))"])
             return Wire.encodeError(.internal(requestId: request.metadata.requestId))
         }
     }

@@ -8,6 +8,13 @@ public struct ProcessEnvironment: Sendable {
         public let value: String
         public let expected: String
         public var description: String { "\(name)=\(value) is not valid: expected \(expected)" }
+
+        /// A setting `name` whose `value` is not what was `expected`.
+        public init(name: String, value: String, expected: String) {
+            self.name = name
+            self.value = value
+            self.expected = expected
+        }
     }
 
     private let values: [String: String]

@@ -12,6 +12,12 @@ public enum AuthService {
     static let recoveryMailsPerHour = Setting(
         "RECOVERY_MAILS_PER_HOUR", default: "5",
         "reset or reminder mails one account or address gets per hour at most (more requests send nothing)")
+    static let hashingThreads = Setting(
+        "HASHING_THREADS", default: nil, "threads that compute Argon2id password hashes; default: one per core")
+    static let hashingQueueLimit = Setting(
+        "HASHING_QUEUE_LIMIT", default: "\(PasswordHasher.defaultQueueLimit)",
+        "requests (logins, registrations, password changes) that may wait for a hashing thread; "
+            + "more are answered unavailable with Retry-After at once")
     static let adminUsername = Setting(
         "ADMIN_USERNAME", default: nil, "when set (with ADMIN_PASSWORD), this account is created or made admin at start"
     )
@@ -23,7 +29,8 @@ public enum AuthService {
         name: "auth",
         summary: "MDP worker for accounts, sessions, roles and devices for all five apps",
         settings: WorkerHost.settings + [
-            maxFailures, holdMinutes, resetMinutes, recoveryMailsPerHour, adminUsername, adminPassword,
+            maxFailures, holdMinutes, resetMinutes, recoveryMailsPerHour, hashingThreads, hashingQueueLimit,
+            adminUsername, adminPassword,
         ],
         probeHelp: "check that an auth worker answers its health operation through the broker")
 
@@ -64,7 +71,11 @@ public enum AuthService {
             maxFailures: try environment.int(maxFailures, in: 1...1000),
             hold: TimeInterval(try environment.int(holdMinutes, in: 1...10_080) * 60))
         let policy = try PasswordPolicy.shipped()
-        let hasher = PasswordHasher()
+        let hasher = PasswordHasher(
+            threads: try environment.string(hashingThreads).map { _ in try environment.int(hashingThreads, in: 1...256)
+            }
+                ?? ProcessInfo.processInfo.activeProcessorCount,
+            queueLimit: try environment.int(hashingQueueLimit, in: 0...100_000))
         let accounts = AccountStore(client: resources.postgres, logger: resources.logger)
         let authenticator = try await Authenticator.make(
             store: accounts, hasher: hasher, policy: policy, lockout: lockout, clock: resources.clock)

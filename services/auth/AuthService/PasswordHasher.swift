@@ -1,6 +1,7 @@
 import CArgon2
 import Contract
 import Foundation
+import ServiceKit
 import Synchronization
 
 /// Argon2id password hashing (libargon2) with OWASP's parameters, on a fixed pool of dedicated
@@ -46,15 +47,27 @@ public final class PasswordHasher: Sendable {
     public let parameters: Parameters
     /// Hashes running at once at most.
     public let threads: Int
-    private let pool: HashingPool
+    private let pool: DedicatedThreadPool
     private let verifications = Atomic<Int>(0)
 
-    /// A hasher with `threads` dedicated threads (default: one per core).
-    public init(parameters: Parameters = .owasp, threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    /// A hasher with `threads` dedicated threads (default: one per core) for which at most
+    /// `queueLimit` requests wait (more are refused with `unavailable`; see
+    /// ``DedicatedThreadPool``).
+    public init(
+        parameters: Parameters = .owasp, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        queueLimit: Int = PasswordHasher.defaultQueueLimit
+    ) {
         self.parameters = parameters
         self.threads = max(1, threads)
-        self.pool = HashingPool(threads: max(1, threads))
+        self.pool = DedicatedThreadPool(name: "argon2", threads: max(1, threads), queueLimit: queueLimit)
     }
+
+    /// Requests that may wait for a hash by default: with two threads and ≈ 25 ms a hash, the
+    /// last of them waits about 0.8 s.
+    public static let defaultQueueLimit = 64
+
+    /// Requests waiting for a hashing thread now.
+    public var waitingRequests: Int { pool.waitingRequests }
 
     /// An encoded Argon2id hash of `password` with a fresh 16-byte salt.
     public func hash(_ password: String) async throws -> String {

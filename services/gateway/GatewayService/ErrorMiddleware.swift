@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import OpenAPIRuntime
+import ServiceKit
 
 /// Turns every failure into the contract's JSON error body and status; an unexpected error is a
 /// 500 whose cause goes to the log with the request id, never to the client.
@@ -21,10 +22,20 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let requestId = scope?.requestId ?? "-"
             let serviceError = Self.serviceError(for: error, requestId: requestId)
             if serviceError.code == .internal {
-                (scope?.logger ?? logger).error("internal error", metadata: ["error": "\(String(reflecting: error))"])
+                (scope?.logger ?? logger).error("internal error", metadata: Self.logMetadata(for: error))
             }
             return Self.response(for: serviceError, requestId: requestId)
         }
+    }
+
+    /// What the log line of an unexpected error says: the operation and the error's loggable
+    /// description. Never the error itself: a `ServerError` describes the whole request,
+    /// `Authorization` header and body included.
+    static func logMetadata(for error: any Error) -> Logger.Metadata {
+        guard let error = error as? ServerError else { return ["error": "\(SafeErrorDescription.of(error))"] }
+        return [
+            "operation": "\(error.operationID)", "error": "\(SafeErrorDescription.of(error.underlyingError))",
+        ]
     }
 
     /// The contract error for anything a handler or the router threw.

@@ -1,6 +1,8 @@
 import Contract
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import Majordomo
 import Metrics
@@ -30,26 +32,55 @@ public enum Gateway {
     /// The application: routes, middleware and the server configuration. Tests build the same one.
     public static func buildApplication(
         settings: GatewaySettings, bus: BusClient, registry: PrometheusCollectorRegistry, logger: Logger,
-        services: [any Service] = []
+        services: [any Service] = [], now: @escaping @Sendable () -> Int64 = { Monotonic.nanoseconds() }
     ) throws -> some ApplicationProtocol {
-        let router = Router()
-        router.add(middleware: RequestIDMiddleware(logger: logger))
+        let router = Router(context: GatewayRequestContext.self)
+        let document = try openAPIDocument()
+        router.add(middleware: RequestIDMiddleware(logger: logger, paths: LoggedPath(document: document)))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
+        router.add(middleware: SingleRepresentationMiddleware())
+        let limiter = RateLimiter(limits: settings.rateLimits, capacity: settings.rateLimitClients)
+        let resolver = ClientAddressResolver(trustedProxies: settings.trustedProxies)
+        router.add(middleware: RateLimitMiddleware(key: .address, limiter: limiter, resolver: resolver, now: now))
         let verifier = AccessTokenVerifier(bus: bus)
         router.add(middleware: AuthenticationMiddleware(verifier: verifier))
-        let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: try openAPIDocument())
+        router.add(middleware: RateLimitMiddleware(key: .account, limiter: limiter, resolver: resolver, now: now))
+        let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: document)
         // Compact JSON: the runtime's default pretty printing costs CPU and bytes on every
         // response and tells a phone nothing more. Keys stay sorted so that a body is the same
         // bytes every time (the answers to reset requests must not differ by account).
         try api.registerHandlers(on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys]))
         var app = Application(
-            router: router,
+            router: router, server: try Self.server(settings.tls),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backplane"),
             logger: logger)
         app.addServices(TokenKeyPrefetch(verifier: verifier))
         for service in services { app.addServices(service) }
         return app
+    }
+
+    /// HTTP/1.1, over TLS (1.2 or later) when a certificate and key are given.
+    static func server(_ tls: (certificateFile: String, keyFile: String)?) throws -> HTTPServerBuilder {
+        guard let tls else { return .http1() }
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(tls.certificateFile)
+            key = try NIOSSLPrivateKey(file: tls.keyFile, format: .pem)
+        } catch {
+            throw ProcessEnvironment.InvalidSetting(
+                name: "TLS_CERT_FILE/TLS_KEY_FILE", value: "\(tls.certificateFile), \(tls.keyFile)",
+                expected: "readable PEM files: a certificate chain and its private key (\(type(of: error)))")
+        }
+        guard !chain.isEmpty else {
+            throw ProcessEnvironment.InvalidSetting(
+                name: "TLS_CERT_FILE", value: tls.certificateFile, expected: "a PEM file with at least one certificate")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        return try .tls(.http1(), tlsConfiguration: configuration)
     }
 
     /// Runs the gateway until SIGTERM/SIGINT.
@@ -68,7 +99,13 @@ public enum Gateway {
             settings: settings, bus: bus, registry: registry, logger: logger, services: [client])
         logger.info(
             "gateway listening",
-            metadata: ["url": "http://\(settings.host):\(settings.port)", "broker": "\(settings.brokerURL)"])
+            metadata: [
+                "url": "\(settings.tls == nil ? "http" : "https")://\(settings.host):\(settings.port)",
+                "broker": "\(settings.brokerURL)",
+                "rateLimits":
+                    "\(RouteClass.allCases.map { "\($0.rawValue)=\(settings.rateLimits[$0].map(String.init(describing:)) ?? "off")" }.joined(separator: " "))",
+                "trustedProxies": "\(settings.trustedProxies.map(\.description).joined(separator: ","))",
+            ])
         try await app.runService()
     }
 

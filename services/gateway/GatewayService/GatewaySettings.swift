@@ -12,10 +12,41 @@ public struct GatewaySettings: Sendable {
     static let readinessTimeout = Setting(
         "READINESS_TIMEOUT_MS", default: "2000", "how long /readyz waits for each check, in ms")
 
-    /// Every setting, for `--help`.
-    public static let all: [Setting] = [
-        .logLevel, .logFormat, host, port, .brokerURL, .requestTimeout, readinessServices, readinessTimeout,
+    static let tlsCertificateFile = Setting(
+        "TLS_CERT_FILE", default: nil,
+        "PEM certificate chain; with TLS_KEY_FILE the gateway serves HTTPS (TLS 1.2+) instead of HTTP")
+    static let tlsKeyFile = Setting("TLS_KEY_FILE", default: nil, "PEM private key of TLS_CERT_FILE", secret: true)
+    static let trustedProxies = Setting(
+        "TRUSTED_PROXIES", default: "",
+        "comma-separated addresses or CIDR blocks of proxies whose X-Forwarded-For is believed (empty: none)")
+    static let rateLimitClients = Setting(
+        "RATE_LIMIT_CLIENTS", default: "200000",
+        "clients (address or account, per route class) the rate limits remember at most")
+    /// The limit setting of each route class.
+    static let rateLimitSettings: [RouteClass: Setting] = [
+        .login: Setting(
+            "RATE_LIMIT_LOGIN", default: "30/min,burst=10",
+            "logins and password changes per client address and per account (COUNT/s|min|h[,burst=N], or off)"),
+        .register: Setting("RATE_LIMIT_REGISTER", default: "20/h,burst=10", "registrations per client address"),
+        .recovery: Setting(
+            "RATE_LIMIT_RECOVERY", default: "10/h,burst=5",
+            "password resets and username reminders per client address"),
+        .search: Setting(
+            "RATE_LIMIT_SEARCH", default: "120/min,burst=60",
+            "venue searches, route plans, locates and postcard previews per client address and per account"),
+        .write: Setting(
+            "RATE_LIMIT_WRITE", default: "600/min,burst=120",
+            "other POST/PUT/PATCH/DELETE calls per client address and per account"),
+        .read: Setting(
+            "RATE_LIMIT_READ", default: "1200/min,burst=240", "other GET calls per client address and per account"),
     ]
+
+    /// Every setting, for `--help`.
+    public static let all: [Setting] =
+        [
+            .logLevel, .logFormat, host, port, .brokerURL, .requestTimeout, readinessServices, readinessTimeout,
+            tlsCertificateFile, tlsKeyFile, trustedProxies, rateLimitClients,
+        ] + RouteClass.allCases.compactMap { rateLimitSettings[$0] }
 
     /// Where to listen.
     public var host: String
@@ -30,6 +61,15 @@ public struct GatewaySettings: Sendable {
     /// Deadline for each readiness check.
     public var readinessTimeout: Duration
 
+    /// The rate limit of each route class (a class without one is not limited).
+    public var rateLimits: [RouteClass: RateLimit]
+    /// Proxies whose `X-Forwarded-For` is believed.
+    public var trustedProxies: [IPBlock]
+    /// Clients the rate limits remember at most.
+    public var rateLimitClients: Int
+    /// The certificate chain and key files to serve HTTPS with; nil: plain HTTP.
+    public var tls: (certificateFile: String, keyFile: String)?
+
     /// Reads the settings.
     public init(_ environment: ProcessEnvironment) throws {
         host = try environment.required(Self.host)
@@ -39,5 +79,30 @@ public struct GatewaySettings: Sendable {
         readinessServices = try environment.required(Self.readinessServices).split(separator: ",")
             .map { ServiceName(String($0).trimmingCharacters(in: .whitespaces)) }.filter { !$0.rawValue.isEmpty }
         readinessTimeout = .milliseconds(try environment.int(Self.readinessTimeout, in: 1...60_000))
+        rateLimits = [:]
+        for (routeClass, setting) in Self.rateLimitSettings {
+            let raw = try environment.required(setting)
+            do {
+                rateLimits[routeClass] = try RateLimit.parse(raw)
+            } catch {
+                throw ProcessEnvironment.InvalidSetting(
+                    name: setting.name, value: raw, expected: "COUNT/s|min|h[,burst=N] (e.g. 30/min,burst=10) or off")
+            }
+        }
+        let proxies = environment.string(Self.trustedProxies) ?? ""
+        guard let blocks = ClientAddressResolver.parseBlocks(proxies) else {
+            throw ProcessEnvironment.InvalidSetting(
+                name: Self.trustedProxies.name, value: proxies,
+                expected: "comma-separated IPv4/IPv6 addresses or CIDR blocks, e.g. 10.0.0.0/8,::1")
+        }
+        trustedProxies = blocks
+        rateLimitClients = try environment.int(Self.rateLimitClients, in: 1_000...100_000_000)
+        switch (environment.string(Self.tlsCertificateFile), environment.string(Self.tlsKeyFile)) {
+        case (nil, nil): tls = nil
+        case (let certificate?, let key?): tls = (certificate, key)
+        case (nil, _?), (_?, nil):
+            throw ProcessEnvironment.InvalidSetting(
+                name: "TLS_CERT_FILE/TLS_KEY_FILE", value: "only one of them set", expected: "both set, or neither")
+        }
     }
 }

@@ -8,6 +8,8 @@ import Logging
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     static var header: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
     let logger: Logger
+    /// How the path is written in the request's log line.
+    let paths: LoggedPath
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -24,7 +26,8 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         logger.info(
             "http",
             metadata: [
-                "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
+                "method": "\(request.method)", "path": "\(paths.redact(request.uri.path))",
+                "status": "\(response.status.code)",
                 "ms":
                     "\(Double(elapsed.components.attoseconds / 10_000_000_000_000) / 100 + Double(elapsed.components.seconds * 1000))",
             ])

@@ -118,41 +118,50 @@ struct AppScenarios {
     }
 
     func navup(_ http: GatewayHTTP, campus: Campus, tally: Tally) -> PeriodicUsers {
-        let locate = PeriodicUsers.Action(every: settings.locateEvery) { _, due in
-            var random = SystemRandomNumberGenerator()
-            let here = Int.random(in: campus.accessPoints.indices, using: &random)
-            var scan = [(campus.accessPoints[here].bssid, Double.random(in: -60 ... -42, using: &random))]
-            for (rank, other) in campus.neighbours[here].enumerated() {
-                scan.append(
-                    (campus.accessPoints[other].bssid, Double.random(in: -80 ... -65, using: &random) - Double(rank)))
-            }
-            let entries = scan.map { #"{"bssid": "\#($0.0)", "rssi": \#(Int($0.1))}"# }.joined(separator: ", ")
-            let status = (try? await http.post("/v1/campus/locate", #"{"scan": [\#(entries)]}"#).status) ?? 0
-            tally.record("navup locate", status: status, latency: .now - due, expected: [200])
-        }
-        let route = PeriodicUsers.Action(every: settings.routeEvery) { _, due in
-            let pair = campus.venues.shuffled().prefix(2)
-            let profile = Int.random(in: 0..<10) == 0 ? "accessible" : "fastest"
-            let body = """
-                {"from": {"venueId": "\(pair.first!.id)"}, "to": {"venueId": "\(pair.last!.id)"}, "profile": "\(profile)"}
-                """
-            let status = (try? await http.post("/v1/campus/routes", body).status) ?? 0
-            // Some venues have no step-free way to them (a building without a lift): for the
-            // accessible profile 422 `no_route` is a correct answer.
-            if profile == "accessible" {
-                tally.record("navup route, accessible", status: status, latency: .now - due, expected: [200, 422])
-            } else {
-                tally.record("navup route", status: status, latency: .now - due, expected: [200])
+        let locate = PeriodicUsers.Action(every: settings.locateEvery) { user, due in
+            await SimulatedClient.acting(as: user) {
+                var random = SystemRandomNumberGenerator()
+                let here = Int.random(in: campus.accessPoints.indices, using: &random)
+                var scan = [(campus.accessPoints[here].bssid, Double.random(in: -60 ... -42, using: &random))]
+                for (rank, other) in campus.neighbours[here].enumerated() {
+                    scan.append(
+                        (
+                            campus.accessPoints[other].bssid,
+                            Double.random(in: -80 ... -65, using: &random) - Double(rank)
+                        ))
+                }
+                let entries = scan.map { #"{"bssid": "\#($0.0)", "rssi": \#(Int($0.1))}"# }.joined(separator: ", ")
+                let status = (try? await http.post("/v1/campus/locate", #"{"scan": [\#(entries)]}"#).status) ?? 0
+                tally.record("navup locate", status: status, latency: .now - due, expected: [200])
             }
         }
-        let search = PeriodicUsers.Action(every: settings.searchEvery) { _, due in
-            let name = campus.venues.randomElement()!.name.lowercased()
-            // A student types a few letters, sometimes with a slip.
-            var query = Array(name.prefix(Int.random(in: 4...max(4, min(10, name.count)))))
-            if query.count > 4, Bool.random() { query.remove(at: Int.random(in: 1..<query.count)) }
-            let q = String(query).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
-            let status = (try? await http.get("/v1/campus/venues?q=\(q)&limit=10").status) ?? 0
-            tally.record("navup search", status: status, latency: .now - due, expected: [200])
+        let route = PeriodicUsers.Action(every: settings.routeEvery) { user, due in
+            await SimulatedClient.acting(as: user) {
+                let pair = campus.venues.shuffled().prefix(2)
+                let profile = Int.random(in: 0..<10) == 0 ? "accessible" : "fastest"
+                let body = """
+                    {"from": {"venueId": "\(pair.first!.id)"}, "to": {"venueId": "\(pair.last!.id)"}, "profile": "\(profile)"}
+                    """
+                let status = (try? await http.post("/v1/campus/routes", body).status) ?? 0
+                // Some venues have no step-free way to them (a building without a lift): for the
+                // accessible profile 422 `no_route` is a correct answer.
+                if profile == "accessible" {
+                    tally.record("navup route, accessible", status: status, latency: .now - due, expected: [200, 422])
+                } else {
+                    tally.record("navup route", status: status, latency: .now - due, expected: [200])
+                }
+            }
+        }
+        let search = PeriodicUsers.Action(every: settings.searchEvery) { user, due in
+            await SimulatedClient.acting(as: user) {
+                let name = campus.venues.randomElement()!.name.lowercased()
+                // A student types a few letters, sometimes with a slip.
+                var query = Array(name.prefix(Int.random(in: 4...max(4, min(10, name.count)))))
+                if query.count > 4, Bool.random() { query.remove(at: Int.random(in: 1..<query.count)) }
+                let q = String(query).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
+                let status = (try? await http.get("/v1/campus/venues?q=\(q)&limit=10").status) ?? 0
+                tally.record("navup search", status: status, latency: .now - due, expected: [200])
+            }
         }
         return PeriodicUsers(users: settings.users, actions: [locate, route, search])
     }
@@ -168,21 +177,23 @@ struct AppScenarios {
         let share = settings.wrongShare
         return SteadyArrivals(rate: settings.loginRate) { index in
             { due in
-                // Spread evenly: arrival i is a wrong one when the running count of wrong ones
-                // (i × share, rounded down) steps up at it.
-                if (Double(index + 1) * share).rounded(.down) > (Double(index) * share).rounded(.down) {
-                    let name = targets[index % targets.count]
-                    let body = #"{"username": "\#(name)", "password": "Wrong-\#(index)x"}"#
-                    let status = (try? await http.post("/v1/auth/login", body).status) ?? 0
-                    tally.record(
-                        "gifter login, wrong password", status: status, latency: .now - due, expected: [401, 423])
-                } else {
-                    let name = owners[index % owners.count]
-                    let body = #"{"username": "\#(name)", "password": "\#(Self.password)"}"#
-                    let status = (try? await http.post("/v1/auth/login", body).status) ?? 0
-                    tally.record(
-                        "gifter login, right password", status: status, latency: .now - due,
-                        expected: owners.count == accounts.count ? [200, 423] : [200])
+                await SimulatedClient.acting(as: index) {
+                    // Spread evenly: arrival i is a wrong one when the running count of wrong ones
+                    // (i × share, rounded down) steps up at it.
+                    if (Double(index + 1) * share).rounded(.down) > (Double(index) * share).rounded(.down) {
+                        let name = targets[index % targets.count]
+                        let body = #"{"username": "\#(name)", "password": "Wrong-\#(index)x"}"#
+                        let status = (try? await http.post("/v1/auth/login", body).status) ?? 0
+                        tally.record(
+                            "gifter login, wrong password", status: status, latency: .now - due, expected: [401, 423])
+                    } else {
+                        let name = owners[index % owners.count]
+                        let body = #"{"username": "\#(name)", "password": "\#(Self.password)"}"#
+                        let status = (try? await http.post("/v1/auth/login", body).status) ?? 0
+                        tally.record(
+                            "gifter login, right password", status: status, latency: .now - due,
+                            expected: owners.count == accounts.count ? [200, 423] : [200])
+                    }
                 }
             }
         }
@@ -205,54 +216,57 @@ struct AppScenarios {
         let run = UUID().uuidString.prefix(8).lowercased()
         return SteadyArrivals(rate: settings.postcardRate) { index in
             { due in
-                let account = accounts[index % accounts.count]
-                var stepStart = due
-                /// Records one step of the journey; false ends it.
-                func step(_ kind: String, _ status: Int, expected: Int) -> Bool {
-                    tally.record(kind, status: status, latency: .now - stepStart, expected: [expected])
-                    stepStart = .now
-                    return status == expected
-                }
-                let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
-                let login = try? await http.post("/v1/auth/login", credentials)
-                guard step("postcard login", login?.status ?? 0, expected: 200),
-                    let token = login.flatMap({ jsonField("accessToken", in: $0.body) })
-                else { return }
-                let auth = ["Authorization": "Bearer \(token)"]
-                var imageField = ""
-                if let image {
-                    let upload = try? await http.upload("/v1/images", image, contentType: "image/jpeg", headers: auth)
-                    guard step("postcard image upload", upload?.status ?? 0, expected: 201),
-                        let id = upload.flatMap({ jsonField("id", in: $0.body) })
+                await SimulatedClient.acting(as: index % accounts.count) {
+                    let account = accounts[index % accounts.count]
+                    var stepStart = due
+                    /// Records one step of the journey; false ends it.
+                    func step(_ kind: String, _ status: Int, expected: Int) -> Bool {
+                        tally.record(kind, status: status, latency: .now - stepStart, expected: [expected])
+                        stepStart = .now
+                        return status == expected
+                    }
+                    let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
+                    let login = try? await http.post("/v1/auth/login", credentials)
+                    guard step("postcard login", login?.status ?? 0, expected: 200),
+                        let token = login.flatMap({ jsonField("accessToken", in: $0.body) })
                     else { return }
-                    imageField = #""imageId": "\#(id)", "edits": [{"type": "brightness", "amount": 0.1}], "#
-                    let preview = #"{"imageId": "\#(id)", "edits": [], "size": "A6", "side": "front"}"#
-                    let previewed = try? await http.post("/v1/postcards/preview", preview, headers: auth)
-                    guard step("postcard preview", previewed?.status ?? 0, expected: 200) else { return }
-                }
-                let recipients =
-                    #"[{"name": "Ada \#(index)", "address": {"line1": "Storgatan 1", "city": "Lund", "postalCode": "22350", "country": "SE"}}]"#
-                let quote = try? await http.post(
-                    "/v1/quotes", #"{"size": "A6", "recipients": [{"country": "SE"}], "currency": "EUR"}"#,
-                    headers: auth)
-                guard step("postcard quote", quote?.status ?? 0, expected: 200) else { return }
-                let order = """
-                    {"kind": "postcard", "currency": "EUR", "paymentMethodId": "\(account.card ?? "")",
-                     "postcard": {\(imageField)"size": "A6", "greeting": "Hälsningar från Lund", "recipients": \(recipients)}}
-                    """
-                // As the app does when the connection drops or the server is away: send the
-                // same order again with the same key, a few times, a bit later each time.
-                let headers = auth.merging(["Idempotency-Key": "\(run)-\(index)"]) { $1 }
-                var placed = try? await http.post("/v1/orders", order, headers: headers)
-                for attempt in 1..<Self.orderAttempts where Self.isWorthRetrying(placed?.status) {
-                    tally.retries.add(1, ordering: .relaxed)
-                    try? await Task.sleep(for: .milliseconds(250 * attempt))
-                    placed = try? await http.post("/v1/orders", order, headers: headers)
-                }
-                if step("postcard order and pay", placed?.status ?? 0, expected: 201),
-                    let id = placed.flatMap({ jsonField("id", in: $0.body) })
-                {
-                    acknowledged?.append(id)
+                    let auth = ["Authorization": "Bearer \(token)"]
+                    var imageField = ""
+                    if let image {
+                        let upload = try? await http.upload(
+                            "/v1/images", image, contentType: "image/jpeg", headers: auth)
+                        guard step("postcard image upload", upload?.status ?? 0, expected: 201),
+                            let id = upload.flatMap({ jsonField("id", in: $0.body) })
+                        else { return }
+                        imageField = #""imageId": "\#(id)", "edits": [{"type": "brightness", "amount": 0.1}], "#
+                        let preview = #"{"imageId": "\#(id)", "edits": [], "size": "A6", "side": "front"}"#
+                        let previewed = try? await http.post("/v1/postcards/preview", preview, headers: auth)
+                        guard step("postcard preview", previewed?.status ?? 0, expected: 200) else { return }
+                    }
+                    let recipients =
+                        #"[{"name": "Ada \#(index)", "address": {"line1": "Storgatan 1", "city": "Lund", "postalCode": "22350", "country": "SE"}}]"#
+                    let quote = try? await http.post(
+                        "/v1/quotes", #"{"size": "A6", "recipients": [{"country": "SE"}], "currency": "EUR"}"#,
+                        headers: auth)
+                    guard step("postcard quote", quote?.status ?? 0, expected: 200) else { return }
+                    let order = """
+                        {"kind": "postcard", "currency": "EUR", "paymentMethodId": "\(account.card ?? "")",
+                         "postcard": {\(imageField)"size": "A6", "greeting": "Hälsningar från Lund", "recipients": \(recipients)}}
+                        """
+                    // As the app does when the connection drops or the server is away: send the
+                    // same order again with the same key, a few times, a bit later each time.
+                    let headers = auth.merging(["Idempotency-Key": "\(run)-\(index)"]) { $1 }
+                    var placed = try? await http.post("/v1/orders", order, headers: headers)
+                    for attempt in 1..<Self.orderAttempts where Self.isWorthRetrying(placed?.status) {
+                        tally.retries.add(1, ordering: .relaxed)
+                        try? await Task.sleep(for: .milliseconds(250 * attempt))
+                        placed = try? await http.post("/v1/orders", order, headers: headers)
+                    }
+                    if step("postcard order and pay", placed?.status ?? 0, expected: 201),
+                        let id = placed.flatMap({ jsonField("id", in: $0.body) })
+                    {
+                        acknowledged?.append(id)
+                    }
                 }
             }
         }
@@ -289,26 +303,28 @@ struct AppScenarios {
         return try await withThrowingTaskGroup(of: Account.self) { group in
             for index in 0..<count {
                 group.addTask {
-                    let name = "\(prefix)-\(run)-\(index)@example.org"
-                    let credentials = #"{"username": "\#(name)", "password": "\#(Self.password)"}"#
-                    let registered = try await Self.setup(http, "/v1/auth/register", credentials)
-                    // 409 only after a retry: the first try did register.
-                    guard registered.status == 201 || (registered.status == 409 && registered.retried) else {
-                        throw BenchError("register \(name): HTTP \(registered.status) \(registered.body)")
+                    try await SimulatedClient.acting(as: index) {
+                        let name = "\(prefix)-\(run)-\(index)@example.org"
+                        let credentials = #"{"username": "\#(name)", "password": "\#(Self.password)"}"#
+                        let registered = try await Self.setup(http, "/v1/auth/register", credentials)
+                        // 409 only after a retry: the first try did register.
+                        guard registered.status == 201 || (registered.status == 409 && registered.retried) else {
+                            throw BenchError("register \(name): HTTP \(registered.status) \(registered.body)")
+                        }
+                        guard card else { return Account(name: name, card: nil) }
+                        let login = try await Self.setup(http, "/v1/auth/login", credentials)
+                        guard let token = jsonField("accessToken", in: login.body) else {
+                            throw BenchError("login \(name): HTTP \(login.status) \(login.body)")
+                        }
+                        let saved = try await Self.setup(
+                            http, "/v1/payment-methods",
+                            #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2099, "cvc": "123"}"#,
+                            headers: ["Authorization": "Bearer \(token)"])
+                        guard let id = jsonField("id", in: saved.body) else {
+                            throw BenchError("card for \(name): HTTP \(saved.status) \(saved.body)")
+                        }
+                        return Account(name: name, card: id)
                     }
-                    guard card else { return Account(name: name, card: nil) }
-                    let login = try await Self.setup(http, "/v1/auth/login", credentials)
-                    guard let token = jsonField("accessToken", in: login.body) else {
-                        throw BenchError("login \(name): HTTP \(login.status) \(login.body)")
-                    }
-                    let saved = try await Self.setup(
-                        http, "/v1/payment-methods",
-                        #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2099, "cvc": "123"}"#,
-                        headers: ["Authorization": "Bearer \(token)"])
-                    guard let id = jsonField("id", in: saved.body) else {
-                        throw BenchError("card for \(name): HTTP \(saved.status) \(saved.body)")
-                    }
-                    return Account(name: name, card: id)
                 }
             }
             var accounts: [Account] = []

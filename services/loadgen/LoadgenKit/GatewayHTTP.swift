@@ -51,6 +51,7 @@ struct GatewayHTTP: Sendable {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let client = SimulatedClient.address { request.headers.replaceOrAdd(name: "X-Forwarded-For", value: client) }
         if let body {
             request.headers.add(name: "Content-Type", value: body.contentType)
             request.body = .bytes(body.bytes)

@@ -42,11 +42,3 @@ struct LatencyRecorder {
             p99: histogram.valueAtPercentile(99), max: histogram.max)
     }
 }
-
-extension Duration {
-    /// The whole duration in nanoseconds.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}

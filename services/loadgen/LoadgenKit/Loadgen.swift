@@ -29,6 +29,11 @@ public enum Loadgen {
                       `make bench-auth`, which starts the system for it
           orders      quotes, then orders, through the HTTP gateway of a running system (make up
                       SERVICES="auth orders"), sent at a fixed rate; latency from when each was due
+          flood       --flooders clients behind one address post wrong logins as fast as they are
+                      answered, while other users log in at --rate per second: the others'
+                      latency, the flood's 429s and the password checks it still cost
+          stuffing    one address tries one password on --usernames usernames, 4 at a time: how
+                      many reach a password check and when the first 429 comes
 
         Options of navup, gifter, postcard and mixed:
           --url URL          the gateway (default http://127.0.0.1:8080)
@@ -54,6 +59,15 @@ public enum Loadgen {
           --in-flight N requests that may be open at once (default 256); one due while
                         that many are open waits, and the wait counts in its latency
           --seconds N   measured seconds per case (default 3)
+
+        Options of flood and stuffing (the gateway must trust loadgen's address as a proxy,
+        TRUSTED_PROXIES, as make up does for loopback, so that each user has an address):
+          --url URL        the gateway (default http://127.0.0.1:8080)
+          --seconds N      length of the flood (default 60)
+          --flooders N     clients on the one flooding address (default 20)
+          --rate N         other users' logins per second (default 10)
+          --accounts N     accounts the other users log in to (default 40)
+          --usernames N    usernames tried by stuffing (default 1000)
 
         Options of broker:
           --seconds N   measured seconds per case (default 3; a quarter of that again is warm-up)
@@ -178,6 +192,21 @@ public enum Loadgen {
                 let results = try await bench.run { print("running: \($0)") }
                 print(Report.table(results, payloadBytes: nil))
                 if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
+            case "flood", "stuffing":
+                let options = try ScenarioOptions(
+                    scenario, options, known: ["url", "seconds", "flooders", "rate", "accounts", "usernames"])
+                var bench = FloodBench()
+                bench.baseURL = options["url"] ?? bench.baseURL
+                bench.seconds = try options.number("seconds", bench.seconds, above: 0)
+                bench.flooders = Int(try options.number("flooders", Double(bench.flooders), above: 0))
+                bench.rate = try options.number("rate", bench.rate, above: 0)
+                bench.accounts = Int(try options.number("accounts", Double(bench.accounts), above: 0))
+                bench.usernames = Int(try options.number("usernames", Double(bench.usernames), above: 0))
+                let report =
+                    scenario == "flood"
+                    ? try await bench.flood { print("running: \($0)") }
+                    : try await bench.stuffing { print("running: \($0)") }
+                print(report)
             default:
                 FileHandle.standardError.write(Data("loadgen: unknown scenario '\(scenario)'; see --help\n".utf8))
                 return 64

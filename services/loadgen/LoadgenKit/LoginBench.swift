@@ -2,6 +2,7 @@ import AccessToken
 import AuthService
 import Foundation
 import JWTKit
+import Majordomo
 
 /// `loadgen login`: logins through the gateway (HTTP → broker → auth → Argon2id) with N
 /// concurrent clients, next to the bound the hashing sets (cores ÷ time of one hash, measured in

@@ -1,4 +1,5 @@
 import Foundation
+import Majordomo
 import ServiceKit
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import Majordomo
 
 /// Quotes and orders through the HTTP gateway of a running system (`make up`): an open loop
 /// that starts requests at a fixed rate, whatever the answers' speed, and measures each latency

@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 
 /// Exchange-rate sets in `orders.rate_sets`. The newest set is the one in force; a set that does
 /// not parse is never stored, so the last good rates stay.
@@ -77,7 +78,9 @@ public struct RatesStore: Sendable {
         do {
             rates = try ECBRatesParser.parse(try Data(contentsOf: file))
         } catch {
-            logger.error("currency rates file skipped", metadata: ["path": "\(file.path)", "error": "\(error)"])
+            logger.error(
+                "currency rates file skipped",
+                metadata: ["path": "\(file.path)", "error": "\(SafeErrorDescription.of(error))"])
             return
         }
         if let newest = try await latest(), newest.rates.date >= rates.date { return }

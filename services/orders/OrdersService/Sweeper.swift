@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 import ServiceLifecycle
 import Store
 
@@ -27,7 +28,7 @@ struct Sweeper: Service {
                     AND NOT EXISTS (SELECT 1 FROM orders.orders o WHERE o.quote_id = q.id)
                     """, logger: logger)
             } catch {
-                logger.warning("sweeping expired keys failed", metadata: ["error": "\(error)"])
+                logger.warning("sweeping expired keys failed", metadata: ["error": "\(SafeErrorDescription.of(error))"])
             }
             try? await Task.sleep(for: interval)
         }

@@ -24,6 +24,9 @@ public enum PrintingService {
     static let renderThreads = Setting(
         "RENDER_THREADS", default: nil,
         "threads that decode, edit and draw postcards (previews and print jobs); default: one per core")
+    static let renderQueueLimit = Setting(
+        "RENDER_QUEUE_LIMIT", default: "32",
+        "previews that may wait for a render thread; more are answered unavailable with Retry-After at once")
     static let renderPoll = Setting(
         "PRINT_RENDER_POLL_MS", default: "500", "how often an idle renderer looks for due print jobs")
     static let ecardPublicURL = Setting(
@@ -37,7 +40,7 @@ public enum PrintingService {
         summary: "MDP worker for postage, images and print-ready postcards",
         settings: WorkerHost.settings + [
             postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
-            hotFolder, renderThreads, ecardPublicURL, ecardDPI,
+            hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI,
         ],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
@@ -78,7 +81,9 @@ public enum PrintingService {
             ?? ProcessInfo.processInfo.activeProcessorCount
         let images = ImageLibrary(
             client: resources.postgres, originals: originals, limits: limits, clock: resources.clock,
-            logger: resources.logger, pool: RenderPool(threads: threads))
+            logger: resources.logger,
+            pool: DedicatedThreadPool(
+                name: "render", threads: threads, queueLimit: try environment.int(renderQueueLimit, in: 0...100_000)))
         register(postage: desk, images: images, on: &router)
         let previews = PostcardPreviews(images: images, postage: desk)
         router.register(Printing.PreviewPostcard.self) { request, context in

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import PrintingService
+import ServiceKit
 
 // printing-bench: A6 print PDF and preview latency for an 8-megapixel JPEG with three edits, the
 // peak resident memory of 50 consecutive edits (in a fresh child process), and the same
@@ -77,7 +78,7 @@ if arguments.contains("--breakdown") {
     exit(0)
 }
 
-let pool = RenderPool(threads: 1)
+let pool = DedicatedThreadPool(name: "render", threads: 1)
 func timed(_ body: @escaping @Sendable () throws -> Int) async throws -> Latencies {
     try await pool.run { try Latencies.measure(runs: runs, cpu: Latencies.threadCPU) { _ = try body() } }
 }

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import ServiceKit
 import ServiceLifecycle
 import Store
 
@@ -108,7 +109,7 @@ public final class CampusLoader: Service, Sendable {
             do {
                 try await refresh()
             } catch {
-                logger.warning("campus refresh failed", metadata: ["error": "\(String(reflecting: error))"])
+                logger.warning("campus refresh failed", metadata: ["error": "\(SafeErrorDescription.of(error))"])
             }
         }
     }

@@ -97,7 +97,8 @@ extension RoutingAPI {
             else { return }
             try await goals.visit(venue: id, user: user, now: clock.now(), requestId: context.metadata.requestId)
         } catch {
-            context.logger.warning("could not record a venue visit", metadata: ["error": "\(error)"])
+            context.logger.warning(
+                "could not record a venue visit", metadata: ["error": "\(SafeErrorDescription.of(error))"])
         }
     }
 

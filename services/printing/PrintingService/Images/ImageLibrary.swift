@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 import Store
 
 /// Uploads and looks up images: the guards of ``ImageInspector``, the original under its
@@ -14,12 +15,12 @@ public struct ImageLibrary: Sendable {
     let clock: any WallClock
     let logger: Logger
     /// Where originals are decoded.
-    public let pool: RenderPool
+    public let pool: DedicatedThreadPool
 
     /// Creates the library; originals are decoded on `pool`.
     public init(
         client: PostgresClient, originals: OriginalsDirectory, limits: ImageLimits, clock: any WallClock,
-        logger: Logger, pool: RenderPool = .shared
+        logger: Logger, pool: DedicatedThreadPool = .sharedRender
     ) {
         self.client = client
         self.originals = originals

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import ServiceKit
 
 /// The content of each card of a job: the order owner's image (read as that owner, so an order
 /// cannot print someone else's upload), the stamp of the tariff in force, the greeting and one
@@ -15,7 +16,7 @@ public struct PrintJobCards: Sendable {
     }
 
     /// Where the cards' PDFs are drawn.
-    var pool: RenderPool { images.pool }
+    var pool: DedicatedThreadPool { images.pool }
 
     /// One ``PostcardContent`` per recipient, in order; the image is decoded once, at the smallest
     /// scale that still prints at ``PostcardContent/printDPI``, and its edits are applied once.
