@@ -59,6 +59,10 @@ struct TLSHTTPTests {
             "/usr/bin/curl", ["-sS", "--cacert", certificate, "--tlsv1.1", "--tls-max", "1.1", "--max-time", "5", url])
         #expect(old != 0, "TLS 1.1 must be refused")
         #expect(await system.get("/healthz")?.status != 200, "no plain HTTP on the TLS port")
+        // The container health check speaks TLS too.
+        let (probe, output) = try await system.runToEnd(
+            "gateway", arguments: ["--probe"], extra: ["TLS_CERT_FILE": certificate, "TLS_KEY_FILE": key])
+        #expect(probe == 0, "\(output)")
     }
 
     @Test("a certificate without its key, or an unreadable one, stops the gateway at start with exit 78")

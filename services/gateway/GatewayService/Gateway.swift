@@ -113,8 +113,11 @@ public enum Gateway {
     public static func probe(_ environment: ProcessEnvironment, logger: Logger) async throws {
         let settings = try GatewaySettings(environment)
         let host = settings.host == "0.0.0.0" ? "127.0.0.1" : settings.host
-        let status = try HTTPProbe.status(host: host, port: settings.port, path: "/healthz")
+        let status =
+            settings.tls == nil
+            ? try HTTPProbe.status(host: host, port: settings.port, path: "/healthz")
+            : try await TLSProbe.status(host: host, port: settings.port, path: "/healthz")
         guard status == 200 else { throw ServiceError(.unavailable, "GET /healthz answered \(status)") }
-        print("gateway ok at http://\(host):\(settings.port)")
+        print("gateway ok at \(settings.tls == nil ? "http" : "https")://\(host):\(settings.port)")
     }
 }
