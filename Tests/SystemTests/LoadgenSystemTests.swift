@@ -5,14 +5,27 @@ import Testing
 /// auth, orders and routing as processes, and report what they sent.
 @Suite("loadgen against the running system", .serialized)
 struct LoadgenSystemTests {
-    @Test("mixed: NavUP, Gifter and PostcardBuddy traffic, every answer as expected, a JSON report")
+    @Test(
+        "mixed: NavUP, Gifter and PostcardBuddy traffic, every answer as expected (no 429 at the default limits), a JSON report"
+    )
     func mixed() async throws {
         let system = try SystemHarness()
         try system.start("broker")
         try system.start("auth")
         try system.start("orders")
         try system.start("routing")
-        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,orders,routing"])
+        // The default rate limits (a setting given as "" takes its default), with loadgen's
+        // address trusted as a proxy, as `make up` does: each simulated user has an address.
+        let defaultLimits = Dictionary(
+            uniqueKeysWithValues: ["LOGIN", "REGISTER", "RECOVERY", "SEARCH", "WRITE", "READ"].map {
+                ("RATE_LIMIT_\($0)", "")
+            })
+        try system.start(
+            "gateway",
+            extra: defaultLimits.merging(["READINESS_SERVICES": "auth,orders,routing", "TRUSTED_PROXIES": "127.0.0.1"])
+            {
+                $1
+            })
         defer { _ = system.stopBlocking() }
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {
@@ -40,6 +53,7 @@ struct LoadgenSystemTests {
             let entry = try #require(byName[name], "no \(name) in \(output)")
             #expect((entry["count"] as? Int ?? 0) > 0, "\(name): \(entry)")
             #expect(entry["errors"] as? Int == 0, "\(name): \(entry)")
+            #expect((entry["statuses"] as? [String: Int])?["429"] == nil, "\(name): \(entry)")
         }
         // Eight wrong guesses at one account: five 401s, then the hold answers 423.
         let wrong = byName["gifter login, wrong password"]?["statuses"] as? [String: Int] ?? [:]
