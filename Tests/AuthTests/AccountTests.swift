@@ -253,6 +253,38 @@ struct AccountTests {
         }
     }
 
+    @Test(
+        "devices: the APNs environment an iOS app registers with is stored, listed and looked up; production by default"
+    )
+    func deviceEnvironment() async throws {
+        try await withWorld { world in
+            let (id, _) = try await world.signUp()
+            let devices = world.parts.devices
+            let dev = "apns-dev-\(UUID().uuidString)"
+            let store = "apns-\(UUID().uuidString)"
+            let registered = try await devices.register(
+                .init(token: dev, platform: "ios", osVersion: "18.1", app: "navup", apnsEnvironment: .sandbox),
+                userId: id)
+            #expect(registered.device.apnsEnvironment == .sandbox)
+            _ = try await devices.register(
+                .init(token: store, platform: "ios", osVersion: "18.1", app: "gifter"), userId: id)
+            let listed = try await devices.devices(of: id)
+            #expect(listed.map(\.token) == [dev, store])
+            #expect(listed.map(\.apnsEnvironment) == [.sandbox, .production])
+            let contacts = try await devices.contacts(of: [id])
+            #expect(contacts.first?.devices.map(\.apnsEnvironment) == [.sandbox, .production])
+            #expect(contacts.first?.devices.map(\.app) == ["navup", "gifter"])
+            // The same install rebuilt for the App Store registers its token again as production.
+            _ = try await devices.register(
+                .init(token: dev, platform: "ios", osVersion: "18.1", app: "navup", apnsEnvironment: .production),
+                userId: id)
+            #expect(try await devices.devices(of: id).map(\.apnsEnvironment) == [.production, .production])
+            // A device from an auth that predates the field decodes as production.
+            let old = #"{"deviceId":"d","userId":"u","token":"t","platform":"ios","osVersion":"17","app":"navup"}"#
+            #expect(try JSONDecoder().decode(Auth.Device.self, from: Data(old.utf8)).apnsEnvironment == .production)
+        }
+    }
+
     @Test("lookup_contacts: services get name, e-mail, display name and devices of many accounts; accounts may not")
     func lookupContacts() async throws {
         try await withWorld { world in
