@@ -129,6 +129,15 @@ struct RulesTests {
         #expect(FCMProvider.outcome(status: 429, body: Data()) == .retry("FCM 429 "))
     }
 
+    @Test("an APNs token is one path segment, whatever the client registered")
+    func apnsTokenPath() {
+        #expect(
+            APNsProvider.pathSegment("00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0")
+                == "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0")
+        #expect(APNsProvider.pathSegment("ok-navup") == "ok-navup")
+        #expect(APNsProvider.pathSegment("../x?y#z/é") == "..%2Fx%3Fy%23z%2F%C3%A9")
+    }
+
     @Test("APNS_TOPICS: app=bundle pairs, case-insensitive apps, a topic for devices without an app; bad lists refused")
     func apnsTopics() throws {
         let topics = try APNsTopics(

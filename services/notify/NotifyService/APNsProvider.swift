@@ -81,7 +81,7 @@ public struct APNsProvider: PushProvider {
         guard let topic = settings.topics.topic(for: message.app) else { return .misconfigured("NoTopic") }
         let base = message.apnsEnvironment == .sandbox ? settings.sandboxEndpoint : settings.endpoint
         do {
-            var request = HTTPClientRequest(url: "\(base)/3/device/\(message.token)")
+            var request = HTTPClientRequest(url: "\(base)/3/device/\(Self.pathSegment(message.token))")
             request.method = .POST
             request.headers.add(name: "authorization", value: "bearer \(try await token())")
             request.headers.add(name: "apns-topic", value: topic)
@@ -107,6 +107,15 @@ public struct APNsProvider: PushProvider {
             return .retry("APNs not reachable: \(error)")
         }
     }
+
+    /// `token` as one URL path segment: a registered token is the client's word, and one with a
+    /// `/`, `?` or `#` must not reach another path (APNs tokens are hex, so real ones pass as they are).
+    public static func pathSegment(_ token: String) -> String {
+        token.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// APNs reasons that say our set-up is wrong (topic, key, certificate), not the token.
     public static let configurationReasons: Set<String> = [
