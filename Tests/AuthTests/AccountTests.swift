@@ -253,6 +253,39 @@ struct AccountTests {
         }
     }
 
+    @Test(
+        "devices: the APNs environment an iOS app registers with is stored, listed and looked up; production by default"
+    )
+    func deviceEnvironment() async throws {
+        try await withWorld { world in
+            let (id, _) = try await world.signUp()
+            let devices = world.parts.devices
+            let dev = "apns-dev-\(UUID().uuidString)"
+            let store = "apns-\(UUID().uuidString)"
+            let registered = try await devices.register(
+                .init(token: dev, platform: "ios", osVersion: "18.1", app: "navup", apnsEnvironment: .sandbox),
+                userId: id)
+            #expect(registered.device.apnsEnvironment == .sandbox)
+            _ = try await devices.register(
+                .init(token: store, platform: "ios", osVersion: "18.1", app: "gifter"), userId: id)
+            func environments(_ list: [Auth.Device]) -> [String: String] {
+                Dictionary(uniqueKeysWithValues: list.map { ($0.token, "\($0.app ?? "-") \($0.apnsEnvironment)") })
+            }
+            let expected = [dev: "navup sandbox", store: "gifter production"]
+            #expect(environments(try await devices.devices(of: id)) == expected)
+            let contacts = try await devices.contacts(of: [id])
+            #expect(environments(contacts.first?.devices ?? []) == expected)
+            // The same install rebuilt for the App Store registers its token again as production.
+            _ = try await devices.register(
+                .init(token: dev, platform: "ios", osVersion: "18.1", app: "navup", apnsEnvironment: .production),
+                userId: id)
+            #expect(environments(try await devices.devices(of: id))[dev] == "navup production")
+            // A device from an auth that predates the field decodes as production.
+            let old = #"{"deviceId":"d","userId":"u","token":"t","platform":"ios","osVersion":"17","app":"navup"}"#
+            #expect(try JSONDecoder().decode(Auth.Device.self, from: Data(old.utf8)).apnsEnvironment == .production)
+        }
+    }
+
     @Test("lookup_contacts: services get name, e-mail, display name and devices of many accounts; accounts may not")
     func lookupContacts() async throws {
         try await withWorld { world in

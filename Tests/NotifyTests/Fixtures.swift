@@ -79,10 +79,22 @@ final class SMTPSink: Sendable {
 
 /// Local HTTP servers that answer like APNs and FCM, by token prefix: `ok-` 200, `gone-` APNs
 /// 410 / FCM UNREGISTERED, `bad-` APNs 400 BadDeviceToken / FCM INVALID_ARGUMENT, `busy-` 429 on
-/// the first request then 200.
+/// the first request then 200. A token listed in `issuedFor` is only good for that APNs topic
+/// (`DeviceTokenNotForTopic` otherwise); with `google`, FCM wants one of its access tokens
+/// (401 otherwise) and `POST /token` is its token endpoint.
 final class FakeProviders: Sendable {
     let received = Mutex<[String: Int]>([:])
     let authorizations = Mutex<Set<String>>([])
+    /// The `apns-topic` of each APNs request, by token.
+    let topics = Mutex<[String: [String]]>([:])
+    let issuedFor: [String: String]
+    let google: GoogleStandIn?
+    let base = Mutex<String?>(nil)
+
+    init(issuedFor: [String: String] = [:], google: GoogleStandIn? = nil) {
+        self.issuedFor = issuedFor
+        self.google = google
+    }
 
     func count(_ token: String) -> Int { received.withLock { $0[token] ?? 0 } }
     var total: Int { received.withLock { $0.values.reduce(0, +) } }
@@ -112,10 +124,32 @@ final class FakeProviders: Sendable {
         router.post("/3/device/:token") { request, context -> Response in
             let token = try context.parameters.require("token")
             if let auth = request.headers[.authorization] { self.authorizations.withLock { _ = $0.insert(auth) } }
+            let topic = request.headers.first { $0.name.canonicalName == "apns-topic" }?.value ?? ""
+            self.topics.withLock { $0[token, default: []].append(topic) }
+            if let wanted = self.issuedFor[token], wanted != topic {
+                self.received.withLock { $0[token, default: 0] += 1 }
+                return Response(
+                    status: .badRequest,
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"reason":"DeviceTokenNotForTopic"}"#)))
+            }
             let (status, text) = self.answer(token: token, apns: true)
             return Response(status: status, body: .init(byteBuffer: ByteBuffer(string: text)))
         }
+        router.post("/token") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 65536)
+            guard let google = self.google, let base = self.base.withLock({ $0 }) else {
+                return Response(status: .notFound)
+            }
+            let (status, text) = await google.exchange(
+                form: String(buffer: body), tokenURI: "\(base)/token")
+            return Response(status: status, body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
         router.post("/v1/projects/:project/messages:send") { request, context -> Response in
+            if let google = self.google, !google.authorizes(request.headers[.authorization]) {
+                let text = #"{"error":{"code":401,"status":"UNAUTHENTICATED"}}"#
+                return Response(status: .unauthorized, body: .init(byteBuffer: ByteBuffer(string: text)))
+            }
+            if let auth = request.headers[.authorization] { self.authorizations.withLock { _ = $0.insert(auth) } }
             let body = try await request.body.collect(upTo: 65536)
             let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
             let token = ((json?["message"] as? [String: Any])?["token"] as? String) ?? ""
@@ -134,7 +168,9 @@ final class FakeProviders: Sendable {
                 bound = port.withLock { $0 }
                 if bound == nil { try await Task.sleep(for: .milliseconds(20)) }
             }
-            try await body("http://127.0.0.1:\(try #require(bound))")
+            let url = "http://127.0.0.1:\(try #require(bound))"
+            self.base.withLock { $0 = url }
+            try await body(url)
         }
     }
 }

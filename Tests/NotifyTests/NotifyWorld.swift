@@ -93,6 +93,17 @@ final class FakeDirectory: Directory {
     }
     var forgotten: [String] { state.withLock { $0.forgotten } }
 
+    /// Adds devices of apps and APNs environments to `userId`.
+    func add(_ userId: UUID, apps devices: [(token: String, platform: String, app: String?, Auth.APNsEnvironment)]) {
+        state.withLock { state in
+            state.devices[userId] = devices.map {
+                Auth.Device(
+                    deviceId: UUID().uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: $0.token,
+                    platform: $0.platform, osVersion: "17.4", app: $0.app, apnsEnvironment: $0.3)
+            }
+        }
+    }
+
     func add(_ userId: UUID, email: String? = nil, devices: [(token: String, platform: String)] = []) {
         state.withLock { state in
             state.emails[userId] = email

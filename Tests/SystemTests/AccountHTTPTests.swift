@@ -91,6 +91,17 @@ struct AccountHTTPTests {
         let created = await system.send("POST", "/v1/me/devices", json: body, headers: bearer)
         #expect(created?.status == 201)
         let id = try #require(json(created?.body)["deviceId"] as? String)
+        #expect(json(created?.body)["apnsEnvironment"] as? String == "production", "the default")
+        let sandboxToken = "apns-dev-\(UUID().uuidString)"
+        let sandboxBody = #"{"token":"\#(sandboxToken)","platform":"ios","osVersion":"18","apnsEnvironment":"sandbox"}"#
+        let sandbox = await system.send("POST", "/v1/me/devices", json: sandboxBody, headers: bearer)
+        #expect(sandbox?.status == 201)
+        #expect(json(sandbox?.body)["apnsEnvironment"] as? String == "sandbox")
+        let staging = await system.send(
+            "POST", "/v1/me/devices",
+            json: #"{"token": "x", "platform": "ios", "osVersion": "1", "apnsEnvironment": "staging"}"#, headers: bearer
+        )
+        #expect(staging?.status == 400, "only sandbox or production")
         let again = await system.send("POST", "/v1/me/devices", json: body, headers: bearer)
         #expect(again?.status == 200, "a known token is updated")
         #expect(json(again?.body)["deviceId"] as? String == id)
@@ -102,6 +113,10 @@ struct AccountHTTPTests {
         let listed = await system.get("/v1/me/devices", headers: bearer)
         #expect(listed?.status == 200)
         #expect(listed?.body.contains(token) == true)
+        let environments = (json(listed?.body)["devices"] as? [[String: Any]] ?? []).map {
+            "\($0["token"] ?? "")=\($0["apnsEnvironment"] ?? "")"
+        }
+        #expect(Set(environments) == ["\(token)=production", "\(sandboxToken)=sandbox"])
         #expect(await system.send("DELETE", "/v1/me/devices/\(id)", headers: bearer)?.status == 204)
         #expect(await system.send("DELETE", "/v1/me/devices/\(id)", headers: bearer)?.status == 404)
         #expect(await system.get("/v1/me/devices", headers: bearer)?.body.contains(token) == false)

@@ -95,8 +95,12 @@ extension Auth {
         public var osVersion: String
         /// Which app registered it, e.g. `tapwater`.
         public var app: String?
+        /// Which APNs host a token of an `ios` device belongs to (a development build's token
+        /// is only known to the sandbox); unused for other platforms.
+        public var apnsEnvironment: APNsEnvironment
         public init(
-            deviceId: String, userId: String, token: String, platform: String, osVersion: String, app: String?
+            deviceId: String, userId: String, token: String, platform: String, osVersion: String, app: String?,
+            apnsEnvironment: APNsEnvironment = .production
         ) {
             self.deviceId = deviceId
             self.userId = userId
@@ -104,7 +108,34 @@ extension Auth {
             self.platform = platform
             self.osVersion = osVersion
             self.app = app
+            self.apnsEnvironment = apnsEnvironment
         }
+
+        enum CodingKeys: String, CodingKey {
+            case deviceId, userId, token, platform, osVersion, app, apnsEnvironment
+        }
+
+        /// Decodes a device; one from an auth that predates `apnsEnvironment` is `production`.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            deviceId = try container.decode(String.self, forKey: .deviceId)
+            userId = try container.decode(String.self, forKey: .userId)
+            token = try container.decode(String.self, forKey: .token)
+            platform = try container.decode(String.self, forKey: .platform)
+            osVersion = try container.decode(String.self, forKey: .osVersion)
+            app = try container.decodeIfPresent(String.self, forKey: .app)
+            apnsEnvironment =
+                try container.decodeIfPresent(APNsEnvironment.self, forKey: .apnsEnvironment) ?? .production
+        }
+    }
+
+    /// The APNs environment a device token was issued for: apps built for development get
+    /// sandbox tokens, TestFlight and App Store builds production ones.
+    public enum APNsEnvironment: String, Codable, Sendable, Equatable, CaseIterable {
+        /// `api.sandbox.push.apple.com`.
+        case sandbox
+        /// `api.push.apple.com`, the default.
+        case production
     }
 
     /// The platforms a device can have.
@@ -120,11 +151,17 @@ extension Auth {
             public var platform: String
             public var osVersion: String
             public var app: String?
-            public init(token: String, platform: String, osVersion: String, app: String? = nil) {
+            /// For `ios`: which APNs environment issued the token (nil: production).
+            public var apnsEnvironment: APNsEnvironment?
+            public init(
+                token: String, platform: String, osVersion: String, app: String? = nil,
+                apnsEnvironment: APNsEnvironment? = nil
+            ) {
                 self.token = token
                 self.platform = platform
                 self.osVersion = osVersion
                 self.app = app
+                self.apnsEnvironment = apnsEnvironment
             }
         }
 

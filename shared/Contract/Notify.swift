@@ -294,7 +294,8 @@ public enum Notify {
     public struct Delivery: Codable, Sendable, Equatable {
         public var notificationId: String
         public var channel: String
-        /// `sent`, `skipped`, `retry`, `dead` or `token_removed`.
+        /// `sent`, `skipped`, `retry`, `dead`, `token_removed` or `config_error` (a push refused
+        /// because of our set-up; the token is kept).
         public var outcome: String
         public var detail: String?
         /// Milliseconds since the Unix epoch.

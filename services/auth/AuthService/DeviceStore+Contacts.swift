@@ -9,17 +9,18 @@ extension DeviceStore {
         guard !userIds.isEmpty else { return [] }
         let deviceRows = try await client.query(
             """
-            SELECT id, user_id, token, platform, os_version, app FROM auth.devices WHERE user_id = ANY(\(userIds))
-            ORDER BY created_at, id
+            SELECT id, user_id, token, platform, os_version, app, apns_environment FROM auth.devices
+            WHERE user_id = ANY(\(userIds)) ORDER BY created_at, id
             """, logger: logger)
         var devices: [UUID: [Auth.Device]] = [:]
-        for try await (id, userId, token, platform, osVersion, app) in deviceRows.decode(
-            (UUID, UUID, String, String, String, String?).self)
+        for try await (id, userId, token, platform, osVersion, app, environment) in deviceRows.decode(
+            (UUID, UUID, String, String, String, String?, String).self)
         {
             devices[userId, default: []].append(
                 .init(
                     deviceId: id.uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: token,
-                    platform: platform, osVersion: osVersion, app: app))
+                    platform: platform, osVersion: osVersion, app: app,
+                    apnsEnvironment: Auth.APNsEnvironment(rawValue: environment) ?? .production))
         }
         let userRows = try await client.query(
             "SELECT id, username, email, display_name FROM auth.users WHERE id = ANY(\(userIds)) ORDER BY id",

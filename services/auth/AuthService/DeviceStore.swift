@@ -38,19 +38,23 @@ public struct DeviceStore: Sendable {
         if let app, !(1...64).contains(app.count) {
             throw ServiceError.invalidArgument("app must be 1-64 characters, e.g. tapwater", field: "app")
         }
+        let environment = request.apnsEnvironment ?? .production
         let now = clock.now()
         let rows = try await client.query(
             """
-            INSERT INTO auth.devices (id, user_id, token, platform, os_version, app, created_at, updated_at)
-            VALUES (\(UUID()), \(userId), \(token), \(platform), \(osVersion), \(app), \(now), \(now))
+            INSERT INTO auth.devices
+                (id, user_id, token, platform, os_version, app, apns_environment, created_at, updated_at)
+            VALUES (\(UUID()), \(userId), \(token), \(platform), \(osVersion), \(app), \(environment.rawValue),
+                \(now), \(now))
             ON CONFLICT (token) DO UPDATE SET user_id = EXCLUDED.user_id, platform = EXCLUDED.platform,
-                os_version = EXCLUDED.os_version, app = EXCLUDED.app, updated_at = EXCLUDED.updated_at
+                os_version = EXCLUDED.os_version, app = EXCLUDED.app, apns_environment = EXCLUDED.apns_environment,
+                updated_at = EXCLUDED.updated_at
             RETURNING id, (xmax = 0) AS inserted
             """, logger: logger)
         for try await (id, inserted) in rows.decode((UUID, Bool).self) {
             let device = Auth.Device(
                 deviceId: id.uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: token,
-                platform: platform, osVersion: osVersion, app: app)
+                platform: platform, osVersion: osVersion, app: app, apnsEnvironment: environment)
             return .init(device: device, created: inserted)
         }
         throw ServiceError(.internal, "registering a device returned no row")
@@ -72,16 +76,18 @@ public struct DeviceStore: Sendable {
     public func devices(of userId: UUID) async throws -> [Auth.Device] {
         let rows = try await client.query(
             """
-            SELECT id, token, platform, os_version, app FROM auth.devices WHERE user_id = \(userId)
-            ORDER BY created_at, id
+            SELECT id, token, platform, os_version, app, apns_environment FROM auth.devices
+            WHERE user_id = \(userId) ORDER BY created_at, id
             """, logger: logger)
         var devices: [Auth.Device] = []
-        for try await (id, token, platform, osVersion, app) in rows.decode((UUID, String, String, String, String?).self)
+        for try await (id, token, platform, osVersion, app, environment) in rows.decode(
+            (UUID, String, String, String, String?, String).self)
         {
             devices.append(
                 .init(
                     deviceId: id.uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: token,
-                    platform: platform, osVersion: osVersion, app: app))
+                    platform: platform, osVersion: osVersion, app: app,
+                    apnsEnvironment: Auth.APNsEnvironment(rawValue: environment) ?? .production))
         }
         return devices
     }

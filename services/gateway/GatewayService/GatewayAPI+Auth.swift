@@ -105,7 +105,9 @@ extension GatewayAPI {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
         let reply = try await callAsCaller(
             Auth.RegisterDevice.self,
-            .init(token: body.token, platform: body.platform.rawValue, osVersion: body.osVersion, app: body.app))
+            .init(
+                token: body.token, platform: body.platform.rawValue, osVersion: body.osVersion, app: body.app,
+                apnsEnvironment: body.apnsEnvironment.flatMap { Auth.APNsEnvironment(rawValue: $0.rawValue) }))
         let device = Components.Schemas.Device(reply.device)
         return reply.created ? .created(.init(body: .json(device))) : .ok(.init(body: .json(device)))
     }
@@ -175,6 +177,6 @@ extension Components.Schemas.Device {
     init(_ device: Auth.Device) {
         self.init(
             deviceId: device.deviceId, token: device.token, platform: device.platform, osVersion: device.osVersion,
-            app: device.app)
+            app: device.app, apnsEnvironment: .init(rawValue: device.apnsEnvironment.rawValue) ?? .production)
     }
 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Contract
 import Foundation
 import JWTKit
 import NIOCore
@@ -6,25 +7,32 @@ import Store
 import Synchronization
 
 /// Apple Push Notification service over HTTP/2 with token-based auth: an ES256 JWT (key id,
-/// team id), renewed every 50 minutes.
+/// team id), renewed every 50 minutes. One key serves every app of the team; the topic is the
+/// device's app's bundle id, the host the device's environment (sandbox or production).
 public struct APNsProvider: PushProvider {
     /// Where and as whom to send.
     public struct Settings: Sendable {
-        /// `https://api.push.apple.com` (or the sandbox, or a local test server).
+        /// `https://api.push.apple.com` (or a local test server): production tokens.
         public var endpoint: String
+        /// `https://api.sandbox.push.apple.com` (or a local test server): tokens of development builds.
+        public var sandboxEndpoint: String
         /// The team id (JWT `iss`).
         public var teamId: String
         /// The key id (JWT header `kid`).
         public var keyId: String
-        /// The app's bundle id (`apns-topic`).
-        public var topic: String
+        /// Each app's bundle id (`apns-topic`).
+        public var topics: APNsTopics
         /// The `.p8` key, PEM.
         public var privateKeyPEM: String
-        public init(endpoint: String, teamId: String, keyId: String, topic: String, privateKeyPEM: String) {
+        public init(
+            endpoint: String, sandboxEndpoint: String, teamId: String, keyId: String, topics: APNsTopics,
+            privateKeyPEM: String
+        ) {
             self.endpoint = endpoint
+            self.sandboxEndpoint = sandboxEndpoint
             self.teamId = teamId
             self.keyId = keyId
-            self.topic = topic
+            self.topics = topics
             self.privateKeyPEM = privateKeyPEM
         }
     }
@@ -70,11 +78,13 @@ public struct APNsProvider: PushProvider {
     }
 
     public func send(_ message: PushMessage) async -> PushOutcome {
+        guard let topic = settings.topics.topic(for: message.app) else { return .misconfigured("NoTopic") }
+        let base = message.apnsEnvironment == .sandbox ? settings.sandboxEndpoint : settings.endpoint
         do {
-            var request = HTTPClientRequest(url: "\(settings.endpoint)/3/device/\(message.token)")
+            var request = HTTPClientRequest(url: "\(base)/3/device/\(Self.pathSegment(message.token))")
             request.method = .POST
             request.headers.add(name: "authorization", value: "bearer \(try await token())")
-            request.headers.add(name: "apns-topic", value: settings.topic)
+            request.headers.add(name: "apns-topic", value: topic)
             request.headers.add(name: "apns-push-type", value: "alert")
             request.headers.add(name: "apns-id", value: message.notificationId.uuidString)
             request.headers.add(name: "content-type", value: "application/json")
@@ -91,16 +101,38 @@ public struct APNsProvider: PushProvider {
                 ((try? JSONSerialization.jsonObject(with: Data(data.readableBytesView))) as? [String: Any])?["reason"]
                 as? String
                 ?? "HTTP \(status)"
+            if reason.hasSuffix("ProviderToken") { cached.withLock { $0 = nil } }
             return Self.outcome(status: status, reason: reason)
         } catch {
             return .retry("APNs not reachable: \(error)")
         }
     }
 
-    /// The rule for APNs answers other than 200.
+    /// `token` as one URL path segment: a registered token is the client's word, and one with a
+    /// `/`, `?` or `#` must not reach another path (APNs tokens are hex, so real ones pass as they are).
+    public static func pathSegment(_ token: String) -> String {
+        token.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// APNs reasons that say our set-up is wrong (topic, key, certificate), not the token.
+    public static let configurationReasons: Set<String> = [
+        "DeviceTokenNotForTopic", "BadTopic", "TopicDisallowed", "MissingTopic", "BadCertificate",
+        "BadCertificateEnvironment", "InvalidProviderToken", "MissingProviderToken", "Forbidden", "BadPath",
+        "InvalidPushType",
+    ]
+
+    /// The rule for APNs answers other than 200: only a token APNs no longer knows (410,
+    /// `Unregistered`) or calls malformed for this host (`BadDeviceToken`) is forgotten; a
+    /// refusal of our topic, key or certificate (every 403) is a configuration error.
     public static func outcome(status: Int, reason: String) -> PushOutcome {
         switch (status, reason) {
-        case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"): return .invalidToken(reason)
+        case (410, _), (_, "Unregistered"), (400, "BadDeviceToken"): return .invalidToken(reason)
+        case (_, "ExpiredProviderToken"): return .retry("APNs \(status) \(reason)")
+        case (403, _): return .misconfigured(reason)
+        case (_, let reason) where configurationReasons.contains(reason): return .misconfigured(reason)
         case (429, _), (500..<600, _): return .retry("APNs \(status) \(reason)")
         default: return .failed("APNs \(status) \(reason)")
         }

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import Metrics
 import ServiceKit
 import ServiceLifecycle
 import Store
@@ -32,6 +33,10 @@ public struct Deliverer: Service {
     public var pollInterval: Duration = .milliseconds(200)
     /// Files some mails carry (e-card images), fetched when they go out.
     public var attachments: (any MailAttachmentSource)?
+    /// Where the push configuration-error counter goes (nil: the process's `MetricsSystem`).
+    public var metrics: (any MetricsFactory)?
+    /// The apps that may appear as a metric label as they are (others are `other`).
+    public var knownApps = Set(APNsTopics.apps)
     let wake: AsyncStream<Void>
     let logger: Logger
 

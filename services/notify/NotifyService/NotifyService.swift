@@ -1,7 +1,9 @@
 import Contract
 import Foundation
 import NIOSSL
+import Prometheus
 import ServiceKit
+import ServiceLifecycle
 import Store
 
 /// The `notify` service: e-mail, push and in-app notifications.
@@ -35,7 +37,7 @@ public enum NotifyService {
         let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let smtp = try smtpClient(resources)
         let apnsProvider = try await apns(resources)
-        let fcmProvider = try fcm(env)
+        let fcmProvider = try await fcm(resources)
         var deliverer = Deliverer(
             store: store, directory: AuthDirectory(bus: resources.bus), smtp: smtp,
             mailFrom: try env.required(NotifySettings.mailFrom), apns: apnsProvider, fcm: fcmProvider,
@@ -46,6 +48,17 @@ public enum NotifyService {
         deliverer.lease = Double(try env.int(NotifySettings.deliveryLease, in: 1000...3_600_000)) / 1000
         deliverer.pollInterval = .milliseconds(try env.int(NotifySettings.deliveryPoll, in: 5...60_000))
         deliverer.attachments = ECardImages.overBus(resources.bus)
+        deliverer.knownApps.formUnion(try apnsTopics(env).byApp.keys)
+        var metrics: [any Service] = []
+        let metricsPort = try env.int(NotifySettings.metricsPort, in: 0...65535)
+        if metricsPort != 0 {
+            let registry = PrometheusCollectorRegistry()
+            deliverer.metrics = PrometheusMetricsFactory(registry: registry)
+            metrics.append(
+                MetricsEndpoint(
+                    registry: registry, host: try env.required(NotifySettings.metricsHost), port: metricsPort,
+                    logger: resources.logger))
+        }
         let triggers = Triggers(store: store, logger: resources.logger)
         register(store: store, schedules: schedules, on: &router) { nudge.yield() }
         let scheduler = Scheduler(
@@ -63,7 +76,7 @@ public enum NotifyService {
             try await triggers.handle(event, on: connection)
             nudge.yield()
         }
-        return [deliverer, scheduler, authConsumer, serviceConsumer]
+        return [deliverer, scheduler, authConsumer, serviceConsumer] + metrics
     }
 
     static func smtpClient(_ resources: WorkerResources) throws -> SMTPClient? {
@@ -82,29 +95,52 @@ public enum NotifyService {
         return SMTPClient(settings: settings, logger: resources.logger)
     }
 
+    static func apnsTopics(_ env: ProcessEnvironment) throws -> APNsTopics {
+        try APNsTopics(
+            parsing: env.string(NotifySettings.apnsTopics) ?? APNsTopics.defaultSetting,
+            withoutApp: env.string(NotifySettings.apnsTopic))
+    }
+
     static func apns(_ resources: WorkerResources) async throws -> APNsProvider? {
         let env = resources.environment
         guard let team = env.string(NotifySettings.apnsTeamId) else { return nil }
-        guard let keyId = env.string(NotifySettings.apnsKeyId), let topic = env.string(NotifySettings.apnsTopic),
-            let file = env.string(NotifySettings.apnsKeyFile)
-        else {
-            throw ServiceError.invalidArgument("APNS_TEAM_ID needs APNS_KEY_ID, APNS_TOPIC and APNS_KEY_FILE too")
+        guard let keyId = env.string(NotifySettings.apnsKeyId), let file = env.string(NotifySettings.apnsKeyFile) else {
+            throw ServiceError.invalidArgument("APNS_TEAM_ID needs APNS_KEY_ID and APNS_KEY_FILE too")
         }
         let pem = try String(contentsOfFile: file, encoding: .utf8)
+        let topics = try apnsTopics(env)
+        resources.logger.info(
+            "APNs configured",
+            metadata: [
+                "topics": "\(topics.byApp.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })",
+                "withoutApp": "\(topics.withoutApp ?? "-")",
+            ])
         return try await APNsProvider(
             settings: .init(
-                endpoint: try env.required(NotifySettings.apnsEndpoint), teamId: team, keyId: keyId, topic: topic,
-                privateKeyPEM: pem), clock: resources.clock)
+                endpoint: try env.required(NotifySettings.apnsEndpoint),
+                sandboxEndpoint: try env.required(NotifySettings.apnsSandboxEndpoint), teamId: team, keyId: keyId,
+                topics: topics, privateKeyPEM: pem), clock: resources.clock)
     }
 
-    static func fcm(_ env: ProcessEnvironment) throws -> FCMProvider? {
-        guard let project = env.string(NotifySettings.fcmProject) else { return nil }
-        guard let token = env.string(NotifySettings.fcmToken) else {
-            throw ServiceError.invalidArgument("FCM_PROJECT_ID needs FCM_ACCESS_TOKEN too")
+    /// FCM with a service account's tokens; with only `FCM_ACCESS_TOKEN` (local sinks), that token.
+    static func fcm(_ resources: WorkerResources) async throws -> FCMProvider? {
+        let env = resources.environment
+        let endpoint = try env.required(NotifySettings.fcmEndpoint)
+        if let file = env.string(NotifySettings.fcmServiceAccountFile) {
+            let account = try GoogleServiceAccount(contentsOfFile: file)
+            let project = env.string(NotifySettings.fcmProject) ?? account.projectId
+            resources.logger.info(
+                "FCM configured", metadata: ["project": "\(project)", "serviceAccount": "\(account.clientEmail)"])
+            return FCMProvider(
+                settings: .init(endpoint: endpoint, projectId: project),
+                tokens: try await ServiceAccountTokens(account: account, clock: resources.clock))
         }
-        return FCMProvider(
-            settings: .init(
-                endpoint: try env.required(NotifySettings.fcmEndpoint), projectId: project, accessToken: token))
+        guard let token = env.string(NotifySettings.fcmToken) else { return nil }
+        guard let project = env.string(NotifySettings.fcmProject) else {
+            throw ServiceError.invalidArgument("FCM_ACCESS_TOKEN needs FCM_PROJECT_ID too")
+        }
+        resources.logger.warning("FCM with a fixed FCM_ACCESS_TOKEN: for local push sinks only, it is not renewed")
+        return FCMProvider(settings: .init(endpoint: endpoint, projectId: project), tokens: StaticAccessToken(token))
     }
 
     /// Registers the service's operations; `submitted` is called after a new notification.

@@ -18,15 +18,36 @@ public enum NotifySettings {
         "PUSH_CONCURRENCY", default: "32", "push requests one replica has in flight at once")
     static let mailFrom = Setting("MAIL_FROM", default: "no-reply@backplane.local", "the sender address of every mail")
     static let apnsEndpoint = Setting(
-        "APNS_ENDPOINT", default: "https://api.push.apple.com", "APNs base URL (api.sandbox.push.apple.com for dev)")
+        "APNS_ENDPOINT", default: "https://api.push.apple.com", "APNs base URL for devices registered as production")
+    static let apnsSandboxEndpoint = Setting(
+        "APNS_SANDBOX_ENDPOINT", default: "https://api.sandbox.push.apple.com",
+        "APNs base URL for devices registered with apnsEnvironment sandbox (development builds)")
     static let apnsTeamId = Setting("APNS_TEAM_ID", default: nil, "Apple team id (unset: no APNs)")
-    static let apnsKeyId = Setting("APNS_KEY_ID", default: nil, "id of the APNs auth key (.p8)")
-    static let apnsTopic = Setting("APNS_TOPIC", default: nil, "the app's bundle id (apns-topic)")
-    static let apnsKeyFile = Setting("APNS_KEY_FILE", default: nil, "path of the APNs auth key, PEM (.p8)")
+    static let apnsKeyId = Setting(
+        "APNS_KEY_ID", default: nil, "id of the APNs auth key (.p8); one key serves every app")
+    static let apnsKeyFile = Setting(
+        "APNS_KEY_FILE", default: nil, "path of the APNs auth key, PEM (.p8); a secret, keep it mode 0600")
+    static let apnsTopics = Setting(
+        "APNS_TOPICS", default: nil,
+        "each app's bundle id (apns-topic) by the device's app: navup=com.x.navup,... (unset: app.<app> for each app)")
+    static let apnsTopic = Setting(
+        "APNS_TOPIC", default: nil,
+        "bundle id for iOS devices registered without an app (unset: they are not pushed; counted as NoTopic)")
     static let fcmEndpoint = Setting("FCM_ENDPOINT", default: "https://fcm.googleapis.com", "FCM base URL")
-    static let fcmProject = Setting("FCM_PROJECT_ID", default: nil, "Firebase project id (unset: no FCM)")
+    static let fcmServiceAccountFile = Setting(
+        "FCM_SERVICE_ACCOUNT_FILE", default: nil,
+        "path of the Google service-account key (JSON) that signs FCM token requests; a secret (unset: no FCM)")
+    static let fcmProject = Setting(
+        "FCM_PROJECT_ID", default: nil, "Firebase project of all five apps (default: the key file's project_id)")
     static let fcmToken = Setting(
-        "FCM_ACCESS_TOKEN", default: nil, "OAuth 2 access token for the FCM HTTP v1 API", secret: true)
+        "FCM_ACCESS_TOKEN", default: nil,
+        "tests and local push sinks only: a fixed access token used when no FCM_SERVICE_ACCOUNT_FILE is set",
+        secret: true)
+    static let metricsHost = Setting(
+        "METRICS_HOST", default: "127.0.0.1", "address of this replica's Prometheus /metrics (0.0.0.0 in containers)")
+    static let metricsPort = Setting(
+        "METRICS_PORT", default: "0",
+        "port of this replica's Prometheus /metrics, e.g. the push configuration-error counter (0: none)")
     static let deliveryBatch = Setting("DELIVERY_BATCH", default: "64", "delivery jobs one replica claims at once")
     static let deliveryPoll = Setting(
         "DELIVERY_POLL_MS", default: "200", "how often an idle replica looks for due deliveries, in ms")
@@ -43,8 +64,9 @@ public enum NotifySettings {
     /// All of them, for `--help`.
     public static let all = [
         smtpHost, smtpPort, smtpUsername, smtpPassword, smtpStartTLS, smtpCAFile, smtpVerify, smtpConnections,
-        pushConcurrency, mailFrom, apnsEndpoint, apnsTeamId, apnsKeyId, apnsTopic, apnsKeyFile, fcmEndpoint, fcmProject,
-        fcmToken,
-        deliveryBatch, deliveryPoll, deliveryAttempts, deliveryBackoff, deliveryLease, schedulerPoll,
+        pushConcurrency, mailFrom, apnsEndpoint, apnsSandboxEndpoint, apnsTeamId, apnsKeyId, apnsKeyFile, apnsTopics,
+        apnsTopic, fcmEndpoint, fcmServiceAccountFile, fcmProject, fcmToken,
+        metricsHost, metricsPort, deliveryBatch, deliveryPoll, deliveryAttempts, deliveryBackoff, deliveryLease,
+        schedulerPoll,
     ]
 }

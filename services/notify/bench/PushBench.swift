@@ -40,8 +40,8 @@ struct PushBench {
             }
             try await world.submit(submissions)
             let fcm = FCMProvider(
-                settings: .init(endpoint: "http://127.0.0.1:\(port)", projectId: "bench", accessToken: "bench"),
-                http: http)
+                settings: .init(endpoint: "http://127.0.0.1:\(port)", projectId: "bench"),
+                tokens: StaticAccessToken("bench"), http: http)
             var deliverer = Deliverer(
                 store: world.store, directory: directory, smtp: nil, mailFrom: "no-reply@backplane.local", apns: nil,
                 fcm: fcm, wake: AsyncStream { _ in }, logger: BenchWorld.logger)
