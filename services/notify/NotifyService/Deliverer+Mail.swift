@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import ServiceKit
 
 extension Deliverer {
     /// Sends `mails` over one SMTP session. Each hand-over is marked `sending` (committed before
@@ -34,7 +35,7 @@ extension Deliverer {
                     } catch {
                         logger.warning(
                             "could not mark a mail accepted",
-                            metadata: ["jobId": "\(mail.job.id)", "error": "\(error)"])
+                            metadata: ["jobId": "\(mail.job.id)", "error": "\(SafeErrorDescription.of(error))"])
                     }
                     let detail = mail.resend ? "resent after an interrupted hand-over (same Message-ID)" : nil
                     results.append(

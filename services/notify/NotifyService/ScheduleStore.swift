@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 import Store
 
 /// Users' schedules in `\(unescaped: schema).schedules`.
@@ -132,7 +133,7 @@ public struct ScheduleStore: Sendable {
                         try Submission(id: occurrence, userId: userId, email: nil, kind: kind, variables: values))
                 } catch {
                     logger.warning(
-                        "a schedule's occurrence was refused", metadata: ["scheduleId": "\(id)", "error": "\(error)"])
+                        "a schedule's occurrence was refused", metadata: ["scheduleId": "\(id)", "error": "\(SafeErrorDescription.of(error))"])
                 }
                 var next: Date?
                 if once == nil, let zone = try? LocalTime(zoneName),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceKit
 import ServiceLifecycle
 
 /// Fires due schedules every `pollInterval` on every replica; rows are claimed with
@@ -31,7 +32,7 @@ public struct Scheduler: Service {
                 }
                 if total > 0 { wake() }
             } catch {
-                logger.error("scheduler round failed", metadata: ["error": "\(error)"])
+                logger.error("scheduler round failed", metadata: ["error": "\(SafeErrorDescription.of(error))"])
             }
             try? await Task.sleep(for: pollInterval)
         }

@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceKit
 import Store
 
 /// Turns events into notifications, in the consumer's transaction (so an event is handled once,
@@ -98,7 +99,7 @@ public struct Triggers: Sendable {
         } catch let error as ServiceError where error.code == .invalidArgument || error.code == .conflict {
             logger.warning(
                 "event could not become a notification",
-                metadata: ["topic": "\(event.topic)", "eventId": "\(event.id)", "error": "\(error)"])
+                metadata: ["topic": "\(event.topic)", "eventId": "\(event.id)", "error": "\(SafeErrorDescription.of(error))"])
         }
     }
 }
