@@ -29,6 +29,9 @@ public enum Loadgen {
                       `make bench-auth`, which starts the system for it
           orders      quotes, then orders, through the HTTP gateway of a running system (make up
                       SERVICES="auth orders"), sent at a fixed rate; latency from when each was due
+          zmtp-fuzz   seeded random and mutated ZMTP streams through the broker's wire decoder:
+                      cases/s, errors by kind, rules broken (none, or the exit status is 1), the
+                      most bytes one decoder held, and resident memory before, during and after
 
         Options of navup, gifter, postcard and mixed:
           --url URL          the gateway (default http://127.0.0.1:8080)
@@ -73,6 +76,14 @@ public enum Loadgen {
           --engine E    what serves the broker's endpoint, as BROKER_ENGINE: auto (default), native
                         (the broker's thread speaks ZMTP itself; tcp only) or libzmq (a libzmq ROUTER)
           --json PATH   also write the results as JSON to PATH (every scenario; every round)
+
+        Options of zmtp-fuzz:
+          --cases N     streams to run (default 1000000)
+          --seed S      the seed every case derives from (default 20)
+          --threads N   cases run on N threads at once (default: the number of cores)
+          --max-message N  the decoders' message size limit in bytes (default 512)
+          --case I      replay case I of the seed alone: its bytes in hex and what the decoder
+                        made of them
 
         Options of login:
           --url URL     the gateway (default http://127.0.0.1:8080)
@@ -178,6 +189,21 @@ public enum Loadgen {
                 let results = try await bench.run { print("running: \($0)") }
                 print(Report.table(results, payloadBytes: nil))
                 if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
+            case "zmtp-fuzz":
+                let options = try ScenarioOptions(
+                    scenario, options, known: ["cases", "seed", "threads", "max-message", "case"])
+                var fuzz = ZMTPFuzzRun()
+                fuzz.cases = Int(try options.number("cases", Double(fuzz.cases)))
+                fuzz.seed = UInt64(try options.number("seed", Double(fuzz.seed)))
+                fuzz.threads = Int(try options.number("threads", Double(fuzz.threads), above: 0))
+                fuzz.maxMessageSize = Int(try options.number("max-message", Double(fuzz.maxMessageSize), above: 0))
+                if options["case"] != nil {
+                    print(fuzz.replay(Int(try options.number("case", 0))))
+                    return 0
+                }
+                let outcome = await fuzz.run()
+                print(fuzz.report(outcome))
+                return outcome.tally.failureCount == 0 ? 0 : 1
             default:
                 FileHandle.standardError.write(Data("loadgen: unknown scenario '\(scenario)'; see --help\n".utf8))
                 return 64
