@@ -18,8 +18,10 @@ public struct ZMTPFuzzTally: Sendable {
     public var failures: [String] = []
     /// The most bytes one decoder held between two pieces of its stream.
     public var peakBufferedByteCount = 0
-    /// The longest one case took (both decodings).
+    /// The longest one case took (making it and both decodings), in wall time.
     public var slowestCase = Duration.zero
+    /// Which case that was (replay it with `loadgen zmtp-fuzz --case`).
+    public var slowestCaseIndex = 0
 
     /// An empty tally.
     public init() {}
@@ -33,7 +35,10 @@ public struct ZMTPFuzzTally: Sendable {
         failureCount += other.failureCount
         failures += other.failures.prefix(max(0, 10 - failures.count))
         peakBufferedByteCount = max(peakBufferedByteCount, other.peakBufferedByteCount)
-        slowestCase = max(slowestCase, other.slowestCase)
+        if other.slowestCase > slowestCase {
+            slowestCase = other.slowestCase
+            slowestCaseIndex = other.slowestCaseIndex
+        }
     }
 
     mutating func fail(_ description: String) {

@@ -154,7 +154,11 @@ public struct ZMTPFuzzer: Sendable {
         if let expected, whole.records != expected || whole.failure != nil || whole.bufferedByteCount != 0 {
             tally.fail("\(replay): a valid session gave \(Self.summary(whole))")
         }
-        tally.slowestCase = max(tally.slowestCase, ContinuousClock.now - started)
+        let took = ContinuousClock.now - started
+        if took > tally.slowestCase {
+            tally.slowestCase = took
+            tally.slowestCaseIndex = index
+        }
     }
 
     private static func summary(_ transcript: ZMTPTranscript) -> String {

@@ -57,7 +57,10 @@ struct ZMTPFuzzRun {
         lines.append("rules broken: \(tally.failureCount)")
         lines += tally.failures.map { "  \($0)" }
         lines.append("most bytes one decoder held: \(tally.peakBufferedByteCount)")
-        lines.append(String(format: "slowest case: %.3f ms", Double(tally.slowestCase.nanoseconds) / 1e6))
+        lines.append(
+            String(
+                format: "slowest case: %.3f ms (case %d)", Double(tally.slowestCase.nanoseconds) / 1e6,
+                tally.slowestCaseIndex))
         lines.append(
             String(
                 format: "RSS: before %.1f MiB, after the first tenth %.1f MiB, after %.1f MiB; peak (VmHWM) %.1f MiB",
@@ -79,6 +82,7 @@ struct ZMTPFuzzRun {
         ]
         lines += transcript.records.map { "  \($0)" }
         lines.append(transcript.failure.map { "  \($0)" } ?? "  no error; \(transcript.bufferedByteCount) bytes held")
+        lines.append(String(format: "checked in %.3f ms", Double(tally.slowestCase.nanoseconds) / 1e6))
         lines.append("rules broken: \(tally.failureCount)")
         lines += tally.failures.map { "  \($0)" }
         return lines.joined(separator: "\n")
