@@ -59,6 +59,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "ZMTPFuzz",
+            dependencies: ["ZeroMQ", "ServiceKit"],
+            path: "shared/ZMTPFuzz",
+            swiftSettings: strict
+        ),
+        .target(
             name: "Majordomo",
             dependencies: [
                 "Contract", "ZeroMQ",
@@ -245,7 +251,7 @@ let package = Package(
         .target(
             name: "LoadgenKit",
             dependencies: [
-                "Majordomo", "ZeroMQ", "AccessToken", "AuthService", "ServiceKit",
+                "Majordomo", "ZeroMQ", "ZMTPFuzz", "AccessToken", "AuthService", "ServiceKit",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -264,7 +270,7 @@ let package = Package(
         // MARK: tests
         .testTarget(
             name: "ZeroMQTests",
-            dependencies: ["ZeroMQ"],
+            dependencies: ["ZeroMQ", "ZMTPFuzz"],
             path: "Tests/ZeroMQTests",
             swiftSettings: strict
         ),

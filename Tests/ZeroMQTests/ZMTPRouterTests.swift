@@ -2,6 +2,7 @@ import CZeroMQ
 import Foundation
 import Glibc
 import Testing
+import ZMTPFuzz
 import ZeroMQ
 
 /// The native ROUTER against libzmq's own peers: what it receives and sends must be what a libzmq
@@ -229,6 +230,81 @@ struct ZMTPRouterTests {
         router.closeStalledHandshakes(nowMs: 60_000)
         router.closeStalledHandshakes(nowMs: 99_000)
         #expect(router.peerCount == 1, "a peer that finished its handshake stays")
+    }
+
+    /// A plain TCP connection to `router`, blocking, for bytes written by hand.
+    func rawConnection(to router: ZMTPRouter) throws -> Int32 {
+        let port = try #require(router.endpoint.split(separator: ":").last.flatMap { UInt16($0) })
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0)
+        return fd
+    }
+
+    /// Whether the other end closed `fd`, after reading whatever it had sent.
+    func closedByPeer(_ fd: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count > 0 { continue }
+            return count == 0 || errno == ECONNRESET
+        }
+    }
+
+    @Test("of 200 fuzzed streams the router closes exactly those its decoder rejects; a libzmq peer carries on")
+    func fuzzedConnections() throws {
+        let context = Context()
+        let router = try ZMTPRouter(bind: "tcp://127.0.0.1:*", limits: .init(maxMessageSize: 512))
+        defer { router.close() }
+        let steady = try peer(.dealer, of: router, in: context, id: "steady")
+        defer { steady.close() }
+        try steady.send([Array("before".utf8)])
+        #expect(try next(router) == [Array("steady".utf8), Array("before".utf8)])
+        let fuzzer = ZMTPFuzzer(seed: 20, maxMessageSize: 512)
+        var cases: [(fd: Int32, rejected: Bool, index: Int)] = []
+        defer { for item in cases { Glibc.close(item.fd) } }
+        var index = 0
+        while cases.count < 200 {
+            defer { index += 1 }
+            let bytes = fuzzer.input(index).bytes
+            let transcript = ZMTPTranscript(decoding: bytes, maxMessageSize: 512)
+            // A short identity could repeat in another case and be refused as taken: leave those out.
+            let shortIdentity = transcript.records.contains {
+                guard case .ready(let properties) = $0, let identity = properties["Identity"] else { return false }
+                return !identity.isEmpty && identity.count < 4
+            }
+            if shortIdentity { continue }
+            let fd = try rawConnection(to: router)
+            let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            #expect(sent == bytes.count || transcript.failure != nil)
+            cases.append((fd, transcript.failure != nil, index))
+        }
+        let open = cases.filter { !$0.rejected }.count + 1
+        #expect(open > 20 && open < 180, "both outcomes are tried")
+        func settled() -> Bool {
+            while router.receive() != nil {}
+            return router.connectionCount == open
+        }
+        // Settled, and still so a moment later (no connection accepted late).
+        #expect(try pump(router, until: settled))
+        try pump(router, for: .milliseconds(300)) { false }
+        #expect(settled())
+        for item in cases {
+            #expect(closedByPeer(item.fd) == item.rejected, "case \(item.index) of seed 20")
+        }
+        try steady.send([Array("after".utf8)])
+        #expect(try next(router) == [Array("steady".utf8), Array("after".utf8)])
+        router.send([Array("steady".utf8), Array("still here".utf8)])
+        router.flush()
+        #expect(try steady.receive() == [Array("still here".utf8)])
     }
 
     @Test("a packed message reads its frames in place and passes them on, to libzmq sockets too")

@@ -18,6 +18,9 @@ import Glibc
 /// Use: add ``fileDescriptor`` (an epoll descriptor) to a ``Poller``; when it is readable call
 /// ``process()``, take the messages with ``receive()``, ``send(_:body:)`` replies and ``flush()``
 /// before polling again. It belongs to one thread, like a libzmq socket.
+///
+/// It is the socket loop only: what a peer's bytes mean is ``ZMTPDecoder``'s business (one per
+/// connection), and any error it finds closes that peer's connection and no other.
 public final class ZMTPRouter {
     /// The outcome of ``send(_:body:)``.
     public enum SendResult: Equatable {
@@ -49,27 +52,21 @@ public final class ZMTPRouter {
         }
     }
 
-    private enum Phase {
-        /// Waiting for the peer's 64-byte greeting.
-        case greeting
-        /// Waiting for its READY command.
-        case handshake
-        /// Exchanging messages.
-        case ready
-    }
-
     /// One accepted TCP connection. A class, so the hot paths change its fields in place: as a
     /// value in the array, reading it as a whole copied it (retaining each of its buffers).
     private final class Connection {
         let fd: Int32
         let generation: UInt32
-        // One thread uses it; see the router's own stored properties.
+        /// What the peer's bytes mean. Checked at run time (once per read): it calls back into the
+        /// router, which must not reach it again while it decodes.
+        var decoder: ZMTPDecoder
+        // One thread uses the rest, and no access to one overlaps another; see the router's own
+        // stored properties.
         /// When it was accepted (the owner's monotonic milliseconds), until its handshake ends.
         @exclusivity(unchecked) var acceptedAtMs: Int64?
-        @exclusivity(unchecked) var phase = Phase.greeting
+        /// Whether its READY was accepted: it has a routing id and is in ``peers``.
+        @exclusivity(unchecked) var isReady = false
         @exclusivity(unchecked) var routingID: Frame = []
-        /// Received bytes not yet parsed (a partial frame).
-        @exclusivity(unchecked) var pending: [UInt8] = []
         /// The message being received: the routing id, then its frames so far.
         @exclusivity(unchecked) var message = PackedMessage()
         /// Bytes to send; `output[sent...]` are not written yet.
@@ -78,9 +75,10 @@ public final class ZMTPRouter {
         @exclusivity(unchecked) var watchingWritable = false
         @exclusivity(unchecked) var awaitingFlush = false
 
-        init(fd: Int32, generation: UInt32) {
+        init(fd: Int32, generation: UInt32, maxMessageSize: Int) {
             self.fd = fd
             self.generation = generation
+            decoder = ZMTPDecoder(maxMessageSize: maxMessageSize)
         }
     }
 
@@ -119,7 +117,6 @@ public final class ZMTPRouter {
         greeting += [UInt8](repeating: 0, count: 32)
         return greeting + command("READY", property("Socket-Type", Array("ROUTER".utf8)))
     }()
-    private static let compatiblePeers: Set<[UInt8]> = [Array("DEALER".utf8), Array("REQ".utf8), Array("ROUTER".utf8)]
 
     /// Binds and listens on `endpoint`: `tcp://HOST:PORT`, with HOST an IPv4 address, a host
     /// name or `*`, and PORT a number or `*` for any free port.
@@ -193,7 +190,7 @@ public final class ZMTPRouter {
         }
         guard connectionCount > peers.count else { return }
         for slot in connections.indices {
-            guard let connection = connections[slot], connection.phase != .ready else { continue }
+            guard let connection = connections[slot], !connection.isReady else { continue }
             if let acceptedAt = connection.acceptedAtMs {
                 if nowMs - acceptedAt >= limits.handshakeTimeoutMs { drop(slot) }
             } else {
@@ -257,7 +254,7 @@ public final class ZMTPRouter {
             if slot == connections.count { connections.append(nil) }
             let generation = nextGeneration
             nextGeneration &+= 1
-            let connection = Connection(fd: fd, generation: generation)
+            let connection = Connection(fd: fd, generation: generation, maxMessageSize: limits.maxMessageSize)
             connection.output = Self.opening
             connections[slot] = connection
             watch(fd, tag: UInt64(generation) << 32 | UInt64(slot), writable: false, add: true)
@@ -266,157 +263,68 @@ public final class ZMTPRouter {
     }
 
     private func read(_ slot: Int) {
-        guard let fd = connections[slot]?.fd else { return }
+        guard let connection = connections[slot] else { return }
         // Up to 4 reads per round, so one busy peer does not starve the others.
         for _ in 0..<4 {
-            let count = Glibc.read(fd, readBuffer.baseAddress, readBuffer.count)
+            let count = Glibc.read(connection.fd, readBuffer.baseAddress, readBuffer.count)
             if count == 0 { return drop(slot) }
             if count < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { return }
                 return drop(slot)
             }
-            guard consume(UnsafeRawBufferPointer(rebasing: readBuffer[..<count]), slot: slot) else { return drop(slot) }
+            do {
+                try connection.decoder.decode(UnsafeRawBufferPointer(rebasing: readBuffer[..<count])) { event in
+                    handle(event, from: connection, slot: slot)
+                }
+            } catch {
+                return drop(slot)
+            }
             if count < readBuffer.count { return }
         }
     }
 
-    /// Parses `bytes` after what was pending; `false` when the peer broke the protocol.
-    private func consume(_ bytes: UnsafeRawBufferPointer, slot: Int) -> Bool {
-        let connection = connections[slot]!
-        if connection.pending.isEmpty {
-            let used = parse(bytes, slot: slot)
-            guard used >= 0 else { return false }
-            if used < bytes.count { connection.pending.append(contentsOf: bytes[used...]) }
-            return true
-        }
-        connection.pending.append(contentsOf: bytes)
-        var pending: [UInt8] = []
-        swap(&pending, &connection.pending)
-        let used = pending.withUnsafeBytes { parse($0, slot: slot) }
-        guard used >= 0 else { return false }
-        pending.removeFirst(used)
-        connection.pending = pending
-        return true
-    }
-
-    /// Parses whole units (greeting, commands, frames) from `bytes`; returns how many bytes it
-    /// used, or -1 when the peer broke the protocol.
-    private func parse(_ bytes: UnsafeRawBufferPointer, slot: Int) -> Int {
-        let connection = connections[slot]!
-        var offset = 0
-        while true {
-            let available = bytes.count - offset
-            if connection.phase == .greeting {
-                // The signature is checked as soon as it is here, so a stranger is dropped early.
-                if available >= 1, bytes[offset] != 0xFF { return -1 }
-                if available >= 10, bytes[offset + 9] & 1 == 0 { return -1 }
-                guard available >= 64 else { return offset }
-                let mechanism = UnsafeRawBufferPointer(rebasing: bytes[(offset + 12)..<(offset + 32)])
-                guard bytes[offset + 10] >= 3, mechanism.elementsEqual(Self.nullMechanism) else { return -1 }
-                connection.phase = .handshake
-                offset += 64
-                continue
-            }
-            guard available >= 2 else { return offset }
-            let flags = bytes[offset]
-            guard flags & 0xF8 == 0 else { return -1 }
-            var size: Int
-            var header = 2
-            if flags & Self.flagLong != 0 {
-                guard available >= 9 else { return offset }
-                var long: UInt64 = 0
-                for index in 1...8 { long = long << 8 | UInt64(bytes[offset + index]) }
-                guard long <= UInt64(limits.maxMessageSize) else { return -1 }
-                size = Int(long)
-                header = 9
-            } else {
-                size = Int(bytes[offset + 1])
-            }
-            guard available >= header + size else { return offset }
-            let body = UnsafeRawBufferPointer(rebasing: bytes[(offset + header)..<(offset + header + size)])
-            offset += header + size
-            if flags & Self.flagCommand != 0 {
-                guard flags & Self.flagMore == 0, command(body, slot: slot) else { return -1 }
-                continue
-            }
-            guard connection.phase == .ready else { return -1 }
+    /// Acts on one unit a peer sent; `false` refuses the peer.
+    private func handle(_ event: ZMTPEvent, from connection: Connection, slot: Int) -> Bool {
+        switch event {
+        case .frame(let body, let more):
             connection.message.append(body)
-            let routingID = connection.routingID
-            guard connection.message.byteCount - routingID.count <= limits.maxMessageSize else { return -1 }
-            if flags & Self.flagMore == 0 {
+            if !more {
                 // The next message starts with the routing id, in a buffer the size of this one.
                 var next = PackedMessage(byteCapacity: connection.message.byteCount)
-                routingID.withUnsafeBytes { next.append($0) }
+                connection.routingID.withUnsafeBytes { next.append($0) }
                 swap(&next, &connection.message)
                 inbox.append(next)
             }
-        }
-    }
-
-    private static let nullMechanism: [UInt8] = Array("NULL".utf8) + [UInt8](repeating: 0, count: 16)
-
-    /// Handles a command; `false` when it is not allowed here.
-    private func command(_ body: UnsafeRawBufferPointer, slot: Int) -> Bool {
-        let connection = connections[slot]!
-        guard body.count >= 1, body.count >= 1 + Int(body[0]) else { return false }
-        let name = UnsafeRawBufferPointer(rebasing: body[1..<(1 + Int(body[0]))])
-        let data = UnsafeRawBufferPointer(rebasing: body[(1 + Int(body[0]))...])
-        if connection.phase == .handshake {
-            guard name.elementsEqual("READY".utf8), let properties = Self.properties(data),
-                let type = properties["Socket-Type"], Self.compatiblePeers.contains(type)
-            else { return false }
-            return register(slot, asked: properties["Identity"] ?? [])
-        }
-        if name.elementsEqual("PING".utf8) {
-            // PING is a 2-byte TTL then up to 16 bytes of context, which PONG returns.
-            guard data.count >= 2, data.count <= 18 else { return false }
-            connection.output += Self.command("PONG", Array(data[2...]))
+            return true
+        case .ping(_, let context):
+            connection.output += Self.command("PONG", Array(context))
             queueFlush(slot)
             return true
+        case .ready(let properties):
+            return register(connection, slot: slot, asked: properties["Identity"] ?? [])
+        case .greeting, .command:
+            return true
         }
-        // ERROR means the peer is about to close; READY again is a protocol error. Others
-        // (PONG, SUBSCRIBE, CANCEL, unknown commands) mean nothing to a ROUTER.
-        return !name.elementsEqual("ERROR".utf8) && !name.elementsEqual("READY".utf8)
     }
 
     /// Gives the connection its routing id: the one the peer asked for, else a generated one.
     /// A peer asking for an id another peer holds is refused, as libzmq's ROUTER does.
-    private func register(_ slot: Int, asked: Frame) -> Bool {
-        let connection = connections[slot]!
+    private func register(_ connection: Connection, slot: Int, asked: Frame) -> Bool {
         var id = asked
         if id.isEmpty {
             repeat {
                 id = [0] + withUnsafeBytes(of: nextRoutingID.bigEndian, Array.init)
                 nextRoutingID &+= 1
             } while peers[id] != nil
-        } else if peers[id] != nil || id.count > 255 {
+        } else if peers[id] != nil {
             return false
         }
         peers[id] = slot
         connection.routingID = id
-        connection.phase = .ready
+        connection.isReady = true
         id.withUnsafeBytes { connection.message.append($0) }
         return true
-    }
-
-    /// A READY's metadata: 1-byte name length, name, 4-byte value length, value; repeated.
-    private static func properties(_ data: UnsafeRawBufferPointer) -> [String: [UInt8]]? {
-        var result: [String: [UInt8]] = [:]
-        var offset = 0
-        while offset < data.count {
-            let nameLength = Int(data[offset])
-            guard nameLength > 0, offset + 1 + nameLength + 4 <= data.count else { return nil }
-            let name = String(decoding: data[(offset + 1)..<(offset + 1 + nameLength)], as: UTF8.self)
-            offset += 1 + nameLength
-            var valueLength = 0
-            for index in 0..<4 { valueLength = valueLength << 8 | Int(data[offset + index]) }
-            offset += 4
-            guard valueLength <= data.count - offset else { return nil }
-            result[name] = Array(data[offset..<(offset + valueLength)])
-            offset += valueLength
-        }
-        return result
     }
 
     // MARK: - Output
@@ -531,7 +439,7 @@ public final class ZMTPRouter {
         guard let connection = connections[slot] else { return }
         epoll_ctl(fileDescriptor, EPOLL_CTL_DEL, connection.fd, nil)
         Glibc.close(connection.fd)
-        if connection.phase == .ready, peers[connection.routingID] == slot { peers[connection.routingID] = nil }
+        if connection.isReady, peers[connection.routingID] == slot { peers[connection.routingID] = nil }
         connections[slot] = nil
         freeSlots.append(slot)
         pauseAccepting(false)

@@ -34,6 +34,9 @@ public enum Loadgen {
                       latency, the flood's 429s and the password checks it still cost
           stuffing    one address tries one password on --usernames usernames, 4 at a time: how
                       many reach a password check and when the first 429 comes
+          zmtp-fuzz   seeded random and mutated ZMTP streams through the broker's wire decoder:
+                      cases/s, errors by kind, rules broken (none, or the exit status is 1), the
+                      most bytes one decoder held, and resident memory before, during and after
 
         Options of navup, gifter, postcard and mixed:
           --url URL          the gateway (default http://127.0.0.1:8080)
@@ -87,6 +90,14 @@ public enum Loadgen {
           --engine E    what serves the broker's endpoint, as BROKER_ENGINE: auto (default), native
                         (the broker's thread speaks ZMTP itself; tcp only) or libzmq (a libzmq ROUTER)
           --json PATH   also write the results as JSON to PATH (every scenario; every round)
+
+        Options of zmtp-fuzz:
+          --cases N     streams to run (default 1000000)
+          --seed S      the seed every case derives from (default 20)
+          --threads N   cases run on N threads at once (default: the number of cores)
+          --max-message N  the decoders' message size limit in bytes (default 512)
+          --case I      replay case I of the seed alone: its bytes in hex and what the decoder
+                        made of them
 
         Options of login:
           --url URL     the gateway (default http://127.0.0.1:8080)
@@ -207,6 +218,21 @@ public enum Loadgen {
                     ? try await bench.flood { print("running: \($0)") }
                     : try await bench.stuffing { print("running: \($0)") }
                 print(report)
+            case "zmtp-fuzz":
+                let options = try ScenarioOptions(
+                    scenario, options, known: ["cases", "seed", "threads", "max-message", "case"])
+                var fuzz = ZMTPFuzzRun()
+                fuzz.cases = Int(try options.number("cases", Double(fuzz.cases)))
+                fuzz.seed = UInt64(try options.number("seed", Double(fuzz.seed)))
+                fuzz.threads = Int(try options.number("threads", Double(fuzz.threads), above: 0))
+                fuzz.maxMessageSize = Int(try options.number("max-message", Double(fuzz.maxMessageSize), above: 0))
+                if options["case"] != nil {
+                    print(fuzz.replay(Int(try options.number("case", 0))))
+                    return 0
+                }
+                let outcome = await fuzz.run()
+                print(fuzz.report(outcome))
+                return outcome.tally.failureCount == 0 ? 0 : 1
             default:
                 FileHandle.standardError.write(Data("loadgen: unknown scenario '\(scenario)'; see --help\n".utf8))
                 return 64
