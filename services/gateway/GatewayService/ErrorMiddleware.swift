@@ -44,7 +44,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as HTTPError:
             switch error.status {
             case .notFound: return ServiceError(.notFound, "no such endpoint; see /openapi.yaml")
-            case .methodNotAllowed: return ServiceError(.invalidArgument, "method not allowed on this endpoint")
+            case .methodNotAllowed: return ServiceError(.methodNotAllowed, "method not allowed on this endpoint")
             case .contentTooLarge: return ServiceError(.invalidArgument, "request body too large")
             default:
                 let code = ErrorCode.all.first { $0.httpStatus == Int(error.status.code) } ?? .internal

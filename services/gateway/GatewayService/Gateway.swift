@@ -36,13 +36,16 @@ public enum Gateway {
         router.add(middleware: RequestIDMiddleware(logger: logger))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
+        let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: try openAPIDocument())
+        router.add(middleware: MethodNotAllowedMiddleware(routes: try RouteTable(registeredBy: api)))
         let verifier = AccessTokenVerifier(bus: bus)
         router.add(middleware: AuthenticationMiddleware(verifier: verifier))
-        let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: try openAPIDocument())
         // Compact JSON: the runtime's default pretty printing costs CPU and bytes on every
         // response and tells a phone nothing more. Keys stay sorted so that a body is the same
         // bytes every time (the answers to reset requests must not differ by account).
-        try api.registerHandlers(on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys]))
+        try api.registerHandlers(
+            on: router,
+            configuration: .init(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys]))
         var app = Application(
             router: router,
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backplane"),
