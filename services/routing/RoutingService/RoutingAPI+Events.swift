@@ -34,6 +34,7 @@ extension RoutingAPI {
             guard (-90...90).contains(request.lat), (-180...180).contains(request.lon) else {
                 throw ServiceError.invalidArgument("lat/lon out of range", field: "lat")
             }
+            try Self.checkLevel(request.level)
             let description = request.description.trimmingCharacters(in: .whitespacesAndNewlines)
             guard (1...500).contains(description.count) else {
                 throw ServiceError.invalidArgument("description must be 1-500 characters", field: "description")
