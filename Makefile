@@ -26,7 +26,7 @@ test: ## the whole suite: swift test, interop (pytest), API fuzzing (schemathesi
 
 fuzz-api: ## long schemathesis run (st run -c all, user and admin) against the system, debug build; see docs/benchmarks.md
 	swift build
-	API_FUZZ_EXAMPLES=$(or $(API_FUZZ_EXAMPLES),60) API_FUZZ_ROUNDS=$(or $(API_FUZZ_ROUNDS),3) $(SCRIPTS)/api-fuzz.sh
+	API_FUZZ_EXAMPLES=$(or $(API_FUZZ_EXAMPLES),50) API_FUZZ_ROUNDS=$(or $(API_FUZZ_ROUNDS),2) $(SCRIPTS)/api-fuzz.sh
 
 build: ## debug build (swift build)
 	swift build
