@@ -6,10 +6,10 @@
 #   deploy/scripts/api-fuzz.sh
 #
 # It starts the system with up.sh (free ports, its own database, its own SMTP sink and data
-# folder), registers a user, lets auth create an admin (ADMIN_USERNAME), and then runs, for each
-# round and each of the two callers, `st run -c all --seed S --max-examples N` with the
-# settings in Tests/api-fuzz/schemathesis.toml. Every round logs the callers in again, so no
-# token expires during a long run. Any failure of any check fails the script. The last line it
+# folder) with an admin configured (ADMIN_USERNAME), and then runs, for each round and each of
+# two callers, a new user and a new admin, `st run -c all --seed S --max-examples N` with the
+# settings in Tests/api-fuzz/schemathesis.toml. New callers each round: no token expires during
+# a long run, and an account the fuzzer deleted or signed out is not used again. Any failure of any check fails the script. The last line it
 # prints (and writes to $API_FUZZ_OUT/result.txt) is the count: "N cases, F failures, S s".
 #
 # Environment:
@@ -81,8 +81,7 @@ XPUB_PORT=$(free_port)
 BASE="http://127.0.0.1:$HTTP_PORT"
 ADMIN_USERNAME="fuzz-admin@example.org"
 ADMIN_PASSWORD="Fuzz-admin-$RANDOM-Pw1"
-USER_USERNAME="fuzz-user@example.org"
-USER_PASSWORD="Fuzz-user-$RANDOM-Pw1"
+FUZZ_PASSWORD="Fuzz-caller-$RANDOM-Pw1"
 export HTTP_PORT SKIP_BUILD=1 SKIP_BOOTSTRAP=1 BACKPLANE_BIN_DIR=$BIN_DIR LOG_LEVEL=${LOG_LEVEL:-warning}
 export BROKER_BIND="tcp://127.0.0.1:$BROKER_PORT" BROKER_URL="tcp://127.0.0.1:$BROKER_PORT"
 export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0.0.1:$XSUB_PORT"
@@ -100,14 +99,26 @@ until curl -fsS -o /dev/null --max-time 2 "$BASE/readyz" 2>/dev/null; do
     sleep 0.5
 done
 
-# token USERNAME PASSWORD: an access token (registering USERNAME first if it has no account,
-# and again under a new name if the fuzzer deleted the account or put a hold on it).
-token() {
-    local username=$1 password=$2 body
-    body=$(printf '{"username":"%s","password":"%s"}' "$username" "$password")
-    curl -sS -o /dev/null -X POST -H 'Content-Type: application/json' -d "$body" "$BASE/v1/auth/register" || true
-    curl -fsS -X POST -H 'Content-Type: application/json' -d "$body" "$BASE/v1/auth/login" |
-        python3 -c 'import json, sys; print(json.load(sys.stdin)["accessToken"])'
+# post PATH JSON [TOKEN]: the body of a successful POST (curl fails on an error status).
+post() {
+    curl -fsS -X POST -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} -d "$2" "$BASE$1"
+}
+field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+
+# caller ROLE ROUND: an access token of a new account for this round: a plain user, or an admin
+# made so by the configured admin (ADMIN_USERNAME), whose own password and token the fuzzer
+# never sees. The fuzzer may delete the account it is given (DELETE /v1/me) or sign it out, so
+# every round gets new ones.
+caller() {
+    local role=$1 round=$2 name id root
+    name="r$round-$role-$RANDOM@example.org"
+    id=$(post /v1/auth/register "{\"username\":\"$name\",\"password\":\"$FUZZ_PASSWORD\"}" | field userId)
+    if [[ $role == admin ]]; then
+        root=$(post /v1/auth/login "{\"username\":\"$ADMIN_USERNAME\",\"password\":\"$ADMIN_PASSWORD\"}" |
+            field accessToken)
+        post "/v1/admin/users/$id/roles" '{"grant":["admin"]}' "$root" >/dev/null
+    fi
+    post /v1/auth/login "{\"username\":\"$name\",\"password\":\"$FUZZ_PASSWORD\"}" | field accessToken
 }
 
 # ---------------------------------------------------------------------------- the runs
@@ -119,13 +130,7 @@ status=0
 for ((round = 0; round < API_FUZZ_ROUNDS; round++)); do
     seed=$((API_FUZZ_SEED + round))
     for caller in user admin; do
-        if [[ $caller == admin ]]; then
-            bearer=$(token "$ADMIN_USERNAME" "$ADMIN_PASSWORD") || die "the admin could not log in"
-        else
-            # The fuzzer may delete the user's account (DELETE /v1/me) or change its password:
-            # a new user per round.
-            bearer=$(token "r$round-$USER_USERNAME" "$USER_PASSWORD") || die "the user could not log in"
-        fi
+        bearer=$(caller "$caller" "$round") || die "could not sign in a new $caller for round $((round + 1))"
         report="$OUT/$caller-$round"
         info "round $((round + 1))/$API_FUZZ_ROUNDS, $caller: st run -c all --seed $seed --max-examples $API_FUZZ_EXAMPLES"
         rc=0
