@@ -92,7 +92,7 @@ struct RoutingAPI: Sendable {
             guard (-90...90).contains(lat), (-180...180).contains(lon) else {
                 throw ServiceError.invalidArgument("near must be lat,lon in degrees", field: "near")
             }
-            near = (lat, lon)
+            near = (Self.degrees(lat), Self.degrees(lon))
         }
         let radius = request.radius ?? (request.q == nil ? 150 : 100_000)
         return .init(
@@ -232,7 +232,16 @@ struct RoutingAPI: Sendable {
             throw ServiceError.invalidArgument("lat/lon out of range", field: "lat")
         }
         try checkLevel(draft.level)
+        var draft = draft
+        (draft.lat, draft.lon) = (degrees(draft.lat), degrees(draft.lon))
         return draft
+    }
+
+    /// A coordinate to 9 decimal places (about 0.1 mm), as venues are stored and searched: the
+    /// distance query squares differences in degrees, and one of 1e-300 made PostgreSQL's float
+    /// arithmetic fail with an underflow (a 500) instead of giving 0 m.
+    static func degrees(_ value: Double) -> Double {
+        (value * 1e9).rounded() / 1e9
     }
 
     /// A floor number fits the stores' `int` columns (32 bits); beyond that is a 400, not a
