@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test build release bench bench-broker bench-auth bench-flood bench-orders bench-notify bench-routing bench-printing fault-run compose-config clean clean-data
+.PHONY: help up test fuzz-api build release bench bench-broker bench-auth bench-flood bench-orders bench-notify bench-routing bench-printing fault-run compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -21,8 +21,12 @@ help: ## list the targets
 up: ## install what is missing, start PostgreSQL (.data/pg), build, run everything; Ctrl-C stops
 	@$(SCRIPTS)/up.sh
 
-test: ## the whole suite: swift test, interop (pytest), compose config; FILTER=regex for swift test
+test: ## the whole suite: swift test, interop (pytest), API fuzzing (schemathesis), compose config; FILTER=regex for swift test
 	@$(SCRIPTS)/test.sh
+
+fuzz-api: ## long schemathesis run (st run -c all, user and admin) against the system, debug build; see docs/benchmarks.md
+	swift build
+	API_FUZZ_EXAMPLES=$(or $(API_FUZZ_EXAMPLES),50) API_FUZZ_ROUNDS=$(or $(API_FUZZ_ROUNDS),2) $(SCRIPTS)/api-fuzz.sh
 
 build: ## debug build (swift build)
 	swift build

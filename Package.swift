@@ -22,6 +22,8 @@ let package = Package(
         .executable(name: "routing", targets: ["routing"]),
         .executable(name: "notify", targets: ["notify"]),
         .executable(name: "loadgen", targets: ["loadgen"]),
+        // What an app team imports: the public API's client, generated from the gateway's document.
+        .library(name: "BackplaneClient", targets: ["BackplaneClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -37,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
     ],
@@ -106,6 +110,21 @@ let package = Package(
             ],
             path: "shared/ServiceKit",
             swiftSettings: strict
+        ),
+
+        // The public API's Swift client: types and client generated at build time from the same
+        // openapi.yaml as the gateway (`shared/BackplaneClient/openapi.yaml` links to it). Apps
+        // pick a transport (swift-openapi-async-http-client or -urlsession); the system tests
+        // drive journeys through it with AsyncHTTPClient.
+        .target(
+            name: "BackplaneClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "shared/BackplaneClient",
+            swiftSettings: strict,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
 
         // MARK: services
@@ -355,6 +374,9 @@ let package = Package(
             name: "SystemTests",
             dependencies: [
                 "Majordomo", "Contract", "ServiceKit", "Store",
+                "BackplaneClient",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

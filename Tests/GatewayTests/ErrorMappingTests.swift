@@ -33,4 +33,24 @@ struct ErrorMappingTests {
         #expect(error.message.contains("r9"))
         #expect(!error.message.contains("SecretFailure"))
     }
+
+    @Test("a body that does not decode names the member, as the services do: postcard.edits[1].type")
+    func decodingFieldPath() throws {
+        struct Edit: Decodable { let type: Int }
+        struct Card: Decodable { let edits: [Edit] }
+        struct Order: Decodable { let postcard: Card }
+        let data = Data(#"{"postcard": {"edits": [{"type": 1}, {"type": "blur"}]}}"#.utf8)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Order.self, from: data) }
+        do {
+            _ = try JSONDecoder().decode(Order.self, from: data)
+        } catch {
+            #expect(ErrorMiddleware<BasicRequestContext>.fieldPath(of: error) == "postcard.edits[1].type")
+        }
+        let missing = Data(#"{"postcard": {}}"#.utf8)
+        do {
+            _ = try JSONDecoder().decode(Order.self, from: missing)
+        } catch {
+            #expect(ErrorMiddleware<BasicRequestContext>.fieldPath(of: error) == "postcard.edits")
+        }
+    }
 }

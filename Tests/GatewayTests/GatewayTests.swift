@@ -179,4 +179,29 @@ struct GatewayTests {
             #expect(body["requestId"] as? String == response.headers[HTTPField.Name("X-Request-Id")!])
         }
     }
+
+    @Test("a known path with a method it does not have is a 405 whose Allow lists the path's methods")
+    func methodNotAllowed() async throws {
+        try await app(broker: "tcp://127.0.0.1:1").test(.router) { client in
+            let cases: [(String, HTTPRequest.Method, String)] = [
+                ("/healthz", .post, "GET"),
+                ("/v1/me", .put, "GET, PATCH, DELETE"),
+                ("/v1/me/devices/8c6f2f4e-59a4-4a51-8f5e-2f1f2c1d0e9a", .get, "DELETE"),
+                ("/v1/print-jobs/batch.pdf", .get, "POST"),
+                ("/v1/orders/abc/cancel", .options, "POST"),
+            ]
+            for (path, method, allow) in cases {
+                let response = try await client.execute(uri: path, method: method)
+                #expect(response.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(response.headers[.allow] == allow, "\(method) \(path)")
+                let body = try json(response)
+                #expect(body["code"] as? String == "method_not_allowed")
+                #expect(body["requestId"] as? String == response.headers[HTTPField.Name("X-Request-Id")!])
+            }
+            // Unknown paths stay 404, whatever the method.
+            let unknown = try await client.execute(uri: "/v1/me/nothing", method: .post)
+            #expect(unknown.status == .notFound)
+            #expect(unknown.headers[.allow] == nil)
+        }
+    }
 }

@@ -145,7 +145,8 @@ struct ContractTests {
     @Test("every error code maps to the HTTP status of DESIGN.md")
     func httpStatuses() {
         let expected: [ErrorCode: Int] = [
-            .invalidArgument: 400, .unauthenticated: 401, .paymentRequired: 402, .permissionDenied: 403, .notFound: 404, .conflict: 409,
+            .invalidArgument: 400, .unauthenticated: 401, .paymentRequired: 402, .permissionDenied: 403, .notFound: 404,
+            .methodNotAllowed: 405, .conflict: 409,
             .alreadyExists: 409, .failedPrecondition: 422, .locked: 423, .rateLimited: 429, .unavailable: 503,
             .deadlineExceeded: 504, .internal: 500,
         ]

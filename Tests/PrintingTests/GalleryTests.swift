@@ -109,6 +109,19 @@ struct GalleryTests {
         }
     }
 
+    @Test("positions are kept to 9 decimals: a hair's breadth (1e-200 degrees) lists at 0 m, not a database underflow")
+    func tinyDifferences() async throws {
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-06-01")) { fixture in
+            let gallery = try Self.gallery(fixture)
+            let item = try await Self.add(gallery, "hair", lat: 1e-200, lon: -1e-200)
+            #expect(item.lat == 0 && item.lon == 0)
+            #expect(try GalleryQuery(.init(lat: 12.3456789012, lon: .leastNonzeroMagnitude)).lat == 12.345678901)
+            let page = try await gallery.list(.init(lat: .leastNonzeroMagnitude, lon: 1e-300, limit: 100))
+            #expect(page.items.contains { $0.id == item.id && $0.distanceMeters == 0 })
+            try await gallery.remove(item.id)
+        }
+    }
+
     @Test("pages of 2 return every image exactly once, in order, while images are added between pages")
     func keysetPages() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-06-01")) { fixture in

@@ -167,6 +167,33 @@ struct PrintJobTests {
         }
     }
 
+    @Test("the printer's list comes a page at a time: every job once, oldest first, also while jobs are queued between pages")
+    func listPages() async throws {
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-06")) { fixture in
+            let desk = try await Desk(fixture, attempts: 3)
+            let jobs = PrintJobDesk(book: desk.book, cards: desk.renderer.cards, files: desk.renderer.files)
+            var mine: [String] = []
+            for _ in 0..<3 { mine.append(try await desk.pay(recipients: 1).orderId) }
+            #expect(mine.count == 3)
+            var seen: [Printing.PrintJob] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let page = try await jobs.list(.init(cursor: cursor, limit: 2))
+                #expect(page.items.count <= 2)
+                seen += page.items
+                cursor = page.nextCursor
+                pages += 1
+                if pages == 1 { _ = try await desk.pay(recipients: 1) }
+            } while cursor != nil && pages < 10_000
+            #expect(Set(seen.map(\.id)).count == seen.count, "no job twice, though one was queued between pages")
+            #expect(Set(seen.map(\.orderId)).isSuperset(of: mine), "every job")
+            #expect(seen.map(\.createdAt) == seen.map(\.createdAt).sorted(), "oldest first")
+            await #expect(throws: ServiceError.self) { _ = try await jobs.list(.init(cursor: "not-ours")) }
+            await #expect(throws: ServiceError.self) { _ = try await jobs.list(.init(limit: 501)) }
+        }
+    }
+
     @Test("e-card and other orders make no print job")
     func otherOrdersMakeNoJob() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in

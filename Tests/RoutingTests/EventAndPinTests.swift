@@ -70,6 +70,11 @@ struct EventAndPinTests {
                     .init(lat: -25.755, lon: 28.232, description: "quiet desk"), owner: ann, id: UUID(),
                     now: db.clock.now()))
             #expect(try await db.pins.pins(of: ann).map(\.id) == [second.id, first.id])
+            let newest = try await db.pins.pins(of: ann, limit: 1)
+            #expect(newest.map(\.id) == [second.id])
+            let micros = Int64((second.createdAt.timeIntervalSince1970 * 1_000_000).rounded())
+            let older = try await db.pins.pins(of: ann, before: (micros, try #require(UUID(uuidString: second.id))))
+            #expect(older.map(\.id) == [first.id], "the next page starts after the cursor")
             #expect(try await db.pins.pins(of: ann).last?.level == 2)
             #expect(try await db.pins.pins(of: bob).isEmpty)
             let id = try #require(UUID(uuidString: first.id))

@@ -56,10 +56,28 @@ extension RoutingHTTPTests {
         let id = try #require(json(saved?.body)["id"] as? String)
         let blank = #"{"lat": -25.7545, "lon": 28.2314, "description": "  "}"#
         #expect(await send(system, "POST", "/v1/me/pins", body: blank, token: ann)?.status == 400)
-        let mine = json(await send(system, "GET", "/v1/me/pins", token: ann)?.body)["pins"] as? [[String: Any]]
+        let mine = json(await send(system, "GET", "/v1/me/pins", token: ann)?.body)["items"] as? [[String: Any]]
         #expect(mine?.count == 1 && mine?.first?["description"] as? String == "where I parked")
-        let theirs = json(await send(system, "GET", "/v1/me/pins", token: bob)?.body)["pins"] as? [[String: Any]]
+        let theirs = json(await send(system, "GET", "/v1/me/pins", token: bob)?.body)["items"] as? [[String: Any]]
         #expect(theirs?.isEmpty == true)
+        // Pages: two more pins, two at a time, newest first, each once.
+        for spot in ["desk", "locker"] {
+            let more = #"{"lat": -25.7545, "lon": 28.2314, "description": "\#(spot)"}"#
+            #expect(await send(system, "POST", "/v1/me/pins", body: more, token: ann)?.status == 201)
+        }
+        let page1 = json(await send(system, "GET", "/v1/me/pins?limit=2", token: ann)?.body)
+        let cursor = try #require(page1["nextCursor"] as? String)
+        let page2 = json(await send(system, "GET", "/v1/me/pins?limit=2&cursor=\(cursor)", token: ann)?.body)
+        #expect(page2["nextCursor"] == nil)
+        let described = { (page: [String: Any]) in
+            ((page["items"] as? [[String: Any]]) ?? []).compactMap { $0["description"] as? String }
+        }
+        #expect(described(page1) + described(page2) == ["locker", "desk", "where I parked"])
+        for item in (page1["items"] as? [[String: Any]] ?? []) {
+            if let extra = item["id"] as? String {
+                #expect(await send(system, "DELETE", "/v1/me/pins/\(extra)", token: ann)?.status == 204)
+            }
+        }
         #expect(await send(system, "DELETE", "/v1/me/pins/\(id)", token: bob)?.status == 404)
         #expect(await send(system, "DELETE", "/v1/me/pins/\(id)", token: ann)?.status == 204)
         #expect(await send(system, "GET", "/v1/me/pins", token: ann)?.body.contains(id) == false)
@@ -70,7 +88,7 @@ extension RoutingHTTPTests {
         var left = -1
         repeat {
             try await Task.sleep(for: .milliseconds(200))
-            left = (json(await send(system, "GET", "/v1/me/pins", token: ann)?.body)["pins"] as? [Any])?.count ?? -1
+            left = (json(await send(system, "GET", "/v1/me/pins", token: ann)?.body)["items"] as? [Any])?.count ?? -1
         } while left != 0 && Date() < deadline
         #expect(left == 0, "auth.account_deleted makes routing forget the account's pins")
     }

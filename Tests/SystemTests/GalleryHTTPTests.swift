@@ -38,8 +38,10 @@ struct GalleryHTTPTests {
             "POST", "/v1/admin/gallery?title=X&lat=91&lon=0", json: bmp, contentType: "image/bmp")
         #expect(wrongLat.status == 400 && wrongLat.body.contains("lat"), "\(wrongLat.body)")
 
+        // lat and lon are required query parameters in the document (a generated client cannot
+        // leave one out); the generated server layer refuses the request before printing sees it.
         let missing = await user.send("GET", "/v1/gallery?lat=55.7")
-        #expect(missing.status == 400 && missing.body.contains("lon"), "\(missing.body)")
+        #expect(missing.status == 400 && missing.body.contains("invalid_argument"), "\(missing.body)")
         #expect(
             await OrdersHTTPTests.Client(port: system.httpPort, token: nil).send("GET", "/v1/gallery?lat=1&lon=1")
                 .status == 401)

@@ -158,6 +158,16 @@ struct OrdersHTTPTests {
         #expect(badCard.status == 400 && field(badCard) == "number")
         let listed = await ann.send("GET", "/v1/payment-methods")
         #expect((json(listed.body)["items"] as? [Any])?.count == 4)
+        #expect(json(listed.body)["nextCursor"] == nil)
+        // A page at a time: 3, then the last one, the same cards in the same order.
+        let firstPage = await ann.send("GET", "/v1/payment-methods?limit=3")
+        let next = try #require(json(firstPage.body)["nextCursor"] as? String)
+        let lastPage = await ann.send("GET", "/v1/payment-methods?limit=3&cursor=\(next)")
+        #expect(json(lastPage.body)["nextCursor"] == nil)
+        let ids = { (body: String) in ((json(body)["items"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } }
+        #expect(ids(firstPage.body) + ids(lastPage.body) == ids(listed.body))
+        #expect(ids(firstPage.body).count == 3)
+        #expect(await ann.send("GET", "/v1/payment-methods?cursor=nope").status == 400)
         let good = try #require(cards["4242424242424242"])
 
         #expect(await ann.send("POST", "/v1/orders", json: order(card: good)).status == 400, "no Idempotency-Key")

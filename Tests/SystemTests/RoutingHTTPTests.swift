@@ -206,6 +206,18 @@ struct RoutingHTTPTests {
         #expect(await send(system, "DELETE", "/v1/admin/campus/venues/\(id)", token: admin)?.status == 204)
         #expect(await system.get("/v1/campus/venues/\(id)")?.status == 404)
 
+        // Positions are kept to 9 decimals: a venue 1e-300 degrees off the equator is on it, and
+        // a nearby search measures 0 m instead of failing on a float underflow in PostgreSQL.
+        let hair = #"{"name": "Hair \#(UUID().uuidString.prefix(6))", "kind": "landmark", "level": 0, "lat": 1e-300, "lon": -1e-300}"#
+        let tiny = await send(system, "POST", "/v1/admin/campus/venues", body: hair, token: admin)
+        #expect(tiny?.status == 201 && json(tiny?.body)["lat"] as? Double == 0, "\(tiny?.body ?? "")")
+        let nearby = await system.get("/v1/campus/venues?near=0.000000001,0&radius=1")
+        #expect(nearby?.status == 200, "\(nearby?.body ?? "")")
+        #expect(await system.get("/v1/campus/venues?near=10,0&radius=0")?.status == 200)
+        if let tinyId = json(tiny?.body)["id"] as? String {
+            _ = await send(system, "DELETE", "/v1/admin/campus/venues/\(tinyId)", token: admin)
+        }
+
         let ap = #"{"name": "test AP", "lat": -25.7546, "lon": 28.2315, "level": 0, "capacity": 50}"#
         #expect(
             await send(system, "PUT", "/v1/admin/campus/access-points/02:aa:00:00:00:01", body: ap, token: user)?.status

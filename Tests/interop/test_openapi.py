@@ -71,3 +71,59 @@ def test_operations_are_named_once_and_answer_errors():
             assert operation.get("responses"), f"{method.upper()} {route} has no responses"
             ids.append(operation["operationId"])
     assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
+OPERATIONS_ENDPOINTS = {"/healthz", "/readyz", "/metrics", "/openapi.yaml"}
+
+
+def operations(document):
+    for route, item in document["paths"].items():
+        for method, operation in item.items():
+            if method in METHODS:
+                yield route, method, operation
+
+
+def test_every_operation_declares_every_status_it_can_answer():
+    """A shared default error everywhere, 429 with Retry-After wherever the gateway rate-limits,
+    401 wherever a token is required, 503 with Retry-After where admission control sheds load."""
+    document = load()
+    admission = {"register", "login", "requestPasswordReset", "confirmPasswordReset"}
+    problems = []
+    for route, method, operation in operations(document):
+        responses = operation["responses"]
+        label = f"{method.upper()} {route}"
+        if responses.get("default", {}).get("$ref") != "#/components/responses/Error":
+            problems.append(f"{label}: no shared default error")
+        if route not in OPERATIONS_ENDPOINTS and responses.get("429", {}).get("$ref") != "#/components/responses/RateLimited":
+            problems.append(f"{label}: no 429 RateLimited")
+        secured = any("bearerAuth" in requirement for requirement in operation.get("security", []))
+        optional = {} in operation.get("security", [])
+        if secured and not optional and "401" not in responses:
+            problems.append(f"{label}: secured but no 401")
+        if operation["operationId"] in admission and responses.get("503", {}).get("$ref") != "#/components/responses/Unavailable":
+            problems.append(f"{label}: no 503 Unavailable")
+    assert problems == []
+    rate_limited = document["components"]["responses"]["RateLimited"]["headers"]["Retry-After"]["$ref"]
+    assert document["components"]["headers"][rate_limited.rsplit("/", 1)[1]]["required"] is True
+
+
+def test_every_response_declares_the_request_id():
+    document = load()
+    missing = []
+    for route, method, operation in operations(document):
+        for status, response in operation["responses"].items():
+            if "$ref" in response:
+                response = document["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
+            if "X-Request-Id" not in response.get("headers", {}):
+                missing.append(f"{method.upper()} {route} {status}")
+    assert missing == []
+
+
+def test_growing_enums_are_open():
+    """Error codes, order states and notification kinds: `anyOf` [known values, any string], so
+    a generated client decodes a value added later instead of failing."""
+    schemas = load()["components"]["schemas"]
+    for schema in (schemas["Error"]["properties"]["code"], schemas["OrderState"], schemas["NotificationKind"]):
+        branches = schema["anyOf"]
+        assert branches[0]["type"] == "string" and branches[0]["enum"]
+        assert branches[1] == {"type": "string"}

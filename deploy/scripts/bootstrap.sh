@@ -9,13 +9,16 @@
 #     and pkg-config (SwiftPM asks it where libzmq.pc lives),
 #     PostgreSQL with contrib (pg_trgm) for the throwaway databases, curl (readiness checks), and
 #     docker-compose (Debian's v1, only to validate docker-compose.yml; no Docker engine needed).
-#   - Python packages from Tests/interop/requirements.txt (plus pytest), with pip.
+#   - Python packages from Tests/interop/requirements.txt and Tests/api-fuzz/requirements.txt
+#     (pyzmq, pytest, aiosmtpd, PyYAML; schemathesis 4 for the API fuzzing), with pip
+#     (--break-system-packages where Debian's Python refuses plain pip installs).
 # It does not install Swift: Debian does not package it (see https://www.swift.org/install/).
 #
 # Environment:
 #   BOOTSTRAP_SKIP_APT=1   do not check/install Debian packages
 #   BOOTSTRAP_SKIP_PIP=1   do not check/install Python packages
-#   BOOTSTRAP_REQUIREMENTS=FILE  Python requirements (default Tests/interop/requirements.txt)
+#   BOOTSTRAP_REQUIREMENTS="FILE..."  Python requirements files (default Tests/interop/requirements.txt
+#                          Tests/api-fuzz/requirements.txt)
 set -euo pipefail
 LOG_TAG=bootstrap
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -28,7 +31,7 @@ APT_PACKAGES=(
     curl
     docker-compose
 )
-REQUIREMENTS=${BOOTSTRAP_REQUIREMENTS:-"$REPO_ROOT/Tests/interop/requirements.txt"}
+read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt}"
 
 # Where the noisy output of apt/pip goes; shown only when something fails.
 BOOTSTRAP_LOG=$(mktemp -t backplane-bootstrap.XXXXXX)
@@ -110,12 +113,14 @@ EOF
 
 ensure_python_packages() {
     require_cmd python3 "install python3 (apt-get install python3)"
-    local files=()
-    if [[ -f $REQUIREMENTS ]]; then
-        files+=("$REQUIREMENTS")
-    else
-        info "no ${REQUIREMENTS#"$REPO_ROOT"/} yet; checking pytest only"
-    fi
+    local files=() file
+    for file in "${REQUIREMENTS[@]}"; do
+        if [[ -f $file ]]; then
+            files+=("$file")
+        else
+            info "no ${file#"$REPO_ROOT"/}; skipping it"
+        fi
+    done
     local missing
     missing=$(missing_requirements "${files[@]}") || die "could not read ${files[*]:-requirements}"
     if [[ -z $missing ]]; then

@@ -10,6 +10,9 @@
 #   interop     python3 -m pytest -q Tests/interop, with BROKER_BIN set (the RFC 7 peers in Python),
 #               twice: against the broker's native ZMTP engine (its default for tcp://) and, as
 #               "interop-libzmq", with BROKER_ENGINE=libzmq
+#   api-fuzz    schemathesis (`st run -c all`, fixed seed) against the running system started from
+#               the build, with a user's and an admin's token (deploy/scripts/api-fuzz.sh); fails on
+#               any failure of any check; its summary line gives cases, failures and seconds
 #   compose     docker-compose config -q (docker-compose.yml is valid)
 # Ends with a summary of which steps passed, failed or were skipped; exits non-zero when any
 # step failed, after the lines of swift test's output that name the failed tests (the whole
@@ -20,7 +23,7 @@
 # Environment:
 #   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
 #   SWIFT_TEST_ARGS="..."   more arguments for swift test (so do this script's own arguments)
-#   TEST_STEPS="..."        steps to run (default "build swift-test interop compose")
+#   TEST_STEPS="..."        steps to run (default "build swift-test interop api-fuzz compose")
 #   SWIFT_TEST_TIMEOUT      seconds before swift test is stopped (default 2700)
 #   TEST_PARALLELISM=N      Swift tests that may run at once (default 1). The suites share one
 #                           PostgreSQL and two cores: run side by side, a suite that keeps a
@@ -29,12 +32,13 @@
 #                           starve the deadline tests of the broker. One at a time takes a few
 #                           minutes more and gives the same answer on every run. 0: no limit.
 #   PYTEST_TIMEOUT          seconds before pytest is stopped (default 900)
+#   API_FUZZ_EXAMPLES, API_FUZZ_SEED, ...  the api-fuzz step's settings (see api-fuzz.sh)
 #   SKIP_BOOTSTRAP=1        do not run bootstrap.sh
 set -euo pipefail
 LOG_TAG="test"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-: "${TEST_STEPS:=build swift-test interop compose}"
+: "${TEST_STEPS:=build swift-test interop api-fuzz compose}"
 : "${SWIFT_TEST_TIMEOUT:=2700}"
 : "${PYTEST_TIMEOUT:=900}"
 : "${TEST_PARALLELISM:=1}"
@@ -165,6 +169,19 @@ step_interop() {
         timeout --foreground -k 30 "$PYTEST_TIMEOUT" python3 -m pytest -q "$INTEROP_DIR"
 }
 
+step_api_fuzz() {
+    if [[ ! -x $BIN_DIR/gateway ]]; then
+        record api-fuzz FAIL "(no gateway executable in $BIN_DIR)"
+        warn "api-fuzz: no gateway executable in $BIN_DIR"
+        return 0
+    fi
+    local out="$REPO_ROOT/.data/api-fuzz"
+    API_FUZZ_OUT=$out BACKPLANE_BIN_DIR=$BIN_DIR run_step api-fuzz "$SCRIPTS_DIR/api-fuzz.sh"
+    # The step's line says what was run: "(2,645 cases, 0 failures, 95 s)".
+    [[ -s $out/result.txt ]] && DETAIL[api-fuzz]="($(<"$out/result.txt"))"
+    return 0
+}
+
 step_compose() {
     if command -v docker-compose >/dev/null 2>&1; then
         run_step compose docker-compose -f docker-compose.yml config -q
@@ -204,13 +221,13 @@ main() {
 
     local step
     for step in $TEST_STEPS; do
-        [[ $step =~ ^(build|swift-test|interop|compose)$ ]] || die "unknown step '$step' in TEST_STEPS"
+        [[ $step =~ ^(build|swift-test|interop|api-fuzz|compose)$ ]] || die "unknown step '$step' in TEST_STEPS"
     done
     [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
     start_test_db
 
     BIN_DIR=""
-    if wanted build || wanted swift-test || wanted interop; then
+    if wanted build || wanted swift-test || wanted interop || wanted api-fuzz; then
         require_cmd swift "install a Swift 6 toolchain (https://www.swift.org/install/)"
         BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
     fi
@@ -218,9 +235,11 @@ main() {
     if [[ ${RESULT[build]:-} == FAIL ]]; then
         wanted swift-test && skip_step swift-test "build failed"
         wanted interop && skip_step interop "build failed"
+        wanted api-fuzz && skip_step api-fuzz "build failed"
     else
         wanted swift-test && step_swift_test "$@"
         wanted interop && step_interop
+        wanted api-fuzz && step_api_fuzz
     fi
     wanted compose && step_compose
     summary

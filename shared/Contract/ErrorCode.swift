@@ -14,6 +14,8 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
     public static let permissionDenied = ErrorCode(rawValue: "permission_denied")
     /// The thing does not exist (404).
     public static let notFound = ErrorCode(rawValue: "not_found")
+    /// The path exists but not with this method; the gateway's answer lists the methods in `Allow` (405).
+    public static let methodNotAllowed = ErrorCode(rawValue: "method_not_allowed")
     /// The request conflicts with the current state, e.g. an idempotency key reused with another body (409).
     public static let conflict = ErrorCode(rawValue: "conflict")
     /// The thing being created exists already (409).
@@ -33,8 +35,8 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
 
     /// Every code the contract defines.
     public static let all: [ErrorCode] = [
-        .invalidArgument, .unauthenticated, .paymentRequired, .permissionDenied, .notFound, .conflict, .alreadyExists,
-        .failedPrecondition, .locked, .rateLimited, .unavailable, .deadlineExceeded, .internal,
+        .invalidArgument, .unauthenticated, .paymentRequired, .permissionDenied, .notFound, .methodNotAllowed,
+        .conflict, .alreadyExists, .failedPrecondition, .locked, .rateLimited, .unavailable, .deadlineExceeded, .internal,
     ]
 
     /// The HTTP status the gateway answers with; an unknown code is a 500.
@@ -45,6 +47,7 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
         case .paymentRequired: 402
         case .permissionDenied: 403
         case .notFound: 404
+        case .methodNotAllowed: 405
         case .conflict, .alreadyExists: 409
         case .failedPrecondition: 422
         case .locked: 423

@@ -247,11 +247,29 @@ extension Orders {
     public enum ListPaymentMethods: ServiceOperation {
         public static let service = ServiceName.orders
         public static let name = "list_payment_methods"
-        public typealias Request = Empty
+        /// Cards on a page when the request names no limit, and the most it may name.
+        public static let defaultLimit = 20
+        public static let maxLimit = 100
+
+        public struct Request: Codable, Sendable, Hashable {
+            /// The `nextCursor` of the previous page.
+            public var cursor: String?
+            /// 1 to ``maxLimit`` (default ``defaultLimit``).
+            public var limit: Int?
+            public init(cursor: String? = nil, limit: Int? = nil) {
+                self.cursor = cursor
+                self.limit = limit
+            }
+        }
 
         public struct Reply: Codable, Sendable, Hashable {
             public var items: [PaymentMethod]
-            public init(items: [PaymentMethod]) { self.items = items }
+            /// Where the next page starts; nil on the last page.
+            public var nextCursor: String?
+            public init(items: [PaymentMethod], nextCursor: String? = nil) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
         }
     }
 

@@ -326,14 +326,31 @@ extension Printing {
         public static let service = ServiceName.printing
         public static let name = "list_print_jobs"
 
+        /// Jobs on a page when the request names no limit, and the most it may name.
+        public static let defaultLimit = 100
+        public static let maxLimit = 500
+
         public struct Request: Codable, Sendable, Hashable {
             public var status: String?
-            public init(status: String? = nil) { self.status = status }
+            /// The `nextCursor` of the previous page.
+            public var cursor: String?
+            /// 1 to ``maxLimit`` (default ``defaultLimit``).
+            public var limit: Int?
+            public init(status: String? = nil, cursor: String? = nil, limit: Int? = nil) {
+                self.status = status
+                self.cursor = cursor
+                self.limit = limit
+            }
         }
 
         public struct Reply: Codable, Sendable, Hashable {
             public var items: [PrintJob]
-            public init(items: [PrintJob]) { self.items = items }
+            /// Where the next page starts; nil on the last page.
+            public var nextCursor: String?
+            public init(items: [PrintJob], nextCursor: String? = nil) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
         }
     }
 

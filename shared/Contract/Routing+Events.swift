@@ -148,10 +148,27 @@ extension Routing {
     public enum ListPins: ServiceOperation {
         public static let service = ServiceName.routing
         public static let name = "list_pins"
-        public typealias Request = Empty
+        /// Pins on a page when the request names no limit, and the most it may name.
+        public static let defaultLimit = 50
+        public static let maxLimit = 500
+        public struct Request: Codable, Sendable, Equatable {
+            /// The `nextCursor` of the previous page.
+            public var cursor: String?
+            /// 1 to ``maxLimit`` (default ``defaultLimit``).
+            public var limit: Int?
+            public init(cursor: String? = nil, limit: Int? = nil) {
+                self.cursor = cursor
+                self.limit = limit
+            }
+        }
         public struct Reply: Codable, Sendable, Equatable {
-            public var pins: [Pin]
-            public init(pins: [Pin]) { self.pins = pins }
+            public var items: [Pin]
+            /// Where the next page starts; nil on the last page.
+            public var nextCursor: String?
+            public init(items: [Pin], nextCursor: String? = nil) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
         }
     }
 

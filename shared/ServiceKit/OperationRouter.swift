@@ -71,6 +71,10 @@ public struct OperationRouter: Sendable {
         } catch let error as ServiceError {
             logger.info("refused", metadata: ["code": "\(error.code)", "reason": "\(error.message)"])
             return Wire.encodeError(error)
+        } catch let error where UnstorableText.matches(error) {
+            logger.info("refused", metadata: ["code": "invalid_argument", "reason": "text with a NUL character"])
+            return Wire.encodeError(
+                ServiceError(.invalidArgument, "text must not contain the NUL character (U+0000)"))
         } catch let error where DatabaseOutage.matches(error) {
             // PostgreSQL went away (or is restarting): the request may well succeed in a moment.
             logger.warning("database unavailable", metadata: ["error": "\(SafeErrorDescription.of(error))"])

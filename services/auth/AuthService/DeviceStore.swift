@@ -40,22 +40,27 @@ public struct DeviceStore: Sendable {
         }
         let environment = request.apnsEnvironment ?? .production
         let now = clock.now()
-        let rows = try await client.query(
-            """
-            INSERT INTO auth.devices
-                (id, user_id, token, platform, os_version, app, apns_environment, created_at, updated_at)
-            VALUES (\(UUID()), \(userId), \(token), \(platform), \(osVersion), \(app), \(environment.rawValue),
-                \(now), \(now))
-            ON CONFLICT (token) DO UPDATE SET user_id = EXCLUDED.user_id, platform = EXCLUDED.platform,
-                os_version = EXCLUDED.os_version, app = EXCLUDED.app, apns_environment = EXCLUDED.apns_environment,
-                updated_at = EXCLUDED.updated_at
-            RETURNING id, (xmax = 0) AS inserted
-            """, logger: logger)
-        for try await (id, inserted) in rows.decode((UUID, Bool).self) {
-            let device = Auth.Device(
-                deviceId: id.uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: token,
-                platform: platform, osVersion: osVersion, app: app, apnsEnvironment: environment)
-            return .init(device: device, created: inserted)
+        do {
+            let rows = try await client.query(
+                """
+                INSERT INTO auth.devices
+                    (id, user_id, token, platform, os_version, app, apns_environment, created_at, updated_at)
+                VALUES (\(UUID()), \(userId), \(token), \(platform), \(osVersion), \(app), \(environment.rawValue),
+                    \(now), \(now))
+                ON CONFLICT (token) DO UPDATE SET user_id = EXCLUDED.user_id, platform = EXCLUDED.platform,
+                    os_version = EXCLUDED.os_version, app = EXCLUDED.app, apns_environment = EXCLUDED.apns_environment,
+                    updated_at = EXCLUDED.updated_at
+                RETURNING id, (xmax = 0) AS inserted
+                """, logger: logger)
+            for try await (id, inserted) in rows.decode((UUID, Bool).self) {
+                let device = Auth.Device(
+                    deviceId: id.uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: token,
+                    platform: platform, osVersion: osVersion, app: app, apnsEnvironment: environment)
+                return .init(device: device, created: inserted)
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23503" {
+            // The caller's token outlived its account (deleted since the token was issued).
+            throw ServiceError(.notFound, "the account no longer exists")
         }
         throw ServiceError(.internal, "registering a device returned no row")
     }

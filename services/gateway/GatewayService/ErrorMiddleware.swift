@@ -47,15 +47,17 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if let underlying = error.underlyingError as? ServiceError { return underlying }
             // No decoded input means the request itself did not parse: the client's mistake.
             if error.operationInput == nil {
+                var details: [String: JSONValue] = ["reason": .string("\(error.underlyingError)")]
+                if let field = fieldPath(of: error.underlyingError) { details["field"] = .string(field) }
                 return ServiceError(
                     .invalidArgument, "the request does not match the API: \(error.causeDescription)",
-                    details: ["reason": .string("\(error.underlyingError)")])
+                    details: details)
             }
             return .internal(requestId: requestId)
         case let error as HTTPError:
             switch error.status {
             case .notFound: return ServiceError(.notFound, "no such endpoint; see /openapi.yaml")
-            case .methodNotAllowed: return ServiceError(.invalidArgument, "method not allowed on this endpoint")
+            case .methodNotAllowed: return ServiceError(.methodNotAllowed, "method not allowed on this endpoint")
             case .contentTooLarge: return ServiceError(.invalidArgument, "request body too large")
             default:
                 let code = ErrorCode.all.first { $0.httpStatus == Int(error.status.code) } ?? .internal
@@ -64,6 +66,30 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         default:
             return .internal(requestId: requestId)
         }
+    }
+
+    /// The member a body failed to decode at, as the services name fields:
+    /// `postcard.edits[0].type`; nil when the error names none.
+    static func fieldPath(of error: any Error) -> String? {
+        guard let error = error as? DecodingError else { return nil }
+        let path: [any CodingKey]
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            path = context.codingPath
+        case .keyNotFound(let key, let context):
+            path = context.codingPath + [key]
+        @unknown default:
+            return nil
+        }
+        var field = ""
+        for key in path {
+            if let index = key.intValue {
+                field += "[\(index)]"
+            } else {
+                field += field.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return field.isEmpty ? nil : field
     }
 
     /// The HTTP response for a contract error.

@@ -40,17 +40,20 @@ public enum Gateway {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: SingleRepresentationMiddleware())
+        let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: document)
+        router.add(middleware: MethodNotAllowedMiddleware(routes: try RouteTable(registeredBy: api)))
         let limiter = RateLimiter(limits: settings.rateLimits, capacity: settings.rateLimitClients)
         let resolver = ClientAddressResolver(trustedProxies: settings.trustedProxies)
         router.add(middleware: RateLimitMiddleware(key: .address, limiter: limiter, resolver: resolver, now: now))
         let verifier = AccessTokenVerifier(bus: bus)
         router.add(middleware: AuthenticationMiddleware(verifier: verifier))
         router.add(middleware: RateLimitMiddleware(key: .account, limiter: limiter, resolver: resolver, now: now))
-        let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: document)
         // Compact JSON: the runtime's default pretty printing costs CPU and bytes on every
         // response and tells a phone nothing more. Keys stay sorted so that a body is the same
         // bytes every time (the answers to reset requests must not differ by account).
-        try api.registerHandlers(on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys]))
+        try api.registerHandlers(
+            on: router,
+            configuration: .init(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys]))
         var app = Application(
             router: router, server: try Self.server(settings.tls),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backplane"),

@@ -41,8 +41,11 @@ extension GatewayAPI {
     }
 
     func listPins(_ input: Operations.ListPins.Input) async throws -> Operations.ListPins.Output {
-        let reply = try await callAsCaller(Routing.ListPins.self, Empty())
-        return .ok(.init(body: .json(.init(pins: reply.pins.map(Components.Schemas.Pin.init)))))
+        let reply = try await callAsCaller(
+            Routing.ListPins.self, .init(cursor: input.query.cursor, limit: input.query.limit))
+        return .ok(
+            .init(
+                body: .json(.init(items: reply.items.map(Components.Schemas.Pin.init), nextCursor: reply.nextCursor))))
     }
 
     func savePin(_ input: Operations.SavePin.Input) async throws -> Operations.SavePin.Output {

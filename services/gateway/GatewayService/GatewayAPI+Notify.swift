@@ -39,7 +39,7 @@ extension GatewayAPI {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
         let request = Notify.Preferences(
             timeZone: body.timeZone, quietHours: body.quietHours.map { .init(start: $0.start, end: $0.end) },
-            locale: body.locale?.rawValue,
+            locale: body.locale,
             channels: body.channels.map { .init(kind: $0.kind, channel: $0.channel.rawValue, enabled: $0.enabled) })
         return .ok(.init(body: .json(.init(try await callAsCaller(Notify.SetPreferences.self, request)))))
     }
@@ -117,7 +117,8 @@ extension GatewayAPI {
 extension Components.Schemas.NotificationItem {
     init(_ item: Notify.InboxItem) {
         self.init(
-            notificationId: item.notificationId, kind: item.kind, title: item.title, body: item.body,
+            notificationId: item.notificationId, kind: .init(value1: .init(rawValue: item.kind), value2: item.kind),
+            title: item.title, body: item.body,
             createdAt: item.createdAt, read: item.read)
     }
 }
@@ -127,7 +128,7 @@ extension Components.Schemas.NotificationPreferences {
         self.init(
             timeZone: preferences.timeZone,
             quietHours: preferences.quietHours.map { .init(start: $0.start, end: $0.end) },
-            locale: preferences.locale.flatMap(LocalePayload.init(rawValue:)),
+            locale: preferences.locale,
             channels: preferences.channels.compactMap { channel in
                 Components.Schemas.ChannelPreference.ChannelPayload(rawValue: channel.channel).map {
                     .init(kind: channel.kind, channel: $0, enabled: channel.enabled)

@@ -64,7 +64,8 @@ extension GatewayAPI {
         let scope = try self.scope
         _ = try scope.requireActor()
         let reply = try await bus.call(
-            Orders.ListPaymentMethods.self, Empty(), metadata: scope.metadata(deadline: settings.requestTimeout))
+            Orders.ListPaymentMethods.self, .init(cursor: input.query.cursor, limit: input.query.limit),
+            metadata: scope.metadata(deadline: settings.requestTimeout))
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 

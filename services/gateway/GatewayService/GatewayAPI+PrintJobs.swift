@@ -7,7 +7,9 @@ import ServiceKit
 /// `printer` role). PDFs cross the bus in base64 and leave as `application/pdf`.
 extension GatewayAPI {
     func listPrintJobs(_ input: Operations.ListPrintJobs.Input) async throws -> Operations.ListPrintJobs.Output {
-        let reply = try await printJobCall(Printing.ListPrintJobs.self, .init(status: input.query.status))
+        let query = input.query
+        let reply = try await printJobCall(
+            Printing.ListPrintJobs.self, .init(status: query.status?.rawValue, cursor: query.cursor, limit: query.limit))
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 

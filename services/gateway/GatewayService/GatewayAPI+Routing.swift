@@ -41,7 +41,7 @@ extension GatewayAPI {
         }
         let route = try await bus.call(
             Routing.PlanRoute.self,
-            .init(from: place(body.from), to: place(body.to), profile: body.profile?.rawValue),
+            .init(from: place(body.from), to: place(body.to), profile: body.profile),
             metadata: try scope.metadata(deadline: settings.requestTimeout))
         return .ok(
             .init(

@@ -155,8 +155,8 @@ public enum OrdersService {
         router.register(Orders.AddPaymentMethod.self) { request, context in
             try await wallet.add(request, actor: try context.requireActor())
         }
-        router.register(Orders.ListPaymentMethods.self) { _, context in
-            Orders.ListPaymentMethods.Reply(items: try await wallet.list(actor: try context.requireActor()))
+        router.register(Orders.ListPaymentMethods.self) { request, context in
+            try await wallet.list(request, actor: try context.requireActor())
         }
         router.register(Orders.DeletePaymentMethod.self) { request, context in
             try await wallet.delete(request.id, actor: try context.requireActor())

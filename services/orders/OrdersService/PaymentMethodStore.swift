@@ -39,12 +39,18 @@ public struct PaymentMethodStore: Sendable {
             expYear: card.expYear)
     }
 
-    /// The user's saved cards, oldest first.
-    public func list(userId: UUID) async throws -> [Orders.PaymentMethod] {
+    /// The user's saved cards, oldest first: at most `limit`, after card `after` (a keyset page on
+    /// `(created_at, id)`, so a card saved or deleted between pages never makes one repeat).
+    public func list(userId: UUID, after: UUID? = nil, limit: Int = Int(Int32.max)) async throws
+        -> [Orders.PaymentMethod]
+    {
         try await saved(
             """
             SELECT id, provider, token, brand, last4, exp_month, exp_year FROM orders.payment_methods
-            WHERE user_id = \(userId) AND deleted_at IS NULL ORDER BY created_at, id
+            WHERE user_id = \(userId) AND deleted_at IS NULL
+              AND (\(after)::uuid IS NULL
+                   OR (created_at, id) > (SELECT created_at, id FROM orders.payment_methods WHERE id = \(after)::uuid))
+            ORDER BY created_at, id LIMIT \(limit)
             """
         ).map(\.method)
     }

@@ -27,9 +27,24 @@ public struct Wallet: Sendable {
         return try await store.add(token, provider: provider.name, userId: userId, now: now)
     }
 
-    /// The caller's cards.
-    public func list(actor: Actor) async throws -> [Orders.PaymentMethod] {
-        try await store.list(userId: try OrderBook.userId(actor))
+    /// A page of the caller's cards, oldest first; the cursor is the last card's id.
+    public func list(_ request: Orders.ListPaymentMethods.Request, actor: Actor) async throws
+        -> Orders.ListPaymentMethods.Reply
+    {
+        let limit = request.limit ?? Orders.ListPaymentMethods.defaultLimit
+        guard (1...Orders.ListPaymentMethods.maxLimit).contains(limit) else {
+            throw ServiceError.invalidArgument("limit is 1 to \(Orders.ListPaymentMethods.maxLimit)", field: "limit")
+        }
+        var after: UUID?
+        if let cursor = request.cursor {
+            guard let id = UUID(uuidString: cursor) else {
+                throw ServiceError.invalidArgument("not a cursor from this API", field: "cursor")
+            }
+            after = id
+        }
+        let page = try await store.list(userId: try OrderBook.userId(actor), after: after, limit: limit + 1)
+        guard page.count > limit else { return .init(items: page) }
+        return .init(items: Array(page.prefix(limit)), nextCursor: page[limit - 1].id)
     }
 
     /// Forgets one of the caller's cards.

@@ -140,7 +140,7 @@ public enum PrintingService {
     public static func register(printJobs: PrintJobDesk, on router: inout OperationRouter) {
         router.register(Printing.ListPrintJobs.self) { request, context in
             _ = try context.requireRole("printer")
-            return .init(items: try await printJobs.list(status: request.status))
+            return try await printJobs.list(request)
         }
         router.register(Printing.PrintJobPDF.self) { request, context in
             _ = try context.requireRole("printer")

@@ -26,14 +26,15 @@ extension RoutingAPI {
             }
             return Empty()
         }
-        router.register(Routing.ListPins.self) { _, context in
-            Routing.ListPins.Reply(pins: try await pins.pins(of: try Self.userId(context)))
+        router.register(Routing.ListPins.self) { request, context in
+            try await Self.pinPage(request, of: try Self.userId(context), in: pins)
         }
         router.register(Routing.SavePin.self) { request, context in
             let owner = try Self.userId(context)
             guard (-90...90).contains(request.lat), (-180...180).contains(request.lon) else {
                 throw ServiceError.invalidArgument("lat/lon out of range", field: "lat")
             }
+            try Self.checkLevel(request.level)
             let description = request.description.trimmingCharacters(in: .whitespacesAndNewlines)
             guard (1...500).contains(description.count) else {
                 throw ServiceError.invalidArgument("description must be 1-500 characters", field: "description")
@@ -107,5 +108,31 @@ extension RoutingAPI {
             throw ServiceError(.unauthenticated, "the caller's user id is not a UUID")
         }
         return id
+    }
+}
+
+extension RoutingAPI {
+    /// A page of `owner`'s pins, newest first. The cursor is the last pin's creation time in
+    /// microseconds and its id (`1795536000000000_<uuid>`).
+    static func pinPage(_ request: Routing.ListPins.Request, of owner: UUID, in pins: PinStore) async throws
+        -> Routing.ListPins.Reply
+    {
+        let limit = request.limit ?? Routing.ListPins.defaultLimit
+        guard (1...Routing.ListPins.maxLimit).contains(limit) else {
+            throw ServiceError.invalidArgument("limit is 1 to \(Routing.ListPins.maxLimit)", field: "limit")
+        }
+        var before: (micros: Int64, id: UUID)?
+        if let cursor = request.cursor {
+            let parts = cursor.split(separator: "_")
+            guard parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else {
+                throw ServiceError.invalidArgument("not a cursor from this API", field: "cursor")
+            }
+            before = (micros, id)
+        }
+        let page = try await pins.pins(of: owner, before: before, limit: limit + 1)
+        guard page.count > limit else { return .init(items: page) }
+        let last = page[limit - 1]
+        let micros = Int64((last.createdAt.timeIntervalSince1970 * 1_000_000).rounded())
+        return .init(items: Array(page.prefix(limit)), nextCursor: "\(micros)_\(last.id)")
     }
 }

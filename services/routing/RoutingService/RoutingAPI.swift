@@ -92,7 +92,7 @@ struct RoutingAPI: Sendable {
             guard (-90...90).contains(lat), (-180...180).contains(lon) else {
                 throw ServiceError.invalidArgument("near must be lat,lon in degrees", field: "near")
             }
-            near = (lat, lon)
+            near = (Self.degrees(lat), Self.degrees(lon))
         }
         let radius = request.radius ?? (request.q == nil ? 150 : 100_000)
         return .init(
@@ -119,6 +119,14 @@ struct RoutingAPI: Sendable {
     }
 
     func point(_ place: Routing.Place, field: String) async throws -> Routing.Point {
+        // Checked even when a venue is given (which then wins), so a nonsense position is never
+        // silently taken.
+        if let lat = place.lat, !(-90...90).contains(lat) {
+            throw ServiceError.invalidArgument("\(field).lat is -90 to 90 degrees", field: "\(field).lat")
+        }
+        if let lon = place.lon, !(-180...180).contains(lon) {
+            throw ServiceError.invalidArgument("\(field).lon is -180 to 180 degrees", field: "\(field).lon")
+        }
         if let id = place.venueId {
             let venue = try await venue(id)
             return Routing.Point(lat: venue.lat, lon: venue.lon, level: venue.level)
@@ -159,8 +167,8 @@ struct RoutingAPI: Sendable {
         var accepted: [(bssid: String, devices: Int)] = []
         var unknown: [String] = []
         for count in request.counts {
-            guard count.devices >= 0 else {
-                throw ServiceError.invalidArgument("devices must not be negative", field: "counts")
+            guard count.devices >= 0, Int32(exactly: count.devices) != nil else {
+                throw ServiceError.invalidArgument("devices is 0 to 2147483647", field: "counts")
             }
             let bssid = count.bssid.lowercased()
             if known.contains(bssid) { accepted.append((bssid, count.devices)) } else { unknown.append(count.bssid) }
@@ -223,7 +231,24 @@ struct RoutingAPI: Sendable {
         guard (-90...90).contains(draft.lat), (-180...180).contains(draft.lon) else {
             throw ServiceError.invalidArgument("lat/lon out of range", field: "lat")
         }
+        try checkLevel(draft.level)
+        var draft = draft
+        (draft.lat, draft.lon) = (degrees(draft.lat), degrees(draft.lon))
         return draft
+    }
+
+    /// A coordinate to 9 decimal places (about 0.1 mm), as venues are stored and searched: the
+    /// distance query squares differences in degrees, and one of 1e-300 made PostgreSQL's float
+    /// arithmetic fail with an underflow (a 500) instead of giving 0 m.
+    static func degrees(_ value: Double) -> Double {
+        (value * 1e9).rounded() / 1e9
+    }
+
+    /// A floor number fits the stores' `int` columns (32 bits); beyond that is a 400, not a
+    /// database error.
+    static func checkLevel(_ level: Int?, field: String = "level") throws(ServiceError) {
+        guard let level, Int32(exactly: level) == nil else { return }
+        throw ServiceError.invalidArgument("\(field) is a floor number, -2147483648 to 2147483647", field: field)
     }
 
     static func validated(_ point: Routing.AccessPoint) throws(ServiceError) -> AccessPoint {
@@ -231,7 +256,10 @@ struct RoutingAPI: Sendable {
         guard bssid.wholeMatch(of: /[0-9a-f]{2}(:[0-9a-f]{2}){5}/) != nil else {
             throw ServiceError.invalidArgument("bssid must look like aa:bb:cc:dd:ee:ff", field: "bssid")
         }
-        guard point.capacity > 0 else { throw ServiceError.invalidArgument("capacity must be > 0", field: "capacity") }
+        guard point.capacity > 0, Int32(exactly: point.capacity) != nil else {
+            throw ServiceError.invalidArgument("capacity is 1 to 2147483647", field: "capacity")
+        }
+        try checkLevel(point.level)
         guard (-90...90).contains(point.lat), (-180...180).contains(point.lon) else {
             throw ServiceError.invalidArgument("lat/lon out of range", field: "lat")
         }

@@ -39,7 +39,7 @@ public struct Gallery: Sendable {
             if let given {
                 position = given
             } else if let lat = image.exif.latitude, let lon = image.exif.longitude {
-                position = (lat, lon)
+                position = (GalleryQuery.rounded(lat), GalleryQuery.rounded(lon))
             } else {
                 throw ServiceError(
                     .invalidArgument, "give lat and lon: the image carries no EXIF GPS position",

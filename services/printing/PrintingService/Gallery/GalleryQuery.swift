@@ -44,7 +44,8 @@ public struct GalleryQuery: Sendable, Equatable {
         }
     }
 
-    /// A position both of whose halves are given and in range; 400 naming the one that is not.
+    /// A position both of whose halves are given and in range, to 9 decimal places; 400 naming
+    /// the one that is not.
     public static func position(lat: Double?, lon: Double?) throws(ServiceError) -> (Double, Double) {
         let missing = [lat == nil ? "lat" : nil, lon == nil ? "lon" : nil].compactMap { $0 }
         guard let lat, let lon else {
@@ -58,7 +59,14 @@ public struct GalleryQuery: Sendable, Equatable {
         guard lon.isFinite, (-180...180).contains(lon) else {
             throw .invalidArgument("lon is -180 to 180 degrees", field: "lon")
         }
-        return (lat, lon)
+        return (rounded(lat), rounded(lon))
+    }
+
+    /// `degrees` to 9 decimal places (about 0.1 mm): the distance query squares the sines of
+    /// half the differences, and a difference of 1e-200 degrees made PostgreSQL's float
+    /// arithmetic fail with an underflow (a 500) instead of giving 0 m.
+    public static func rounded(_ degrees: Double) -> Double {
+        (degrees * 1e9).rounded() / 1e9
     }
 
     /// The cursor of a page that ends with the item at `distance` with `id`.

@@ -22,18 +22,38 @@ public struct PrintJobDesk: Sendable {
         self.files = files
     }
 
-    /// Jobs, oldest first (at most 500), of one status when `status` is given.
-    public func list(status: String?) async throws -> [Printing.PrintJob] {
+    /// One page of jobs, oldest first, of one status when the request names one. Pages are keyset
+    /// pages on `(created_at, id)`: the cursor is the last job's id (base64url), so a job queued
+    /// between two pages is never shown twice nor skips one already ordered before it.
+    public func list(_ request: Printing.ListPrintJobs.Request) async throws -> Printing.ListPrintJobs.Reply {
+        let status = request.status
         if let status, PrintJobStatus(rawValue: status) == nil {
             let known = PrintJobStatus.allCases.map(\.rawValue).joined(separator: ", ")
             throw ServiceError.invalidArgument("status is one of \(known)", field: "status")
         }
-        return try await rows(
+        let limit = request.limit ?? Printing.ListPrintJobs.defaultLimit
+        guard (1...Printing.ListPrintJobs.maxLimit).contains(limit) else {
+            throw ServiceError.invalidArgument(
+                "limit is 1 to \(Printing.ListPrintJobs.maxLimit)", field: "limit")
+        }
+        var after: UUID?
+        if let cursor = request.cursor {
+            guard let data = Data(base64URL: cursor), let id = UUID(uuidString: String(decoding: data, as: UTF8.self))
+            else { throw ServiceError.invalidArgument("cursor is not one this service gave out", field: "cursor") }
+            after = id
+        }
+        let page = try await rows(
             """
             SELECT id, order_id, status, cards, created_at, reason, pdf_file, postcard::text, user_id
-            FROM printing.print_jobs WHERE \(status == nil) OR status = \(status ?? "") ORDER BY created_at, id LIMIT 500
+            FROM printing.print_jobs
+            WHERE (\(status == nil) OR status = \(status ?? ""))
+              AND (\(after)::uuid IS NULL
+                   OR (created_at, id) > (SELECT created_at, id FROM printing.print_jobs WHERE id = \(after)::uuid))
+            ORDER BY created_at, id LIMIT \(limit + 1)
             """
         ).map(\.job)
+        guard page.count > limit, let last = page.prefix(limit).last else { return .init(items: page) }
+        return .init(items: Array(page.prefix(limit)), nextCursor: Data(last.id.utf8).base64URL)
     }
 
     /// The PDF of job `id`; `failed_precondition` until it is rendered.

@@ -16,12 +16,20 @@ public struct PinStore: Sendable {
         self.logger = logger
     }
 
-    /// The owner's pins, newest first.
-    public func pins(of owner: UUID) async throws -> [Routing.Pin] {
+    /// The owner's pins, newest first (ties by id, descending): at most `limit`, after the pin
+    /// created at `before` with id `beforeId` (a keyset page, so a pin saved or deleted between
+    /// pages never makes one repeat).
+    public func pins(
+        of owner: UUID, before: (micros: Int64, id: UUID)? = nil, limit: Int = Int(Int32.max)
+    ) async throws -> [Routing.Pin] {
         let rows = try await client.query(
             """
             SELECT id, lat, lon, level, description, created_at FROM routing.pins
-            WHERE user_id = \(owner) ORDER BY created_at DESC, id
+            WHERE user_id = \(owner)
+              AND (\(before?.micros)::bigint IS NULL
+                   OR (created_at, id) < ('epoch'::timestamptz + \(before?.micros)::bigint * interval '1 microsecond',
+                                         \(before?.id)::uuid))
+            ORDER BY created_at DESC, id DESC LIMIT \(limit)
             """, logger: logger)
         var pins: [Routing.Pin] = []
         for try await (id, lat, lon, level, description, createdAt) in rows.decode(

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# OpenAPI-driven fuzzing of the gateway: schemathesis (`st run -c all`) against the running
+# system, with a user's and an admin's token, from the document the gateway itself serves at
+# /openapi.yaml. `make test` runs a short round (step api-fuzz); `make fuzz-api` a long one.
+#
+#   deploy/scripts/api-fuzz.sh
+#
+# It starts the system with up.sh (free ports, its own database, its own SMTP sink and data
+# folder) with an admin configured (ADMIN_USERNAME), and then runs, for each round and each of
+# two callers, a new user and a new admin, `st run -c all --seed S --max-examples N` with the
+# settings in Tests/api-fuzz/schemathesis.toml. New callers each round: no token expires during
+# a long run, and an account the fuzzer deleted or signed out is not used again. Any failure of any check fails the script. The last line it
+# prints (and writes to $API_FUZZ_OUT/result.txt) is the count: "N cases, F failures, S s".
+#
+# Environment:
+#   API_FUZZ_EXAMPLES  --max-examples, test cases per operation and phase (default 8)
+#   API_FUZZ_ROUNDS    rounds, each with the next seed and fresh tokens (default 1)
+#   API_FUZZ_SEED      the first round's --seed (default 20261124): a run is repeatable
+#   API_FUZZ_TIMEOUT   seconds one `st run` may take before it is stopped, a failure (default 600)
+#   API_FUZZ_OUT       folder for the system's log, the reports and the result (default .data/api-fuzz)
+#   BACKPLANE_BIN_DIR  where the executables are (default: the debug build, swift build --show-bin-path)
+#   DATABASE_URL       a PostgreSQL to create the run's own database in; unset: a throwaway
+#                      PostgreSQL under API_FUZZ_OUT
+set -euo pipefail
+LOG_TAG=api-fuzz
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+: "${API_FUZZ_EXAMPLES:=8}"
+: "${API_FUZZ_ROUNDS:=1}"
+: "${API_FUZZ_SEED:=20261124}"
+: "${API_FUZZ_TIMEOUT:=600}"
+: "${API_FUZZ_OUT:=$REPO_ROOT/.data/api-fuzz}"
+CONFIG="$REPO_ROOT/Tests/api-fuzz/schemathesis.toml"
+for var in API_FUZZ_EXAMPLES API_FUZZ_ROUNDS API_FUZZ_SEED API_FUZZ_TIMEOUT; do
+    [[ ${!var} =~ ^[0-9]+$ ]] || die "$var must be a number, not '${!var}'"
+done
+require_cmd st "run deploy/scripts/bootstrap.sh (it installs schemathesis with pip)"
+require_cmd curl "run deploy/scripts/bootstrap.sh"
+require_cmd psql "run deploy/scripts/bootstrap.sh"
+
+rm -rf "$API_FUZZ_OUT"
+mkdir -p "$API_FUZZ_OUT"
+OUT=$(cd "$API_FUZZ_OUT" && pwd)
+BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build --show-bin-path)}
+[[ -x $BIN_DIR/gateway ]] || die "no gateway in $BIN_DIR: build first (swift build) or set BACKPLANE_BIN_DIR"
+
+# ---------------------------------------------------------------------------- the system
+
+PG_DIR=""
+UP_PID=""
+finish() {
+    trap '' PIPE
+    if [[ -n $UP_PID ]]; then
+        kill -TERM "$UP_PID" 2>/dev/null || true
+        wait "$UP_PID" 2>/dev/null || true
+    fi
+    [[ -z $PG_DIR ]] || "$SCRIPTS_DIR/pg.sh" stop "$PG_DIR" >/dev/null 2>&1 || true
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [[ -n ${DATABASE_URL:-} ]]; then
+    # A database of its own in the given cluster: nothing left by earlier suites, no admin twice.
+    name="api_fuzz_$(date +%s)_$$"
+    psql "$DATABASE_URL" -qc "CREATE DATABASE $name" >/dev/null || die "could not create database $name"
+    DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$DATABASE_URL" "$name")
+else
+    PG_DIR="$OUT/pg"
+    mkdir -p "$PG_DIR"
+    port=$(free_port)
+    PG_FAST=1 "$SCRIPTS_DIR/pg.sh" start "$PG_DIR" "$port" >/dev/null
+    DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$PG_DIR" "$port")
+fi
+export DATABASE_URL
+
+HTTP_PORT=$(free_port)
+BROKER_PORT=$(free_port)
+XSUB_PORT=$(free_port)
+XPUB_PORT=$(free_port)
+BASE="http://127.0.0.1:$HTTP_PORT"
+ADMIN_USERNAME="fuzz-admin@example.org"
+ADMIN_PASSWORD="Fuzz-admin-$RANDOM-Pw1"
+FUZZ_PASSWORD="Fuzz-caller-$RANDOM-Pw1"
+export HTTP_PORT SKIP_BUILD=1 SKIP_BOOTSTRAP=1 BACKPLANE_BIN_DIR=$BIN_DIR LOG_LEVEL=${LOG_LEVEL:-warning}
+export BROKER_BIND="tcp://127.0.0.1:$BROKER_PORT" BROKER_URL="tcp://127.0.0.1:$BROKER_PORT"
+export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0.0.1:$XSUB_PORT"
+export EVENTS_XPUB_BIND="tcp://127.0.0.1:$XPUB_PORT" EVENTS_SUB_URL="tcp://127.0.0.1:$XPUB_PORT"
+export SMTP_PORT=$(free_port) SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data"
+export ADMIN_USERNAME ADMIN_PASSWORD
+# The fuzzer sends thousands of requests a minute from one address: with the rate limits on,
+# most would be 429s and the run would check the limiter instead of the API. The limits have
+# their own tests (RateLimitHTTPTests, GatewayTests) and benchmark (make bench-flood).
+export RATE_LIMIT_LOGIN=off RATE_LIMIT_REGISTER=off RATE_LIMIT_RECOVERY=off RATE_LIMIT_SEARCH=off \
+    RATE_LIMIT_WRITE=off RATE_LIMIT_READ=off
+
+info "starting the system (log in ${OUT#"$REPO_ROOT"/}/system.log)"
+"$SCRIPTS_DIR/up.sh" >"$OUT/system.log" 2>&1 &
+UP_PID=$!
+deadline=$((SECONDS + 120))
+until curl -fsS -o /dev/null --max-time 2 "$BASE/readyz" 2>/dev/null; do
+    pid_alive "$UP_PID" || die "the system did not start; see $OUT/system.log"
+    ((SECONDS < deadline)) || die "not ready after 120 s; see $OUT/system.log"
+    sleep 0.5
+done
+
+# post PATH JSON [TOKEN]: the body of a successful POST (curl fails on an error status).
+post() {
+    curl -fsS -X POST -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} -d "$2" "$BASE$1"
+}
+field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+
+# caller ROLE ROUND: an access token of a new account for this round: a plain user, or an admin
+# made so by the configured admin (ADMIN_USERNAME), whose own password and token the fuzzer
+# never sees. The fuzzer may delete the account it is given (DELETE /v1/me) or sign it out, so
+# every round gets new ones.
+caller() {
+    local role=$1 round=$2 name id root
+    name="r$round-$role-$RANDOM@example.org"
+    id=$(post /v1/auth/register "{\"username\":\"$name\",\"password\":\"$FUZZ_PASSWORD\"}" | field userId)
+    if [[ $role == admin ]]; then
+        root=$(post /v1/auth/login "{\"username\":\"$ADMIN_USERNAME\",\"password\":\"$ADMIN_PASSWORD\"}" |
+            field accessToken)
+        post "/v1/admin/users/$id/roles" '{"grant":["admin"]}' "$root" >/dev/null
+    fi
+    post /v1/auth/login "{\"username\":\"$name\",\"password\":\"$FUZZ_PASSWORD\"}" | field accessToken
+}
+
+# ---------------------------------------------------------------------------- the runs
+
+total_cases=0
+total_failures=0
+started=$SECONDS
+status=0
+for ((round = 0; round < API_FUZZ_ROUNDS; round++)); do
+    seed=$((API_FUZZ_SEED + round))
+    for caller in user admin; do
+        bearer=$(caller "$caller" "$round") || die "could not sign in a new $caller for round $((round + 1))"
+        report="$OUT/$caller-$round"
+        info "round $((round + 1))/$API_FUZZ_ROUNDS, $caller: st run -c all --seed $seed --max-examples $API_FUZZ_EXAMPLES"
+        rc=0
+        timeout --foreground -k 10 "$API_FUZZ_TIMEOUT" \
+            st --config-file "$CONFIG" --no-color run "$BASE/openapi.yaml" -c all --seed "$seed" \
+            --max-examples "$API_FUZZ_EXAMPLES" -H "Authorization: Bearer $bearer" \
+            --report junit --report-junit-path "$report.xml" >"$report.log" 2>&1 || rc=$?
+        # The counts from the JUnit report: one test case per operation, its failures each a
+        # <failure>; the number of generated cases from the log's summary line.
+        read -r cases failures < <(python3 - "$report.log" "$report.xml" <<'EOF'
+import re, sys, xml.etree.ElementTree as ET
+log = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+m = re.findall(r"(\d+) generated", log)
+cases = int(m[-1]) if m else 0
+failures = 0
+try:
+    for case in ET.parse(sys.argv[2]).getroot().iter("testcase"):
+        failures += len(case.findall("failure")) + len(case.findall("error"))
+except Exception:
+    pass
+print(cases, failures)
+EOF
+        )
+        total_cases=$((total_cases + cases))
+        total_failures=$((total_failures + failures))
+        info "  $caller: $cases cases, $failures failures (exit $rc; ${report#"$REPO_ROOT"/}.log)"
+        if ((rc != 0)); then
+            status=1
+            grep -E '^(_+ |\d+\. |[A-Z][a-z]+ .*failed|Valid data|Invalid data|Undocumented|Response|API rejected|Missing)' \
+                "$report.log" | head -n 40 >&2 || true
+        fi
+    done
+done
+result="$total_cases cases, $total_failures failures, $((SECONDS - started)) s"
+echo "$result" >"$OUT/result.txt"
+info "$result"
+exit "$status"
