@@ -264,17 +264,34 @@ public enum Notify {
     }
 
     /// The caller's schedules.
-    public struct Schedules: Codable, Sendable, Equatable {
-        public var schedules: [Schedule]
-        public init(schedules: [Schedule]) { self.schedules = schedules }
-    }
-
-    /// `list_schedules`: the caller's schedules, oldest first.
+    /// `list_schedules`: the caller's schedules, oldest first, a keyset page at a time.
     public enum ListSchedules: ServiceOperation {
         public static let service = ServiceName.notify
         public static let name = "list_schedules"
-        public typealias Request = Empty
-        public typealias Reply = Schedules
+        /// Schedules on a page when the request names no limit, and the most it may name.
+        public static let defaultLimit = 50
+        public static let maxLimit = 200
+
+        public struct Request: Codable, Sendable, Equatable {
+            /// The `nextCursor` of the previous page.
+            public var cursor: String?
+            /// 1 to ``maxLimit`` (default ``defaultLimit``).
+            public var limit: Int?
+            public init(cursor: String? = nil, limit: Int? = nil) {
+                self.cursor = cursor
+                self.limit = limit
+            }
+        }
+
+        public struct Reply: Codable, Sendable, Equatable {
+            public var items: [Schedule]
+            /// Where the next page starts; nil on the last page.
+            public var nextCursor: String?
+            public init(items: [Schedule], nextCursor: String? = nil) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+        }
     }
 
     /// `delete_schedule`: removes one of the caller's schedules.

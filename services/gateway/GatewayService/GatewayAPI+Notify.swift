@@ -45,8 +45,12 @@ extension GatewayAPI {
     }
 
     func listSchedules(_ input: Operations.ListSchedules.Input) async throws -> Operations.ListSchedules.Output {
-        let reply = try await callAsCaller(Notify.ListSchedules.self, Empty())
-        return .ok(.init(body: .json(.init(schedules: reply.schedules.map(Components.Schemas.Schedule.init)))))
+        let reply = try await callAsCaller(
+            Notify.ListSchedules.self, .init(cursor: input.query.cursor, limit: input.query.limit))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(items: reply.items.map(Components.Schemas.Schedule.init), nextCursor: reply.nextCursor))))
     }
 
     func createSchedule(_ input: Operations.CreateSchedule.Input) async throws -> Operations.CreateSchedule.Output {

@@ -166,8 +166,8 @@ public enum NotifyService {
         router.register(Notify.SetPreferences.self) { request, context in
             try await store.setPreferences(request, of: try context.userId())
         }
-        router.register(Notify.ListSchedules.self) { _, context in
-            .init(schedules: try await schedules.list(of: try context.userId()))
+        router.register(Notify.ListSchedules.self) { request, context in
+            try await schedules.list(request, of: try context.userId())
         }
         router.register(Notify.CreateSchedule.self) { request, context in
             try await schedules.create(request, for: try context.userId())

@@ -72,23 +72,58 @@ public struct ScheduleStore: Sendable {
 
     static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
-    /// The user's schedules, oldest first.
+    /// A page of the user's schedules, oldest first. The cursor is the last schedule's creation
+    /// time in microseconds and its id (`1795536000000000_<uuid>`): keyset pages, so a schedule
+    /// added or removed between pages never makes one repeat.
+    public func list(_ request: Notify.ListSchedules.Request, of userId: UUID) async throws
+        -> Notify.ListSchedules.Reply
+    {
+        let limit = request.limit ?? Notify.ListSchedules.defaultLimit
+        guard (1...Notify.ListSchedules.maxLimit).contains(limit) else {
+            throw ServiceError.invalidArgument("limit is 1 to \(Notify.ListSchedules.maxLimit)", field: "limit")
+        }
+        var after: (micros: Int64, id: UUID)?
+        if let cursor = request.cursor {
+            let parts = cursor.split(separator: "_")
+            guard parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else {
+                throw ServiceError.invalidArgument("cursor is not one this API gave out", field: "cursor")
+            }
+            after = (micros, id)
+        }
+        let page = try await list(of: userId, after: after, limit: limit + 1)
+        guard page.count > limit, let last = page.prefix(limit).last else { return .init(items: page.map(\.schedule)) }
+        return .init(
+            items: page.prefix(limit).map(\.schedule), nextCursor: "\(last.createdMicros)_\(last.schedule.scheduleId)")
+    }
+
+    /// The user's schedules, oldest first (all of them unless `limit` says otherwise).
     public func list(of userId: UUID) async throws -> [Notify.Schedule] {
+        try await list(of: userId, after: nil, limit: Int(Int32.max)).map(\.schedule)
+    }
+
+    private func list(of userId: UUID, after: (micros: Int64, id: UUID)?, limit: Int) async throws
+        -> [(schedule: Notify.Schedule, createdMicros: Int64)]
+    {
         let rows = try await client.query(
             """
-            SELECT id, kind, variables::text, once_at, times_of_day, days_of_week, time_zone, next_at
-            FROM \(unescaped: schema).schedules WHERE user_id = \(userId) ORDER BY created_at, id
+            SELECT id, kind, variables::text, once_at, times_of_day, days_of_week, time_zone, next_at,
+                (extract(epoch FROM created_at) * 1000000)::bigint
+            FROM \(unescaped: schema).schedules WHERE user_id = \(userId)
+              AND (\(after?.micros)::bigint IS NULL
+                   OR (created_at, id) > ('epoch'::timestamptz + \(after?.micros)::bigint * interval '1 microsecond',
+                                         \(after?.id)::uuid))
+            ORDER BY created_at, id LIMIT \(limit)
             """, logger: logger)
-        var schedules: [Notify.Schedule] = []
-        for try await (id, kind, variables, once, times, days, zone, next) in rows.decode(
-            (UUID, String, String, Date?, [Int], [Int], String, Date?).self)
+        var schedules: [(schedule: Notify.Schedule, createdMicros: Int64)] = []
+        for try await (id, kind, variables, once, times, days, zone, next, created) in rows.decode(
+            (UUID, String, String, Date?, [Int], [Int], String, Date?, Int64).self)
         {
-            schedules.append(
-                .init(
-                    scheduleId: id.uuidString.lowercased(), kind: kind,
-                    variables: (try? JSONDecoder().decode([String: String].self, from: Data(variables.utf8))) ?? [:],
-                    at: once.map(Self.millis), timesOfDay: times.compactMap { TimeOfDay(minutes: $0)?.text },
-                    daysOfWeek: days, timeZone: zone, nextAt: next.map(Self.millis)))
+            let schedule = Notify.Schedule(
+                scheduleId: id.uuidString.lowercased(), kind: kind,
+                variables: (try? JSONDecoder().decode([String: String].self, from: Data(variables.utf8))) ?? [:],
+                at: once.map(Self.millis), timesOfDay: times.compactMap { TimeOfDay(minutes: $0)?.text },
+                daysOfWeek: days, timeZone: zone, nextAt: next.map(Self.millis))
+            schedules.append((schedule, created))
         }
         return schedules
     }
