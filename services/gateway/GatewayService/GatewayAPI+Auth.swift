@@ -103,11 +103,19 @@ extension GatewayAPI {
 
     func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        var environment: Auth.APNsEnvironment?
+        if let raw = body.apnsEnvironment {
+            guard let known = Auth.APNsEnvironment(rawValue: raw) else {
+                throw ServiceError.invalidArgument(
+                    "apnsEnvironment must be sandbox or production, not '\(raw)'", field: "apnsEnvironment")
+            }
+            environment = known
+        }
         let reply = try await callAsCaller(
             Auth.RegisterDevice.self,
             .init(
                 token: body.token, platform: body.platform.rawValue, osVersion: body.osVersion, app: body.app,
-                apnsEnvironment: body.apnsEnvironment.flatMap { Auth.APNsEnvironment(rawValue: $0.rawValue) }))
+                apnsEnvironment: environment))
         let device = Components.Schemas.Device(reply.device)
         return reply.created ? .created(.init(body: .json(device))) : .ok(.init(body: .json(device)))
     }
