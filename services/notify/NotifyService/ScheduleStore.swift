@@ -72,9 +72,8 @@ public struct ScheduleStore: Sendable {
 
     static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
-    /// A page of the user's schedules, oldest first. The cursor is the last schedule's creation
-    /// time in microseconds and its id (`1795536000000000_<uuid>`): keyset pages, so a schedule
-    /// added or removed between pages never makes one repeat.
+    /// A page of the user's schedules, oldest first, after the ``KeysetCursor`` of the previous
+    /// page.
     public func list(_ request: Notify.ListSchedules.Request, of userId: UUID) async throws
         -> Notify.ListSchedules.Reply
     {
@@ -82,18 +81,12 @@ public struct ScheduleStore: Sendable {
         guard (1...Notify.ListSchedules.maxLimit).contains(limit) else {
             throw ServiceError.invalidArgument("limit is 1 to \(Notify.ListSchedules.maxLimit)", field: "limit")
         }
-        var after: (micros: Int64, id: UUID)?
-        if let cursor = request.cursor {
-            let parts = cursor.split(separator: "_")
-            guard parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else {
-                throw ServiceError.invalidArgument("cursor is not one this API gave out", field: "cursor")
-            }
-            after = (micros, id)
-        }
+        let after = try KeysetCursor.parse(request.cursor).map { (micros: $0.micros, id: $0.id) }
         let page = try await list(of: userId, after: after, limit: limit + 1)
         guard page.count > limit, let last = page.prefix(limit).last else { return .init(items: page.map(\.schedule)) }
         return .init(
-            items: page.prefix(limit).map(\.schedule), nextCursor: "\(last.createdMicros)_\(last.schedule.scheduleId)")
+            items: page.prefix(limit).map(\.schedule),
+            nextCursor: KeysetCursor.text(micros: last.createdMicros, id: last.schedule.scheduleId))
     }
 
     /// The user's schedules, oldest first (all of them unless `limit` says otherwise).
@@ -168,7 +161,8 @@ public struct ScheduleStore: Sendable {
                         try Submission(id: occurrence, userId: userId, email: nil, kind: kind, variables: values))
                 } catch {
                     logger.warning(
-                        "a schedule's occurrence was refused", metadata: ["scheduleId": "\(id)", "error": "\(SafeErrorDescription.of(error))"])
+                        "a schedule's occurrence was refused",
+                        metadata: ["scheduleId": "\(id)", "error": "\(SafeErrorDescription.of(error))"])
                 }
                 var next: Date?
                 if once == nil, let zone = try? LocalTime(zoneName),

@@ -12,15 +12,8 @@ extension OrderBook {
         let query = request.query.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.flatMap {
             $0.isEmpty ? nil : $0
         }
-        var cursorMicros: Int64?
-        var cursorId: UUID?
-        if let cursor = request.cursor {
-            let parts = cursor.split(separator: "_")
-            guard parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else {
-                throw ServiceError.invalidArgument("not a cursor from this API", field: "cursor")
-            }
-            (cursorMicros, cursorId) = (micros, id)
-        }
+        let cursor = try KeysetCursor.parse(request.cursor)
+        let (cursorMicros, cursorId) = (cursor?.micros, cursor?.id)
         let rows = try await client.query(
             """
             SELECT id, kind, state, currency, total_amount, created_at,
@@ -45,7 +38,7 @@ extension OrderBook {
         {
             if items.count == limit {
                 let last = items[items.count - 1]
-                next = "\(lastMicros)_\(last.id)"
+                next = KeysetCursor.text(micros: lastMicros, id: last.id)
                 break
             }
             let content = try decoder.decode(Content.self, from: Data(details.utf8))

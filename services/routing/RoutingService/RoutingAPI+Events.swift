@@ -112,8 +112,7 @@ extension RoutingAPI {
 }
 
 extension RoutingAPI {
-    /// A page of `owner`'s pins, newest first. The cursor is the last pin's creation time in
-    /// microseconds and its id (`1795536000000000_<uuid>`).
+    /// A page of `owner`'s pins, newest first, after the ``KeysetCursor`` of the previous page.
     static func pinPage(_ request: Routing.ListPins.Request, of owner: UUID, in pins: PinStore) async throws
         -> Routing.ListPins.Reply
     {
@@ -121,18 +120,11 @@ extension RoutingAPI {
         guard (1...Routing.ListPins.maxLimit).contains(limit) else {
             throw ServiceError.invalidArgument("limit is 1 to \(Routing.ListPins.maxLimit)", field: "limit")
         }
-        var before: (micros: Int64, id: UUID)?
-        if let cursor = request.cursor {
-            let parts = cursor.split(separator: "_")
-            guard parts.count == 2, let micros = Int64(parts[0]), let id = UUID(uuidString: String(parts[1])) else {
-                throw ServiceError.invalidArgument("not a cursor from this API", field: "cursor")
-            }
-            before = (micros, id)
-        }
+        let before = try KeysetCursor.parse(request.cursor).map { (micros: $0.micros, id: $0.id) }
         let page = try await pins.pins(of: owner, before: before, limit: limit + 1)
         guard page.count > limit else { return .init(items: page) }
         let last = page[limit - 1]
         let micros = Int64((last.createdAt.timeIntervalSince1970 * 1_000_000).rounded())
-        return .init(items: Array(page.prefix(limit)), nextCursor: "\(micros)_\(last.id)")
+        return .init(items: Array(page.prefix(limit)), nextCursor: KeysetCursor.text(micros: micros, id: last.id))
     }
 }
