@@ -287,6 +287,11 @@ let package = Package(
         ),
 
         // MARK: tests
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ZeroMQTests",
             dependencies: ["ZeroMQ", "ZMTPFuzz"],
@@ -350,7 +355,7 @@ let package = Package(
         .testTarget(
             name: "NotifyTests",
             dependencies: [
-                "NotifyService", "Contract", "Store", "ServiceKit", "ZeroMQ",
+                "NotifyService", "Contract", "Store", "ServiceKit", "ZeroMQ", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -373,7 +378,7 @@ let package = Package(
         .testTarget(
             name: "SystemTests",
             dependencies: [
-                "Majordomo", "Contract", "ServiceKit", "Store",
+                "Majordomo", "Contract", "ServiceKit", "Store", "TestSupport",
                 "BackplaneClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),

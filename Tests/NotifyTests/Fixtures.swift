@@ -3,6 +3,7 @@ import Glibc
 import Hummingbird
 import NIOCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// The Python SMTP sink (`deploy/smtp-sink/smtp_sink.py`, aiosmtpd) on a free port, storing
@@ -180,18 +181,5 @@ struct FixtureError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-        }
-    }
-    guard bound else { throw FixtureError("no free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
+/// A loopback port for a listener a test starts (``TestPorts``).
+func freePort() throws -> Int { try TestPorts.free() }
