@@ -7,6 +7,7 @@ here is bounded in time; waits raise instead of hanging.
 from __future__ import annotations
 
 import os
+import random
 import resource
 import signal
 import socket
@@ -55,17 +56,32 @@ def broker_binary() -> Path:
 
 
 def free_tcp_ports(count: int) -> list[int]:
-    """Ports the OS considers free right now on 127.0.0.1 (held together so they are distinct)."""
-    sockets = []
+    """Distinct ports free right now on 127.0.0.1, from below the kernel's ephemeral range: a port
+    the kernel hands out itself (bind to 0) can be taken by an outgoing connection before the
+    broker binds it."""
     try:
-        for _ in range(count):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            sockets.append(s)
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    chosen: list[int] = []
+    for _ in range(5000):
+        if len(chosen) == count:
+            break
+        port = random.randrange(10000, max(low, 11000))
+        if port in chosen:
+            continue
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            s.bind(("127.0.0.1", port))
+            chosen.append(port)
+        except OSError:
+            pass
+        finally:
             s.close()
+    if len(chosen) < count:
+        raise HarnessError("no free ports below the ephemeral range")
+    return chosen
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float, message: str = "", interval: float = 0.02) -> Any:

@@ -31,15 +31,29 @@ port_in_use() {
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# free_port: prints a TCP port that nothing listens on. The kernel picks it (bind to port 0),
-# which is far less likely to collide with parallel runs than scanning upwards from a fixed port.
+# free_port: prints a TCP port that nothing listens on, chosen at random below the kernel's
+# ephemeral range (ip_local_port_range): a port the kernel hands out itself (bind to 0) can be
+# taken by any outgoing connection between this choice and the server binding it.
 free_port() {
     python3 - <<'EOF'
-import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])
-s.close()
+import random, socket
+try:
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+except (OSError, ValueError, IndexError):
+    low = 32768
+for _ in range(2000):
+    port = random.randrange(10000, max(low, 11000))
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(port)
+    break
+else:
+    raise SystemExit("no free port below the ephemeral range")
 EOF
 }
 
