@@ -113,10 +113,21 @@ struct AccountHTTPTests {
         let listed = await system.get("/v1/me/devices", headers: bearer)
         #expect(listed?.status == 200)
         #expect(listed?.body.contains(token) == true)
-        let environments = (json(listed?.body)["devices"] as? [[String: Any]] ?? []).map {
+        let environments = (json(listed?.body)["items"] as? [[String: Any]] ?? []).map {
             "\($0["token"] ?? "")=\($0["apnsEnvironment"] ?? "")"
         }
         #expect(Set(environments) == ["\(token)=production", "\(sandboxToken)=sandbox"])
+        // A page at a time, oldest first: the cursor of the first page leads to the second.
+        let firstPage = await system.get("/v1/me/devices?limit=1", headers: bearer)
+        let firstItems = json(firstPage?.body)["items"] as? [[String: Any]] ?? []
+        #expect(firstItems.map { $0["token"] as? String } == [token], "\(firstPage?.body ?? "")")
+        let cursor = try #require(json(firstPage?.body)["nextCursor"] as? String)
+        let secondPage = await system.get("/v1/me/devices?limit=1&cursor=\(cursor)", headers: bearer)
+        let secondItems = json(secondPage?.body)["items"] as? [[String: Any]] ?? []
+        #expect(secondItems.map { $0["token"] as? String } == [sandboxToken])
+        #expect(json(secondPage?.body)["nextCursor"] == nil, "the last page has no cursor")
+        #expect(await system.get("/v1/me/devices?cursor=nonsense", headers: bearer)?.status == 400)
+        #expect(await system.get("/v1/me/devices?limit=0", headers: bearer)?.status == 400)
         #expect(await system.send("DELETE", "/v1/me/devices/\(id)", headers: bearer)?.status == 204)
         #expect(await system.send("DELETE", "/v1/me/devices/\(id)", headers: bearer)?.status == 404)
         #expect(await system.get("/v1/me/devices", headers: bearer)?.body.contains(token) == false)

@@ -24,8 +24,38 @@ extension RoutingHTTPTests {
 
         let listed = await system.get("/v1/campus/events?kind=cultural&venueId=\(venue)")
         #expect(listed?.status == 200)
-        let titles = (json(listed?.body)["events"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []
+        let titles = (json(listed?.body)["items"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []
         #expect(titles.contains(title), "\(listed?.body ?? "")")
+        // A page at a time, soonest first: two more at the venue, then pages of one.
+        var extra: [String] = []
+        for hours in [30, 40] {
+            let starts = Date().addingTimeInterval(Double(hours) * 3_600).formatted(.iso8601)
+            let ends = Date().addingTimeInterval(Double(hours + 2) * 3_600).formatted(.iso8601)
+            let more =
+                #"{"title": "\#(title) \#(hours)", "kind": "cultural", "venueId": "\#(venue)", "startsAt": "\#(starts)", "endsAt": "\#(ends)"}"#
+            let made = await send(system, "POST", "/v1/admin/campus/events", body: more, token: admin)
+            #expect(made?.status == 201)
+            extra += [json(made?.body)["id"] as? String].compactMap { $0 }
+        }
+        defer {
+            for id in extra {
+                _ = HTTP.request(
+                    port: system.httpPort, method: "DELETE", path: "/v1/admin/campus/events/\(id)",
+                    headers: ["Authorization": "Bearer \(admin)"])
+            }
+        }
+        var pagedTitles: [String] = []
+        var cursor: String?
+        repeat {
+            let page = await system.get(
+                "/v1/campus/events?kind=cultural&venueId=\(venue)&limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""))
+            let items = json(page?.body)["items"] as? [[String: Any]] ?? []
+            #expect(page?.status == 200 && items.count <= 1, "\(page?.body ?? "")")
+            pagedTitles += items.compactMap { $0["title"] as? String }
+            cursor = json(page?.body)["nextCursor"] as? String
+        } while cursor != nil && pagedTitles.count < 100
+        #expect(pagedTitles.filter { $0.hasPrefix(title) } == [title, "\(title) 30", "\(title) 40"])
+        #expect(await system.get("/v1/campus/events?cursor=yesterday")?.status == 400)
         let sport = await system.get("/v1/campus/events?kind=sport&venueId=\(venue)")
         #expect(sport?.body.contains(title) == false)
         #expect(await system.get("/v1/campus/events?kind=party")?.status == 400)

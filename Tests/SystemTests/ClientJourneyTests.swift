@@ -54,7 +54,7 @@ struct ClientJourneyTests {
             body: .json(.init(token: token, platform: .ios, osVersion: "17.5", app: "gifter"))
         ).ok.body.json
         #expect(again.deviceId == device.deviceId)
-        #expect(try await client.listDevices().ok.body.json.devices.map(\.deviceId) == [device.deviceId])
+        #expect(try await client.listDevices().ok.body.json.items.map(\.deviceId) == [device.deviceId])
 
         // Errors arrive as the document says: the shared error body, its code an open enum.
         let weak = try await client.register(body: .json(.init(username: "x\(name)", password: "password")))
@@ -80,7 +80,7 @@ extension ClientJourneyTests {
         defer { _ = system.stopBlocking() }
         let client = try client(system, Session())
 
-        let venues = try await client.searchVenues(query: .init(limit: 50)).ok.body.json.venues
+        let venues = try await client.searchVenues(query: .init(limit: 50)).ok.body.json.items
         try #require(venues.count >= 2, "the sample campus has venues")
         let (from, to) = (venues[0], venues[1])
         let route = try await client.planRoute(

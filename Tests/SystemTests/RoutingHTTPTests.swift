@@ -62,7 +62,7 @@ struct RoutingHTTPTests {
 
     func venueId(_ system: SystemHarness, _ query: String) async throws -> String {
         let found = await system.get("/v1/campus/venues?q=\(query)")
-        let venues = try #require(json(found?.body)["venues"] as? [[String: Any]])
+        let venues = try #require(json(found?.body)["items"] as? [[String: Any]])
         return try #require(venues.first?["id"] as? String)
     }
 
@@ -72,21 +72,41 @@ struct RoutingHTTPTests {
         defer { _ = system.stopBlocking() }
         let typo = await system.get("/v1/campus/venues?q=merenski%20libary")
         #expect(typo?.status == 200)
-        let first = (json(typo?.body)["venues"] as? [[String: Any]])?.first
+        let first = (json(typo?.body)["items"] as? [[String: Any]])?.first
         #expect(
             (first?["building"] as? String) == "Merensky Library"
                 || (first?["name"] as? String)?.contains("Library") == true,
             "\(typo?.body ?? "")")
 
         let food = await system.get("/v1/campus/venues?kind=food_court")
-        let kinds = (json(food?.body)["venues"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
+        let kinds = (json(food?.body)["items"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } ?? []
         #expect(kinds.count >= 3 && kinds.allSatisfy { $0 == "food_court" })
         #expect(await system.get("/v1/campus/venues?kind=pub")?.status == 400)
 
         let near = await system.get("/v1/campus/venues?near=-25.7545,28.2314&radius=80")
-        let nearby = json(near?.body)["venues"] as? [[String: Any]] ?? []
+        let nearby = json(near?.body)["items"] as? [[String: Any]] ?? []
         #expect(
             !nearby.isEmpty && nearby.allSatisfy { ($0["distance"] as? Double ?? 1e9) <= 80 }, "\(near?.body ?? "")")
+
+        // Pages of three through every venue within 2 km: the same venues, in the same order, as
+        // one page of a hundred; a cursor is bound to its search.
+        let wide = "/v1/campus/venues?near=-25.7545,28.2314&radius=2000"
+        let all = (json(await system.get("\(wide)&limit=100")?.body)["items"] as? [[String: Any]] ?? [])
+            .compactMap { $0["id"] as? String }
+        #expect(all.count > 6, "the sample campus has venues within 2 km")
+        var paged: [String] = []
+        var cursor: String?
+        repeat {
+            let page = await system.get("\(wide)&limit=3" + (cursor.map { "&cursor=\($0)" } ?? ""))
+            #expect(page?.status == 200, "\(page?.body ?? "")")
+            paged += (json(page?.body)["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            cursor = json(page?.body)["nextCursor"] as? String
+        } while cursor != nil && paged.count < 1_000
+        #expect(paged == all)
+        let firstPage = await system.get("\(wide)&limit=3")
+        let next = try #require(json(firstPage?.body)["nextCursor"] as? String)
+        #expect(await system.get("/v1/campus/venues?kind=sport&limit=3&cursor=\(next)")?.status == 400)
+        #expect(await system.get("\(wide)&cursor=3.zz")?.status == 400)
 
         let id = try await venueId(system, "Old%20Arts%20Clock")
         let one = await system.get("/v1/campus/venues/\(id)")

@@ -189,24 +189,27 @@ extension Auth {
         public typealias Reply = Empty
     }
 
-    /// The devices of one account.
-    public struct Devices: Codable, Sendable, Equatable {
-        public var devices: [Device]
-        public init(devices: [Device]) { self.devices = devices }
-    }
-
-    /// `list_devices`: the caller's own devices, or (for a service calling without an actor, such
-    /// as notify, or an admin) the devices of `userId`.
+    /// `list_devices`: the caller's own devices, or (for a service calling without an actor, or
+    /// an admin) the devices of `userId`; oldest first, a page at a time.
     public enum ListDevices: ServiceOperation {
         public static let service = ServiceName.auth
         public static let name = "list_devices"
+        public static let pageSize = PageSize(default: 50, max: 200)
 
         public struct Request: Codable, Sendable, Equatable {
             public var userId: String?
-            public init(userId: String? = nil) { self.userId = userId }
+            /// The `nextCursor` of the previous page.
+            public var cursor: String?
+            /// 1 to 200 (default 50).
+            public var limit: Int?
+            public init(userId: String? = nil, cursor: String? = nil, limit: Int? = nil) {
+                self.userId = userId
+                self.cursor = cursor
+                self.limit = limit
+            }
         }
 
-        public typealias Reply = Devices
+        public typealias Reply = Page<Device>
     }
 
     /// `forget_device_token`: a push provider said the token is invalid or unregistered (called

@@ -1,10 +1,11 @@
 import Foundation
 
-/// Where the next page of a keyset-paged list starts: the last row's creation time in
-/// microseconds and its id, written `1795536000000000_<uuid>`. A row added or removed between
-/// pages never makes another repeat or go missing, as an offset would.
+/// Where the next page of a keyset-paged list starts: the last row's sort time (its creation
+/// time, or an event's start) in microseconds and its id, written `1795536000000000_<uuid>`. A
+/// row added or removed between pages never makes another repeat or go missing, as an offset
+/// would.
 public struct KeysetCursor: Sendable, Equatable, CustomStringConvertible {
-    /// The last row's creation time, microseconds since the epoch.
+    /// The last row's sort time, microseconds since the epoch.
     public let micros: Int64
     /// The last row's id (the tie-breaker between rows created in the same microsecond).
     public let id: UUID
@@ -28,6 +29,12 @@ public struct KeysetCursor: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { Self.text(micros: micros, id: id.uuidString) }
 
-    /// The text of the cursor after the row created at `micros` whose id reads `id`.
+    /// The text of the cursor after the row at `time` whose id reads `id` (PostgreSQL keeps
+    /// microseconds, so the time is rounded to the microsecond it was stored as).
+    public static func text(at time: Date, id: some StringProtocol) -> String {
+        text(micros: Int64((time.timeIntervalSince1970 * 1_000_000).rounded()), id: id)
+    }
+
+    /// The text of the cursor after the row at `micros` whose id reads `id`.
     public static func text(micros: Int64, id: some StringProtocol) -> String { "\(micros)_\(id.lowercased())" }
 }

@@ -268,30 +268,9 @@ public enum Notify {
     public enum ListSchedules: ServiceOperation {
         public static let service = ServiceName.notify
         public static let name = "list_schedules"
-        /// Schedules on a page when the request names no limit, and the most it may name.
-        public static let defaultLimit = 50
-        public static let maxLimit = 200
-
-        public struct Request: Codable, Sendable, Equatable {
-            /// The `nextCursor` of the previous page.
-            public var cursor: String?
-            /// 1 to ``maxLimit`` (default ``defaultLimit``).
-            public var limit: Int?
-            public init(cursor: String? = nil, limit: Int? = nil) {
-                self.cursor = cursor
-                self.limit = limit
-            }
-        }
-
-        public struct Reply: Codable, Sendable, Equatable {
-            public var items: [Schedule]
-            /// Where the next page starts; nil on the last page.
-            public var nextCursor: String?
-            public init(items: [Schedule], nextCursor: String? = nil) {
-                self.items = items
-                self.nextCursor = nextCursor
-            }
-        }
+        public static let pageSize = PageSize(default: 50, max: 200)
+        public typealias Request = PageRequest
+        public typealias Reply = Page<Schedule>
     }
 
     /// `delete_schedule`: removes one of the caller's schedules.

@@ -243,34 +243,13 @@ extension Orders {
         public typealias Reply = PaymentMethod
     }
 
-    /// `list_payment_methods`: the caller's saved cards.
+    /// `list_payment_methods`: the caller's saved cards, a page at a time.
     public enum ListPaymentMethods: ServiceOperation {
         public static let service = ServiceName.orders
         public static let name = "list_payment_methods"
-        /// Cards on a page when the request names no limit, and the most it may name.
-        public static let defaultLimit = 20
-        public static let maxLimit = 100
-
-        public struct Request: Codable, Sendable, Hashable {
-            /// The `nextCursor` of the previous page.
-            public var cursor: String?
-            /// 1 to ``maxLimit`` (default ``defaultLimit``).
-            public var limit: Int?
-            public init(cursor: String? = nil, limit: Int? = nil) {
-                self.cursor = cursor
-                self.limit = limit
-            }
-        }
-
-        public struct Reply: Codable, Sendable, Hashable {
-            public var items: [PaymentMethod]
-            /// Where the next page starts; nil on the last page.
-            public var nextCursor: String?
-            public init(items: [PaymentMethod], nextCursor: String? = nil) {
-                self.items = items
-                self.nextCursor = nextCursor
-            }
-        }
+        public static let pageSize = PageSize(default: 20, max: 100)
+        public typealias Request = PageRequest
+        public typealias Reply = Page<PaymentMethod>
     }
 
     /// A request about one thing by id.

@@ -326,15 +326,13 @@ extension Printing {
         public static let service = ServiceName.printing
         public static let name = "list_print_jobs"
 
-        /// Jobs on a page when the request names no limit, and the most it may name.
-        public static let defaultLimit = 100
-        public static let maxLimit = 500
+        public static let pageSize = PageSize(default: 100, max: 500)
 
         public struct Request: Codable, Sendable, Hashable {
             public var status: String?
             /// The `nextCursor` of the previous page.
             public var cursor: String?
-            /// 1 to ``maxLimit`` (default ``defaultLimit``).
+            /// 1 to 500 (default 100).
             public var limit: Int?
             public init(status: String? = nil, cursor: String? = nil, limit: Int? = nil) {
                 self.status = status
@@ -343,15 +341,7 @@ extension Printing {
             }
         }
 
-        public struct Reply: Codable, Sendable, Hashable {
-            public var items: [PrintJob]
-            /// Where the next page starts; nil on the last page.
-            public var nextCursor: String?
-            public init(items: [PrintJob], nextCursor: String? = nil) {
-                self.items = items
-                self.nextCursor = nextCursor
-            }
-        }
+        public typealias Reply = Page<PrintJob>
     }
 
     /// `print_job_pdf` (`printer` or `admin`): the rendered PDF of one job (ready or later).

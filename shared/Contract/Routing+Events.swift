@@ -53,27 +53,33 @@ extension Routing {
         }
     }
 
-    /// `list_events`: events that have not ended yet, soonest first, by kind and/or venue.
+    /// `list_events`: events that have not ended yet, soonest first, by kind and/or venue; a page
+    /// at a time (``KeysetCursor`` on the start time and id).
     public enum ListEvents: ServiceOperation {
         public static let service = ServiceName.routing
         public static let name = "list_events"
+        public static let pageSize = PageSize(default: 50, max: 200)
         public struct Request: Codable, Sendable, Equatable {
             public var kind: String?
             public var venueId: String?
             /// Only events starting before this time.
             public var before: Date?
+            /// 1 to 200 (default 50).
             public var limit: Int?
-            public init(kind: String? = nil, venueId: String? = nil, before: Date? = nil, limit: Int? = nil) {
+            /// The `nextCursor` of the previous page.
+            public var cursor: String?
+            public init(
+                kind: String? = nil, venueId: String? = nil, before: Date? = nil, limit: Int? = nil,
+                cursor: String? = nil
+            ) {
                 self.kind = kind
                 self.venueId = venueId
                 self.before = before
                 self.limit = limit
+                self.cursor = cursor
             }
         }
-        public struct Reply: Codable, Sendable, Equatable {
-            public var events: [CampusEvent]
-            public init(events: [CampusEvent]) { self.events = events }
-        }
+        public typealias Reply = Page<CampusEvent>
     }
 
     /// `create_event` (admin).
@@ -144,32 +150,13 @@ extension Routing {
         }
     }
 
-    /// `list_pins`: the caller's pins, newest first.
+    /// `list_pins`: the caller's pins, newest first, a page at a time.
     public enum ListPins: ServiceOperation {
         public static let service = ServiceName.routing
         public static let name = "list_pins"
-        /// Pins on a page when the request names no limit, and the most it may name.
-        public static let defaultLimit = 50
-        public static let maxLimit = 500
-        public struct Request: Codable, Sendable, Equatable {
-            /// The `nextCursor` of the previous page.
-            public var cursor: String?
-            /// 1 to ``maxLimit`` (default ``defaultLimit``).
-            public var limit: Int?
-            public init(cursor: String? = nil, limit: Int? = nil) {
-                self.cursor = cursor
-                self.limit = limit
-            }
-        }
-        public struct Reply: Codable, Sendable, Equatable {
-            public var items: [Pin]
-            /// Where the next page starts; nil on the last page.
-            public var nextCursor: String?
-            public init(items: [Pin], nextCursor: String? = nil) {
-                self.items = items
-                self.nextCursor = nextCursor
-            }
-        }
+        public static let pageSize = PageSize(default: 50, max: 500)
+        public typealias Request = PageRequest
+        public typealias Reply = Page<Pin>
     }
 
     /// `save_pin`: a new pin of the caller's.

@@ -61,21 +61,25 @@ public enum Routing {
     /// The venue kinds.
     public static let venueKinds = ["lecture_hall", "food_court", "ablution", "sport", "faculty_house", "landmark"]
 
-    /// `search_venues`: by name (typo-tolerant), kind, and/or near a position.
+    /// `search_venues`: by name (typo-tolerant), kind, and/or near a position; a page at a time.
     public enum SearchVenues: ServiceOperation {
         public static let service = ServiceName.routing
         public static let name = "search_venues"
+        public static let pageSize = PageSize(default: 20, max: 100)
         public struct Request: Codable, Sendable, Equatable {
             public var q: String?
             public var kind: String?
             public var nearLat: Double?
             public var nearLon: Double?
+            /// 1 to 100 (default 20).
             public var limit: Int?
             /// Metres around `near` (default 150 without a name query).
             public var radius: Double?
+            /// The `nextCursor` of the previous page of the same search.
+            public var cursor: String?
             public init(
                 q: String? = nil, kind: String? = nil, nearLat: Double? = nil, nearLon: Double? = nil,
-                limit: Int? = nil, radius: Double? = nil
+                limit: Int? = nil, radius: Double? = nil, cursor: String? = nil
             ) {
                 self.radius = radius
                 self.q = q
@@ -83,12 +87,11 @@ public enum Routing {
                 self.nearLat = nearLat
                 self.nearLon = nearLon
                 self.limit = limit
+                self.cursor = cursor
             }
         }
-        public struct Reply: Codable, Sendable, Equatable {
-            public var venues: [Venue]
-            public init(venues: [Venue]) { self.venues = venues }
-        }
+        /// Best match (or nearest) first.
+        public typealias Reply = Page<Venue>
     }
 
     /// An id in a request.

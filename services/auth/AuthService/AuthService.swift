@@ -158,7 +158,7 @@ public enum AuthService {
             } else {
                 owner = try context.userId()
             }
-            return Auth.Devices(devices: try await devices.devices(of: owner))
+            return try await devices.page(request, of: owner)
         }
         router.register(Auth.LookupContacts.self) { request, context in
             guard context.metadata.actor == nil else {

@@ -77,22 +77,49 @@ public struct DeviceStore: Sendable {
         }
     }
 
-    /// The devices of `userId`, oldest first.
-    public func devices(of userId: UUID) async throws -> [Auth.Device] {
+    /// The devices of `userId`, oldest first (ties by id), after the device registered at
+    /// `after` (its creation in microseconds and its id); all of them unless `limit` says otherwise.
+    public func devices(
+        of userId: UUID, after: (micros: Int64, id: UUID)? = nil, limit: Int = Int(Int32.max)
+    ) async throws -> [Auth.Device] {
+        try await pageOfDevices(of: userId, after: after, limit: limit).map(\.device)
+    }
+
+    /// A page of the devices of `userId` for `list_devices`.
+    public func page(_ request: Auth.ListDevices.Request, of userId: UUID) async throws -> Auth.ListDevices.Reply {
+        let limit = try Auth.ListDevices.pageSize.limit(request.limit)
+        let after = try KeysetCursor.parse(request.cursor).map { (micros: $0.micros, id: $0.id) }
+        let rows = try await pageOfDevices(of: userId, after: after, limit: limit + 1)
+        guard rows.count > limit else { return .init(items: rows.map(\.device)) }
+        let last = rows[limit - 1]
+        return .init(
+            items: rows.prefix(limit).map(\.device),
+            nextCursor: KeysetCursor.text(micros: last.createdMicros, id: last.device.deviceId))
+    }
+
+    private func pageOfDevices(of userId: UUID, after: (micros: Int64, id: UUID)?, limit: Int) async throws
+        -> [(device: Auth.Device, createdMicros: Int64)]
+    {
         let rows = try await client.query(
             """
-            SELECT id, token, platform, os_version, app, apns_environment FROM auth.devices
-            WHERE user_id = \(userId) ORDER BY created_at, id
+            SELECT id, token, platform, os_version, app, apns_environment,
+                (extract(epoch FROM created_at) * 1000000)::bigint
+            FROM auth.devices
+            WHERE user_id = \(userId)
+              AND (\(after?.micros)::bigint IS NULL
+                   OR (created_at, id) > ('epoch'::timestamptz + \(after?.micros)::bigint * interval '1 microsecond',
+                                         \(after?.id)::uuid))
+            ORDER BY created_at, id LIMIT \(limit)
             """, logger: logger)
-        var devices: [Auth.Device] = []
-        for try await (id, token, platform, osVersion, app, environment) in rows.decode(
-            (UUID, String, String, String, String?, String).self)
+        var devices: [(device: Auth.Device, createdMicros: Int64)] = []
+        for try await (id, token, platform, osVersion, app, environment, createdMicros) in rows.decode(
+            (UUID, String, String, String, String?, String, Int64).self)
         {
-            devices.append(
-                .init(
-                    deviceId: id.uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: token,
-                    platform: platform, osVersion: osVersion, app: app,
-                    apnsEnvironment: Auth.APNsEnvironment(rawValue: environment) ?? .production))
+            let device = Auth.Device(
+                deviceId: id.uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: token,
+                platform: platform, osVersion: osVersion, app: app,
+                apnsEnvironment: Auth.APNsEnvironment(rawValue: environment) ?? .production)
+            devices.append((device, createdMicros))
         }
         return devices
     }

@@ -97,8 +97,11 @@ extension GatewayAPI {
     }
 
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
-        let reply = try await callAsCaller(Auth.ListDevices.self, .init())
-        return .ok(.init(body: .json(.init(devices: reply.devices.map(Components.Schemas.Device.init)))))
+        let reply = try await callAsCaller(
+            Auth.ListDevices.self, .init(cursor: input.query.cursor, limit: input.query.limit))
+        return .ok(
+            .init(
+                body: .json(.init(items: reply.items.map(Components.Schemas.Device.init), nextCursor: reply.nextCursor))))
     }
 
     func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {

@@ -12,9 +12,13 @@ extension GatewayAPI {
             Routing.ListEvents.self,
             .init(
                 kind: input.query.kind?.rawValue, venueId: input.query.venueId, before: input.query.before,
-                limit: input.query.limit),
+                limit: input.query.limit, cursor: input.query.cursor),
             metadata: try scope.metadata(deadline: settings.requestTimeout))
-        return .ok(.init(body: .json(.init(events: reply.events.map(Components.Schemas.CampusEvent.init)))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        items: reply.items.map(Components.Schemas.CampusEvent.init), nextCursor: reply.nextCursor))))
     }
 
     func createCampusEvent(_ input: Operations.CreateCampusEvent.Input) async throws

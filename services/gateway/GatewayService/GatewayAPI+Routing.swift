@@ -22,9 +22,11 @@ extension GatewayAPI {
             Routing.SearchVenues.self,
             .init(
                 q: input.query.q, kind: input.query.kind?.rawValue, nearLat: nearLat, nearLon: nearLon,
-                limit: input.query.limit, radius: input.query.radius),
+                limit: input.query.limit, radius: input.query.radius, cursor: input.query.cursor),
             metadata: try scope.metadata(deadline: settings.requestTimeout))
-        return .ok(.init(body: .json(.init(venues: reply.venues.map(Components.Schemas.Venue.init)))))
+        return .ok(
+            .init(
+                body: .json(.init(items: reply.items.map(Components.Schemas.Venue.init), nextCursor: reply.nextCursor))))
     }
 
     func getVenue(_ input: Operations.GetVenue.Input) async throws -> Operations.GetVenue.Output {

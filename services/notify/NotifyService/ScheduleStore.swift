@@ -77,10 +77,7 @@ public struct ScheduleStore: Sendable {
     public func list(_ request: Notify.ListSchedules.Request, of userId: UUID) async throws
         -> Notify.ListSchedules.Reply
     {
-        let limit = request.limit ?? Notify.ListSchedules.defaultLimit
-        guard (1...Notify.ListSchedules.maxLimit).contains(limit) else {
-            throw ServiceError.invalidArgument("limit is 1 to \(Notify.ListSchedules.maxLimit)", field: "limit")
-        }
+        let limit = try Notify.ListSchedules.pageSize.limit(request.limit)
         let after = try KeysetCursor.parse(request.cursor).map { (micros: $0.micros, id: $0.id) }
         let page = try await list(of: userId, after: after, limit: limit + 1)
         guard page.count > limit, let last = page.prefix(limit).last else { return .init(items: page.map(\.schedule)) }

@@ -31,10 +31,7 @@ public struct Wallet: Sendable {
     public func list(_ request: Orders.ListPaymentMethods.Request, actor: Actor) async throws
         -> Orders.ListPaymentMethods.Reply
     {
-        let limit = request.limit ?? Orders.ListPaymentMethods.defaultLimit
-        guard (1...Orders.ListPaymentMethods.maxLimit).contains(limit) else {
-            throw ServiceError.invalidArgument("limit is 1 to \(Orders.ListPaymentMethods.maxLimit)", field: "limit")
-        }
+        let limit = try Orders.ListPaymentMethods.pageSize.limit(request.limit)
         var after: UUID?
         if let cursor = request.cursor {
             guard let id = UUID(uuidString: cursor) else {
@@ -43,8 +40,7 @@ public struct Wallet: Sendable {
             after = id
         }
         let page = try await store.list(userId: try OrderBook.userId(actor), after: after, limit: limit + 1)
-        guard page.count > limit else { return .init(items: page) }
-        return .init(items: Array(page.prefix(limit)), nextCursor: page[limit - 1].id)
+        return .init(fetched: page, limit: limit) { $0.id }
     }
 
     /// Forgets one of the caller's cards.

@@ -58,17 +58,16 @@ extension RoutingAPI {
     }
 
     func listEvents(_ request: Routing.ListEvents.Request) async throws -> Routing.ListEvents.Reply {
-        let limit = request.limit ?? 50
-        guard (1...200).contains(limit) else {
-            throw ServiceError.invalidArgument("limit must be 1...200", field: "limit")
-        }
+        let limit = try Routing.ListEvents.pageSize.limit(request.limit)
         if let kind = request.kind, !Routing.eventKinds.contains(kind) {
             throw ServiceError.invalidArgument("kind must be sport or cultural", field: "kind")
         }
         let venue = try request.venueId.map { try Self.uuid($0, field: "venueId", what: "venue") }
-        return .init(
-            events: try await events.upcoming(
-                kind: request.kind, venue: venue, now: clock.now(), before: request.before, limit: limit))
+        let after = try KeysetCursor.parse(request.cursor).map { (micros: $0.micros, id: $0.id) }
+        let page = try await events.upcoming(
+            kind: request.kind, venue: venue, now: clock.now(), before: request.before, after: after,
+            limit: limit + 1)
+        return .init(fetched: page, limit: limit) { KeysetCursor.text(at: $0.startsAt, id: $0.id) }
     }
 
     /// The venue an event draft names, which must exist.
@@ -116,15 +115,9 @@ extension RoutingAPI {
     static func pinPage(_ request: Routing.ListPins.Request, of owner: UUID, in pins: PinStore) async throws
         -> Routing.ListPins.Reply
     {
-        let limit = request.limit ?? Routing.ListPins.defaultLimit
-        guard (1...Routing.ListPins.maxLimit).contains(limit) else {
-            throw ServiceError.invalidArgument("limit is 1 to \(Routing.ListPins.maxLimit)", field: "limit")
-        }
+        let limit = try Routing.ListPins.pageSize.limit(request.limit)
         let before = try KeysetCursor.parse(request.cursor).map { (micros: $0.micros, id: $0.id) }
         let page = try await pins.pins(of: owner, before: before, limit: limit + 1)
-        guard page.count > limit else { return .init(items: page) }
-        let last = page[limit - 1]
-        let micros = Int64((last.createdAt.timeIntervalSince1970 * 1_000_000).rounded())
-        return .init(items: Array(page.prefix(limit)), nextCursor: KeysetCursor.text(micros: micros, id: last.id))
+        return .init(fetched: page, limit: limit) { KeysetCursor.text(at: $0.createdAt, id: $0.id) }
     }
 }

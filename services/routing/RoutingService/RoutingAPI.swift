@@ -78,10 +78,7 @@ struct RoutingAPI: Sendable {
     }
 
     func searchVenues(_ request: Routing.SearchVenues.Request) async throws -> Routing.SearchVenues.Reply {
-        let limit = request.limit ?? 20
-        guard (1...100).contains(limit) else {
-            throw ServiceError.invalidArgument("limit must be 1...100", field: "limit")
-        }
+        let limit = try Routing.SearchVenues.pageSize.limit(request.limit)
         if let kind = request.kind, !Routing.venueKinds.contains(kind) {
             throw ServiceError(
                 .invalidArgument, "unknown venue kind '\(kind)'",
@@ -95,9 +92,12 @@ struct RoutingAPI: Sendable {
             near = (Self.degrees(lat), Self.degrees(lon))
         }
         let radius = request.radius ?? (request.q == nil ? 150 : 100_000)
+        let offset = try VenueSearchCursor.parse(request)?.offset ?? 0
+        let found = try await venues.search(
+            query: request.q, kind: request.kind, near: near, radius: radius, offset: offset, limit: limit + 1)
+        guard found.count > limit else { return .init(items: found) }
         return .init(
-            venues: try await venues.search(
-                query: request.q, kind: request.kind, near: near, radius: radius, limit: limit))
+            items: Array(found.prefix(limit)), nextCursor: VenueSearchCursor.after(offset, count: limit, of: request))
     }
 
     func venue(_ id: String) async throws -> Routing.Venue {

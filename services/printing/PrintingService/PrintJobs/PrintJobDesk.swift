@@ -31,11 +31,7 @@ public struct PrintJobDesk: Sendable {
             let known = PrintJobStatus.allCases.map(\.rawValue).joined(separator: ", ")
             throw ServiceError.invalidArgument("status is one of \(known)", field: "status")
         }
-        let limit = request.limit ?? Printing.ListPrintJobs.defaultLimit
-        guard (1...Printing.ListPrintJobs.maxLimit).contains(limit) else {
-            throw ServiceError.invalidArgument(
-                "limit is 1 to \(Printing.ListPrintJobs.maxLimit)", field: "limit")
-        }
+        let limit = try Printing.ListPrintJobs.pageSize.limit(request.limit)
         var after: UUID?
         if let cursor = request.cursor {
             guard let data = Data(base64URL: cursor), let id = UUID(uuidString: String(decoding: data, as: UTF8.self))
@@ -52,8 +48,7 @@ public struct PrintJobDesk: Sendable {
             ORDER BY created_at, id LIMIT \(limit + 1)
             """
         ).map(\.job)
-        guard page.count > limit, let last = page.prefix(limit).last else { return .init(items: page) }
-        return .init(items: Array(page.prefix(limit)), nextCursor: Data(last.id.utf8).base64URL)
+        return .init(fetched: page, limit: limit) { Data($0.id.utf8).base64URL }
     }
 
     /// The PDF of job `id`; `failed_precondition` until it is rendered.

@@ -16,10 +16,11 @@ public struct CampusEventStore: Sendable {
 
     private typealias Row = (UUID, String, String, UUID?, String?, Date, Date, String)
 
-    /// Events not ended at `now`, of `kind`, at `venue`, starting before `before`; soonest first.
-    public func upcoming(kind: String?, venue: UUID?, now: Date, before: Date?, limit: Int) async throws
-        -> [Routing.CampusEvent]
-    {
+    /// Events not ended at `now`, of `kind`, at `venue`, starting before `before`; soonest first
+    /// (ties by id), after the event at `after` (its start in microseconds and its id).
+    public func upcoming(
+        kind: String?, venue: UUID?, now: Date, before: Date?, after: (micros: Int64, id: UUID)? = nil, limit: Int
+    ) async throws -> [Routing.CampusEvent] {
         let rows = try await client.query(
             """
             SELECT e.id, e.title, e.kind, e.venue_id, v.name, e.starts_at, e.ends_at, e.description
@@ -28,7 +29,10 @@ public struct CampusEventStore: Sendable {
               AND (\(kind)::text IS NULL OR e.kind = \(kind)::text)
               AND (\(venue)::uuid IS NULL OR e.venue_id = \(venue)::uuid)
               AND (\(before)::timestamptz IS NULL OR e.starts_at < \(before)::timestamptz)
-            ORDER BY e.starts_at, e.title
+              AND (\(after?.micros)::bigint IS NULL
+                   OR (e.starts_at, e.id) > ('epoch'::timestamptz + \(after?.micros)::bigint * interval '1 microsecond',
+                                             \(after?.id)::uuid))
+            ORDER BY e.starts_at, e.id
             LIMIT \(limit)
             """, logger: logger)
         return try await Self.events(rows)

@@ -19,9 +19,10 @@ public struct VenueStore: Sendable {
     private static let columns = "id, name, kind, building, level, lat, lon, description, history"
 
     /// Venues matching `query` by name or building (typos tolerated), of `kind`, within `radius` metres of
-    /// `near`; best match first, or nearest first when there is no name query.
+    /// `near`; best match first, or nearest first when there is no name query (then by name and id,
+    /// so the order is total and `offset` pages through it).
     public func search(
-        query: String?, kind: String?, near: (lat: Double, lon: Double)?, radius: Double, limit: Int
+        query: String?, kind: String?, near: (lat: Double, lon: Double)?, radius: Double, offset: Int = 0, limit: Int
     ) async throws -> [Routing.Venue] {
         let q = query?.trimmingCharacters(in: .whitespaces).lowercased()
         let text = (q?.isEmpty ?? true) ? nil : q
@@ -42,8 +43,8 @@ public struct VenueStore: Sendable {
             ) v
             WHERE (\(text)::text IS NULL OR s >= \(Self.minimumSimilarity) OR lower(name) LIKE '%' || \(text)::text || '%')
               AND (d IS NULL OR d <= \(radius))
-            ORDER BY s DESC, d ASC NULLS LAST, name
-            LIMIT \(limit)
+            ORDER BY s DESC, d ASC NULLS LAST, name, id
+            OFFSET \(offset) LIMIT \(limit)
             """, logger: logger)
         var result: [Routing.Venue] = []
         for try await row in rows.decode(
