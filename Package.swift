@@ -85,6 +85,36 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "AuthContract",
+            dependencies: ["Contract"],
+            path: "services/auth/AuthContract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "OrdersContract",
+            dependencies: ["Contract"],
+            path: "services/orders/OrdersContract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PrintingContract",
+            dependencies: ["Contract", "OrdersContract"],
+            path: "services/printing/PrintingContract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "RoutingContract",
+            dependencies: ["Contract"],
+            path: "services/routing/RoutingContract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "NotifyContract",
+            dependencies: ["Contract", "OrdersContract"],
+            path: "services/notify/NotifyContract",
+            swiftSettings: strict
+        ),
+        .target(
             name: "Store",
             dependencies: [
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -143,6 +173,7 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: [
+                "AuthContract", "NotifyContract", "OrdersContract", "PrintingContract", "RoutingContract",
                 "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -169,6 +200,7 @@ let package = Package(
         .target(
             name: "AuthService",
             dependencies: [
+                "AuthContract",
                 "AccessToken", "CArgon2", "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -187,6 +219,7 @@ let package = Package(
         .target(
             name: "OrdersService",
             dependencies: [
+                "NotifyContract", "OrdersContract", "PrintingContract",
                 "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -205,6 +238,7 @@ let package = Package(
         .target(
             name: "PrintingService",
             dependencies: [
+                "AuthContract", "NotifyContract", "OrdersContract", "PrintingContract",
                 "CCairoPango", "CImageCodecs", "CLibXML2", "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -225,6 +259,7 @@ let package = Package(
         .target(
             name: "RoutingService",
             dependencies: [
+                "AuthContract", "RoutingContract",
                 "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -243,6 +278,7 @@ let package = Package(
         .target(
             name: "NotifyService",
             dependencies: [
+                "AuthContract", "NotifyContract", "PrintingContract",
                 "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -317,6 +353,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
+                "AuthContract",
                 "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
@@ -326,6 +363,7 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: [
+                "AuthContract",
                 "AccessToken", "AuthService", "Contract", "Store", "ServiceKit", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -337,6 +375,7 @@ let package = Package(
         .testTarget(
             name: "RoutingTests",
             dependencies: [
+                "RoutingContract",
                 "Contract", "RoutingService", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -346,6 +385,7 @@ let package = Package(
         .testTarget(
             name: "OrdersTests",
             dependencies: [
+                "OrdersContract",
                 "Contract", "OrdersService", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -355,6 +395,7 @@ let package = Package(
         .testTarget(
             name: "NotifyTests",
             dependencies: [
+                "AuthContract", "NotifyContract",
                 "NotifyService", "Contract", "Store", "ServiceKit", "ZeroMQ", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -378,6 +419,7 @@ let package = Package(
         .testTarget(
             name: "SystemTests",
             dependencies: [
+                "AuthContract", "NotifyContract",
                 "Majordomo", "Contract", "ServiceKit", "Store", "TestSupport",
                 "BackplaneClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -408,6 +450,7 @@ let package = Package(
         .testTarget(
             name: "PrintingTests",
             dependencies: [
+                "NotifyContract", "OrdersContract", "PrintingContract",
                 "CImageCodecs", "Contract", "PrintingService", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -417,6 +460,7 @@ let package = Package(
         .executableTarget(
             name: "notify-bench",
             dependencies: [
+                "AuthContract", "NotifyContract",
                 "NotifyService", "Contract", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -430,7 +474,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "printing-bench",
-            dependencies: ["PrintingService", "Contract", "CImageCodecs", "ServiceKit"],
+            dependencies: ["OrdersContract", "PrintingContract", "PrintingService", "Contract", "CImageCodecs", "ServiceKit"],
             path: "services/printing/bench",
             swiftSettings: strict
         ),

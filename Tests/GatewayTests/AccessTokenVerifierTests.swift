@@ -1,3 +1,4 @@
+import AuthContract
 import AuthService
 import Contract
 import Foundation

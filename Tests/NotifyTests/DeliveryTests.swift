@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import NIOSSL
+import NotifyContract
 import NotifyService
 import Store
 import Testing

@@ -1,6 +1,7 @@
 import Contract
 import Crypto
 import Foundation
+import NotifyContract
 import NotifyService
 import Prometheus
 import Testing

@@ -4,6 +4,7 @@ import CryptoExtras
 import Foundation
 import Logging
 import MetricsTestKit
+import NotifyContract
 import NotifyService
 import Store
 import Testing

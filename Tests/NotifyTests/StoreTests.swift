@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import NotifyContract
 import NotifyService
 import Store
 import Testing

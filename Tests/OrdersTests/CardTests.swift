@@ -1,3 +1,4 @@
+import OrdersContract
 import Contract
 import Foundation
 import Testing

@@ -1,3 +1,6 @@
+import OrdersContract
+import PrintingContract
+import NotifyContract
 import Contract
 import Foundation
 import PostgresNIO

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import PrintingContract
 import Testing
 
 /// The edit list as orders and printing both read it (`Contract/PostcardEdit+JSON.swift`): every

@@ -1,3 +1,4 @@
+import PrintingContract
 import Contract
 import Foundation
 import Testing

@@ -1,3 +1,5 @@
+import OrdersContract
+import PrintingContract
 import Contract
 import Foundation
 import PostgresNIO

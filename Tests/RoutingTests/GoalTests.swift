@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import RoutingContract
 import RoutingService
 import Testing
 

@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import RoutingContract
 import RoutingService
 import ServiceKit
 import Store

@@ -1,4 +1,5 @@
 import Contract
+import RoutingContract
 import RoutingService
 import Testing
 

@@ -1,7 +1,9 @@
+import AuthContract
 import Contract
 import Foundation
 import Glibc
 import Logging
+import NotifyContract
 import PostgresNIO
 import Store
 import Testing

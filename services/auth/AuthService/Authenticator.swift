@@ -1,3 +1,4 @@
+import AuthContract
 import Contract
 import Foundation
 import Logging

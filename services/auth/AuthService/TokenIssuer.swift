@@ -1,4 +1,5 @@
 import AccessToken
+import AuthContract
 import Contract
 import Crypto
 import Foundation

@@ -1,4 +1,5 @@
 import AccessToken
+import AuthContract
 import Contract
 import Foundation
 import JWTKit

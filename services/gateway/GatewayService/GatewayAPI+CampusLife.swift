@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import OpenAPIRuntime
+import RoutingContract
 import ServiceKit
 
 /// NavUP's campus life, answered by `routing`: events, pins, weekly goals and reward vouchers.

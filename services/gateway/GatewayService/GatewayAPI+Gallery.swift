@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import OpenAPIRuntime
+import PrintingContract
 import ServiceKit
 
 /// `/v1/gallery`, `/v1/admin/gallery` and `/v1/ecards/{token}`: answered by the `printing`

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import OpenAPIRuntime
+import PrintingContract
 import ServiceKit
 
 /// `/v1/images`: raw image uploads, passed to the `printing` service (which applies the limits

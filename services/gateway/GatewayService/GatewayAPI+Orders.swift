@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import OpenAPIRuntime
+import OrdersContract
 import ServiceKit
 
 /// `/v1/quotes`, `/v1/currencies`, `/v1/payment-methods`, `/v1/orders`: answered by the

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import OpenAPIRuntime
+import PrintingContract
 import ServiceKit
 
 /// `/v1/print-jobs`: the printer's queue, answered by the `printing` service (which checks the

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import OpenAPIRuntime
+import PrintingContract
 import ServiceKit
 
 /// `/v1/postage` and `/v1/admin/postage`: answered by the `printing` service. Bodies cross by

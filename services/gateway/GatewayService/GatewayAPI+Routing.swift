@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import OpenAPIRuntime
+import RoutingContract
 import ServiceKit
 
 /// `/v1/campus/...` and `/v1/admin/campus/...`: NavUP, answered by the `routing` service.

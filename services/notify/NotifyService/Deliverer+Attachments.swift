@@ -1,5 +1,7 @@
 import Contract
 import Foundation
+import NotifyContract
+import PrintingContract
 import ServiceKit
 
 /// Where the files a mail carries come from, fetched when the mail is about to go out.

@@ -1,5 +1,7 @@
+import AuthContract
 import Contract
 import Foundation
+import NotifyContract
 import Store
 
 /// A claimed batch sorted out before anything is sent: jobs already settled (nothing to send,

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Metrics
+import NotifyContract
 
 extension Deliverer {
     /// The counter an alert watches: pushes refused because of our set-up, by app and reason.

@@ -1,4 +1,5 @@
 import Contract
+import NotifyContract
 
 /// Every kind notify can send, with its templates in English and Swedish.
 public enum NotificationCatalog {

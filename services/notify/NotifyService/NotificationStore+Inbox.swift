@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import NotifyContract
 import PostgresNIO
 
 extension NotificationStore {

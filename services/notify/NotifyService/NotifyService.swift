@@ -1,6 +1,8 @@
+import AuthContract
 import Contract
 import Foundation
 import NIOSSL
+import NotifyContract
 import Prometheus
 import ServiceKit
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import NotifyContract
 
 /// A request to notify someone, checked: the kind exists, its variables are there, there is a
 /// recipient.

@@ -1,6 +1,8 @@
+import AuthContract
 import Contract
 import Foundation
 import Logging
+import NotifyContract
 import PostgresNIO
 import ServiceKit
 import Store

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import NotifyContract
 import NotifyService
 
 /// E-mail to the local SMTP sink (aiosmtpd, `deploy/smtp-sink/smtp_sink.py`): `count` reset

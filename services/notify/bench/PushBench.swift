@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Contract
 import Foundation
+import NotifyContract
 import NotifyService
 
 /// Push to a local FCM-like server (`notify-bench fcm-sink`, a separate process): `count`

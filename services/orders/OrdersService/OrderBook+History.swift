@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import OrdersContract
 import PostgresNIO
 
 extension OrderBook {

@@ -1,7 +1,10 @@
 import Contract
 import Crypto
 import Foundation
+import NotifyContract
+import OrdersContract
 import PostgresNIO
+import PrintingContract
 import Store
 
 extension OrderBook {

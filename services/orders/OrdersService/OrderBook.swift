@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import OrdersContract
 import PostgresNIO
 import ServiceKit
 import Store

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import OrdersContract
 import PostgresNIO
 
 /// Saved cards in `orders.payment_methods`: provider token, brand, last four digits, expiry.

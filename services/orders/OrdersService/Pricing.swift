@@ -1,4 +1,5 @@
 import Contract
+import OrdersContract
 
 /// Prices postcards, e-cards and gifts in the currency the user picks: each unit cost is
 /// converted from euros and **rounded up** to the minor unit on its own, and the total is the

@@ -1,4 +1,5 @@
 import Contract
+import PrintingContract
 import ServiceKit
 
 /// Whether a buyer may put an image on a card, asked of printing (`get_image`, as the buyer) when

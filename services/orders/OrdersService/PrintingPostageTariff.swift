@@ -1,5 +1,6 @@
 import Contract
 import Logging
+import PrintingContract
 import ServiceKit
 
 /// The postage tariff in force at the printing service, asked over MDP (`postage_rates`) for the

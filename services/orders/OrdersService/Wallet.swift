@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import OrdersContract
 import Store
 
 /// The user's saved cards: tokenized by the payment provider, kept as token, brand, last four

@@ -1,5 +1,7 @@
+import AuthContract
 import Contract
 import Foundation
+import PrintingContract
 import ServiceKit
 import Store
 

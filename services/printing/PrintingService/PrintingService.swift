@@ -1,5 +1,7 @@
 import Contract
 import Foundation
+import OrdersContract
+import PrintingContract
 import ServiceKit
 import Store
 

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import PrintingContract
 import PrintingService
 
 /// 50 consecutive edits on the 8-megapixel photo, measured for peak resident memory in a fresh

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import RoutingContract
 import ServiceKit
 
 /// Campus events (admin-maintained, listed upcoming) and users' private pins.

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import RoutingContract
 import ServiceKit
 
 /// Weekly goals (admin-set), activity reports, venue visits and reward vouchers.

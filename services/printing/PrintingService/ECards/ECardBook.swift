@@ -2,7 +2,10 @@ import Contract
 import Crypto
 import Foundation
 import Logging
+import NotifyContract
+import OrdersContract
 import PostgresNIO
+import PrintingContract
 import Store
 
 /// E-cards in `printing.ecards`: one per paid e-card order (the order id is unique, so a replayed

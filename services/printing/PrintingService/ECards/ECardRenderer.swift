@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import PrintingContract
 import ServiceKit
 import ServiceLifecycle
 import Store

@@ -1,4 +1,5 @@
 import Contract
+import PrintingContract
 
 /// A colour transform `out = M × (r, g, b) + offset`, per channel, in 8-bit values.
 struct ColorMatrix {

@@ -1,5 +1,6 @@
 import CCairoPango
 import Contract
+import PrintingContract
 
 /// A `pen` or `text` edit with the rectangle (displayed pixels) its fractions refer to: drawn as
 /// vector paths and Pango text on any Cairo context whose user space is displayed pixels.

@@ -1,5 +1,6 @@
 import CCairoPango
 import Contract
+import PrintingContract
 
 /// A front image with its edit list applied: the pixel edits done in place on one buffer (the
 /// decoded original, never copied again), crops kept as a rectangle instead of new buffers, and

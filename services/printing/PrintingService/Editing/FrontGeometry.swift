@@ -1,5 +1,6 @@
 import CCairoPango
 import Contract
+import PrintingContract
 
 /// How a decoded image's raw pixels (as stored in the file) relate to the image as displayed
 /// after its EXIF orientation; rectangles are in pixels.

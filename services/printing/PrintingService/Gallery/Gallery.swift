@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import PrintingContract
 import Store
 
 /// The standard gallery (`printing.gallery`): template images an admin adds with the place they

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import PrintingContract
 
 /// A checked gallery list request: the position, the page size and where the page starts.
 ///

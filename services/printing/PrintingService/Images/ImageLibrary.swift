@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
+import PrintingContract
 import ServiceKit
 import Store
 

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Logging
+import PrintingContract
 import Store
 
 /// The postage operations: load a new version of the printer's file, show the one in force,

@@ -1,4 +1,5 @@
 import Contract
+import PrintingContract
 
 /// A parsed, valid postage file: who carries the cards, in which currency, from when, the
 /// zones and prices, and the stamp to print. Pure value; ``PostageFileParser`` makes one.

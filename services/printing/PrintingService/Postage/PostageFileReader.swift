@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import PrintingContract
 
 /// Turns a schema-valid `<postage>` tree into a ``PostageFile``, checking the rules the schema
 /// leaves out; collects every problem rather than stopping at the first.

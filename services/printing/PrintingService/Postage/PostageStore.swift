@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import PrintingContract
 
 /// Every version of the postage file in `printing.postage_tariffs`; none is changed or deleted.
 /// The version in force on a day is the newest one whose validity covers that day.

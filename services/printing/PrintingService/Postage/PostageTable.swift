@@ -1,4 +1,5 @@
 import Contract
+import PrintingContract
 
 /// The zones and prices of a postage tariff, and the rule that picks a price: the country's own
 /// price, else its zone's, else the catch-all zone's.

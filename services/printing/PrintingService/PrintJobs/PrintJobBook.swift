@@ -1,7 +1,9 @@
 import Contract
 import Foundation
 import Logging
+import OrdersContract
 import PostgresNIO
+import PrintingContract
 import Store
 
 /// Print jobs in `printing.print_jobs`: created from `orders.paid` of postcard orders (one per

@@ -1,5 +1,7 @@
 import Contract
 import Foundation
+import OrdersContract
+import PrintingContract
 import ServiceKit
 
 /// The content of each card of a job: the order owner's image (read as that owner, so an order

@@ -1,7 +1,9 @@
 import Contract
 import Foundation
 import Logging
+import OrdersContract
 import PostgresNIO
+import PrintingContract
 
 /// What the printer does with print jobs: list them, download one PDF or a batch, and move them
 /// on (`printed`, `mailed`, `failed`), each move with its event.

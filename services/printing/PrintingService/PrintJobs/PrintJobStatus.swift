@@ -1,4 +1,6 @@
 import Contract
+import OrdersContract
+import PrintingContract
 
 /// A print job's status and the moves the printer may make.
 ///

@@ -1,6 +1,7 @@
 import CCairoPango
 import Contract
 import Foundation
+import OrdersContract
 
 /// Draws the two sides of a postcard on a Cairo context whose user space is in points with the
 /// origin at the top-left of the sheet including the bleed.

@@ -1,4 +1,6 @@
 import Contract
+import OrdersContract
+import PrintingContract
 
 /// Everything on one postcard: the size, the front image, the greeting, the recipient and the
 /// stamp of the postage tariff in force.

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import PrintingContract
 
 /// Previews for the app: gathers the caller's image, the stamp of the tariff in force and the
 /// text, and renders one side.

@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import RoutingContract
 
 /// The `routing.events` table: sports and cultural events, listed upcoming.
 public struct CampusEventStore: Sendable {

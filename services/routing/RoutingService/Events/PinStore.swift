@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import RoutingContract
 
 /// The `routing.pins` table: locations users saved; every query is scoped to the owner.
 public struct PinStore: Sendable {

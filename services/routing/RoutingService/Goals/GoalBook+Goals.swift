@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import PostgresNIO
+import RoutingContract
 
 extension GoalBook {
     private static let goalColumns = "id, title, metric, target, week_start::text, reward"

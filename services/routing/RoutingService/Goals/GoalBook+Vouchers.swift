@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import PostgresNIO
+import RoutingContract
 
 extension GoalBook {
     static let voucherColumns = "code, goal_id, goal_title, reward, issued_at, redeemed_at"

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import RoutingContract
 
 /// Position from a Wi-Fi scan: a weighted centroid of the strongest known access points, each
 /// weighted by 1/d² with d from the log-distance path-loss model. Pure, no I/O.

@@ -1,4 +1,5 @@
 import Contract
+import RoutingContract
 
 /// Routes between positions on the installed campus: snaps both ends to the graph, runs A*,
 /// describes the result. CPU only (well under a millisecond on the sample campus).

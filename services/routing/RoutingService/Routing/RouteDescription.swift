@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import RoutingContract
 
 /// Turns a found path into what the phone shows: distance, ETA, corner points and steps.
 public struct RouteDescription: Sendable {

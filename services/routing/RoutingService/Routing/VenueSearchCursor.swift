@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import RoutingContract
 
 /// Where the next page of a venue search starts. Search results are ordered by relevance (name
 /// similarity, then distance), which no keyset can follow, so the cursor is a position in that

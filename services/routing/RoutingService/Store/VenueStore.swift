@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import RoutingContract
 
 /// The `routing.venues` table: typo-tolerant search (pg_trgm), kind filter, nearest first.
 public struct VenueStore: Sendable {

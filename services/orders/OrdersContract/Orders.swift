@@ -1,3 +1,4 @@
+import Contract
 import Foundation
 
 /// Operations and events of the `orders` service: quotes, currencies, saved cards, orders and

@@ -1,3 +1,5 @@
+import Contract
+
 /// Operations of the `routing` service (NavUP): venues, routes, positioning, crowds, map import.
 public enum Routing {
     /// A point on campus: latitude, longitude (WGS 84 degrees) and floor.

@@ -1,3 +1,5 @@
+import Contract
+
 /// One step of a postcard front's non-destructive edit list (PostcardBuddy 4.2.2.5). The list is
 /// applied in order to the original upload each time the front is drawn; the upload never changes.
 ///

@@ -1,3 +1,6 @@
+import Contract
+import OrdersContract
+
 /// Operations of the `notify` service: e-mail, push and in-app notifications, preferences and
 /// schedules.
 public enum Notify {

@@ -1,3 +1,5 @@
+import Contract
+
 /// Reading an edit list from JSON, as the orders service (at order time) and printing (at preview
 /// and print time) both do, so both refuse the same lists with the same messages.
 extension PostcardEdit {

@@ -1,3 +1,4 @@
+import Contract
 import Foundation
 
 extension Routing {

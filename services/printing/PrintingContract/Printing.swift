@@ -1,4 +1,6 @@
+import Contract
 import Foundation
+import OrdersContract
 
 /// Operations of the `printing` service (PostcardBuddy): the printer's postage file today;
 /// images, rendering and print jobs later. Amounts are integer minor units of the tariff's

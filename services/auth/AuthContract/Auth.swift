@@ -1,3 +1,5 @@
+import Contract
+
 /// Operations of the `auth` service.
 public enum Auth {
     /// `register`: a new account.

@@ -1,3 +1,5 @@
+import Contract
+
 /// Account management operations of the `auth` service: profile, password, roles, devices,
 /// and recovery by e-mail.
 extension Auth {
