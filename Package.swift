@@ -207,7 +207,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "services/auth/AuthService",
-            resources: [.copy("Resources/common-passwords.txt"), .copy("Migrations")],
+            resources: [.copy("Rules/common-passwords.txt"), .copy("Migrations")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -226,7 +226,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "services/orders/OrdersService",
-            resources: [.copy("Migrations"), .copy("Resources/eurofxref-daily.xml")],
+            resources: [.copy("Migrations"), .copy("Store/eurofxref-daily.xml")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -246,7 +246,7 @@ let package = Package(
             ],
             path: "services/printing/PrintingService",
             resources: [
-                .copy("Migrations"), .copy("Resources/postage.xsd"), .copy("Resources/postage-sample.xml"),
+                .copy("Migrations"), .copy("Rules/Postage/postage.xsd"), .copy("Rules/Postage/postage-sample.xml"),
             ],
             swiftSettings: strict
         ),
@@ -266,7 +266,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "services/routing/RoutingService",
-            resources: [.copy("Resources/navup-campus.osm"), .copy("Migrations")],
+            resources: [.copy("Store/navup-campus.osm"), .copy("Migrations")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -470,6 +470,16 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "services/notify/bench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "routing-bench",
+            dependencies: [
+                "RoutingService", "Store", "ServiceKit",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "services/routing/bench",
             swiftSettings: strict
         ),
         .executableTarget(

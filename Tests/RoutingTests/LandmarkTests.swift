@@ -8,7 +8,7 @@ import Testing
 struct LandmarkTests {
     @Test("on a jittered grid, landmarks give the same costs as plain A* and settle fewer nodes")
     func grid() {
-        let plain = RouteBenchmark.syntheticGrid(side: 70, seed: 7, landmarkCount: 0)
+        let plain = Campus.syntheticGrid(side: 70, seed: 7, landmarkCount: 0)
         let sharp = plain.withLandmarks(count: 16, profiles: [.fastest])
         let planner = RoutePlanner()
         var random = SystemRandomNumberGenerator()

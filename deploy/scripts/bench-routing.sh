@@ -2,7 +2,7 @@
 # `make bench-routing`: the route query benchmark with its pgRouting comparison, reproducible on a
 # fresh machine. Installs PostgreSQL's pgRouting package when it is missing (apt, as root), starts
 # a throwaway PostgreSQL in .data/bench-routing-pg on a free port, enables the extension there as
-# the superuser (the service's own role is not one), and runs `routing --bench` from the release
+# the superuser (the service's own role is not one), and runs `routing-bench` from the release
 # build against it: in-process A* on the sample campus, the same pairs with pgr_dijkstra, and the
 # 1,000,000-node grid.
 #
@@ -28,6 +28,6 @@ trap '"$SCRIPTS_DIR/pg.sh" stop "$DIR" >/dev/null 2>&1 || true' EXIT
 # Local connections are trusted in this throwaway cluster; the superuser enables the extension.
 psql "postgres://postgres@127.0.0.1:$PORT/backplane" -qc "CREATE EXTENSION IF NOT EXISTS pgrouting CASCADE"
 
-[[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release --product routing)
+[[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release --product routing-bench)
 BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
-DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$DIR" "$PORT") "$BIN_DIR/routing" --bench "$@"
+DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$DIR" "$PORT") "$BIN_DIR/routing-bench" "$@"

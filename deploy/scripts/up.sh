@@ -256,7 +256,7 @@ start_all() {
     local name exe
     start_smtp_sink
     # The printer's sample postage file (loaded by printing at start unless already stored).
-    export POSTAGE_FILE=${POSTAGE_FILE:-"$REPO_ROOT/services/printing/PrintingService/Resources/postage-sample.xml"}
+    export POSTAGE_FILE=${POSTAGE_FILE:-"$REPO_ROOT/services/printing/PrintingService/Rules/Postage/postage-sample.xml"}
     for name in "${PLAN[@]}"; do
         [[ -z $STOP_SIGNAL ]] || return 0
         exe="$BACKPLANE_BIN_DIR/${name%-[0-9]*}"

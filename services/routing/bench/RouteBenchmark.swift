@@ -1,10 +1,11 @@
+import RoutingService
 import Contract
 import Foundation
 import ServiceKit
 
 /// `routing --bench`: route query latency in process on the sample campus (and a synthetic
 /// graph of a million nodes), printed as p50/p99. Pure CPU; needs no database or broker.
-public enum RouteBenchmark {
+enum RouteBenchmark {
     /// Runs the benchmark and prints a report; `queries` per profile on the sample campus.
     public static func run(queries: Int = 20_000, largeQueries: Int = 100, largeSide: Int = 1000) throws {
         let started = ContinuousClock.now
@@ -59,7 +60,7 @@ public enum RouteBenchmark {
 
         guard largeQueries > 0 else { return }
         let gridStart = ContinuousClock.now
-        let plain = syntheticGrid(side: largeSide, seed: random.next(), landmarkCount: 0)
+        let plain = Campus.syntheticGrid(side: largeSide, seed: random.next(), landmarkCount: 0)
         print(
             "synthetic grid: \(plain.graph.nodeCount) nodes, \(plain.graph.edgeCount) edges; built in "
                 + format(ContinuousClock.now - gridStart))
@@ -84,42 +85,6 @@ public enum RouteBenchmark {
                 "  fastest \(name), CPU time: " + summary(large)
                     + "; mean settled nodes \(settled / max(1, largeQueries))")
         }
-    }
-
-    /// A square grid of `side`² nodes 5 m apart with diagonals, lengths jittered by up to 30 %
-    /// (seeded, so every run builds the same grid).
-    public static func syntheticGrid(side: Int, seed: UInt64, landmarkCount: Int) -> Campus {
-        var random = SeededRandom(seed: seed)
-        let count = side * side
-        var x = [Double](repeating: 0, count: count)
-        var y = [Double](repeating: 0, count: count)
-        for row in 0..<side {
-            for column in 0..<side {
-                x[row * side + column] = Double(column) * 5
-                y[row * side + column] = Double(row) * 5
-            }
-        }
-        var edges: [GraphEdge] = []
-        edges.reserveCapacity(count * 8)
-        for row in 0..<side {
-            for column in 0..<side {
-                let node = Int32(row * side + column)
-                for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
-                    let r = row + dr
-                    let c = column + dc
-                    guard r < side, c >= 0, c < side else { continue }
-                    let other = Int32(r * side + c)
-                    let base: Float = dr != 0 && dc != 0 ? 7.071 : 5
-                    let length = base * (1 + Float(random.next() % 300) / 1000)
-                    edges.append(GraphEdge(from: node, to: other, length: length, kind: .footway))
-                    edges.append(GraphEdge(from: other, to: node, length: length, kind: .footway))
-                }
-            }
-        }
-        let graph = CampusGraph(
-            projection: LocalProjection(latitude: 0, longitude: 0), osmId: (0..<count).map(Int64.init), x: x, y: y,
-            level: [Int32](repeating: 0, count: count), edges: edges, ways: [.init(name: nil, building: nil)])
-        return Campus(graph: graph, accessPoints: [], landmarkCount: landmarkCount)
     }
 
     /// CPU time of the calling thread: unlike wall time, not inflated when other processes

@@ -1,3 +1,4 @@
+import RoutingService
 import Foundation
 import Logging
 import PostgresNIO
@@ -8,7 +9,7 @@ import Store
 /// the sample campus answered by pgRouting's `pgr_dijkstra` inside PostgreSQL, against the
 /// in-process A*, with the ratio. The graph goes to the table `routing_bench.edges` (directed,
 /// `fastest` seconds without crowds, the weights the A* uses here too).
-public enum PgRoutingComparison {
+enum PgRoutingComparison {
     /// Runs the comparison on `queries` seeded random pairs and prints a report.
     public static func run(queries: Int = 300) async throws {
         var logger = Logger(label: "routing-bench")
