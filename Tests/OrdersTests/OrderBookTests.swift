@@ -293,7 +293,7 @@ struct OrderBookTests {
         try await OrdersFixture.with { db in
             let ann = db.user()
             let card = try await db.card(for: ann)
-            func field(_ request: Orders.PlaceOrder.Request) async -> String? {
+            func field(_ request: KeyedOrder) async -> String? {
                 do {
                     _ = try await db.book.place(request, actor: ann, requestId: "t")
                     return nil

@@ -12,7 +12,7 @@ struct OrderEditsTests {
     func request(edits: String) throws -> Orders.PlaceOrder.Request {
         let values = try JSONDecoder().decode([JSONValue].self, from: Data(edits.utf8))
         return Orders.PlaceOrder.Request(
-            idempotencyKey: "k", kind: "postcard",
+            kind: "postcard",
             postcard: .init(
                 size: "a6", edits: values, greeting: "Hej",
                 recipients: [.init(name: "Ann", address: .init(line1: "Storgatan 1", city: "Lund", country: "se"))]),

@@ -72,8 +72,8 @@ struct OrdersFixture: Sendable {
     func postcard(
         key: String = UUID().uuidString, card: String, names: [String] = ["Ann Lund"], country: String = "SE",
         currency: String = "EUR", size: String = "A6"
-    ) -> Orders.PlaceOrder.Request {
-        Orders.PlaceOrder.Request(
+    ) -> KeyedOrder {
+        KeyedOrder(
             idempotencyKey: key, kind: "postcard",
             postcard: .init(
                 size: size, greeting: "Hi",
@@ -140,5 +140,38 @@ func failure(_ work: () async throws -> Void) async -> (code: ErrorCode, reason:
         return (error.code, nil)
     } catch {
         return (.internal, "\(error)")
+    }
+}
+
+/// An order request with the `Idempotency-Key` its client sent (the metadata carries it on the
+/// bus); reads and writes the request's members as its own.
+@dynamicMemberLookup
+struct KeyedOrder: Sendable {
+    var idempotencyKey: String
+    var request: Orders.PlaceOrder.Request
+
+    init(
+        idempotencyKey: String, kind: String, postcard: Orders.PostcardDetails? = nil,
+        ecard: Orders.EcardDetails? = nil, gift: Orders.GiftDetails? = nil, currency: String,
+        paymentMethodId: String, quoteId: String? = nil
+    ) {
+        self.idempotencyKey = idempotencyKey
+        request = .init(
+            kind: kind, postcard: postcard, ecard: ecard, gift: gift, currency: currency,
+            paymentMethodId: paymentMethodId, quoteId: quoteId)
+    }
+
+    subscript<Value>(dynamicMember member: WritableKeyPath<Orders.PlaceOrder.Request, Value>) -> Value {
+        get { request[keyPath: member] }
+        set { request[keyPath: member] = newValue }
+    }
+}
+
+extension OrderBook {
+    /// Places `order` as the gateway does: its key checked, then carried beside the request.
+    func place(_ order: KeyedOrder, actor: Actor, requestId: String) async throws -> Orders.PlaceOrder.Reply {
+        try await place(
+            order.request, idempotencyKey: try IdempotencyKey.validated(order.idempotencyKey), actor: actor,
+            requestId: requestId)
     }
 }

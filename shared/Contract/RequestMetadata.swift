@@ -8,13 +8,46 @@ public struct RequestMetadata: Codable, Hashable, Sendable {
     public var actor: Actor?
     /// When the caller stops waiting, in milliseconds since the Unix epoch.
     public var deadline: Int64?
+    /// The client's `Idempotency-Key` for a request that creates something (checked by the
+    /// gateway with ``IdempotencyKey/validated(_:)``); a secret of the caller's, never logged.
+    public var idempotencyKey: String?
 
     /// Creates metadata.
-    public init(requestId: String, traceparent: String? = nil, actor: Actor? = nil, deadline: Int64? = nil) {
+    public init(
+        requestId: String, traceparent: String? = nil, actor: Actor? = nil, deadline: Int64? = nil,
+        idempotencyKey: String? = nil
+    ) {
         self.requestId = requestId
         self.traceparent = traceparent
         self.actor = actor
         self.deadline = deadline
+        self.idempotencyKey = idempotencyKey
+    }
+
+    /// The idempotency key the caller sent; `invalid_argument` naming `Idempotency-Key` when it
+    /// sent none.
+    public func requireIdempotencyKey() throws(ServiceError) -> String {
+        guard let idempotencyKey else {
+            throw ServiceError.invalidArgument(IdempotencyKey.rule, field: IdempotencyKey.header)
+        }
+        return idempotencyKey
+    }
+}
+
+/// The `Idempotency-Key` of requests that create something: what a usable one is.
+public enum IdempotencyKey {
+    /// The HTTP header that carries it.
+    public static let header = "Idempotency-Key"
+    /// What a client must send.
+    public static let rule = "send an Idempotency-Key header of 1 to 255 visible ASCII characters (a UUID is best)"
+
+    /// `key` when it is 1 to 255 visible ASCII characters; `invalid_argument` naming the header
+    /// otherwise.
+    public static func validated(_ key: String?) throws(ServiceError) -> String {
+        guard let key, (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+            throw ServiceError.invalidArgument(rule, field: header)
+        }
+        return key
     }
 }
 

@@ -354,14 +354,13 @@ extension Orders {
         }
     }
 
-    /// `place_order`: creates and pays an order, once per idempotency key.
+    /// `place_order`: creates and pays an order, once per idempotency key (the metadata's
+    /// ``RequestMetadata/idempotencyKey``, from the `Idempotency-Key` header).
     public enum PlaceOrder: ServiceOperation {
         public static let service = ServiceName.orders
         public static let name = "place_order"
 
         public struct Request: Codable, Sendable, Hashable {
-            /// From the `Idempotency-Key` header: the same key and body give the first result.
-            public var idempotencyKey: String
             /// `postcard`, `ecard` or `gift`.
             public var kind: String
             public var postcard: PostcardDetails?
@@ -372,10 +371,9 @@ extension Orders {
             /// A quote to be charged at (its currency and rate), while it is valid.
             public var quoteId: String?
             public init(
-                idempotencyKey: String, kind: String, postcard: PostcardDetails? = nil, ecard: EcardDetails? = nil,
+                kind: String, postcard: PostcardDetails? = nil, ecard: EcardDetails? = nil,
                 gift: GiftDetails? = nil, currency: String, paymentMethodId: String, quoteId: String? = nil
             ) {
-                self.idempotencyKey = idempotencyKey
                 self.kind = kind
                 self.postcard = postcard
                 self.ecard = ecard

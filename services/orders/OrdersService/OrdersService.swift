@@ -164,7 +164,9 @@ public enum OrdersService {
             return Empty()
         }
         router.register(Orders.PlaceOrder.self) { request, context in
-            try await book.place(request, actor: try context.requireActor(), requestId: context.metadata.requestId)
+            try await book.place(
+                request, idempotencyKey: try context.metadata.requireIdempotencyKey(),
+                actor: try context.requireActor(), requestId: context.metadata.requestId)
         }
         router.register(Orders.ListOrders.self) { request, context in
             try await book.list(request, actor: try context.requireActor())

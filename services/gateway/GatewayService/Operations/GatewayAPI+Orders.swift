@@ -87,10 +87,11 @@ extension GatewayAPI {
         let scope = try self.scope
         _ = try scope.requireActor()
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let request: Orders.PlaceOrder.Request = try OrdersJSON.convert(
-            OrdersJSON.WithKey(body: body, idempotencyKey: input.headers.idempotencyKey))
+        let key = try IdempotencyKey.validated(input.headers.idempotencyKey)
+        let request: Orders.PlaceOrder.Request = try OrdersJSON.convert(body)
         let reply = try await bus.call(
-            Orders.PlaceOrder.self, request, metadata: scope.metadata(deadline: settings.requestTimeout))
+            Orders.PlaceOrder.self, request,
+            metadata: scope.metadata(deadline: settings.requestTimeout, idempotencyKey: key))
         return .created(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 
@@ -131,17 +132,4 @@ enum OrdersJSON {
         try Wire.decodePayload(T.self, from: Array(try Wire.makeEncoder().encode(value)))
     }
 
-    /// A request body with the `Idempotency-Key` header added as `idempotencyKey`.
-    struct WithKey<Body: Encodable>: Encodable {
-        let body: Body
-        let idempotencyKey: String
-
-        enum Keys: String, CodingKey { case idempotencyKey }
-
-        func encode(to encoder: any Encoder) throws {
-            try body.encode(to: encoder)
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(idempotencyKey, forKey: .idempotencyKey)
-        }
-    }
 }

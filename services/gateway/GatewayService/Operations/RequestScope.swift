@@ -25,10 +25,11 @@ public struct RequestScope: Sendable {
     @TaskLocal public static var current: RequestScope?
 
     /// The wire metadata for a call made on behalf of this request.
-    public func metadata(deadline: Duration) -> RequestMetadata {
+    public func metadata(deadline: Duration, idempotencyKey: String? = nil) -> RequestMetadata {
         RequestMetadata(
             requestId: requestId, traceparent: nil, actor: actor,
-            deadline: Int64(Date().timeIntervalSince1970 * 1000) + deadline.wholeMilliseconds)
+            deadline: Int64(Date().timeIntervalSince1970 * 1000) + deadline.wholeMilliseconds,
+            idempotencyKey: idempotencyKey)
     }
 
     /// A usable request id from a client header: 1-128 characters of `[A-Za-z0-9._:-]`.

@@ -13,12 +13,12 @@ extension OrderBook {
     /// any later request with the key and the same body gets that result (one in flight at the
     /// same time waits for the first to commit), with another body a `conflict`. A declined card
     /// is a `payment_required` (402) with the reason, and the failed order is kept. A request
-    /// that fails validation leaves the key unclaimed.
-    public func place(_ request: Orders.PlaceOrder.Request, actor: Actor, requestId: String) async throws
-        -> Orders.PlaceOrder.Reply
+    /// that fails validation leaves the key unclaimed. The key comes checked
+    /// (``IdempotencyKey/validated(_:)``, by the gateway).
+    public func place(_ request: Orders.PlaceOrder.Request, idempotencyKey key: String, actor: Actor, requestId: String)
+        async throws -> Orders.PlaceOrder.Reply
     {
         let userId = try Self.userId(actor)
-        let key = try Self.checkKey(request.idempotencyKey)
         let hash = try Self.hash(request)
         let currency = try Quoting.currency(request.currency)
         let content = try Self.content(of: request)
@@ -259,20 +259,23 @@ extension OrderBook {
     }
 
     /// A usable key: 1 to 255 visible ASCII characters.
-    static func checkKey(_ key: String) throws(ServiceError) -> String {
-        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
-            throw ServiceError.invalidArgument(
-                "send an Idempotency-Key header of 1 to 255 visible ASCII characters (a UUID is best)",
-                field: "Idempotency-Key")
-        }
-        return key
+    /// SHA-256 of the request in the contract's canonical JSON (sorted keys). The JSON carries an
+    /// empty `idempotencyKey` member, as it did when the key travelled in the body, so a key
+    /// claimed before that changed still matches a retry of the same body.
+    static func hash(_ request: Orders.PlaceOrder.Request) throws -> String {
+        SHA256.hash(data: try Wire.makeEncoder().encode(FingerprintedRequest(request: request))).lowercaseHex
     }
 
-    /// SHA-256 of the request without its key, in the contract's canonical JSON (sorted keys).
-    static func hash(_ request: Orders.PlaceOrder.Request) throws -> String {
-        var request = request
-        request.idempotencyKey = ""
-        return SHA256.hash(data: try Wire.makeEncoder().encode(request)).lowercaseHex
+    /// The request, with the empty `idempotencyKey` member its stored fingerprints include.
+    private struct FingerprintedRequest: Encodable {
+        let request: Orders.PlaceOrder.Request
+        enum Keys: String, CodingKey { case idempotencyKey }
+
+        func encode(to encoder: any Encoder) throws {
+            try request.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode("", forKey: .idempotencyKey)
+        }
     }
 
     /// Checks that the kind matches the details given and every field is usable; normalizes
