@@ -484,7 +484,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "printing-bench",
-            dependencies: ["OrdersContract", "PrintingContract", "PrintingService", "Contract", "CImageCodecs", "ServiceKit"],
+            dependencies: [
+                "OrdersContract", "PrintingContract", "PrintingService", "Contract", "CImageCodecs", "ServiceKit",
+            ],
             path: "services/printing/bench",
             swiftSettings: strict
         ),

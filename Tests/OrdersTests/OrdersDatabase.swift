@@ -1,7 +1,7 @@
-import OrdersContract
 import Contract
 import Foundation
 import Logging
+import OrdersContract
 import PostgresNIO
 import ServiceKit
 import Store

@@ -1,9 +1,9 @@
-import OrdersContract
-import PrintingContract
-import NotifyContract
 import Contract
 import Foundation
+import NotifyContract
+import OrdersContract
 import PostgresNIO
+import PrintingContract
 import Store
 import Testing
 

@@ -1,6 +1,6 @@
-import PrintingContract
 import Contract
 import Foundation
+import PrintingContract
 import Testing
 
 @testable import PrintingService
@@ -182,7 +182,9 @@ struct EditPixelTests {
         #expect(plain == PostcardRenderer.preview(PostcardContent(size: .a6, image: image), side: .front))
     }
 
-    @Test("print PDF: the front is an embedded JPEG, a text edit is extractable text on it, a filtered front is grey when rasterised")
+    @Test(
+        "print PDF: the front is an embedded JPEG, a text edit is extractable text on it, a filtered front is grey when rasterised"
+    )
     func printedEdits() throws {
         let image = Self.noisy
         let content = PostcardContent(

@@ -1,7 +1,7 @@
-import PrintingContract
 import Contract
 import Foundation
 import PostgresNIO
+import PrintingContract
 import Store
 import Testing
 

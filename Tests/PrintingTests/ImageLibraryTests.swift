@@ -1,6 +1,6 @@
-import PrintingContract
 import Contract
 import Foundation
+import PrintingContract
 import Testing
 
 @testable import PrintingService

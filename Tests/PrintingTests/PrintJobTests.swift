@@ -1,8 +1,8 @@
-import OrdersContract
-import PrintingContract
 import Contract
 import Foundation
+import OrdersContract
 import PostgresNIO
+import PrintingContract
 import Store
 import Testing
 
@@ -169,7 +169,9 @@ struct PrintJobTests {
         }
     }
 
-    @Test("the printer's list comes a page at a time: every job once, oldest first, also while jobs are queued between pages")
+    @Test(
+        "the printer's list comes a page at a time: every job once, oldest first, also while jobs are queued between pages"
+    )
     func listPages() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-06")) { fixture in
             let desk = try await Desk(fixture, attempts: 3)

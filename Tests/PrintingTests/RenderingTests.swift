@@ -1,6 +1,6 @@
-import OrdersContract
 import Contract
 import Foundation
+import OrdersContract
 import Testing
 
 @testable import PrintingService

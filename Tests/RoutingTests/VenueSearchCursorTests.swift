@@ -26,7 +26,9 @@ struct VenueSearchCursorTests {
             asked.cursor = text
             #expect(throws: ServiceError.self) { try VenueSearchCursor.parse(asked) }
         }
-        for junk in ["", "20", "x.1f", "20.", "0.\(text.split(separator: ".")[1])", "20001.\(text.split(separator: ".")[1])"] {
+        for junk in [
+            "", "20", "x.1f", "20.", "0.\(text.split(separator: ".")[1])", "20001.\(text.split(separator: ".")[1])",
+        ] {
             var asked = search
             asked.cursor = junk
             #expect(throws: ServiceError.self, "\(junk)") { try VenueSearchCursor.parse(asked) }

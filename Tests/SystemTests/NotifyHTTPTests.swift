@@ -274,10 +274,14 @@ struct NotifyHTTPTests {
         #expect((listed["items"] as? [Any])?.count == 2)
         let firstPage = accounts.json(await http.get("/v1/me/schedules?limit=1", headers: bearer)?.body)
         let cursor = try #require(firstPage["nextCursor"] as? String)
-        let secondPage = accounts.json(await http.get("/v1/me/schedules?limit=1&cursor=\(cursor)", headers: bearer)?.body)
+        let secondPage = accounts.json(
+            await http.get("/v1/me/schedules?limit=1&cursor=\(cursor)", headers: bearer)?.body)
         #expect(secondPage["nextCursor"] == nil)
-        let ids = { (page: [String: Any]) in ((page["items"] as? [[String: Any]]) ?? []).compactMap { $0["scheduleId"] as? String } }
-        #expect(ids(firstPage) + ids(secondPage) == ids(listed), "a page at a time, the same schedules in the same order")
+        let ids = { (page: [String: Any]) in
+            ((page["items"] as? [[String: Any]]) ?? []).compactMap { $0["scheduleId"] as? String }
+        }
+        #expect(
+            ids(firstPage) + ids(secondPage) == ids(listed), "a page at a time, the same schedules in the same order")
         #expect(
             try await eventually {
                 await http.get("/v1/me/notifications", headers: bearer)?.body.contains("Stand up") == true

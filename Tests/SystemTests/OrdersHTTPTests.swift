@@ -164,7 +164,9 @@ struct OrdersHTTPTests {
         let next = try #require(json(firstPage.body)["nextCursor"] as? String)
         let lastPage = await ann.send("GET", "/v1/payment-methods?limit=3&cursor=\(next)")
         #expect(json(lastPage.body)["nextCursor"] == nil)
-        let ids = { (body: String) in ((json(body)["items"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } }
+        let ids = { (body: String) in
+            ((json(body)["items"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+        }
         #expect(ids(firstPage.body) + ids(lastPage.body) == ids(listed.body))
         #expect(ids(firstPage.body).count == 3)
         #expect(await ann.send("GET", "/v1/payment-methods?cursor=nope").status == 400)

@@ -228,7 +228,8 @@ struct RoutingHTTPTests {
 
         // Positions are kept to 9 decimals: a venue 1e-300 degrees off the equator is on it, and
         // a nearby search measures 0 m instead of failing on a float underflow in PostgreSQL.
-        let hair = #"{"name": "Hair \#(UUID().uuidString.prefix(6))", "kind": "landmark", "level": 0, "lat": 1e-300, "lon": -1e-300}"#
+        let hair =
+            #"{"name": "Hair \#(UUID().uuidString.prefix(6))", "kind": "landmark", "level": 0, "lat": 1e-300, "lon": -1e-300}"#
         let tiny = await send(system, "POST", "/v1/admin/campus/venues", body: hair, token: admin)
         #expect(tiny?.status == 201 && json(tiny?.body)["lat"] as? Double == 0, "\(tiny?.body ?? "")")
         let nearby = await system.get("/v1/campus/venues?near=0.000000001,0&radius=1")

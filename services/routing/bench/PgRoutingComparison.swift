@@ -1,7 +1,7 @@
-import RoutingService
 import Foundation
 import Logging
 import PostgresNIO
+import RoutingService
 import ServiceKit
 import Store
 

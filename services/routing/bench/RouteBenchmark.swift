@@ -1,6 +1,6 @@
-import RoutingService
 import Contract
 import Foundation
+import RoutingService
 import ServiceKit
 
 /// `routing --bench`: route query latency in process on the sample campus (and a synthetic

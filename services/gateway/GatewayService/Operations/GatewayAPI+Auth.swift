@@ -102,7 +102,8 @@ extension GatewayAPI {
             Auth.ListDevices.self, .init(cursor: input.query.cursor, limit: input.query.limit))
         return .ok(
             .init(
-                body: .json(.init(items: reply.items.map(Components.Schemas.Device.init), nextCursor: reply.nextCursor))))
+                body: .json(.init(items: reply.items.map(Components.Schemas.Device.init), nextCursor: reply.nextCursor))
+            ))
     }
 
     func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {

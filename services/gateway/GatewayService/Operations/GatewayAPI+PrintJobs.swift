@@ -10,7 +10,8 @@ extension GatewayAPI {
     func listPrintJobs(_ input: Operations.ListPrintJobs.Input) async throws -> Operations.ListPrintJobs.Output {
         let query = input.query
         let reply = try await printJobCall(
-            Printing.ListPrintJobs.self, .init(status: query.status?.rawValue, cursor: query.cursor, limit: query.limit))
+            Printing.ListPrintJobs.self, .init(status: query.status?.rawValue, cursor: query.cursor, limit: query.limit)
+        )
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 

@@ -27,7 +27,8 @@ extension GatewayAPI {
             metadata: try scope.metadata(deadline: settings.requestTimeout))
         return .ok(
             .init(
-                body: .json(.init(items: reply.items.map(Components.Schemas.Venue.init), nextCursor: reply.nextCursor))))
+                body: .json(.init(items: reply.items.map(Components.Schemas.Venue.init), nextCursor: reply.nextCursor)))
+        )
     }
 
     func getVenue(_ input: Operations.GetVenue.Input) async throws -> Operations.GetVenue.Output {

@@ -13,7 +13,8 @@ struct RFC3339DateTranscoder: DateTranscoder {
 
     func decode(_ text: String) throws -> Date {
         // `Regex` is not Sendable, so it cannot be a static constant shared by requests.
-        let pattern = /([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))/
+        let pattern =
+            /([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))/
         guard let match = text.wholeMatch(of: pattern) else { throw Self.invalid(text) }
         let out = match.output
         let (year, month, day) = (Int(out.1)!, Int(out.2)!, Int(out.3)!)
@@ -39,6 +40,7 @@ struct RFC3339DateTranscoder: DateTranscoder {
 
     private static func invalid(_ text: String) -> DecodingError {
         DecodingError.dataCorrupted(
-            .init(codingPath: [], debugDescription: "'\(text)' is not an RFC 3339 date-time, e.g. 2026-11-24T15:53:20Z"))
+            .init(codingPath: [], debugDescription: "'\(text)' is not an RFC 3339 date-time, e.g. 2026-11-24T15:53:20Z")
+        )
     }
 }

@@ -67,9 +67,10 @@ extension RouteTable {
         fileprivate(set) var table = RouteTable()
 
         func register(
-            _ handler: @Sendable @escaping (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (
-                HTTPResponse, HTTPBody?
-            ),
+            _ handler:
+                @Sendable @escaping (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (
+                    HTTPResponse, HTTPBody?
+                ),
             method: HTTPRequest.Method,
             path: String
         ) throws {

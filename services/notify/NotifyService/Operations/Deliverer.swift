@@ -110,7 +110,8 @@ public struct Deliverer: Service {
                 }
             } catch {
                 logger.warning(
-                    "could not record a failed delivery", metadata: ["jobId": "\(result.job.id)", "error": "\(SafeErrorDescription.of(error))"])
+                    "could not record a failed delivery",
+                    metadata: ["jobId": "\(result.job.id)", "error": "\(SafeErrorDescription.of(error))"])
             }
         }
         let completed = try await store.finish(done, lines: lines)

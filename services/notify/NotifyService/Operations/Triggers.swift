@@ -101,7 +101,9 @@ public struct Triggers: Sendable {
         } catch let error as ServiceError where error.code == .invalidArgument || error.code == .conflict {
             logger.warning(
                 "event could not become a notification",
-                metadata: ["topic": "\(event.topic)", "eventId": "\(event.id)", "error": "\(SafeErrorDescription.of(error))"])
+                metadata: [
+                    "topic": "\(event.topic)", "eventId": "\(event.id)", "error": "\(SafeErrorDescription.of(error))",
+                ])
         }
     }
 }
