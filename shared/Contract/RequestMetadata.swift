@@ -55,7 +55,7 @@ public enum IdempotencyKey {
 public struct Actor: Codable, Hashable, Sendable {
     /// The user's id.
     public var userId: String
-    /// `user`, `admin`, `rewards_manager`, `printer`.
+    /// The ``Role``s' raw values: `user`, `admin`, `rewards_manager`, `printer`, ...
     public var roles: [String]
 
     /// Creates an actor.
@@ -64,6 +64,35 @@ public struct Actor: Codable, Hashable, Sendable {
         self.roles = roles
     }
 
+    /// An actor holding `roles`.
+    public init(userId: String, roles: [Role]) {
+        self.init(userId: userId, roles: roles.map(\.rawValue))
+    }
+
     /// Whether the actor holds `role` (an `admin` holds every role).
-    public func has(_ role: String) -> Bool { roles.contains(role) || roles.contains("admin") }
+    public func has(_ role: Role) -> Bool {
+        roles.contains(role.rawValue) || roles.contains(Role.admin.rawValue)
+    }
+}
+
+/// A role an account can hold. Tokens and the wire carry the raw value; a role this build does
+/// not know (a newer service's) is kept as it is, so the set is open.
+public struct Role: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Every account.
+    public static let user = Role(rawValue: "user")
+    /// NavUP maintenance; holds every other role too.
+    public static let admin = Role(rawValue: "admin")
+    /// NavUP third-party rewards.
+    public static let rewardsManager = Role(rawValue: "rewards_manager")
+    /// PostcardBuddy's printer of postcards.
+    public static let printer = Role(rawValue: "printer")
+    /// A Wi-Fi controller's service account, which reports NavUP's per-access-point counts.
+    public static let wifiController = Role(rawValue: "wifi_controller")
+    /// The roles auth grants, in this order.
+    public static let all: [Role] = [user, admin, rewardsManager, printer, wifiController]
+
+    public var description: String { rawValue }
 }

@@ -21,7 +21,7 @@ public struct OperationContext: Sendable {
     }
 
     /// The caller, who must hold `role` (admins hold every role).
-    public func requireRole(_ role: String) throws(ServiceError) -> Actor {
+    public func requireRole(_ role: Role) throws(ServiceError) -> Actor {
         let actor = try requireActor()
         guard actor.has(role) else { throw ServiceError(.permissionDenied, "this needs the '\(role)' role") }
         return actor

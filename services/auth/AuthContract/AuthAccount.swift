@@ -3,21 +3,8 @@ import Contract
 /// Account management operations of the `auth` service: profile, password, roles, devices,
 /// and recovery by e-mail.
 extension Auth {
-    /// The roles an account can hold.
-    public enum Role {
-        /// Every account.
-        public static let user = "user"
-        /// NavUP maintenance; holds every other role too.
-        public static let admin = "admin"
-        /// NavUP third-party rewards.
-        public static let rewardsManager = "rewards_manager"
-        /// PostcardBuddy's printer of postcards.
-        public static let printer = "printer"
-        /// A Wi-Fi controller's service account, which reports NavUP's per-access-point counts.
-        public static let wifiController = "wifi_controller"
-        /// All of them, in this order.
-        public static let all = [user, admin, rewardsManager, printer, wifiController]
-    }
+    /// The roles an account can hold (the wire's ``Contract/Role``).
+    public typealias Role = Contract.Role
 
     /// Changes to a profile: a field left out stays as it is; an empty string clears it.
     public struct ProfileChanges: Codable, Sendable, Equatable {

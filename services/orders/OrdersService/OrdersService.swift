@@ -151,7 +151,7 @@ public enum OrdersService {
         }
         router.register(Orders.ListCurrencies.self) { _, _ in try await quoting.currencies() }
         router.register(Orders.LoadRates.self) { request, context in
-            try await quoting.load(xml: request.xml, actor: try context.requireRole("admin"))
+            try await quoting.load(xml: request.xml, actor: try context.requireRole(.admin))
         }
         router.register(Orders.AddPaymentMethod.self) { request, context in
             try await wallet.add(request, actor: try context.requireActor())

@@ -133,7 +133,7 @@ public enum PrintingService {
         router.register(Printing.GetPostage.self) { _, _ in try await postage.active() }
         router.register(Printing.PostageRates.self) { request, _ in try await postage.rates(request) }
         router.register(Printing.LoadPostage.self) { request, context in
-            let actor = try context.requireRole("printer")
+            let actor = try context.requireRole(.printer)
             return try await postage.load(xml: request.xml, source: "upload \(actor.userId)")
         }
     }
@@ -141,19 +141,19 @@ public enum PrintingService {
     /// Registers the printer's print-job operations (role `printer` or `admin`).
     public static func register(printJobs: PrintJobDesk, on router: inout OperationRouter) {
         router.register(Printing.ListPrintJobs.self) { request, context in
-            _ = try context.requireRole("printer")
+            _ = try context.requireRole(.printer)
             return try await printJobs.list(request)
         }
         router.register(Printing.PrintJobPDF.self) { request, context in
-            _ = try context.requireRole("printer")
+            _ = try context.requireRole(.printer)
             return try await printJobs.pdf(request.id)
         }
         router.register(Printing.BatchPDF.self) { request, context in
-            _ = try context.requireRole("printer")
+            _ = try context.requireRole(.printer)
             return try await printJobs.batch(request.ids)
         }
         router.register(Printing.MarkPrintJob.self) { request, context in
-            _ = try context.requireRole("printer")
+            _ = try context.requireRole(.printer)
             return try await printJobs.mark(request)
         }
     }

@@ -112,24 +112,25 @@ public struct AccountManager: Sendable {
         guard let userId = UUID(uuidString: request.userId) else {
             throw ServiceError.invalidArgument("userId must be a UUID", field: "userId")
         }
-        let unknown = (request.grant + request.revoke).filter { !Auth.Role.all.contains($0) }
+        let known = Auth.Role.all.map(\.rawValue)
+        let unknown = (request.grant + request.revoke).filter { !known.contains($0) }
         guard unknown.isEmpty else {
             throw ServiceError(
                 .invalidArgument,
-                "unknown role(s) \(unknown.joined(separator: ", ")); roles are \(Auth.Role.all.joined(separator: ", "))",
+                "unknown role(s) \(unknown.joined(separator: ", ")); roles are \(known.joined(separator: ", "))",
                 details: ["field": .string("roles")])
         }
-        guard !request.revoke.contains(Auth.Role.user) else {
+        guard !request.revoke.contains(Auth.Role.user.rawValue) else {
             throw ServiceError.invalidArgument("every account keeps the 'user' role", field: "revoke")
         }
-        guard !(request.revoke.contains(Auth.Role.admin) && admin.userId.lowercased() == request.userId.lowercased())
+        guard !(request.revoke.contains(Auth.Role.admin.rawValue) && admin.userId.lowercased() == request.userId.lowercased())
         else {
             throw ServiceError(.failedPrecondition, "an admin cannot revoke their own admin role")
         }
         let updated = try await accounts.changeRoles(userId, now: clock.now()) { roles in
             let kept = roles.filter { !request.revoke.contains($0) }
             let added = request.grant.filter { !kept.contains($0) }
-            return Auth.Role.all.filter { (kept + added).contains($0) }
+            return known.filter { (kept + added).contains($0) }
         }
         guard updated else { throw ServiceError(.notFound, "no account with id \(request.userId)") }
         return try await profile(userId)

@@ -22,7 +22,7 @@ public enum AdminAccount {
             do {
                 let id = try await store.create(
                     id: UUID(), username: username, passwordHash: hash, email: username.isEmail ? username.value : nil,
-                    phone: nil, now: now, roles: [Auth.Role.user, Auth.Role.admin])
+                    phone: nil, now: now, roles: [Auth.Role.user.rawValue, Auth.Role.admin.rawValue])
                 logger.notice("admin account created", metadata: ["username": "\(username)", "userId": "\(id)"])
                 return id
             } catch let error as ServiceError where error.code == .alreadyExists {}
@@ -34,9 +34,9 @@ public enum AdminAccount {
             try await store.updatePasswordHash(account.id, to: try await authenticator.hasher.hash(password), now: now)
             logger.notice("admin password updated from ADMIN_PASSWORD", metadata: ["username": "\(username)"])
         }
-        if !account.roles.contains(Auth.Role.admin) {
+        if !account.roles.contains(Auth.Role.admin.rawValue) {
             _ = try await store.changeRoles(account.id, now: now) { roles in
-                Auth.Role.all.filter { roles.contains($0) || $0 == Auth.Role.admin }
+                Auth.Role.all.map(\.rawValue).filter { roles.contains($0) || $0 == Auth.Role.admin.rawValue }
             }
             logger.notice("admin role granted", metadata: ["username": "\(username)"])
         }

@@ -27,7 +27,7 @@ public struct AccountStore: Sendable {
     /// Creates an account; `already_exists` when the canonical username is taken.
     public func create(
         id: UUID, username: Username, passwordHash: String, email: String?, phone: String?, now: Date,
-        roles: [String] = [Auth.Role.user]
+        roles: [String] = [Auth.Role.user.rawValue]
     ) async throws -> UUID {
         do {
             try await client.query(

@@ -66,7 +66,7 @@ extension OrderBook {
         for try await (owner, kind, state, breakdownText, detailsText, methodId, created) in rows.decode(
             (UUID, String, String, String, String, UUID, Date).self)
         {
-            guard owner == userId || actor.has("admin") else { break }
+            guard owner == userId || actor.has(.admin) else { break }
             let decoder = Wire.makeDecoder()
             let breakdown = try decoder.decode(PriceBreakdown.self, from: Data(breakdownText.utf8))
             let content = try decoder.decode(Content.self, from: Data(detailsText.utf8))

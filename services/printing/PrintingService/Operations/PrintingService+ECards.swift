@@ -32,14 +32,14 @@ extension PrintingService {
     /// Registers the gallery's operations and the e-card image lookup.
     public static func register(gallery: Gallery, ecards: ECardBook, on router: inout OperationRouter) {
         router.register(Printing.AddGalleryImage.self) { request, context in
-            try await gallery.add(request, actor: try context.requireRole("admin"))
+            try await gallery.add(request, actor: try context.requireRole(.admin))
         }
         router.register(Printing.ListGallery.self) { request, context in
             _ = try context.requireActor()
             return try await gallery.list(request)
         }
         router.register(Printing.RemoveGalleryImage.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             try await gallery.remove(request.id)
             return Empty()
         }

@@ -8,12 +8,12 @@ extension RoutingAPI {
     func registerEventsAndPins(on router: inout OperationRouter) {
         router.register(Routing.ListEvents.self) { request, _ in try await listEvents(request) }
         router.register(Routing.CreateEvent.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             let venue = try await eventVenue(try Self.validated(request))
             return try await events.create(request, venue: venue, id: UUID(), now: clock.now())
         }
         router.register(Routing.UpdateEvent.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             let id = try Self.uuid(request.id, field: "id", what: "event")
             let venue = try await eventVenue(try Self.validated(request.event))
             guard let event = try await events.update(id: id, with: request.event, venue: venue, now: clock.now())
@@ -21,7 +21,7 @@ extension RoutingAPI {
             return event
         }
         router.register(Routing.DeleteEvent.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             guard try await events.delete(id: try Self.uuid(request.id, field: "id", what: "event")) else {
                 throw ServiceError.notFound("no event \(request.id)")
             }

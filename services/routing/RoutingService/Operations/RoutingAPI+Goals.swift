@@ -13,12 +13,12 @@ extension RoutingAPI {
 
     func registerGoals(on router: inout OperationRouter) {
         router.register(Routing.CreateGoal.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             let week = try Self.validated(request, now: clock.now())
             return try await goals.create(request, week: week, id: UUID(), now: clock.now())
         }
         router.register(Routing.UpdateGoal.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             let id = try Self.uuid(request.id, field: "id", what: "goal")
             let week = try Self.validated(request.goal, now: clock.now())
             guard let goal = try await goals.update(id: id, with: request.goal, week: week, now: clock.now()) else {
@@ -27,7 +27,7 @@ extension RoutingAPI {
             return goal
         }
         router.register(Routing.DeleteGoal.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             guard try await goals.delete(id: try Self.uuid(request.id, field: "id", what: "goal")) else {
                 throw ServiceError.notFound("no goal \(request.id)")
             }
@@ -60,14 +60,14 @@ extension RoutingAPI {
                 requestId: context.metadata.requestId)
         }
         router.register(Routing.VerifyVoucher.self) { request, context in
-            _ = try context.requireRole("rewards_manager")
+            _ = try context.requireRole(.rewardsManager)
             guard let voucher = try await goals.voucher(code: try Self.voucherCode(request.code)) else {
                 throw ServiceError.notFound("no such voucher")
             }
             return voucher
         }
         router.register(Routing.RedeemVoucher.self) { request, context in
-            let manager = try context.requireRole("rewards_manager")
+            let manager = try context.requireRole(.rewardsManager)
             switch try await goals.redeem(
                 code: try Self.voucherCode(request.code), by: manager.userId, now: clock.now())
             {

@@ -23,11 +23,11 @@ struct RoutingAPI: Sendable {
         router.register(Routing.SearchVenues.self) { request, _ in try await searchVenues(request) }
         router.register(Routing.GetVenue.self) { request, _ in try await venue(request.id) }
         router.register(Routing.CreateVenue.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             return try await venues.create(try Self.validated(request), id: UUID(), now: clock.now())
         }
         router.register(Routing.UpdateVenue.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             guard
                 let venue = try await venues.update(
                     id: try Self.uuid(request.id), with: try Self.validated(request.venue), now: clock.now())
@@ -35,7 +35,7 @@ struct RoutingAPI: Sendable {
             return venue
         }
         router.register(Routing.DeleteVenue.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             guard try await venues.delete(id: try Self.uuid(request.id)) else {
                 throw ServiceError.notFound("no venue \(request.id)")
             }
@@ -51,14 +51,14 @@ struct RoutingAPI: Sendable {
             Routing.AccessPoints(accessPoints: try await maps.accessPoints().map(Self.wire))
         }
         router.register(Routing.PutAccessPoint.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             let point = try Self.validated(request)
             try await maps.putAccessPoint(point, now: clock.now())
             try await loader.refresh()
             return Self.wire(point)
         }
         router.register(Routing.DeleteAccessPoint.self) { request, context in
-            _ = try context.requireRole("admin")
+            _ = try context.requireRole(.admin)
             guard try await maps.deleteAccessPoint(bssid: request.bssid.lowercased()) else {
                 throw ServiceError.notFound("no access point \(request.bssid)")
             }
@@ -66,12 +66,12 @@ struct RoutingAPI: Sendable {
             return Empty()
         }
         router.register(Routing.ReportOccupancy.self) { request, context in
-            _ = try context.requireRole("wifi_controller")
+            _ = try context.requireRole(.wifiController)
             return try await reportOccupancy(request)
         }
         router.register(Routing.GetOccupancy.self) { _, _ in try await occupancy() }
         router.register(Routing.ImportMap.self) { request, context in
-            let actor = try context.requireRole("admin")
+            let actor = try context.requireRole(.admin)
             return try await importMap(request, by: actor.userId)
         }
         registerEventsAndPins(on: &router)

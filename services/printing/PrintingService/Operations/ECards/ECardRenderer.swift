@@ -81,7 +81,7 @@ public struct ECardRenderer: Service {
         var content = PostcardContent(size: size, greeting: greeting + "— \(sender)", edits: edits)
         if let imageId = card.ecard.imageId {
             let (pixels, orientation) = try await images.pixels(
-                imageId, actor: Actor(userId: card.userId, roles: ["user"])
+                imageId, actor: Actor(userId: card.userId, roles: [Role.user])
             ) { image in
                 PostcardContent.decodeScale(
                     width: image.width, height: image.height, size: size, edits: edits, dpi: dpi)

@@ -29,7 +29,7 @@ public struct PrintJobCards: Sendable {
         let edits = try PostcardEdit.list(postcard.edits, field: "postcard.edits")
         var card = PostcardContent(size: size, greeting: postcard.greeting ?? "", recipient: nil, edits: edits)
         if let id = postcard.imageId {
-            let (pixels, orientation) = try await images.pixels(id, actor: Actor(userId: owner, roles: ["user"])) {
+            let (pixels, orientation) = try await images.pixels(id, actor: Actor(userId: owner, roles: [Role.user])) {
                 image in
                 PostcardContent.decodeScale(
                     width: image.width, height: image.height, size: size, edits: edits, dpi: PostcardContent.printDPI)

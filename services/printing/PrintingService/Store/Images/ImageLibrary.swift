@@ -108,7 +108,7 @@ public struct ImageLibrary: Sendable {
         for try await (owner, sha, type, size, width, height, orientation, lat, lon, created, gallery) in rows.decode(
             (UUID, String, String, Int64, Int32, Int32, Int16, Double?, Double?, Date, Bool).self)
         {
-            guard owner.uuidString.lowercased() == actor.userId.lowercased() || actor.has("printer") || gallery
+            guard owner.uuidString.lowercased() == actor.userId.lowercased() || actor.has(.printer) || gallery
             else { break }
             return Printing.ImageInfo(
                 id: uuid.uuidString.lowercased(), width: Int(width), height: Int(height),
