@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import PrintingContract
 import OrdersContract
 import Testing
 

@@ -303,10 +303,10 @@ extension OrderBook {
                 throw .invalidArgument("an e-card order has `ecard` and nothing else", field: "ecard")
             }
             if let size = ecard.size {
-                guard ["A6", "A5", "A4"].contains(size.uppercased()) else {
+                guard let known = CardSize(named: size) else {
                     throw .invalidArgument("ecard.size is A6, A5 or A4", field: "ecard.size")
                 }
-                ecard.size = size.uppercased()
+                ecard.size = known.rawValue
             }
             if let imageId = ecard.imageId, UUID(uuidString: imageId) == nil {
                 throw .invalidArgument("ecard.imageId is an image id (a UUID)", field: "ecard.imageId")

@@ -24,7 +24,7 @@ public struct PrintingPostageTariff: PostageTariffSource {
     }
 
     /// The card sizes the printer's postage file prices.
-    static let printedSizes: Set<String> = ["A6", "A5", "A4"]
+    static let printedSizes = Set(CardSize.names)
 
     public func tariff(size: String, countries: [String], metadata: RequestMetadata) async throws -> PostageTariff {
         var known: [String] = []

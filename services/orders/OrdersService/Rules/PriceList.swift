@@ -1,4 +1,5 @@
 import Contract
+import PrintingContract
 
 /// What printing a card costs by size, and what an e-card costs, in euros.
 public struct PriceList: Sendable, Hashable {
@@ -8,7 +9,7 @@ public struct PriceList: Sendable, Hashable {
     public let ecard: Price
 
     /// The sizes PostcardBuddy prints.
-    public static let sizes = ["A6", "A5", "A4"]
+    public static let sizes = CardSize.names
 
     /// Creates a price list.
     public init(printing: [String: Price], ecard: Price) {

@@ -1,6 +1,7 @@
 import CCairoPango
 import Contract
 import Foundation
+import PrintingContract
 import OrdersContract
 
 /// Draws the two sides of a postcard on a Cairo context whose user space is in points with the

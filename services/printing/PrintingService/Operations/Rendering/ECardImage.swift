@@ -1,5 +1,6 @@
 import CCairoPango
 import Foundation
+import PrintingContract
 
 /// The e-card picture for e-mail: the front and the back of the trimmed card side by side in
 /// one JPEG, drawn by the same ``CairoCanvas`` sides as the print PDF and the previews.

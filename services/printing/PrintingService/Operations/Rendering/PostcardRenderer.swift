@@ -1,6 +1,7 @@
 import CCairoPango
 import CImageCodecs
 import Foundation
+import PrintingContract
 
 /// Renders postcards with Cairo and Pango: the two-page print PDF and raster previews.
 public enum PostcardRenderer {

@@ -19,7 +19,7 @@ public struct PostageFile: Sendable, Hashable {
     public var stamp: StampImage
 
     /// The card sizes every zone must price.
-    public static let sizes = ["A6", "A5", "A4"]
+    public static let sizes = CardSize.names
 
     /// Its zones and prices, which price a card.
     public var table: PostageTable { PostageTable(zones: zones, prices: prices) }

@@ -1,20 +1,9 @@
-/// A postcard size, laid out landscape: the long side across.
-public enum CardSize: String, Sendable, CaseIterable {
-    case a6 = "A6"
-    case a5 = "A5"
-    case a4 = "A4"
+import PrintingContract
 
+/// A card size as the renderer lays it out: in PostScript points, with the bleed.
+extension CardSize {
     /// Bleed on each side, in millimetres.
     public static let bleedMillimetres = 3.0
-
-    /// Width and height of the trimmed card in millimetres (landscape).
-    public var millimetres: (width: Double, height: Double) {
-        switch self {
-        case .a6: (148, 105)
-        case .a5: (210, 148)
-        case .a4: (297, 210)
-        }
-    }
 
     /// PostScript points per millimetre.
     public static let pointsPerMillimetre = 72 / 25.4
