@@ -203,6 +203,15 @@ public struct AccountStore: Sendable {
     /// administrator lifting a hold, a password reset). A row already clear is left alone, so a
     /// login by someone who never mistyped writes nothing.
     static func clearLoginState(_ username: String, now: Date) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(username)
+        binds.append(now)
+        return PostgresQuery(unsafeSQL: clearLoginStateSQL(username: "$1", now: "$2"), binds: binds)
+    }
+
+    /// The one statement that clears a username's login counters, with the placeholders of its
+    /// two parameters (also the first step of ``SessionStore``'s prepared login statement).
+    static func clearLoginStateSQL(username: String, now: String) -> String {
         """
         UPDATE auth.login_attempts SET attempts = 0, held_until = NULL, updated_at = \(now)
         WHERE username = \(username) AND (attempts <> 0 OR held_until IS NOT NULL)

@@ -64,13 +64,10 @@ public struct SessionStore: Sendable {
     }
 
     /// A successful login's second round trip, prepared once per connection: clears the login
-    /// counters (AccountStore.clearLoginState's rule) and stores the new refresh token.
+    /// counters (``AccountStore``'s statement, its one owner) and stores the new refresh token.
     struct OpenAfterLoginStatement: PostgresPreparedStatement {
         static let sql = """
-            WITH cleared AS (
-                UPDATE auth.login_attempts SET attempts = 0, held_until = NULL, updated_at = $5
-                WHERE username = $7 AND (attempts <> 0 OR held_until IS NOT NULL)
-            )
+            WITH cleared AS (\(AccountStore.clearLoginStateSQL(username: "$7", now: "$5")))
             INSERT INTO auth.refresh_tokens (id, user_id, family_id, token_hash, issued_at, expires_at)
             VALUES ($1, $2, $3, $4, $5, $6)
             """
