@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// One numbered schema change: a version, a name and the SQL that applies it.
@@ -23,7 +24,9 @@ public struct Migration: Sendable, Equatable {
 
     /// SHA-256 of ``sql`` (UTF-8) as 64 hex digits; recorded when applied, so that a later
     /// edit of an applied migration is detected.
-    public var checksum: String { SHA256.hex(Array(sql.utf8)) }
+    public var checksum: String {
+        SHA256.hash(data: Array(sql.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
 
     /// Reads every `NNNN_name.sql` file in `directory` (at least one digit, then `_`, a name of
     /// letters, digits, `_` or `-`, then `.sql`), sorted by number. Hidden files are ignored;
