@@ -106,7 +106,7 @@ struct AppScenarios {
                     .prefix(2).map { $0 }
             }
             let (venueStatus, venueBody) = try await http.get("/v1/campus/venues?limit=100")
-            guard venueStatus == 200, let venueList = jsonObject(venueBody)?["venues"] as? [[String: Any]],
+            guard venueStatus == 200, let venueList = jsonObject(venueBody)?["items"] as? [[String: Any]],
                 venueList.count >= 2
             else { throw BenchError("GET /v1/campus/venues: HTTP \(venueStatus), fewer than two venues") }
             let venues = venueList.compactMap { entry -> (id: String, name: String)? in

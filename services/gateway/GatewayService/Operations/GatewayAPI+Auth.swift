@@ -8,10 +8,9 @@ extension GatewayAPI {
         guard case .json(let body) = input.body else {
             throw ServiceError(.invalidArgument, "send the account as application/json")
         }
-        let reply = try await bus.call(
+        let reply = try await callOpenly(
             Auth.Register.self,
-            .init(username: body.username, password: body.password, email: body.email, phone: body.phone),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+            .init(username: body.username, password: body.password, email: body.email, phone: body.phone))
         return .created(.init(body: .json(.init(userId: reply.userId))))
     }
 }
@@ -19,31 +18,28 @@ extension GatewayAPI {
 extension GatewayAPI {
     func login(_ input: Operations.Login.Input) async throws -> Operations.Login.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let session = try await bus.call(
-            Auth.Login.self, .init(username: body.username, password: body.password),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        let session = try await callOpenly(
+            Auth.Login.self, .init(username: body.username, password: body.password))
         return .ok(.init(body: .json(.init(session))))
     }
 
     func refresh(_ input: Operations.Refresh.Input) async throws -> Operations.Refresh.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let session = try await bus.call(
-            Auth.Refresh.self, .init(refreshToken: body.refreshToken),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        let session = try await callOpenly(
+            Auth.Refresh.self, .init(refreshToken: body.refreshToken))
         return .ok(.init(body: .json(.init(session))))
     }
 
     func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        _ = try await bus.call(
-            Auth.Logout.self, .init(refreshToken: body.refreshToken),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        _ = try await callOpenly(
+            Auth.Logout.self, .init(refreshToken: body.refreshToken))
         return .noContent(.init())
     }
 
     func getJWKS(_ input: Operations.GetJWKS.Input) async throws -> Operations.GetJWKS.Output {
-        let set = try await bus.call(
-            Auth.JWKS.self, Empty(), metadata: try scope.metadata(deadline: settings.requestTimeout))
+        let set = try await callOpenly(
+            Auth.JWKS.self, Empty())
         return .ok(
             .init(
                 body: .json(
@@ -69,15 +65,6 @@ extension GatewayAPI {
 
 /// `/v1/me/...`: the caller's own account.
 extension GatewayAPI {
-    /// Calls `auth` on behalf of the signed-in caller (401 before any bus call without one).
-    func callAsCaller<Operation: ServiceOperation>(_ operation: Operation.Type, _ request: Operation.Request)
-        async throws -> Operation.Reply
-    {
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        return try await bus.call(operation, request, metadata: scope.metadata(deadline: settings.requestTimeout))
-    }
-
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
         let profile = try await callAsCaller(
@@ -151,9 +138,8 @@ extension GatewayAPI {
         -> Operations.RequestPasswordReset.Output
     {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        _ = try await bus.call(
-            Auth.RequestPasswordReset.self, .init(username: body.username, email: body.email),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        _ = try await callOpenly(
+            Auth.RequestPasswordReset.self, .init(username: body.username, email: body.email))
         return .accepted(.init(body: .json(Self.accepted)))
     }
 
@@ -161,9 +147,8 @@ extension GatewayAPI {
         -> Operations.ConfirmPasswordReset.Output
     {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        _ = try await bus.call(
-            Auth.ConfirmPasswordReset.self, .init(token: body.token, newPassword: body.newPassword),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        _ = try await callOpenly(
+            Auth.ConfirmPasswordReset.self, .init(token: body.token, newPassword: body.newPassword))
         return .noContent(.init())
     }
 
@@ -171,9 +156,8 @@ extension GatewayAPI {
         -> Operations.RequestUsernameReminder.Output
     {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        _ = try await bus.call(
-            Auth.RequestUsernameReminder.self, .init(email: body.email),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        _ = try await callOpenly(
+            Auth.RequestUsernameReminder.self, .init(email: body.email))
         return .accepted(.init(body: .json(Self.accepted)))
     }
 }

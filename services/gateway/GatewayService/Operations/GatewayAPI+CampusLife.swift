@@ -9,12 +9,11 @@ extension GatewayAPI {
     func listCampusEvents(_ input: Operations.ListCampusEvents.Input) async throws
         -> Operations.ListCampusEvents.Output
     {
-        let reply = try await bus.call(
+        let reply = try await callOpenly(
             Routing.ListEvents.self,
             .init(
                 kind: input.query.kind?.rawValue, venueId: input.query.venueId, before: input.query.before,
-                limit: input.query.limit, cursor: input.query.cursor),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+                limit: input.query.limit, cursor: input.query.cursor))
         return .ok(
             .init(
                 body: .json(

@@ -8,8 +8,6 @@ import ServiceKit
 /// service, which checks roles and positions.
 extension GatewayAPI {
     func addGalleryImage(_ input: Operations.AddGalleryImage.Input) async throws -> Operations.AddGalleryImage.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
         let (contentType, body): (String, HTTPBody) =
             switch input.body {
             case .jpeg(let body): ("image/jpeg", body)
@@ -17,41 +15,33 @@ extension GatewayAPI {
             case .imageBmp(let body): ("image/bmp", body)
             }
         let query = input.query
-        let item = try await bus.call(
+        let item = try await callAsCaller(
             Printing.AddGalleryImage.self,
             .init(
                 contentType: contentType, data: try await Self.imageBase64(body), title: query.title, lat: query.lat,
-                lon: query.lon),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+                lon: query.lon))
         return .created(.init(body: .json(try OrdersJSON.convert(item))))
     }
 
     func removeGalleryImage(_ input: Operations.RemoveGalleryImage.Input) async throws
         -> Operations.RemoveGalleryImage.Output
     {
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        _ = try await bus.call(
-            Printing.RemoveGalleryImage.self, .init(id: input.path.id),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+        _ = try await callAsCaller(
+            Printing.RemoveGalleryImage.self, .init(id: input.path.id))
         return .noContent(.init())
     }
 
     func listGallery(_ input: Operations.ListGallery.Input) async throws -> Operations.ListGallery.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
         let query = input.query
-        let page = try await bus.call(
+        let page = try await callAsCaller(
             Printing.ListGallery.self,
-            .init(lat: query.lat, lon: query.lon, cursor: query.cursor, limit: query.limit),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+            .init(lat: query.lat, lon: query.lon, cursor: query.cursor, limit: query.limit))
         return .ok(.init(body: .json(try OrdersJSON.convert(page))))
     }
 
     func getECardImage(_ input: Operations.GetECardImage.Input) async throws -> Operations.GetECardImage.Output {
-        let reply = try await bus.call(
-            Printing.ECardImage.self, .init(token: input.path.token),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        let reply = try await callOpenly(
+            Printing.ECardImage.self, .init(token: input.path.token))
         guard let bytes = Data(base64Encoded: reply.data) else {
             throw ServiceError(.internal, "printing sent an e-card that is not base64")
         }

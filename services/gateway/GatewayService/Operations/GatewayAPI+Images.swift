@@ -22,39 +22,30 @@ extension GatewayAPI {
     }
 
     func uploadImage(_ input: Operations.UploadImage.Input) async throws -> Operations.UploadImage.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
         let (contentType, body): (String, HTTPBody) =
             switch input.body {
             case .jpeg(let body): ("image/jpeg", body)
             case .png(let body): ("image/png", body)
             case .imageBmp(let body): ("image/bmp", body)
             }
-        let info = try await bus.call(
+        let info = try await callAsCaller(
             Printing.UploadImage.self,
-            .init(contentType: contentType, data: try await Self.imageBase64(body)),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+            .init(contentType: contentType, data: try await Self.imageBase64(body)))
         return .created(.init(body: .json(try OrdersJSON.convert(info))))
     }
 
     func getImage(_ input: Operations.GetImage.Input) async throws -> Operations.GetImage.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        let info = try await bus.call(
-            Printing.GetImage.self, .init(id: input.path.id),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+        let info = try await callAsCaller(
+            Printing.GetImage.self, .init(id: input.path.id))
         return .ok(.init(body: .json(try OrdersJSON.convert(info))))
     }
 }
 
 extension GatewayAPI {
     func previewPostcard(_ input: Operations.PreviewPostcard.Input) async throws -> Operations.PreviewPostcard.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let reply = try await bus.call(
-            Printing.PreviewPostcard.self, try OrdersJSON.convert(body),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+        let reply = try await callAsCaller(
+            Printing.PreviewPostcard.self, try OrdersJSON.convert(body))
         guard let bytes = Data(base64Encoded: reply.data) else {
             throw ServiceError(.internal, "printing sent a preview that is not base64")
         }

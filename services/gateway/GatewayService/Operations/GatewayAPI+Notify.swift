@@ -78,8 +78,8 @@ extension GatewayAPI {
         let scope = try self.scope
         _ = try scope.requireActor()
         let maxSeconds = min(max(input.query.maxSeconds ?? 300, 1), 3600)
-        let first = try await bus.call(
-            Notify.ListInbox.self, .init(limit: 1), metadata: scope.metadata(deadline: settings.requestTimeout))
+        let first = try await callAsCaller(
+            Notify.ListInbox.self, .init(limit: 1))
         let (bus, timeout) = (self.bus, settings.requestTimeout)
         let events = AsyncStream<ArraySlice<UInt8>> { continuation in
             let task = Task {

@@ -13,23 +13,21 @@ import ServiceKit
 extension GatewayAPI {
     func createQuote(_ input: Operations.CreateQuote.Input) async throws -> Operations.CreateQuote.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let reply = try await bus.call(
-            Orders.Quote.self, try OrdersJSON.convert(body),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        let reply = try await callOpenly(
+            Orders.Quote.self, try OrdersJSON.convert(body))
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 
     func listCurrencies(_ input: Operations.ListCurrencies.Input) async throws -> Operations.ListCurrencies.Output {
-        let reply = try await bus.call(
-            Orders.ListCurrencies.self, Empty(), metadata: try scope.metadata(deadline: settings.requestTimeout))
+        let reply = try await callOpenly(
+            Orders.ListCurrencies.self, Empty())
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 
     func putCurrencyRates(_ input: Operations.PutCurrencyRates.Input) async throws
         -> Operations.PutCurrencyRates.Output
     {
-        let scope = try self.scope
-        _ = try scope.requireActor()
+        try requireCaller()  // before the body is read
         guard case .xml(let body) = input.body else {
             throw ServiceError(.invalidArgument, "send the ECB XML document as application/xml")
         }
@@ -39,8 +37,8 @@ extension GatewayAPI {
         } catch {
             throw ServiceError(.invalidArgument, "the rates document is larger than 1 MiB")
         }
-        let reply = try await bus.call(
-            Orders.LoadRates.self, .init(xml: xml), metadata: scope.metadata(deadline: settings.requestTimeout))
+        let reply = try await callAsCaller(
+            Orders.LoadRates.self, .init(xml: xml))
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 }
@@ -49,77 +47,58 @@ extension GatewayAPI {
     func addPaymentMethod(_ input: Operations.AddPaymentMethod.Input) async throws
         -> Operations.AddPaymentMethod.Output
     {
-        let scope = try self.scope
-        _ = try scope.requireActor()
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
         let request = Orders.AddPaymentMethod.Request(
             number: body.number, expMonth: body.expMonth, expYear: body.expYear, cvc: body.cvc)
-        let method = try await bus.call(
-            Orders.AddPaymentMethod.self, request, metadata: scope.metadata(deadline: settings.requestTimeout))
+        let method = try await callAsCaller(
+            Orders.AddPaymentMethod.self, request)
         return .created(.init(body: .json(try OrdersJSON.convert(method))))
     }
 
     func listPaymentMethods(_ input: Operations.ListPaymentMethods.Input) async throws
         -> Operations.ListPaymentMethods.Output
     {
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        let reply = try await bus.call(
-            Orders.ListPaymentMethods.self, .init(cursor: input.query.cursor, limit: input.query.limit),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+        let reply = try await callAsCaller(
+            Orders.ListPaymentMethods.self, .init(cursor: input.query.cursor, limit: input.query.limit))
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 
     func deletePaymentMethod(_ input: Operations.DeletePaymentMethod.Input) async throws
         -> Operations.DeletePaymentMethod.Output
     {
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        _ = try await bus.call(
-            Orders.DeletePaymentMethod.self, .init(id: input.path.id),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+        _ = try await callAsCaller(
+            Orders.DeletePaymentMethod.self, .init(id: input.path.id))
         return .noContent(.init())
     }
 }
 
 extension GatewayAPI {
     func createOrder(_ input: Operations.CreateOrder.Input) async throws -> Operations.CreateOrder.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
+        try requireCaller()
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
         let key = try IdempotencyKey.validated(input.headers.idempotencyKey)
         let request: Orders.PlaceOrder.Request = try OrdersJSON.convert(body)
-        let reply = try await bus.call(
-            Orders.PlaceOrder.self, request,
-            metadata: scope.metadata(deadline: settings.requestTimeout, idempotencyKey: key))
+        let reply = try await callAsCaller(Orders.PlaceOrder.self, request, idempotencyKey: key)
         return .created(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 
     func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
         let query = input.query
-        let reply = try await bus.call(
+        let reply = try await callAsCaller(
             Orders.ListOrders.self,
-            .init(query: query.q, from: query.from, to: query.to, cursor: query.cursor, limit: query.limit),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+            .init(query: query.q, from: query.from, to: query.to, cursor: query.cursor, limit: query.limit))
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 
     func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        let order = try await bus.call(
-            Orders.GetOrder.self, .init(id: input.path.id), metadata: scope.metadata(deadline: settings.requestTimeout))
+        let order = try await callAsCaller(
+            Orders.GetOrder.self, .init(id: input.path.id))
         return .ok(.init(body: .json(try OrdersJSON.convert(order))))
     }
 
     func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        let order = try await bus.call(
-            Orders.CancelOrder.self, .init(id: input.path.id),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+        let order = try await callAsCaller(
+            Orders.CancelOrder.self, .init(id: input.path.id))
         return .ok(.init(body: .json(try OrdersJSON.convert(order))))
     }
 }

@@ -57,9 +57,7 @@ extension GatewayAPI {
     private func printJobCall<Operation: ServiceOperation>(_ operation: Operation.Type, _ request: Operation.Request)
         async throws -> Operation.Reply
     {
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        return try await bus.call(operation, request, metadata: scope.metadata(deadline: settings.requestTimeout))
+        return try await callAsCaller(operation, request)
     }
 
     private static func pdfBody(_ document: Printing.PDFDocument) throws -> HTTPBody {

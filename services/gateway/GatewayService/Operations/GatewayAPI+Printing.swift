@@ -8,14 +8,13 @@ import ServiceKit
 /// re-encoding (``OrdersJSON``), as the public schemas share the contract types' JSON shape.
 extension GatewayAPI {
     func getPostage(_ input: Operations.GetPostage.Input) async throws -> Operations.GetPostage.Output {
-        let reply = try await bus.call(
-            Printing.GetPostage.self, Empty(), metadata: try scope.metadata(deadline: settings.requestTimeout))
+        let reply = try await callOpenly(
+            Printing.GetPostage.self, Empty())
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 
     func putPostage(_ input: Operations.PutPostage.Input) async throws -> Operations.PutPostage.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
+        try requireCaller()  // before the body is read
         guard case .xml(let body) = input.body else {
             throw ServiceError(.invalidArgument, "send the postage file as application/xml")
         }
@@ -25,8 +24,8 @@ extension GatewayAPI {
         } catch {
             throw ServiceError(.invalidArgument, "the postage file is larger than 1 MiB")
         }
-        let reply = try await bus.call(
-            Printing.LoadPostage.self, .init(xml: xml), metadata: scope.metadata(deadline: settings.requestTimeout))
+        let reply = try await callAsCaller(
+            Printing.LoadPostage.self, .init(xml: xml))
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 }

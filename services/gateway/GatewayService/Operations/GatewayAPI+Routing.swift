@@ -19,12 +19,11 @@ extension GatewayAPI {
             }
             (nearLat, nearLon) = (lat, lon)
         }
-        let reply = try await bus.call(
+        let reply = try await callOpenly(
             Routing.SearchVenues.self,
             .init(
                 q: input.query.q, kind: input.query.kind?.rawValue, nearLat: nearLat, nearLon: nearLon,
-                limit: input.query.limit, radius: input.query.radius, cursor: input.query.cursor),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+                limit: input.query.limit, radius: input.query.radius, cursor: input.query.cursor))
         return .ok(
             .init(
                 body: .json(.init(items: reply.items.map(Components.Schemas.Venue.init), nextCursor: reply.nextCursor)))
@@ -32,9 +31,8 @@ extension GatewayAPI {
     }
 
     func getVenue(_ input: Operations.GetVenue.Input) async throws -> Operations.GetVenue.Output {
-        let venue = try await bus.call(
-            Routing.GetVenue.self, .init(id: input.path.id),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+        let venue = try await callOpenly(
+            Routing.GetVenue.self, .init(id: input.path.id))
         return .ok(.init(body: .json(.init(venue))))
     }
 
@@ -43,10 +41,9 @@ extension GatewayAPI {
         func place(_ place: Components.Schemas.CampusPlace) -> Routing.Place {
             Routing.Place(venueId: place.venueId, lat: place.lat, lon: place.lon, level: place.level)
         }
-        let route = try await bus.call(
+        let route = try await callOpenly(
             Routing.PlanRoute.self,
-            .init(from: place(body.from), to: place(body.to), profile: body.profile),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+            .init(from: place(body.from), to: place(body.to), profile: body.profile))
         return .ok(
             .init(
                 body: .json(
@@ -62,12 +59,11 @@ extension GatewayAPI {
 
     func locate(_ input: Operations.Locate.Input) async throws -> Operations.Locate.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let location = try await bus.call(
+        let location = try await callOpenly(
             Routing.Locate.self,
             .init(
                 scan: body.scan.map { .init(bssid: $0.bssid, rssi: $0.rssi) },
-                gps: body.gps.map { .init(lat: $0.lat, lon: $0.lon, accuracy: $0.accuracy) }),
-            metadata: try scope.metadata(deadline: settings.requestTimeout))
+                gps: body.gps.map { .init(lat: $0.lat, lon: $0.lon, accuracy: $0.accuracy) }))
         return .ok(
             .init(
                 body: .json(
@@ -80,14 +76,14 @@ extension GatewayAPI {
     func listAccessPoints(_ input: Operations.ListAccessPoints.Input) async throws
         -> Operations.ListAccessPoints.Output
     {
-        let reply = try await bus.call(
-            Routing.ListAccessPoints.self, Empty(), metadata: try scope.metadata(deadline: settings.requestTimeout))
+        let reply = try await callOpenly(
+            Routing.ListAccessPoints.self, Empty())
         return .ok(.init(body: .json(.init(accessPoints: reply.accessPoints.map(Components.Schemas.AccessPoint.init)))))
     }
 
     func getOccupancy(_ input: Operations.GetOccupancy.Input) async throws -> Operations.GetOccupancy.Output {
-        let reply = try await bus.call(
-            Routing.GetOccupancy.self, Empty(), metadata: try scope.metadata(deadline: settings.requestTimeout))
+        let reply = try await callOpenly(
+            Routing.GetOccupancy.self, Empty())
         return .ok(
             .init(
                 body: .json(
@@ -102,12 +98,9 @@ extension GatewayAPI {
 
     func reportOccupancy(_ input: Operations.ReportOccupancy.Input) async throws -> Operations.ReportOccupancy.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        let reply = try await bus.call(
+        let reply = try await callAsCaller(
             Routing.ReportOccupancy.self,
-            .init(counts: body.counts.map { .init(bssid: $0.bssid, devices: $0.devices) }),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+            .init(counts: body.counts.map { .init(bssid: $0.bssid, devices: $0.devices) }))
         return .ok(.init(body: .json(.init(accepted: reply.accepted, unknown: reply.unknown))))
     }
 }
@@ -130,53 +123,39 @@ extension GatewayAPI {
 
     func createVenue(_ input: Operations.CreateVenue.Input) async throws -> Operations.CreateVenue.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        let venue = try await bus.call(
-            Routing.CreateVenue.self, Self.draft(body), metadata: scope.metadata(deadline: settings.requestTimeout))
+        let venue = try await callAsCaller(
+            Routing.CreateVenue.self, Self.draft(body))
         return .created(.init(body: .json(.init(venue))))
     }
 
     func updateVenue(_ input: Operations.UpdateVenue.Input) async throws -> Operations.UpdateVenue.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        let venue = try await bus.call(
-            Routing.UpdateVenue.self, .init(id: input.path.id, venue: Self.draft(body)),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+        let venue = try await callAsCaller(
+            Routing.UpdateVenue.self, .init(id: input.path.id, venue: Self.draft(body)))
         return .ok(.init(body: .json(.init(venue))))
     }
 
     func deleteVenue(_ input: Operations.DeleteVenue.Input) async throws -> Operations.DeleteVenue.Output {
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        _ = try await bus.call(
-            Routing.DeleteVenue.self, .init(id: input.path.id),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+        _ = try await callAsCaller(
+            Routing.DeleteVenue.self, .init(id: input.path.id))
         return .noContent(.init())
     }
 
     func putAccessPoint(_ input: Operations.PutAccessPoint.Input) async throws -> Operations.PutAccessPoint.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        let point = try await bus.call(
+        let point = try await callAsCaller(
             Routing.PutAccessPoint.self,
             .init(
                 bssid: input.path.bssid, name: body.name, lat: body.lat, lon: body.lon, level: body.level,
-                capacity: body.capacity),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+                capacity: body.capacity))
         return .ok(.init(body: .json(.init(point))))
     }
 
     func deleteAccessPoint(_ input: Operations.DeleteAccessPoint.Input) async throws
         -> Operations.DeleteAccessPoint.Output
     {
-        let scope = try self.scope
-        _ = try scope.requireActor()
-        _ = try await bus.call(
-            Routing.DeleteAccessPoint.self, .init(bssid: input.path.bssid),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
+        _ = try await callAsCaller(
+            Routing.DeleteAccessPoint.self, .init(bssid: input.path.bssid))
         return .noContent(.init())
     }
 

@@ -10,7 +10,7 @@ import ServiceKit
 ///
 /// Later endpoints follow the same pattern: declare the path in `openapi.yaml`, the contract
 /// operation in `Contract`, then a method here (or in a `GatewayAPI+Area.swift` extension) that
-/// calls `bus.call(Operation.self, request, metadata: scope.metadata(deadline:))`; errors are
+/// calls `callAsCaller(Operation.self, request)` (or `callOpenly` for public reads); errors are
 /// thrown as `ServiceError` and become the JSON error body in ``ErrorMiddleware``.
 struct GatewayAPI: APIProtocol {
     let bus: BusClient
@@ -24,6 +24,32 @@ struct GatewayAPI: APIProtocol {
             guard let scope = RequestScope.current else { throw ServiceError(.internal, "request scope missing") }
             return scope
         }
+    }
+
+    /// Calls `operation` for the signed-in caller: `unauthenticated` (401) without a token,
+    /// otherwise the bus call with the request's id, actor and deadline.
+    func callAsCaller<Operation: ServiceOperation>(
+        _ operation: Operation.Type, _ request: Operation.Request, idempotencyKey: String? = nil
+    ) async throws -> Operation.Reply {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        return try await bus.call(
+            operation, request,
+            metadata: scope.metadata(deadline: settings.requestTimeout, idempotencyKey: idempotencyKey))
+    }
+
+    /// `unauthenticated` (401) unless someone is signed in: for a handler that reads a body or
+    /// checks input before its call, so that no one unknown gets that far.
+    func requireCaller() throws(ServiceError) {
+        _ = try scope.requireActor()
+    }
+
+    /// Calls `operation` whether or not anyone is signed in (the actor goes along when there is
+    /// one), with the request's id and deadline.
+    func callOpenly<Operation: ServiceOperation>(_ operation: Operation.Type, _ request: Operation.Request)
+        async throws -> Operation.Reply
+    {
+        try await bus.call(operation, request, metadata: try scope.metadata(deadline: settings.requestTimeout))
     }
 
     func getHealthz(_ input: Operations.GetHealthz.Input) async throws -> Operations.GetHealthz.Output {
