@@ -74,6 +74,7 @@ let package = Package(
                 "Contract", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "CZeroMQ",
             ],
             path: "shared/Majordomo",
             swiftSettings: strict
@@ -112,6 +113,12 @@ let package = Package(
             name: "NotifyContract",
             dependencies: ["Contract", "OrdersContract"],
             path: "services/notify/NotifyContract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "PasswordHashing",
+            dependencies: ["CArgon2", "Contract", "ServiceKit"],
+            path: "shared/PasswordHashing",
             swiftSettings: strict
         ),
         .target(
@@ -161,7 +168,7 @@ let package = Package(
         // MARK: services
         .target(
             name: "BrokerService",
-            dependencies: ["Majordomo", "ServiceKit"],
+            dependencies: ["Majordomo", "ServiceKit", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "ZeroMQ"],
             path: "services/broker/BrokerService",
             swiftSettings: strict
         ),
@@ -186,6 +193,11 @@ let package = Package(
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "ZeroMQ",
             ],
             path: "services/gateway/GatewayService",
             resources: [.copy("openapi.yaml")],
@@ -202,10 +214,11 @@ let package = Package(
             name: "AuthService",
             dependencies: [
                 "AuthContract",
-                "AccessToken", "CArgon2", "Contract", "ServiceKit", "Store",
+                "AccessToken", "Contract", "PasswordHashing", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "services/auth/AuthService",
             resources: [.copy("Rules/common-passwords.txt"), .copy("Migrations")],
@@ -225,6 +238,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "services/orders/OrdersService",
             resources: [.copy("Migrations"), .copy("Store/eurofxref-daily.xml")],
@@ -244,6 +258,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "services/printing/PrintingService",
             resources: [
@@ -307,11 +322,13 @@ let package = Package(
         .target(
             name: "LoadgenKit",
             dependencies: [
-                "Majordomo", "ZeroMQ", "ZMTPFuzz", "AccessToken", "AuthService", "ServiceKit",
+                "Majordomo", "ZeroMQ", "ZMTPFuzz", "AccessToken", "PasswordHashing", "ServiceKit",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "services/loadgen/LoadgenKit",
             swiftSettings: strict
@@ -331,13 +348,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ZeroMQTests",
-            dependencies: ["ZeroMQ", "ZMTPFuzz"],
+            dependencies: ["ZeroMQ", "ZMTPFuzz", "CZeroMQ"],
             path: "Tests/ZeroMQTests",
             swiftSettings: strict
         ),
         .testTarget(
             name: "MajordomoTests",
-            dependencies: ["Majordomo", "ZeroMQ", "Contract", "ServiceKit"],
+            dependencies: ["Majordomo", "ZeroMQ", "Contract", "ServiceKit", .product(name: "Logging", package: "swift-log")],
             path: "Tests/MajordomoTests",
             swiftSettings: strict
         ),
@@ -347,6 +364,7 @@ let package = Package(
                 "Store", "ServiceKit", "Majordomo", "ZeroMQ", "Contract",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/StoreTests",
             swiftSettings: strict
@@ -357,6 +375,12 @@ let package = Package(
                 "AuthContract",
                 "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                "ZeroMQ",
             ],
             path: "Tests/GatewayTests",
             swiftSettings: strict
@@ -365,10 +389,11 @@ let package = Package(
             name: "AuthTests",
             dependencies: [
                 "AuthContract",
-                "AccessToken", "AuthService", "Contract", "Store", "ServiceKit", "ZeroMQ",
+                "AccessToken", "AuthService", "Contract", "PasswordHashing", "Store", "ServiceKit", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/AuthTests",
             swiftSettings: strict
@@ -379,6 +404,7 @@ let package = Package(
                 "RoutingContract",
                 "Contract", "RoutingService", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/RoutingTests",
             swiftSettings: strict
@@ -389,6 +415,7 @@ let package = Package(
                 "OrdersContract",
                 "Contract", "OrdersService", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/OrdersTests",
             swiftSettings: strict
@@ -407,6 +434,7 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/NotifyTests",
             swiftSettings: strict
@@ -427,6 +455,9 @@ let package = Package(
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                "ZeroMQ",
             ],
             path: "Tests/SystemTests",
             swiftSettings: strict
@@ -454,6 +485,7 @@ let package = Package(
                 "NotifyContract", "OrdersContract", "PrintingContract",
                 "CImageCodecs", "Contract", "PrintingService", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/PrintingTests",
             swiftSettings: strict
@@ -479,6 +511,7 @@ let package = Package(
                 "RoutingService", "Store", "ServiceKit",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                "Contract",
             ],
             path: "services/routing/bench",
             swiftSettings: strict

@@ -2,6 +2,7 @@ import AuthContract
 import AuthService
 import Contract
 import Foundation
+import PasswordHashing
 import Logging
 import PostgresNIO
 import ServiceKit

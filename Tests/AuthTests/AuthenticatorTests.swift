@@ -1,6 +1,7 @@
 import AuthService
 import Contract
 import Foundation
+import PasswordHashing
 import Logging
 import PostgresNIO
 import Store

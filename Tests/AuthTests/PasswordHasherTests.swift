@@ -1,4 +1,5 @@
 import Foundation
+import PasswordHashing
 import ServiceKit
 import Synchronization
 import Testing

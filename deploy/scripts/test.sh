@@ -4,6 +4,8 @@
 #   deploy/scripts/test.sh [extra swift test args...]
 #
 # Steps, each run even when an earlier one failed (unless it needs that one's output):
+#   imports     every Swift target imports only modules it declares in Package.swift
+#               (deploy/scripts/check-imports.py; SwiftPM alone lets an undeclared one through)
 #   build       swift build --build-tests
 #   swift-test  swift test (XCTest and Swift Testing), with BACKPLANE_BIN_DIR set so that system
 #               tests find the executables
@@ -23,7 +25,7 @@
 # Environment:
 #   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
 #   SWIFT_TEST_ARGS="..."   more arguments for swift test (so do this script's own arguments)
-#   TEST_STEPS="..."        steps to run (default "build swift-test interop api-fuzz compose")
+#   TEST_STEPS="..."        steps to run (default "imports build swift-test interop api-fuzz compose")
 #   SWIFT_TEST_TIMEOUT      seconds before swift test is stopped (default 2700)
 #   TEST_PARALLELISM=N      Swift tests that may run at once (default 1). The suites share one
 #                           PostgreSQL and two cores: run side by side, a suite that keeps a
@@ -38,7 +40,7 @@ set -euo pipefail
 LOG_TAG="test"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-: "${TEST_STEPS:=build swift-test interop api-fuzz compose}"
+: "${TEST_STEPS:=imports build swift-test interop api-fuzz compose}"
 : "${SWIFT_TEST_TIMEOUT:=2700}"
 : "${PYTEST_TIMEOUT:=900}"
 : "${TEST_PARALLELISM:=1}"
@@ -221,7 +223,7 @@ main() {
 
     local step
     for step in $TEST_STEPS; do
-        [[ $step =~ ^(build|swift-test|interop|api-fuzz|compose)$ ]] || die "unknown step '$step' in TEST_STEPS"
+        [[ $step =~ ^(imports|build|swift-test|interop|api-fuzz|compose)$ ]] || die "unknown step '$step' in TEST_STEPS"
     done
     [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
     start_test_db
@@ -231,6 +233,7 @@ main() {
         require_cmd swift "install a Swift 6 toolchain (https://www.swift.org/install/)"
         BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
     fi
+    wanted imports && run_step imports python3 "$SCRIPTS_DIR/check-imports.py"
     wanted build && step_build
     if [[ ${RESULT[build]:-} == FAIL ]]; then
         wanted swift-test && skip_step swift-test "build failed"

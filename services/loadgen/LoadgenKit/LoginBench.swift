@@ -1,8 +1,8 @@
 import AccessToken
-import AuthService
 import Foundation
 import JWTKit
 import Majordomo
+import PasswordHashing
 
 /// `loadgen login`: logins through the gateway (HTTP → broker → auth → Argon2id) with N
 /// concurrent clients, next to the bound the hashing sets (cores ÷ time of one hash, measured in

@@ -1,6 +1,7 @@
 import AuthContract
 import Contract
 import Foundation
+import PasswordHashing
 import Logging
 import Store
 

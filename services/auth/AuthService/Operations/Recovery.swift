@@ -2,6 +2,7 @@ import AuthContract
 import Contract
 import Crypto
 import Foundation
+import PasswordHashing
 import Logging
 import PostgresNIO
 import ServiceKit
