@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test fuzz-api build release bench bench-broker bench-auth bench-flood bench-orders bench-notify bench-routing bench-printing fault-run compose-config clean clean-data
+.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-auth bench-flood bench-orders bench-notify bench-routing bench-printing fault-run compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -23,6 +23,10 @@ up: ## install what is missing, start PostgreSQL (.data/pg), build, run everythi
 
 test: ## the whole suite: swift test, interop (pytest), API fuzzing (schemathesis), compose config; FILTER=regex for swift test
 	@$(SCRIPTS)/test.sh
+
+test-unit: ## the tests that need neither PostgreSQL nor the executables (TEST_LAYERS=unit), in parallel; the rest report "cancelled"
+	swift build --build-tests
+	TEST_LAYERS=unit swift test --skip-build $(if $(FILTER),--filter '$(FILTER)')
 
 fuzz-api: ## long schemathesis run (st run -c all, user and admin) against the system, debug build; see docs/benchmarks.md
 	swift build

@@ -168,7 +168,10 @@ let package = Package(
         // MARK: services
         .target(
             name: "BrokerService",
-            dependencies: ["Majordomo", "ServiceKit", .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "ZeroMQ"],
+            dependencies: [
+                "Majordomo", "ServiceKit", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "ZeroMQ",
+            ],
             path: "services/broker/BrokerService",
             swiftSettings: strict
         ),
@@ -348,19 +351,23 @@ let package = Package(
         ),
         .testTarget(
             name: "ZeroMQTests",
-            dependencies: ["ZeroMQ", "ZMTPFuzz", "CZeroMQ"],
+            dependencies: ["TestSupport", "ZeroMQ", "ZMTPFuzz", "CZeroMQ"],
             path: "Tests/ZeroMQTests",
             swiftSettings: strict
         ),
         .testTarget(
             name: "MajordomoTests",
-            dependencies: ["Majordomo", "ZeroMQ", "Contract", "ServiceKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TestSupport", "Majordomo", "ZeroMQ", "Contract", "ServiceKit",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/MajordomoTests",
             swiftSettings: strict
         ),
         .testTarget(
             name: "StoreTests",
             dependencies: [
+                "TestSupport",
                 "Store", "ServiceKit", "Majordomo", "ZeroMQ", "Contract",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -372,6 +379,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
+                "TestSupport",
                 "AuthContract",
                 "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -388,6 +396,7 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: [
+                "TestSupport",
                 "AuthContract",
                 "AccessToken", "AuthService", "Contract", "PasswordHashing", "Store", "ServiceKit", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -401,6 +410,7 @@ let package = Package(
         .testTarget(
             name: "RoutingTests",
             dependencies: [
+                "TestSupport",
                 "RoutingContract",
                 "Contract", "RoutingService", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -412,6 +422,7 @@ let package = Package(
         .testTarget(
             name: "OrdersTests",
             dependencies: [
+                "TestSupport",
                 "OrdersContract",
                 "Contract", "OrdersService", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -441,7 +452,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadgenTests",
-            dependencies: ["LoadgenKit"],
+            dependencies: ["TestSupport", "LoadgenKit"],
             path: "Tests/LoadgenTests",
             swiftSettings: strict
         ),
@@ -482,6 +493,7 @@ let package = Package(
         .testTarget(
             name: "PrintingTests",
             dependencies: [
+                "TestSupport",
                 "NotifyContract", "OrdersContract", "PrintingContract",
                 "CImageCodecs", "Contract", "PrintingService", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),

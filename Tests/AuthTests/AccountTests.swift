@@ -2,11 +2,12 @@ import AuthContract
 import AuthService
 import Contract
 import Foundation
-import PasswordHashing
 import Logging
+import PasswordHashing
 import PostgresNIO
 import ServiceKit
 import Store
+import TestSupport
 import Testing
 import ZeroMQ
 
@@ -56,6 +57,7 @@ struct AccountTests {
 
     func withWorld(_ body: @Sendable (World) async throws -> Void) async throws {
         let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? DatabaseSettings.defaultURL
+        try TestLayers.requireDatabase()
         let client = PostgresClient(configuration: try DatabaseSettings(url: url).clientConfiguration())
         let context = Context()
         try await withThrowingTaskGroup(of: Void.self) { group in

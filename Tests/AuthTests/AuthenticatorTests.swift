@@ -1,10 +1,11 @@
 import AuthService
 import Contract
 import Foundation
-import PasswordHashing
 import Logging
+import PasswordHashing
 import PostgresNIO
 import Store
+import TestSupport
 import Testing
 
 /// Registration and the lockout against a real PostgreSQL (`DATABASE_URL`), schema `auth`.
@@ -24,6 +25,7 @@ struct AuthenticatorTests {
         _ body: @Sendable (Authenticator, ManualClock, AccountStore, PasswordHasher) async throws -> Void
     ) async throws {
         let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? DatabaseSettings.defaultURL
+        try TestLayers.requireDatabase()
         let client = PostgresClient(configuration: try DatabaseSettings(url: url).clientConfiguration())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

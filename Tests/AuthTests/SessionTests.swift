@@ -1,10 +1,11 @@
 import AuthService
 import Contract
 import Foundation
-import PasswordHashing
 import Logging
+import PasswordHashing
 import PostgresNIO
 import Store
+import TestSupport
 import Testing
 
 /// Login, refresh rotation with reuse detection, and logout, against PostgreSQL.
@@ -14,6 +15,7 @@ struct SessionTests {
         async throws
     {
         let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? DatabaseSettings.defaultURL
+        try TestLayers.requireDatabase()
         let client = PostgresClient(configuration: try DatabaseSettings(url: url).clientConfiguration())
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

@@ -6,6 +6,7 @@ import NotifyService
 import PostgresNIO
 import Store
 import Synchronization
+import TestSupport
 import Testing
 
 /// A notify store on a schema of its own (so suites run in parallel) in the PostgreSQL of
@@ -29,6 +30,7 @@ struct NotifyWorld: Sendable {
         let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? DatabaseSettings.defaultURL
         var configuration = try DatabaseSettings(url: url).clientConfiguration()
         configuration.options.maximumConnections = 12
+        try TestLayers.requireDatabase()
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

@@ -5,6 +5,7 @@ import OrdersContract
 import PostgresNIO
 import ServiceKit
 import Store
+import TestSupport
 import ZeroMQ
 
 @testable import OrdersService
@@ -31,6 +32,7 @@ struct OrdersFixture: Sendable {
     static func with(_ body: @Sendable (OrdersFixture) async throws -> Void) async throws {
         var configuration = try DatabaseSettings.fromEnvironment().clientConfiguration()
         configuration.options.maximumConnections = 20
+        try TestLayers.requireDatabase()
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

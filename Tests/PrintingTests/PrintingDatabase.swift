@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Store
+import TestSupport
 
 @testable import PrintingService
 
@@ -21,6 +22,7 @@ struct PrintingFixture: Sendable {
 
     /// Runs `body` with a migrated database; the clock starts at `start`.
     static func with(at start: Date, _ body: @Sendable (PrintingFixture) async throws -> Void) async throws {
+        try TestLayers.requireDatabase()
         let client = PostgresClient(
             configuration: try DatabaseSettings.fromEnvironment().clientConfiguration(), backgroundLogger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -6,6 +6,7 @@ import RoutingContract
 import RoutingService
 import ServiceKit
 import Store
+import TestSupport
 import ZeroMQ
 
 /// The routing service's stores against the real PostgreSQL of `DATABASE_URL` (schemas `routing`
@@ -33,6 +34,7 @@ struct RoutingDatabase: Sendable {
     static func with(_ body: @Sendable (RoutingDatabase) async throws -> Void) async throws {
         var configuration = try DatabaseSettings.fromEnvironment().clientConfiguration()
         configuration.options.maximumConnections = 30
+        try TestLayers.requireDatabase()
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

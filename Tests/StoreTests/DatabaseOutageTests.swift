@@ -5,6 +5,7 @@ import PostgresNIO
 import ServiceKit
 import Store
 import Synchronization
+import TestSupport
 import Testing
 
 /// When PostgreSQL goes away mid-request, callers hear `unavailable` (try again), not `internal`.
@@ -17,6 +18,7 @@ import Testing
 struct DatabaseOutageTests {
     /// The error `query` throws on a fresh connection of its own, which is closed afterwards.
     static func error(of query: PostgresQuery, port: Int? = nil) async throws -> any Error {
+        try TestLayers.requireDatabase()
         let settings = try DatabaseSettings.fromEnvironment()
         let configuration = PostgresConnection.Configuration(
             host: settings.host, port: port ?? settings.port, username: settings.username,
@@ -81,23 +83,8 @@ struct DatabaseOutageTests {
         #expect(!wrong.message.contains("no_such_table"), "the cause stays in the log")
     }
 
-    /// A loopback port that was free a moment ago (bound, then closed).
-    static func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket() failed: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
-            }
-        }
-        guard bound else { throw TestFailure("bind() failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// A loopback port nothing listens on (``TestPorts``).
+    static func closedPort() throws -> Int { try TestPorts.free() }
 }
 
 /// Waits for an operation at most a given time. Unlike a task group, it returns at the limit

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Store
+import TestSupport
 
 /// Shared set-up for tests that need the real PostgreSQL named by `DATABASE_URL`: a running
 /// client, and a schema of their own (random name) so that tests run in parallel.
@@ -16,6 +17,7 @@ enum TestDatabase {
     static func withClient<T>(_ body: (PostgresClient) async throws -> T) async throws -> T {
         var configuration = try DatabaseSettings.fromEnvironment().clientConfiguration()
         configuration.options.maximumConnections = 8
+        try TestLayers.requireDatabase()
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

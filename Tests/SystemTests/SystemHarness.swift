@@ -29,6 +29,7 @@ final class SystemHarness: @unchecked Sendable {
     /// psql), so that a printing process it starts takes no paid order of another suite running
     /// at the same time, and its own orders meet no other suite's printing.
     init(ownDatabase: Bool = false) throws {
+        try TestLayers.requireProcesses()
         databaseURL = ownDatabase ? try Self.createDatabase() : Self.databaseURL
         let ports = try (0..<4).map { _ in try Self.freePort() }
         httpPort = ports[3]
