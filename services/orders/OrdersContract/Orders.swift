@@ -354,6 +354,15 @@ extension Orders {
         }
     }
 
+    /// What an order is for: a printed postcard, an e-card, or a gift. The request and the
+    /// stored order carry the raw value.
+    public enum OrderKind: String, Codable, Sendable, CaseIterable {
+        case postcard, ecard, gift
+
+        /// Whether its money is taken when it is placed (nothing is printed first).
+        public var capturedAtOnce: Bool { self != .postcard }
+    }
+
     /// `place_order`: creates and pays an order, once per idempotency key (the metadata's
     /// ``RequestMetadata/idempotencyKey``, from the `Idempotency-Key` header).
     public enum PlaceOrder: ServiceOperation {

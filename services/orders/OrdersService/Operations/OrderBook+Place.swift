@@ -160,7 +160,7 @@ extension OrderBook {
         var movements: [Movement] = []
         var authorization: String?
         // Nothing is printed for e-cards and gifts: their money is taken at once.
-        let captureNow = order.kind != "postcard"
+        let captureNow = Orders.OrderKind(rawValue: order.kind)?.capturedAtOnce ?? true
         var declined: PaymentDeclined?
         do {
             let authorized = try await provider.authorize(
@@ -282,8 +282,8 @@ extension OrderBook {
     /// sizes and country codes to upper case.
     static func content(of request: Orders.PlaceOrder.Request) throws(ServiceError) -> Content {
         let given = [request.postcard != nil, request.ecard != nil, request.gift != nil].filter { $0 }.count
-        switch request.kind {
-        case "postcard":
+        switch Orders.OrderKind(rawValue: request.kind) {
+        case .postcard:
             guard var postcard = request.postcard, given == 1 else {
                 throw .invalidArgument("a postcard order has `postcard` and nothing else", field: "postcard")
             }
@@ -298,7 +298,7 @@ extension OrderBook {
             try text(postcard.greeting ?? "-", field: "postcard.greeting", max: 2000)
             _ = try PostcardEdit.list(postcard.edits, field: "postcard.edits")
             return Content(postcard: postcard)
-        case "ecard":
+        case .ecard:
             guard var ecard = request.ecard, given == 1 else {
                 throw .invalidArgument("an e-card order has `ecard` and nothing else", field: "ecard")
             }
@@ -323,7 +323,7 @@ extension OrderBook {
             }
             try text(ecard.greeting ?? "-", field: "ecard.greeting", max: 2000)
             return Content(ecard: ecard)
-        case "gift":
+        case .gift:
             guard var gift = request.gift, given == 1 else {
                 throw .invalidArgument("a gift order has `gift` and nothing else", field: "gift")
             }
@@ -340,7 +340,7 @@ extension OrderBook {
             default: throw .invalidArgument("recipientKind is self or friend", field: "gift.recipientKind")
             }
             return Content(gift: gift)
-        default:
+        case nil:
             throw .invalidArgument("kind is postcard, ecard or gift", field: "kind")
         }
     }

@@ -109,8 +109,7 @@ struct RoutingAPI: Sendable {
     }
 
     func planRoute(_ request: Routing.PlanRoute.Request) async throws -> Routing.Route {
-        let name = request.profile ?? "fastest"
-        guard let profile = RouteProfile(rawValue: name) else {
+        guard let profile = request.profile.map(RouteProfile.init(rawValue:)) ?? .fastest else {
             throw ServiceError(
                 .invalidArgument, "profile must be fastest, accessible or shortest", details: ["field": "profile"])
         }
