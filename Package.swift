@@ -346,6 +346,11 @@ let package = Package(
         // MARK: tests
         .target(
             name: "TestSupport",
+            dependencies: [
+                "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/TestSupport",
             swiftSettings: strict
         ),

@@ -56,13 +56,8 @@ struct AccountTests {
     }
 
     func withWorld(_ body: @Sendable (World) async throws -> Void) async throws {
-        let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? DatabaseSettings.defaultURL
-        try TestLayers.requireDatabase()
-        let client = PostgresClient(configuration: try DatabaseSettings(url: url).clientConfiguration())
         let context = Context()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await PostgresFixture.withClient(logger: AuthenticatorTests.logger) { client in
             let logger = AuthenticatorTests.logger
             let clock = ManualClock(Date())
             let log = EventLog(client: client, clock: clock, logger: logger)
@@ -91,7 +86,6 @@ struct AccountTests {
                     accounts: accounts, sessions: store, policy: policy, hasher: hasher, publisher: publisher,
                     clock: clock))
             try await body(World(parts: parts, clock: clock, log: log, accounts: accounts, client: client))
-            group.cancelAll()
         }
     }
 

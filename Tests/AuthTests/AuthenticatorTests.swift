@@ -24,12 +24,7 @@ struct AuthenticatorTests {
         hasher: PasswordHasher = PasswordHasher(parameters: cheap, threads: 2),
         _ body: @Sendable (Authenticator, ManualClock, AccountStore, PasswordHasher) async throws -> Void
     ) async throws {
-        let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? DatabaseSettings.defaultURL
-        try TestLayers.requireDatabase()
-        let client = PostgresClient(configuration: try DatabaseSettings(url: url).clientConfiguration())
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await PostgresFixture.withClient(logger: Self.logger) { client in
             try await Migrator(client: client, schema: "auth", logger: Self.logger).migrate(AuthService.migrations())
             let clock = ManualClock(Date())
             let store = AccountStore(client: client, logger: Self.logger)
@@ -37,7 +32,6 @@ struct AuthenticatorTests {
                 store: store, hasher: hasher, policy: try PasswordPolicy.shipped(), lockout: LockoutPolicy(),
                 clock: clock)
             try await body(authenticator, clock, store, hasher)
-            group.cancelAll()
         }
     }
 

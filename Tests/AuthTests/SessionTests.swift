@@ -14,12 +14,7 @@ struct SessionTests {
     func withSessions(_ body: @Sendable (Sessions, Authenticator, TokenIssuer, SessionStore) async throws -> Void)
         async throws
     {
-        let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? DatabaseSettings.defaultURL
-        try TestLayers.requireDatabase()
-        let client = PostgresClient(configuration: try DatabaseSettings(url: url).clientConfiguration())
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await PostgresFixture.withClient(logger: AuthenticatorTests.logger) { client in
             let logger = AuthenticatorTests.logger
             try await Migrator(client: client, schema: "auth", logger: logger).migrate(AuthService.migrations())
             let clock = ManualClock(Date())
@@ -35,7 +30,6 @@ struct SessionTests {
             let sessions = Sessions(
                 authenticator: authenticator, accounts: accounts, store: store, issuer: issuer, clock: clock)
             try await body(sessions, authenticator, issuer, store)
-            group.cancelAll()
         }
     }
 

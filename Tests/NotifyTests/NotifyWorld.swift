@@ -27,15 +27,8 @@ struct NotifyWorld: Sendable {
     static func with(
         clock: ManualClock = ManualClock(), _ body: @Sendable (NotifyWorld) async throws -> Void
     ) async throws {
-        let url = ProcessInfo.processInfo.environment["DATABASE_URL"] ?? DatabaseSettings.defaultURL
-        var configuration = try DatabaseSettings(url: url).clientConfiguration()
-        configuration.options.maximumConnections = 12
-        try TestLayers.requireDatabase()
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            let schema = "t_notify_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        try await PostgresFixture.withClient(maximumConnections: 12, logger: logger) { client in
+            let schema = PostgresFixture.uniqueSchema("notify")
             try await Migrator(client: client, schema: schema, logger: logger).migrate(NotifyService.migrations())
             let queue = JobQueue(
                 client: client, schema: schema, clock: clock, backoff: Backoff(base: 2, cap: 60), logger: logger)

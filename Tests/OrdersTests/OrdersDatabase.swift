@@ -30,13 +30,7 @@ struct OrdersFixture: Sendable {
 
     /// Runs `body` with a migrated database and fresh service parts.
     static func with(_ body: @Sendable (OrdersFixture) async throws -> Void) async throws {
-        var configuration = try DatabaseSettings.fromEnvironment().clientConfiguration()
-        configuration.options.maximumConnections = 20
-        try TestLayers.requireDatabase()
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await PostgresFixture.withClient(maximumConnections: 20, logger: logger) { client in
             // Real time (whole seconds), since orders processes of other suites sweep expired rows
             // by their own clocks.
             let clock = ManualClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
@@ -58,7 +52,6 @@ struct OrdersFixture: Sendable {
             let wallet = Wallet(
                 store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
             try await body(OrdersFixture(client: client, clock: clock, quoting: quoting, wallet: wallet, book: book))
-            group.cancelAll()
         }
     }
 

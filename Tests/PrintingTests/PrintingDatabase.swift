@@ -22,19 +22,13 @@ struct PrintingFixture: Sendable {
 
     /// Runs `body` with a migrated database; the clock starts at `start`.
     static func with(at start: Date, _ body: @Sendable (PrintingFixture) async throws -> Void) async throws {
-        try TestLayers.requireDatabase()
-        let client = PostgresClient(
-            configuration: try DatabaseSettings.fromEnvironment().clientConfiguration(), backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await PostgresFixture.withClient(logger: logger) { client in
             try await Migrator(client: client, schema: "printing", logger: logger).migrate(
                 PrintingService.migrations())
             let clock = ManualClock(start)
             let store = PostageStore(client: client, logger: logger)
             let desk = PostageDesk(store: store, schema: PostageSamples.schema, clock: clock, logger: logger)
             try await body(PrintingFixture(client: client, clock: clock, store: store, desk: desk))
-            group.cancelAll()
         }
     }
 

@@ -1,7 +1,7 @@
 import Contract
 import Foundation
-import PrintingContract
 import OrdersContract
+import PrintingContract
 import Testing
 
 @testable import PrintingService

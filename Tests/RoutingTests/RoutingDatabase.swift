@@ -32,13 +32,7 @@ struct RoutingDatabase: Sendable {
     /// Runs `body` with a migrated database and fresh parts, the clock on a Wednesday of a
     /// random week between the years 2200 and 2900.
     static func with(_ body: @Sendable (RoutingDatabase) async throws -> Void) async throws {
-        var configuration = try DatabaseSettings.fromEnvironment().clientConfiguration()
-        configuration.options.maximumConnections = 30
-        try TestLayers.requireDatabase()
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await PostgresFixture.withClient(maximumConnections: 30, logger: logger) { client in
             let wednesday2200 = 7_258_291_200.0  // 2200-01-01 is a Wednesday
             let week = Double(Int.random(in: 0..<36_000))
             let clock = ManualClock(Date(timeIntervalSince1970: wednesday2200 + week * 7 * 86_400 + 43_200))
@@ -53,7 +47,6 @@ struct RoutingDatabase: Sendable {
                     events: CampusEventStore(client: client, logger: logger),
                     pins: PinStore(client: client, logger: logger),
                     venues: VenueStore(client: client, logger: logger)))
-            group.cancelAll()
         }
     }
 

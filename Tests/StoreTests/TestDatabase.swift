@@ -15,22 +15,13 @@ enum TestDatabase {
 
     /// A client for `DATABASE_URL` (or the default URL), running for the duration of `body`.
     static func withClient<T>(_ body: (PostgresClient) async throws -> T) async throws -> T {
-        var configuration = try DatabaseSettings.fromEnvironment().clientConfiguration()
-        configuration.options.maximumConnections = 8
-        try TestLayers.requireDatabase()
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        return try await PostgresFixture.withClient(maximumConnections: 8, logger: logger) { client in
             return try await body(client)
         }
     }
 
     /// A fresh schema name: `t_<prefix>_<12 hex digits>`.
-    static func uniqueSchema(_ prefix: String) -> String {
-        let hex = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        return "t_\(prefix)_\(hex.prefix(12))"
-    }
+    static func uniqueSchema(_ prefix: String) -> String { PostgresFixture.uniqueSchema(prefix) }
 
     /// Runs `body` with a client and a fresh schema name, dropping the schema afterwards.
     static func withSchema<T>(

@@ -27,7 +27,8 @@ public enum TestLayers {
     /// Cancels the running test unless the system layer (the real executables) runs.
     public static func requireProcesses() throws {
         guard enabled.contains("system") else {
-            try Test.cancel("starts the executables: left out by TEST_LAYERS=\(enabled.sorted().joined(separator: ","))")
+            try Test.cancel(
+                "starts the executables: left out by TEST_LAYERS=\(enabled.sorted().joined(separator: ","))")
         }
     }
 }
