@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "printing", targets: ["printing"]),
         .executable(name: "routing", targets: ["routing"]),
         .executable(name: "notify", targets: ["notify"]),
+        .executable(name: "hydration", targets: ["hydration"]),
         .executable(name: "loadgen", targets: ["loadgen"]),
         // What an app team imports: the public API's client, generated from the gateway's document.
         .library(name: "BackplaneClient", targets: ["BackplaneClient"]),
@@ -268,6 +269,29 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HydrationContract",
+            dependencies: ["Contract"],
+            path: "services/hydration/HydrationContract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HydrationService",
+            dependencies: [
+                "Contract", "HydrationContract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "services/hydration/HydrationService",
+            resources: [.copy("Migrations")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "hydration",
+            dependencies: ["HydrationService", "ServiceKit"],
+            path: "services/hydration/main",
+            swiftSettings: strict
+        ),
+        .target(
             name: "LoadgenKit",
             dependencies: [
                 "Majordomo", "ZeroMQ", "ZMTPFuzz", "AccessToken", "AuthService", "ServiceKit",
@@ -362,6 +386,15 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Tests/NotifyTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HydrationTests",
+            dependencies: [
+                "HydrationContract", "HydrationService", "Contract", "ServiceKit", "Store", "ZeroMQ",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/HydrationTests",
             swiftSettings: strict
         ),
         .testTarget(
