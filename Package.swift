@@ -144,7 +144,7 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: [
-                "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store",
+                "AccessToken", "Contract", "HydrationContract", "Majordomo", "ServiceKit", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

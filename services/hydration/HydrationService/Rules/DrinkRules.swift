@@ -60,7 +60,7 @@ public enum DrinkRules {
 
     /// A device id: 1 to 100 printable characters.
     public static func deviceId(_ text: String, field: String = "deviceId") throws(ServiceError) -> String {
-        guard (1...maxDeviceIdLength).contains(text.count),
+        guard (1...maxDeviceIdLength).contains(text.unicodeScalars.count),
             !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw ServiceError.invalidArgument("\(field) must be 1 to 100 printable characters", field: field)
