@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fault run: the `mixed` load for DURATION seconds while, every KILL_EVERY seconds, one
-# process gets SIGKILL (auth, orders, printing, routing, notify, gateway in turn; the broker
+# process gets SIGKILL (auth, orders, printing, routing, notify, hydration, gateway in turn; the broker
 # once; PostgreSQL once). up.sh runs with RESTART=always, so each comes back after a second,
 # as it would under compose's restart policy; PostgreSQL is started again by this script.
 # Afterwards it waits for the system to settle and reconciles the database against the orders
@@ -12,7 +12,7 @@
 # Environment:
 #   DURATION        seconds of load (default 300)
 #   KILL_EVERY      seconds between kills (default 20)
-#   SERVICES        services to run (default: auth orders printing routing notify)
+#   SERVICES        services to run (default: auth orders printing routing notify hydration)
 #   USERS, LOGIN_RATE, POSTCARD_RATE   the load (default 500 NavUP users, 5 logins/s,
 #                   3 postcard journeys/s)
 #   SETTLE_SECONDS  how long the system gets after the load to finish its work (default 60)
@@ -24,7 +24,7 @@ LOG_TAG=fault
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 : "${DURATION:=300}" "${KILL_EVERY:=20}" "${USERS:=500}" "${LOGIN_RATE:=5}" "${POSTCARD_RATE:=3}"
-: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify}"
+: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify hydration}"
 for var in DURATION KILL_EVERY USERS SETTLE_SECONDS; do
     [[ ${!var} =~ ^[0-9]+$ ]] || die "$var must be a whole number, not '${!var}'"
 done
