@@ -244,7 +244,7 @@ let package = Package(
         .target(
             name: "NotifyService",
             dependencies: [
-                "Contract", "ServiceKit", "Store",
+                "Contract", "HydrationContract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -391,7 +391,8 @@ let package = Package(
         .testTarget(
             name: "HydrationTests",
             dependencies: [
-                "HydrationContract", "HydrationService", "Contract", "ServiceKit", "Store", "ZeroMQ",
+                "HydrationContract", "HydrationService", "NotifyService", "Contract", "Majordomo", "ServiceKit", "Store",
+                "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/HydrationTests",

@@ -27,7 +27,7 @@ public struct ScheduleStore: Sendable {
     public func create(_ request: Notify.ScheduleRequest, for userId: UUID) async throws -> Notify.Schedule {
         let kindName = request.kind ?? Notify.Kind.reminder
         let kind = try NotificationCatalog.kind(kindName)
-        guard !kind.critical else {
+        guard !kind.critical, Self.composedKinds[kindName] == nil else {
             throw ServiceError.invalidArgument("\(kindName) cannot be scheduled", field: "kind")
         }
         try kind.check(request.variables)
@@ -149,6 +149,7 @@ public struct ScheduleStore: Sendable {
                 FOR UPDATE SKIP LOCKED
                 """, logger: logger)
             var submissions: [Submission] = []
+            var compositions: [Composer.Occurrence] = []
             var moves: [Move] = []
             var fired: [Date] = []
             for try await (id, userId, kind, variables, once, times, days, zoneName, dueAt) in rows.decode(
@@ -156,13 +157,18 @@ public struct ScheduleStore: Sendable {
             {
                 let values = (try? JSONDecoder().decode([String: String].self, from: Data(variables.utf8))) ?? [:]
                 let occurrence = DerivedID.make("schedule", id.uuidString, "\(ScheduleStore.millis(dueAt))")
-                do {
-                    submissions.append(
-                        try Submission(id: occurrence, userId: userId, email: nil, kind: kind, variables: values))
-                } catch {
-                    logger.warning(
-                        "a schedule's occurrence was refused",
-                        metadata: ["scheduleId": "\(id)", "error": "\(SafeErrorDescription.of(error))"])
+                if Self.composedKinds[kind] != nil {
+                    compositions.append(
+                        .init(notificationId: occurrence, userId: userId, kind: kind, dueAtMs: ScheduleStore.millis(dueAt)))
+                } else {
+                    do {
+                        submissions.append(
+                            try Submission(id: occurrence, userId: userId, email: nil, kind: kind, variables: values))
+                    } catch {
+                        logger.warning(
+                            "a schedule's occurrence was refused",
+                            metadata: ["scheduleId": "\(id)", "error": "\(SafeErrorDescription.of(error))"])
+                    }
                 }
                 var next: Date?
                 if once == nil, let zone = try? LocalTime(zoneName),
@@ -176,6 +182,11 @@ public struct ScheduleStore: Sendable {
             }
             guard !moves.isEmpty else { return [] }
             try await notifications.submitAll(submissions, on: connection)
+            for occurrence in compositions {
+                try await notifications.queue.enqueue(
+                    kind: Composer.jobKind, payload: try JSONEncoder().encode(occurrence),
+                    maxAttempts: Composer.maxAttempts, dedupeKey: "compose:\(occurrence.notificationId)", on: connection)
+            }
             let json = String(decoding: try JSONEncoder().encode(moves), as: UTF8.self)
             try await connection.query(
                 """
