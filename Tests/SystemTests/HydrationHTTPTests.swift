@@ -5,12 +5,13 @@ import Testing
 /// phone and tablet logging offline and meeting at the server.
 @Suite("hydration over HTTP (real processes)", .serialized)
 struct HydrationHTTPTests {
-    func startHydration() async throws -> SystemHarness {
+    func startHydration(notify: Bool = false) async throws -> SystemHarness {
         let system = try SystemHarness()
         try system.start("broker")
         try system.start("auth")
         try system.start("hydration")
-        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,hydration"])
+        if notify { try system.start("notify", extra: ["SMTP_HOST": "none", "EVENTS_POLL_MS": "200"]) }
+        try system.start("gateway", extra: ["READINESS_SERVICES": notify ? "auth,hydration,notify" : "auth,hydration"])
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {
             try await Task.sleep(for: .milliseconds(200))
@@ -219,5 +220,36 @@ struct HydrationHTTPTests {
         }
         #expect(remaining == 0, "the deleted account's drinks are forgotten")
         #expect(json(await send(system, "GET", "/v1/me/hydration/plan", token: ann)?.body)["saved"] as? Bool == false)
+    }
+
+    @Test("the plan's reminders become notify's schedule in another process; a new plan reschedules, none removes it")
+    func remindersScheduled() async throws {
+        let system = try await startHydration(notify: true)
+        defer { _ = system.stopBlocking() }
+        let ann = try await token(system)
+        /// The times of the caller's hydration reminder schedule, once they equal `expected`
+        /// (nil: no such schedule), or what they were at the deadline.
+        func waitForSchedule(_ expected: [String]?) async throws -> [String]? {
+            var times: [String]? = ["(never read)"]
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                let items = json(await send(system, "GET", "/v1/me/schedules", token: ann)?.body)["items"] as? [[String: Any]]
+                times = items?.first { $0["kind"] as? String == "hydration_reminder" }?["timesOfDay"] as? [String]
+                if times == expected { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            return times
+        }
+        let plan = #"{"dailyGoal": 2000, "unit": "ml", "remindersPerDay": 3, "wake": "08:00", "sleep": "20:00", "timeZone": "Europe/Stockholm"}"#
+        #expect(await send(system, "PUT", "/v1/me/hydration/plan", body: plan, token: ann)?.status == 200)
+        #expect(try await waitForSchedule(["11:00", "14:00", "17:00"]) == ["11:00", "14:00", "17:00"])
+        let fewer = plan.replacingOccurrences(of: #""remindersPerDay": 3"#, with: #""remindersPerDay": 1"#)
+        #expect(await send(system, "PUT", "/v1/me/hydration/plan", body: fewer, token: ann)?.status == 200)
+        #expect(try await waitForSchedule(["14:00"]) == ["14:00"])
+        let none = plan.replacingOccurrences(of: #""remindersPerDay": 3"#, with: #""remindersPerDay": 0"#)
+        #expect(await send(system, "PUT", "/v1/me/hydration/plan", body: none, token: ann)?.status == 200)
+        #expect(try await waitForSchedule(nil) == nil)
+        let own = #"{"kind": "hydration_reminder", "variables": {"text": "drink"}, "timesOfDay": ["09:00"]}"#
+        #expect(await send(system, "POST", "/v1/me/schedules", body: own, token: ann)?.status == 400, "only a plan schedules these")
     }
 }
