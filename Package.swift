@@ -458,6 +458,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "hydration-bench",
+            dependencies: [
+                "HydrationService", "HydrationContract", "Contract", "ServiceKit", "Store", "ZeroMQ",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "services/hydration/bench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "printing-bench",
             dependencies: ["PrintingService", "Contract", "CImageCodecs", "ServiceKit"],
             path: "services/printing/bench",

@@ -16,25 +16,41 @@ extension AppScenarios {
         init(tokens: [String]) { self.tokens = Mutex(tokens) }
     }
 
-    /// Registers the accounts, signs them in and gives each a plan with reminders.
+    /// Registers the accounts, signs them in and gives each a plan with reminders, each account
+    /// from an address of its own (as many phones would), so the set-up stays within the limits.
     func tapwaterState(_ http: GatewayHTTP) async throws -> TapWaterState {
         let accounts = try await register(http, count: settings.accounts, prefix: "tapwater", card: false)
-        var tokens: [String] = []
-        for (index, account) in accounts.enumerated() {
-            let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
-            let login = try await Self.setup(http, "/v1/auth/login", credentials)
-            guard let token = jsonField("accessToken", in: login.body) else {
-                throw BenchError("login \(account.name): HTTP \(login.status) \(login.body)")
+        let zones = ["Europe/Stockholm", "America/New_York", "Asia/Kolkata"]
+        let tokens = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for (index, account) in accounts.enumerated() {
+                group.addTask {
+                    try await SimulatedClient.acting(as: Self.tapwaterClients + index) {
+                        let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
+                        let login = try await Self.setup(http, "/v1/auth/login", credentials)
+                        guard let token = jsonField("accessToken", in: login.body) else {
+                            throw BenchError("login \(account.name): HTTP \(login.status) \(login.body)")
+                        }
+                        let plan = """
+                            {"dailyGoal": 64, "unit": "oz", "remindersPerDay": 4, "wake": "07:00", "sleep": "22:00", "timeZone": "\(zones[index % zones.count])"}
+                            """
+                        let saved = try await http.send(
+                            .PUT, "/v1/me/hydration/plan", json: plan, headers: ["Authorization": "Bearer \(token)"])
+                        guard saved.status == 200 else {
+                            throw BenchError("plan for \(account.name): HTTP \(saved.status) \(saved.body)")
+                        }
+                        return (index, token)
+                    }
+                }
             }
-            let plan = """
-                {"dailyGoal": 64, "unit": "oz", "remindersPerDay": 4, "wake": "07:00", "sleep": "22:00", "timeZone": "\(["Europe/Stockholm", "America/New_York", "Asia/Kolkata"][index % 3])"}
-                """
-            let saved = try await http.send(.PUT, "/v1/me/hydration/plan", json: plan, headers: ["Authorization": "Bearer \(token)"])
-            guard saved.status == 200 else { throw BenchError("plan for \(account.name): HTTP \(saved.status) \(saved.body)") }
-            tokens.append(token)
+            var tokens = [String](repeating: "", count: accounts.count)
+            for try await (index, token) in group { tokens[index] = token }
+            return tokens
         }
         return TapWaterState(tokens: tokens)
     }
+
+    /// Where TapWater's simulated client numbers start (apart from the other apps' clients).
+    static let tapwaterClients = 1 << 16
 
     func tapwater(_ http: GatewayHTTP, state: TapWaterState, acknowledged: AcknowledgedOrders?, tally: Tally)
         -> PeriodicUsers
@@ -53,7 +69,7 @@ extension AppScenarios {
             return answer?.status ?? 0
         }
         let drink = PeriodicUsers.Action(every: settings.drinkEvery) { user, due in
-            await SimulatedClient.acting(as: user) {
+            await SimulatedClient.acting(as: Self.tapwaterClients + user) {
                 let uuid = UUID().uuidString.lowercased()
                 let body = """
                     {"uuid": "\(uuid)", "category": "\(categories[user % 3])", "drankAt": "\(Date().formatted(.iso8601))", "deviceId": "phone-\(user)"}
@@ -64,7 +80,7 @@ extension AppScenarios {
             }
         }
         let sync = PeriodicUsers.Action(every: settings.syncEvery) { user, due in
-            await SimulatedClient.acting(as: user) {
+            await SimulatedClient.acting(as: Self.tapwaterClients + user) {
                 let turn = state.turns.withLock { turns in
                     defer { turns[user, default: 0] += 1 }
                     return turns[user, default: 0]
