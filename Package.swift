@@ -460,7 +460,7 @@ let package = Package(
         .executableTarget(
             name: "hydration-bench",
             dependencies: [
-                "HydrationService", "HydrationContract", "Contract", "ServiceKit", "Store", "ZeroMQ",
+                "HydrationService", "HydrationContract", "NotifyService", "Contract", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

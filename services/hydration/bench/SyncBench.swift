@@ -25,6 +25,9 @@ enum SyncBench {
           --rate N       incremental syncs per second (default 500)
           --seconds N    length of the incremental run (default 20)
           --users N      users the incremental syncs spread over, two devices each (default 500)
+          --reminder-users N   users with a plan and a reminder each, for the reminder case (default 100000)
+          --compression N      how many times faster than real time the reminders' day runs (default 1440)
+          --only CASE    first-sync, incremental or reminders (default: all three)
 
         """
 
@@ -35,10 +38,19 @@ enum SyncBench {
     }()
 
     static func main(_ arguments: [String]) async -> Int32 {
-        var options: [String: Int] = ["drinks": 4_000, "rounds": 20, "rate": 500, "seconds": 20, "users": 500]
+        var options: [String: Int] = [
+            "drinks": 4_000, "rounds": 20, "rate": 500, "seconds": 20, "users": 500, "reminder-users": 100_000,
+            "compression": 1_440,
+        ]
+        var only: String?
         var index = 0
         while index < arguments.count {
             let key = arguments[index].hasPrefix("--") ? String(arguments[index].dropFirst(2)) : ""
+            if key == "only", index + 1 < arguments.count {
+                only = arguments[index + 1]
+                index += 2
+                continue
+            }
             guard options[key] != nil, index + 1 < arguments.count, let value = Int(arguments[index + 1]), value > 0
             else {
                 print(usage, terminator: "")
@@ -48,7 +60,7 @@ enum SyncBench {
             index += 2
         }
         do {
-            try await run(options)
+            try await run(options, only: only)
             return 0
         } catch {
             FileHandle.standardError.write(Data("hydration-bench: \(error)\n".utf8))
@@ -56,7 +68,7 @@ enum SyncBench {
         }
     }
 
-    static func run(_ options: [String: Int]) async throws {
+    static func run(_ options: [String: Int], only: String?) async throws {
         var configuration = try DatabaseSettings.fromEnvironment().clientConfiguration()
         configuration.options.maximumConnections = 40
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -72,9 +84,19 @@ enum SyncBench {
             HydrationService.register(
                 .init(client: client, events: publisher, clock: clock, logger: logger), on: &router)
             let bench = Bench(router: router)
-            try await bench.firstSync(drinks: options["drinks"]!, rounds: options["rounds"]!)
-            try await bench.incremental(
-                rate: options["rate"]!, seconds: options["seconds"]!, users: options["users"]!)
+            if only == nil || only == "first-sync" {
+                try await bench.firstSync(drinks: options["drinks"]!, rounds: options["rounds"]!)
+            }
+            if only == nil || only == "incremental" {
+                try await bench.incremental(
+                    rate: options["rate"]!, seconds: options["seconds"]!, users: options["users"]!)
+            }
+            if only == nil || only == "reminders" {
+                try await ReminderBench(
+                    bench: bench, client: client, users: options["reminder-users"]!,
+                    compression: Double(options["compression"]!)
+                ).run()
+            }
             group.cancelAll()
         }
     }
