@@ -182,10 +182,18 @@ public struct ScheduleStore: Sendable {
             }
             guard !moves.isEmpty else { return [] }
             try await notifications.submitAll(submissions, on: connection)
-            for occurrence in compositions {
-                try await notifications.queue.enqueue(
-                    kind: Composer.jobKind, payload: try JSONEncoder().encode(occurrence),
-                    maxAttempts: Composer.maxAttempts, dedupeKey: "compose:\(occurrence.notificationId)", on: connection)
+            if !compositions.isEmpty {
+                // One statement for the round's compositions, as submitAll does for notifications.
+                let occurrences = String(decoding: try JSONEncoder().encode(compositions), as: UTF8.self)
+                try await connection.query(
+                    """
+                    INSERT INTO \(unescaped: schema).jobs (id, kind, payload, state, attempts, max_attempts, run_at,
+                        dedupe_key, created_at, updated_at)
+                    SELECT gen_random_uuid(), \(Composer.jobKind), o.value, 'queued', 0, \(Composer.maxAttempts), \(now),
+                        'compose:' || (o.value->>'notificationId'), \(now), \(now)
+                    FROM jsonb_array_elements(\(occurrences)::text::jsonb) AS o(value)
+                    ON CONFLICT (dedupe_key) DO NOTHING
+                    """, logger: logger)
             }
             let json = String(decoding: try JSONEncoder().encode(moves), as: UTF8.self)
             try await connection.query(

@@ -35,7 +35,8 @@ public struct SyncExchange: Sendable {
             records.append(try DrinkRules.record(change, by: device, now: now, field: "changes[\(index)]"))
         }
         let applied = try await drinks.apply(records, for: user)
-        let page = try await drinks.changes(of: user, after: after, limit: limit)
+        let fetched = try await drinks.changes(of: user, after: after, limit: limit + 1)
+        let page = Array(fetched.prefix(limit))
         // A device that has synced before holds its own winning changes already; a first sync
         // (no cursor) gets everything, its own earlier changes included. A change of the batch
         // that lost gets the winner back even when the device's cursor is past it, so a device
@@ -46,6 +47,6 @@ public struct SyncExchange: Sendable {
         changes += beaten.filter { $0.version.deviceId != device }
         return .init(
             changes: changes.map(\.change), cursor: SyncCursor.text(page.last?.seq ?? after),
-            hasMore: page.count == limit, applied: applied.won)
+            hasMore: fetched.count > limit, applied: applied.won)
     }
 }
