@@ -62,19 +62,23 @@ struct ReminderTests {
             let queue = JobQueue(
                 client: db.client, schema: schema, clock: notifyClock, backoff: Backoff(base: 1, cap: 10),
                 logger: HydrationDatabase.logger)
-            let store = NotificationStore(client: db.client, queue: queue, clock: notifyClock, logger: HydrationDatabase.logger)
+            let store = NotificationStore(
+                client: db.client, queue: queue, clock: notifyClock, logger: HydrationDatabase.logger)
             let schedules = ScheduleStore(notifications: store, logger: HydrationDatabase.logger)
             let user = UUID()
             let (wake, _) = AsyncStream.makeStream(of: Void.self)
 
             _ = try await db.call(
                 Hydration.SetPlan.self,
-                .init(dailyGoal: 32, unit: .oz, remindersPerDay: 3, wake: "08:00", sleep: "20:00", timeZone: "America/New_York"),
+                .init(
+                    dailyGoal: 32, unit: .oz, remindersPerDay: 3, wake: "08:00", sleep: "20:00",
+                    timeZone: "America/New_York"),
                 as: user)
             let event = try #require(try await db.planEvents(of: user).last)
             try await db.client.withConnection { try await schedules.applyPlan(event, on: $0) }
             let schedule = try #require(try await schedules.list(of: user).first)
-            #expect(schedule.kind == Notify.Kind.hydrationReminder && schedule.timesOfDay == ["11:00", "14:00", "17:00"])
+            #expect(
+                schedule.kind == Notify.Kind.hydrationReminder && schedule.timesOfDay == ["11:00", "14:00", "17:00"])
             // 11:00 on 1 November is EST (UTC-5): 16:00Z, not the 15:00Z of yesterday's offset.
             #expect(schedule.nextAt == (try Self.millis("2026-11-01T16:00:00Z")))
 
@@ -84,7 +88,9 @@ struct ReminderTests {
                 .init(uuid: UUID().uuidString, category: "glass", drankAt: "2026-11-01T00:10:00-04:00"), as: user)
 
             try await Self.withBus(db) { bus in
-                let composer = Composer(store: store, texts: .overBus(bus), wake: wake, logger: HydrationDatabase.logger) {}
+                let composer = Composer(
+                    store: store, texts: .overBus(bus), wake: wake, logger: HydrationDatabase.logger
+                ) {}
                 func inbox() async throws -> [Notify.InboxItem] {
                     try await store.inbox(of: user, .init()).items
                 }
@@ -99,9 +105,11 @@ struct ReminderTests {
                 #expect(try await inbox().first?.title == "Time for some water")
 
                 // A bottle and a glass by 13:00 EST: the 14:00 reminder is not sent.
-                for (category, at) in [("bottle", "2026-11-01T12:00:00-05:00"), ("glass", "2026-11-01T13:00:00-05:00")] {
+                for (category, at) in [("bottle", "2026-11-01T12:00:00-05:00"), ("glass", "2026-11-01T13:00:00-05:00")]
+                {
                     _ = try await db.call(
-                        Hydration.LogDrink.self, .init(uuid: UUID().uuidString, category: category, drankAt: at), as: user)
+                        Hydration.LogDrink.self, .init(uuid: UUID().uuidString, category: category, drankAt: at),
+                        as: user)
                 }
                 notifyClock.set(try Self.date("2026-11-01T19:00:01Z"))
                 #expect(try await schedules.fireDue().count == 1)
@@ -125,7 +133,9 @@ struct ReminderTests {
             // A plan without reminders removes the schedule at once.
             _ = try await db.call(
                 Hydration.SetPlan.self,
-                .init(dailyGoal: 32, unit: .oz, remindersPerDay: 0, wake: "08:00", sleep: "20:00", timeZone: "America/New_York"),
+                .init(
+                    dailyGoal: 32, unit: .oz, remindersPerDay: 0, wake: "08:00", sleep: "20:00",
+                    timeZone: "America/New_York"),
                 as: user)
             let cleared = try #require(try await db.planEvents(of: user).last)
             try await db.client.withConnection { try await schedules.applyPlan(cleared, on: $0) }

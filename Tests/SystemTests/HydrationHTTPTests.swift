@@ -70,7 +70,8 @@ struct HydrationHTTPTests {
         defer { _ = system.stopBlocking() }
         let ann = try await token(system)
         let uuid = UUID().uuidString.lowercased()
-        let glass = #"{"uuid": "\#(uuid)", "category": "glass", "drankAt": "2026-11-20T08:15:00-05:00", "deviceId": "phone"}"#
+        let glass =
+            #"{"uuid": "\#(uuid)", "category": "glass", "drankAt": "2026-11-20T08:15:00-05:00", "deviceId": "phone"}"#
         #expect(await system.post("/v1/me/drinks", json: glass)?.status == 401)
         let first = await send(system, "POST", "/v1/me/drinks", body: glass, token: ann)
         #expect(first?.status == 201, "\(first?.body ?? "")")
@@ -98,39 +99,51 @@ struct HydrationHTTPTests {
         ] {
             let refused = await send(system, "POST", "/v1/me/drinks", body: body, token: ann)
             #expect(refused?.status == 400, "\(body)")
-            #expect((json(refused?.body)["details"] as? [String: Any])?["field"] as? String == field, "\(refused?.body ?? "")")
+            #expect(
+                (json(refused?.body)["details"] as? [String: Any])?["field"] as? String == field,
+                "\(refused?.body ?? "")")
         }
         let can = UUID().uuidString.lowercased()
         let logged = await send(
             system, "POST", "/v1/me/drinks",
-            body: #"{"uuid": "\#(can)", "category": "custom", "volume": {"value": 330, "unit": "ml"}, "drankAt": "2026-11-20T12:00:00+01:00"}"#,
+            body:
+                #"{"uuid": "\#(can)", "category": "custom", "volume": {"value": 330, "unit": "ml"}, "drankAt": "2026-11-20T12:00:00+01:00"}"#,
             token: ann)
         #expect(logged?.status == 201)
         let fixed = await send(
             system, "PATCH", "/v1/me/drinks/\(can)", body: #"{"volume": {"value": 12, "unit": "oz"}}"#, token: ann)
         #expect(fixed?.status == 200 && (json(fixed?.body)["volume"] as? [String: Any])?["ml"] as? Int == 355)
         let bob = try await token(system)
-        #expect(await send(system, "PATCH", "/v1/me/drinks/\(can)", body: #"{"category": "glass"}"#, token: bob)?.status == 404)
+        #expect(
+            await send(system, "PATCH", "/v1/me/drinks/\(can)", body: #"{"category": "glass"}"#, token: bob)?.status
+                == 404)
         #expect(await send(system, "DELETE", "/v1/me/drinks/\(can)", token: bob)?.status == 404)
         let page = await send(system, "GET", "/v1/me/drinks?limit=1", token: ann)
         let firstPage = json(page?.body)
-        #expect((firstPage["items"] as? [[String: Any]])?.first?["uuid"] as? String == uuid, "08:15-05:00 is the later drink")
+        #expect(
+            (firstPage["items"] as? [[String: Any]])?.first?["uuid"] as? String == uuid,
+            "08:15-05:00 is the later drink")
         let cursor = try #require(firstPage["nextCursor"] as? String)
         let next = await send(system, "GET", "/v1/me/drinks?limit=1&cursor=\(cursor)", token: ann)
         #expect((json(next?.body)["items"] as? [[String: Any]])?.first?["uuid"] as? String == can)
         #expect(await send(system, "DELETE", "/v1/me/drinks/\(can)", token: ann)?.status == 204)
         #expect(await send(system, "DELETE", "/v1/me/drinks/\(can)", token: ann)?.status == 404)
-        let left = await send(system, "GET", "/v1/me/drinks?from=2026-11-20T00:00:00Z&to=2026-11-21T00:00:00Z", token: ann)
+        let left = await send(
+            system, "GET", "/v1/me/drinks?from=2026-11-20T00:00:00Z&to=2026-11-21T00:00:00Z", token: ann)
         #expect((json(left?.body)["items"] as? [[String: Any]])?.map { $0["uuid"] as? String } == [uuid])
         #expect(await send(system, "GET", "/v1/me/drinks?limit=0", token: ann)?.status == 400)
     }
 
-    @Test("two devices sync: offline drinks meet, a delete against an offline edit ends the same on both, retries change nothing")
+    @Test(
+        "two devices sync: offline drinks meet, a delete against an offline edit ends the same on both, retries change nothing"
+    )
     func twoDevices() async throws {
         let system = try await startHydration()
         defer { _ = system.stopBlocking() }
         let ann = try await token(system)
-        let (tea, water, juice) = (UUID().uuidString.lowercased(), UUID().uuidString.lowercased(), UUID().uuidString.lowercased())
+        let (tea, water, juice) = (
+            UUID().uuidString.lowercased(), UUID().uuidString.lowercased(), UUID().uuidString.lowercased()
+        )
         // The phone logged two drinks offline on the train.
         let phoneBatch = """
             [{"uuid": "\(tea)", "category": "glass", "drankAt": "2026-11-20T07:30:00+01:00", "modifiedAt": "2026-11-20T06:30:00Z"},
@@ -158,7 +171,9 @@ struct HydrationHTTPTests {
         #expect(tablet.applied == 1)
         phone = try await sync(
             system, ann, device: "phone", cursor: phone.cursor,
-            changes: #"[{"uuid": "\#(water)", "category": "glass", "drankAt": "2026-11-20T09:00:00+01:00", "modifiedAt": "2026-11-20T11:00:00Z"}]"#)
+            changes:
+                #"[{"uuid": "\#(water)", "category": "glass", "drankAt": "2026-11-20T09:00:00+01:00", "modifiedAt": "2026-11-20T11:00:00Z"}]"#
+        )
         #expect(phone.applied == 0, "the older edit loses")
         let water1 = phone.changes.first { $0["uuid"] as? String == water }
         #expect(water1?["deleted"] as? Bool == true && water1?["modifiedBy"] as? String == "tablet")
@@ -166,7 +181,9 @@ struct HydrationHTTPTests {
         #expect(tablet.changes.isEmpty, "the tablet's delete stands: \(tablet.changes)")
 
         // An edit through the API reaches both devices.
-        #expect(await send(system, "PATCH", "/v1/me/drinks/\(tea)", body: #"{"category": "bottle"}"#, token: ann)?.status == 200)
+        #expect(
+            await send(system, "PATCH", "/v1/me/drinks/\(tea)", body: #"{"category": "bottle"}"#, token: ann)?.status
+                == 200)
         for device in ["phone", "tablet"] {
             let cursor = device == "phone" ? phone.cursor : tablet.cursor
             let pulled = try await sync(system, ann, device: device, cursor: cursor)
@@ -177,10 +194,13 @@ struct HydrationHTTPTests {
         #expect(Set(live?.compactMap { $0["uuid"] as? String } ?? []) == [tea, juice])
         let bad = await send(
             system, "POST", "/v1/me/hydration/sync",
-            body: #"{"deviceId": "phone", "changes": [{"uuid": "\#(UUID())", "category": "glass", "drankAt": "yesterday", "modifiedAt": "2026-11-20T11:00:00Z"}]}"#,
+            body:
+                #"{"deviceId": "phone", "changes": [{"uuid": "\#(UUID())", "category": "glass", "drankAt": "yesterday", "modifiedAt": "2026-11-20T11:00:00Z"}]}"#,
             token: ann)
         #expect(bad?.status == 400)
-        #expect((json(bad?.body)["details"] as? [String: Any])?["field"] as? String == "changes[0].drankAt", "\(bad?.body ?? "")")
+        #expect(
+            (json(bad?.body)["details"] as? [String: Any])?["field"] as? String == "changes[0].drankAt",
+            "\(bad?.body ?? "")")
     }
 
     @Test("history by the user's day against the plan, the plan itself, and a deleted account forgotten")
@@ -190,22 +210,28 @@ struct HydrationHTTPTests {
         let ann = try await token(system)
         let initial = json(await send(system, "GET", "/v1/me/hydration/plan", token: ann)?.body)
         #expect(initial["saved"] as? Bool == false)
-        let plan = #"{"dailyGoal": 16, "unit": "oz", "remindersPerDay": 2, "wake": "08:00", "sleep": "20:00", "timeZone": "America/New_York"}"#
+        let plan =
+            #"{"dailyGoal": 16, "unit": "oz", "remindersPerDay": 2, "wake": "08:00", "sleep": "20:00", "timeZone": "America/New_York"}"#
         let saved = await send(system, "PUT", "/v1/me/hydration/plan", body: plan, token: ann)
         #expect(saved?.status == 200)
         #expect(json(saved?.body)["reminderTimes"] as? [String] == ["12:00", "16:00"])
         let badZone = plan.replacingOccurrences(of: "America/New_York", with: "Atlantis/Capital")
         #expect(await send(system, "PUT", "/v1/me/hydration/plan", body: badZone, token: ann)?.status == 400)
-        for (category, at) in [("bottle", "2026-11-18T10:00:00-05:00"), ("glass", "2026-11-19T10:00:00-05:00"), ("glass", "2026-11-19T23:30:00-05:00")] {
+        for (category, at) in [
+            ("bottle", "2026-11-18T10:00:00-05:00"), ("glass", "2026-11-19T10:00:00-05:00"),
+            ("glass", "2026-11-19T23:30:00-05:00"),
+        ] {
             let body = #"{"uuid": "\#(UUID())", "category": "\#(category)", "drankAt": "\#(at)"}"#
             #expect(await send(system, "POST", "/v1/me/drinks", body: body, token: ann)?.status == 201)
         }
-        let history = json(await send(system, "GET", "/v1/me/hydration/days?from=2026-11-17&to=2026-11-20", token: ann)?.body)
+        let history = json(
+            await send(system, "GET", "/v1/me/hydration/days?from=2026-11-17&to=2026-11-20", token: ann)?.body)
         let days = history["days"] as? [[String: Any]] ?? []
         #expect(days.map { $0["percent"] as? Int } == [0, 100, 100, 0])
         #expect(days.map { $0["drinks"] as? Int } == [0, 1, 2, 0])
         #expect(history["longestStreak"] as? Int == 2 && history["currentStreak"] as? Int == 2)
-        #expect(await send(system, "GET", "/v1/me/hydration/days?from=2025-01-01&to=2026-11-20", token: ann)?.status == 400)
+        #expect(
+            await send(system, "GET", "/v1/me/hydration/days?from=2025-01-01&to=2026-11-20", token: ann)?.status == 400)
 
         #expect(await send(system, "DELETE", "/v1/me", token: ann)?.status == 204)
         // auth.account_deleted reaches hydration through the event log; the access token lives on
@@ -233,14 +259,16 @@ struct HydrationHTTPTests {
             var times: [String]? = ["(never read)"]
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
-                let items = json(await send(system, "GET", "/v1/me/schedules", token: ann)?.body)["items"] as? [[String: Any]]
+                let items =
+                    json(await send(system, "GET", "/v1/me/schedules", token: ann)?.body)["items"] as? [[String: Any]]
                 times = items?.first { $0["kind"] as? String == "hydration_reminder" }?["timesOfDay"] as? [String]
                 if times == expected { break }
                 try await Task.sleep(for: .milliseconds(200))
             }
             return times
         }
-        let plan = #"{"dailyGoal": 2000, "unit": "ml", "remindersPerDay": 3, "wake": "08:00", "sleep": "20:00", "timeZone": "Europe/Stockholm"}"#
+        let plan =
+            #"{"dailyGoal": 2000, "unit": "ml", "remindersPerDay": 3, "wake": "08:00", "sleep": "20:00", "timeZone": "Europe/Stockholm"}"#
         #expect(await send(system, "PUT", "/v1/me/hydration/plan", body: plan, token: ann)?.status == 200)
         #expect(try await waitForSchedule(["11:00", "14:00", "17:00"]) == ["11:00", "14:00", "17:00"])
         let fewer = plan.replacingOccurrences(of: #""remindersPerDay": 3"#, with: #""remindersPerDay": 1"#)
@@ -250,6 +278,8 @@ struct HydrationHTTPTests {
         #expect(await send(system, "PUT", "/v1/me/hydration/plan", body: none, token: ann)?.status == 200)
         #expect(try await waitForSchedule(nil) == nil)
         let own = #"{"kind": "hydration_reminder", "variables": {"text": "drink"}, "timesOfDay": ["09:00"]}"#
-        #expect(await send(system, "POST", "/v1/me/schedules", body: own, token: ann)?.status == 400, "only a plan schedules these")
+        #expect(
+            await send(system, "POST", "/v1/me/schedules", body: own, token: ann)?.status == 400,
+            "only a plan schedules these")
     }
 }

@@ -21,12 +21,8 @@ struct LoadgenSystemTests {
             uniqueKeysWithValues: ["LOGIN", "REGISTER", "RECOVERY", "SEARCH", "WRITE", "READ"].map {
                 ("RATE_LIMIT_\($0)", "")
             })
-        try system.start(
-            "gateway",
-            extra: defaultLimits.merging(["READINESS_SERVICES": "auth,orders,routing,hydration", "TRUSTED_PROXIES": "127.0.0.1"])
-            {
-                $1
-            })
+        let gateway = ["READINESS_SERVICES": "auth,orders,routing,hydration", "TRUSTED_PROXIES": "127.0.0.1"]
+        try system.start("gateway", extra: defaultLimits.merging(gateway) { $1 })
         defer { _ = system.stopBlocking() }
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {

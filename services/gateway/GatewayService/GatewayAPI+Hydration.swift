@@ -12,7 +12,8 @@ extension GatewayAPI {
             .init(from: input.query.from, to: input.query.to, limit: input.query.limit, cursor: input.query.cursor))
         return .ok(
             .init(
-                body: .json(.init(items: reply.items.map(Components.Schemas.Drink.init), nextCursor: reply.nextCursor))))
+                body: .json(.init(items: reply.items.map(Components.Schemas.Drink.init), nextCursor: reply.nextCursor)))
+        )
     }
 
     func logDrink(_ input: Operations.LogDrink.Input) async throws -> Operations.LogDrink.Output {
@@ -147,7 +148,8 @@ extension Components.Schemas.HydrationPlanReply {
     init(_ reply: Hydration.PlanReply) {
         self.init(
             plan: .init(
-                dailyGoal: reply.plan.dailyGoal, unit: .init(reply.plan.unit), remindersPerDay: reply.plan.remindersPerDay,
+                dailyGoal: reply.plan.dailyGoal, unit: .init(reply.plan.unit),
+                remindersPerDay: reply.plan.remindersPerDay,
                 wake: reply.plan.wake, sleep: reply.plan.sleep, timeZone: reply.plan.timeZone),
             goal: .init(reply.goal), reminderTimes: reply.reminderTimes, saved: reply.saved)
     }

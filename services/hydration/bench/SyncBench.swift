@@ -78,8 +78,10 @@ enum SyncBench {
             let clock = SystemClock()
             let log = EventLog(client: client, clock: clock, logger: logger)
             try await log.migrate()
-            try await Migrator(client: client, schema: "hydration", logger: logger).migrate(HydrationService.migrations())
-            let publisher = EventPublisher(log: log, producer: .hydration, context: Context(), endpoint: "tcp://127.0.0.1:1")
+            try await Migrator(client: client, schema: "hydration", logger: logger).migrate(
+                HydrationService.migrations())
+            let publisher = EventPublisher(
+                log: log, producer: .hydration, context: Context(), endpoint: "tcp://127.0.0.1:1")
             var router = OperationRouter(service: .hydration, logger: logger, clock: clock)
             HydrationService.register(
                 .init(client: client, events: publisher, clock: clock, logger: logger), on: &router)
@@ -105,7 +107,8 @@ enum SyncBench {
 struct Bench: Sendable {
     let router: OperationRouter
 
-    func call<Op: ServiceOperation>(_ operation: Op.Type, _ request: Op.Request, as user: UUID) async throws -> Op.Reply {
+    func call<Op: ServiceOperation>(_ operation: Op.Type, _ request: Op.Request, as user: UUID) async throws -> Op.Reply
+    {
         let metadata = RequestMetadata(
             requestId: "bench", actor: Actor(userId: user.uuidString.lowercased(), roles: ["user"]))
         let frames = try Wire.encodeRequest(operation: Op.name, metadata: metadata, payload: request)
@@ -172,7 +175,9 @@ struct Bench: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, user) in ids.enumerated() {
                 group.addTask {
-                    let seed = (0..<50).map { Self.change(UUID(), at: now.addingTimeInterval(-Double($0) * 3_600), modified: now) }
+                    let seed = (0..<50).map {
+                        Self.change(UUID(), at: now.addingTimeInterval(-Double($0) * 3_600), modified: now)
+                    }
                     let reply = try await call(
                         Hydration.Sync.self, .init(cursor: nil, deviceId: "phone", changes: seed), as: user)
                     cursors.set(index * 2, reply.cursor)

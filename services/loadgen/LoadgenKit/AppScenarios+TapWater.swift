@@ -93,7 +93,8 @@ extension AppScenarios {
                     let uuid = UUID().uuidString.lowercased()
                     let now = Date().formatted(.iso8601)
                     offline = uuid
-                    changes = #"[{"uuid": "\#(uuid)", "category": "glass", "drankAt": "\#(now)", "modifiedAt": "\#(now)"}]"#
+                    changes =
+                        #"[{"uuid": "\#(uuid)", "category": "glass", "drankAt": "\#(now)", "modifiedAt": "\#(now)"}]"#
                 }
                 var pages = 0
                 while pages < 20 {

@@ -71,8 +71,7 @@ public struct Composer: Service {
     }
 
     public func run() async throws {
-        await JobLoop(wake: wake, pollInterval: pollInterval, logger: logger, failure: "composition round failed").run
-        {
+        await JobLoop(wake: wake, pollInterval: pollInterval, logger: logger, failure: "composition round failed").run {
             try await runOnce() == batch
         }
     }
@@ -101,7 +100,8 @@ public struct Composer: Service {
                         // Submitted by an earlier attempt whose completion was lost; the text may have moved on.
                     }
                 } else {
-                    logger.debug("composed occurrence skipped", metadata: ["notificationId": "\(occurrence.notificationId)"])
+                    logger.debug(
+                        "composed occurrence skipped", metadata: ["notificationId": "\(occurrence.notificationId)"])
                 }
             }
             try await store.queue.complete(job)

@@ -159,7 +159,9 @@ public struct ScheduleStore: Sendable {
                 let occurrence = DerivedID.make("schedule", id.uuidString, "\(ScheduleStore.millis(dueAt))")
                 if Self.composedKinds[kind] != nil {
                     compositions.append(
-                        .init(notificationId: occurrence, userId: userId, kind: kind, dueAtMs: ScheduleStore.millis(dueAt)))
+                        .init(
+                            notificationId: occurrence, userId: userId, kind: kind,
+                            dueAtMs: ScheduleStore.millis(dueAt)))
                 } else {
                     do {
                         submissions.append(
