@@ -130,6 +130,22 @@ struct ReminderTests {
                 #expect(bodies.count == 2)
             }
 
+            // An account deletion that hydration handled before notify dropped the schedule: the
+            // next occurrence finds no plan, sends nothing and drops the schedule itself.
+            try await db.client.withConnection { try await db.parts.forget(user, on: $0) }
+            try await Self.withBus(db) { bus in
+                let composer = Composer(
+                    store: store, texts: .overBus(bus), wake: wake, logger: HydrationDatabase.logger
+                ) {}
+                notifyClock.set(try Self.date("2026-11-02T19:00:01Z"))
+                #expect(try await schedules.fireDue().count == 1)
+                #expect(try await composer.runOnce() == 1)
+                #expect(try await store.inbox(of: user, .init()).items.count == 2, "nothing more was sent")
+            }
+            #expect(try await schedules.list(of: user).isEmpty, "the orphaned schedule is gone")
+            try await db.client.withConnection { try await schedules.applyPlan(event, on: $0) }
+            #expect(try await schedules.list(of: user).count == 1)
+
             // A plan without reminders removes the schedule at once.
             _ = try await db.call(
                 Hydration.SetPlan.self,

@@ -76,10 +76,13 @@ extension Hydration {
             /// E.g. "16 oz to go: a bottle, or two glasses".
             public var text: String?
             public var remaining: Volume?
-            public init(skip: Bool, text: String?, remaining: Volume?) {
+            /// True when the user has no plan with reminders (any more): the schedule can go.
+            public var unplanned: Bool?
+            public init(skip: Bool, text: String?, remaining: Volume?, unplanned: Bool? = nil) {
                 self.skip = skip
                 self.text = text
                 self.remaining = remaining
+                self.unplanned = unplanned
             }
         }
     }

@@ -61,7 +61,7 @@ struct ReminderBench {
                 payload: Hydration.ReminderText.Request(
                     userId: occurrence.userId.uuidString.lowercased(), at: occurrence.dueAtMs))
             let reply = try Wire.decodeReply(Hydration.ReminderText.Reply.self, from: await router.handle(frames))
-            return reply.skip ? nil : reply.text
+            return Composer.Texts.text(of: reply)
         }
         var configured = Composer(store: store, texts: texts, wake: wake, logger: logger) {}
         configured.batch = 64

@@ -27,11 +27,22 @@ public struct Composer: Service {
         public var dueAtMs: Int64
     }
 
-    /// Asks the owning service for an occurrence's text; nil: send nothing.
-    public struct Texts: Sendable {
-        public let text: @Sendable (Occurrence) async throws -> String?
+    /// What the owning service says of an occurrence.
+    public enum Text: Sendable, Equatable {
+        /// Send it with this text.
+        case send(String)
+        /// Send nothing this time (a goal already met).
+        case skip
+        /// Send nothing, and drop the schedule: its owner has no such plan any more (a plan
+        /// change or an account deletion that overtook the schedule).
+        case unscheduled
+    }
 
-        public init(_ text: @escaping @Sendable (Occurrence) async throws -> String?) { self.text = text }
+    /// Asks the owning service what an occurrence says.
+    public struct Texts: Sendable {
+        public let text: @Sendable (Occurrence) async throws -> Text
+
+        public init(_ text: @escaping @Sendable (Occurrence) async throws -> Text) { self.text = text }
 
         /// Over the broker: hydration's `reminder_text`.
         public static func overBus(_ bus: BusClient, timeout: Duration = .seconds(5)) -> Texts {
@@ -41,8 +52,15 @@ public struct Composer: Service {
                     .init(userId: occurrence.userId.uuidString.lowercased(), at: occurrence.dueAtMs),
                     metadata: RequestMetadata(requestId: "notify-\(occurrence.notificationId.uuidString.lowercased())"),
                     timeout: timeout)
-                return reply.skip ? nil : reply.text
+                return text(of: reply)
             }
+        }
+
+        /// What a `reminder_text` reply means.
+        public static func text(of reply: Hydration.ReminderText.Reply) -> Text {
+            if reply.unplanned == true { return .unscheduled }
+            guard !reply.skip, let text = reply.text else { return .skip }
+            return .send(text)
         }
     }
 
@@ -90,7 +108,8 @@ public struct Composer: Service {
         do {
             let occurrence = try JSONDecoder().decode(Occurrence.self, from: job.payload)
             if try await !store.exists(occurrence.notificationId) {
-                if let text = try await texts.text(occurrence) {
+                switch try await texts.text(occurrence) {
+                case .send(let text):
                     let submission = try Submission(
                         id: occurrence.notificationId, userId: occurrence.userId, email: nil, kind: occurrence.kind,
                         variables: ["text": text])
@@ -99,9 +118,15 @@ public struct Composer: Service {
                     } catch let error as ServiceError where error.code == .conflict {
                         // Submitted by an earlier attempt whose completion was lost; the text may have moved on.
                     }
-                } else {
+                case .skip:
                     logger.debug(
                         "composed occurrence skipped", metadata: ["notificationId": "\(occurrence.notificationId)"])
+                case .unscheduled:
+                    try await store.client.query(
+                        """
+                        DELETE FROM \(unescaped: store.schema).schedules
+                        WHERE id = \(ScheduleStore.hydrationScheduleId(of: occurrence.userId)) AND kind = \(occurrence.kind)
+                        """, logger: logger)
                 }
             }
             try await store.queue.complete(job)

@@ -40,7 +40,7 @@ public struct PlanBook: Sendable {
             throw ServiceError.invalidArgument("userId must be a UUID", field: "userId")
         }
         guard let plan = try await plans.plan(of: user), plan.remindersPerDay > 0 else {
-            return .init(skip: true, text: nil, remaining: nil)
+            return .init(skip: true, text: nil, remaining: nil, unplanned: true)
         }
         let day = PlanRules.day(at: request.at * 1_000, in: plan.timeZone)
         let total = try await drinks.totals(of: user, from: day, to: day)[day]?.femtolitres ?? 0
