@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-auth bench-flood bench-orders bench-notify bench-routing bench-printing fault-run compose-config clean clean-data
+.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-auth bench-flood bench-orders bench-notify bench-hydration bench-routing bench-printing fault-run compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -68,6 +68,12 @@ bench-notify: ## notify: mails/s, pushes/s, scheduler lateness (release build; n
 	"$$(swift build -c release --show-bin-path)/notify-bench" mail
 	"$$(swift build -c release --show-bin-path)/notify-bench" push
 	"$$(swift build -c release --show-bin-path)/notify-bench" scheduler
+
+bench-hydration: ## TapWater: first sync of a year, incremental syncs at 500/s, reminder lateness (release build; needs DATABASE_URL)
+	swift build -c release --product hydration-bench
+	"$$(swift build -c release --show-bin-path)/hydration-bench" --only first-sync
+	"$$(swift build -c release --show-bin-path)/hydration-bench" --only incremental
+	"$$(swift build -c release --show-bin-path)/hydration-bench" --only reminders --compression 288
 
 compose-config: ## validate docker-compose.yml (docker-compose config -q)
 	docker-compose config -q

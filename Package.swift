@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "printing", targets: ["printing"]),
         .executable(name: "routing", targets: ["routing"]),
         .executable(name: "notify", targets: ["notify"]),
+        .executable(name: "hydration", targets: ["hydration"]),
         .executable(name: "loadgen", targets: ["loadgen"]),
         // What an app team imports: the public API's client, generated from the gateway's document.
         .library(name: "BackplaneClient", targets: ["BackplaneClient"]),
@@ -184,7 +185,8 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: [
-                "AuthContract", "NotifyContract", "OrdersContract", "PrintingContract", "RoutingContract",
+                "AuthContract", "HydrationContract", "NotifyContract", "OrdersContract", "PrintingContract",
+                "RoutingContract",
                 "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -297,7 +299,7 @@ let package = Package(
         .target(
             name: "NotifyService",
             dependencies: [
-                "AuthContract", "NotifyContract", "PrintingContract",
+                "AuthContract", "HydrationContract", "NotifyContract", "PrintingContract",
                 "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -320,6 +322,29 @@ let package = Package(
             name: "notify",
             dependencies: ["NotifyService", "ServiceKit"],
             path: "services/notify/main",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HydrationContract",
+            dependencies: ["Contract"],
+            path: "services/hydration/HydrationContract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HydrationService",
+            dependencies: [
+                "AuthContract", "Contract", "HydrationContract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "services/hydration/HydrationService",
+            resources: [.copy("Migrations")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "hydration",
+            dependencies: ["HydrationService", "ServiceKit"],
+            path: "services/hydration/main",
             swiftSettings: strict
         ),
         .target(
@@ -456,6 +481,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "HydrationTests",
+            dependencies: [
+                "HydrationContract", "HydrationService", "NotifyContract", "NotifyService", "Contract", "Majordomo",
+                "ServiceKit", "Store", "TestSupport", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/HydrationTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "LoadgenTests",
             dependencies: ["TestSupport", "LoadgenKit"],
             path: "Tests/LoadgenTests",
@@ -531,6 +567,17 @@ let package = Package(
                 "Contract",
             ],
             path: "services/routing/bench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "hydration-bench",
+            dependencies: [
+                "HydrationService", "HydrationContract", "NotifyContract", "NotifyService", "Contract", "ServiceKit",
+                "Store", "ZeroMQ",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "services/hydration/bench",
             swiftSettings: strict
         ),
         .executableTarget(

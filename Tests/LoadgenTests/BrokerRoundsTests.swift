@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import LoadgenKit
@@ -31,6 +32,7 @@ struct BrokerRoundsTests {
 
     @Test("rounds of real runs: the raw case starts every round even when --only leaves it out")
     func realRounds() async throws {
+        try TestLayers.requireQuietMachine()
         // Long enough that every case completes round trips in its window even on a loaded machine.
         let bench = BrokerBench(seconds: 1)
         let labels = Labels()
@@ -40,7 +42,7 @@ struct BrokerRoundsTests {
             // "raw-1" matches raw-1 and raw-100 (and the MDP-frames raw case) by name.
             #expect(round.contains { $0.name.hasSuffix(", 1 in flight") })
             #expect(round.contains(where: Report.isRaw100))
-            #expect(round.allSatisfy { $0.count > 0 })
+            #expect(round.allSatisfy { $0.count > 0 }, "\(round.map { "\($0.name): \($0.count)" })")
         }
         // Through the broker with the async client: the one case whose label has "async".
         let onlyBroker = try await bench.run(only: "async", rounds: 2) { labels.append($0) }

@@ -2,11 +2,11 @@ import Foundation
 import Testing
 
 /// `loadgen` against the real system: the app scenarios must run clean against gateway, broker,
-/// auth, orders and routing as processes, and report what they sent.
+/// auth, orders, routing and hydration as processes, and report what they sent.
 @Suite("loadgen against the running system", .serialized)
 struct LoadgenSystemTests {
     @Test(
-        "mixed: NavUP, Gifter and PostcardBuddy traffic, every answer as expected (no 429 at the default limits), a JSON report"
+        "mixed: NavUP, Gifter, PostcardBuddy and TapWater traffic, every answer as expected (no 429 at the default limits), a JSON report"
     )
     func mixed() async throws {
         let system = try SystemHarness()
@@ -14,18 +14,15 @@ struct LoadgenSystemTests {
         try system.start("auth")
         try system.start("orders")
         try system.start("routing")
+        try system.start("hydration")
         // The default rate limits (a setting given as "" takes its default), with loadgen's
         // address trusted as a proxy, as `make up` does: each simulated user has an address.
         let defaultLimits = Dictionary(
             uniqueKeysWithValues: ["LOGIN", "REGISTER", "RECOVERY", "SEARCH", "WRITE", "READ"].map {
                 ("RATE_LIMIT_\($0)", "")
             })
-        try system.start(
-            "gateway",
-            extra: defaultLimits.merging(["READINESS_SERVICES": "auth,orders,routing", "TRUSTED_PROXIES": "127.0.0.1"])
-            {
-                $1
-            })
+        let gateway = ["READINESS_SERVICES": "auth,orders,routing,hydration", "TRUSTED_PROXIES": "127.0.0.1"]
+        try system.start("gateway", extra: defaultLimits.merging(gateway) { $1 })
         defer { _ = system.stopBlocking() }
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {
@@ -38,8 +35,8 @@ struct LoadgenSystemTests {
             "loadgen",
             arguments: [
                 "mixed", "--url", "http://127.0.0.1:\(system.httpPort)", "--seconds", "4", "--users", "100",
-                "--login-rate", "5", "--wrong-share", "0.4", "--postcard-rate", "1", "--accounts", "10", "--json",
-                report.path,
+                "--login-rate", "5", "--wrong-share", "0.4", "--postcard-rate", "1", "--accounts", "10",
+                "--tapwater-users", "100", "--drink-every", "4", "--sync-every", "2", "--json", report.path,
             ])
         #expect(status == 0, "\(output)")
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
@@ -48,7 +45,7 @@ struct LoadgenSystemTests {
         for request in requests { byName[request["name"] as? String ?? ""] = request }
         for name in [
             "navup locate", "navup route", "gifter login, right password", "gifter login, wrong password",
-            "postcard login", "postcard quote", "postcard order and pay",
+            "postcard login", "postcard quote", "postcard order and pay", "tapwater log drink", "tapwater sync",
         ] {
             let entry = try #require(byName[name], "no \(name) in \(output)")
             #expect((entry["count"] as? Int ?? 0) > 0, "\(name): \(entry)")
@@ -67,7 +64,7 @@ struct LoadgenSystemTests {
         let system = try SystemHarness()
         let (status, help) = try await system.runToEnd("loadgen", arguments: ["--help"])
         #expect(status == 0)
-        for scenario in ["navup", "gifter", "postcard", "mixed", "broker", "login", "orders"] {
+        for scenario in ["navup", "gifter", "postcard", "tapwater", "mixed", "broker", "login", "orders"] {
             #expect(help.contains("  \(scenario) "), "\(scenario) missing from --help")
         }
         let (refused, message) = try await system.runToEnd("loadgen", arguments: ["navup", "--userz", "5"])

@@ -2,10 +2,10 @@ import Foundation
 import Glibc
 import Testing
 
-/// The whole system as separate processes: broker, five services and the gateway, HTTP in.
+/// The whole system as separate processes: broker, six services and the gateway, HTTP in.
 @Suite("System (real processes)", .serialized)
 struct SystemTests {
-    static let services = ["auth", "orders", "printing", "routing", "notify"]
+    static let services = ["auth", "orders", "printing", "routing", "notify", "hydration"]
 
     func waitForReady(_ system: SystemHarness, timeout: TimeInterval = 90) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)

@@ -24,6 +24,15 @@ public enum TestLayers {
         }
     }
 
+    /// Cancels the running test unless the system layer runs: for a test that measures real
+    /// round trips and needs the cores to itself (make test runs it alone; the parallel unit run
+    /// would starve it).
+    public static func requireQuietMachine() throws {
+        guard enabled.contains("system") else {
+            try Test.cancel("measures round trips on a quiet machine: left out by TEST_LAYERS=\(enabled.sorted().joined(separator: ","))")
+        }
+    }
+
     /// Cancels the running test unless the system layer (the real executables) runs.
     public static func requireProcesses() throws {
         guard enabled.contains("system") else {

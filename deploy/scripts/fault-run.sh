@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fault run: the `mixed` load for DURATION seconds while, every KILL_EVERY seconds, one
-# process gets SIGKILL (auth, orders, printing, routing, notify, gateway in turn; the broker
+# process gets SIGKILL (auth, orders, printing, routing, notify, hydration, gateway in turn; the broker
 # once; PostgreSQL once). up.sh runs with RESTART=always, so each comes back after a second,
 # as it would under compose's restart policy; PostgreSQL is started again by this script.
 # Afterwards it waits for the system to settle and reconciles the database against the orders
@@ -12,9 +12,10 @@
 # Environment:
 #   DURATION        seconds of load (default 300)
 #   KILL_EVERY      seconds between kills (default 20)
-#   SERVICES        services to run (default: auth orders printing routing notify)
-#   USERS, LOGIN_RATE, POSTCARD_RATE   the load (default 500 NavUP users, 5 logins/s,
-#                   3 postcard journeys/s)
+#   SERVICES        services to run (default: auth orders printing routing notify hydration)
+#   USERS, LOGIN_RATE, POSTCARD_RATE, TAPWATER_USERS   the load (default 500 NavUP users,
+#                   5 logins/s, 3 postcard journeys/s, 300 TapWater users: a drink each every
+#                   60 s and a sync every 30 s, so that kills land among them)
 #   SETTLE_SECONDS  how long the system gets after the load to finish its work (default 60)
 #   SKIP_BUILD=1    use the release executables as they are
 #   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. a debug build)
@@ -24,8 +25,9 @@ LOG_TAG=fault
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 : "${DURATION:=300}" "${KILL_EVERY:=20}" "${USERS:=500}" "${LOGIN_RATE:=5}" "${POSTCARD_RATE:=3}"
-: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify}"
-for var in DURATION KILL_EVERY USERS SETTLE_SECONDS; do
+: "${TAPWATER_USERS:=300}"
+: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify hydration}"
+for var in DURATION KILL_EVERY USERS TAPWATER_USERS SETTLE_SECONDS; do
     [[ ${!var} =~ ^[0-9]+$ ]] || die "$var must be a whole number, not '${!var}'"
 done
 ((KILL_EVERY > 0)) || die "KILL_EVERY must be more than 0"
@@ -35,7 +37,7 @@ require_cmd psql "run deploy/scripts/bootstrap.sh"
 OUT="$REPO_ROOT/.data/fault-run"
 PG_DIR="$OUT/pg"
 mkdir -p "$OUT"
-rm -f "$OUT/acknowledged.txt" "$OUT/kills.log" "$OUT/report.json"
+rm -f "$OUT/acknowledged.txt" "$OUT/acknowledged-drinks.txt" "$OUT/kills.log" "$OUT/report.json"
 rm -rf "$OUT/mail" "$OUT/data"
 
 # Our own PostgreSQL (fsync on: the point is what survives a kill), so that we may kill it;
@@ -89,6 +91,8 @@ wait_ready 120 || die "not ready after 120 s; see $OUT/system.log"
 info "load: mixed for ${DURATION}s (users $USERS, logins $LOGIN_RATE/s, postcards $POSTCARD_RATE/s)"
 "$BIN_DIR/loadgen" mixed --url "http://127.0.0.1:$HTTP_PORT" --seconds "$DURATION" --users "$USERS" \
     --login-rate "$LOGIN_RATE" --postcard-rate "$POSTCARD_RATE" --acknowledged "$OUT/acknowledged.txt" \
+    --tapwater-users "$TAPWATER_USERS" --drink-every 60 --sync-every 30 \
+    --acknowledged-drinks "$OUT/acknowledged-drinks.txt" \
     --json "$OUT/report.json" >"$OUT/loadgen.txt" 2>"$OUT/loadgen-progress.txt" &
 LOAD_PID=$!
 
@@ -142,4 +146,4 @@ info "load over; giving the system up to ${SETTLE_SECONDS}s to finish its work"
 wait_ready "$SETTLE_SECONDS" || warn "not ready again within ${SETTLE_SECONDS}s"
 sleep "$((SETTLE_SECONDS / 2))"
 info "kills: $(grep -c SIGKILL "$OUT/kills.log" || true) (log in $OUT/kills.log)"
-MAIL_DIR="$OUT/mail" STUCK_SECONDS=$((SETTLE_SECONDS / 2)) "$SCRIPTS_DIR/reconcile.sh" "$OUT/acknowledged.txt"
+ACKNOWLEDGED_DRINKS="$OUT/acknowledged-drinks.txt" MAIL_DIR="$OUT/mail" STUCK_SECONDS=$((SETTLE_SECONDS / 2)) "$SCRIPTS_DIR/reconcile.sh" "$OUT/acknowledged.txt"

@@ -12,6 +12,9 @@
 #   DATABASE_URL     the database (required)
 #   STUCK_SECONDS    an order still pending_payment, or an event not yet handled by a consumer
 #                    that handles its topic, this long after it was written is stuck (default 60)
+#   ACKNOWLEDGED_DRINKS  a file with the UUID of every drink the system acknowledged
+#                    (`loadgen tapwater|mixed --acknowledged-drinks FILE`); when set, each must be
+#                    in hydration.drinks, live, exactly once
 #   MAIL_DIR         the SMTP sink's folder (deploy/smtp-sink: one .eml per message); when set,
 #                    every e-mail notify logged as sent must be there exactly once
 #
@@ -122,6 +125,23 @@ SELECT 'e-mails in the sink that no delivery logged as sent', count(*), 1
 SQL
 )
     fi
+fi
+if [[ -n ${ACKNOWLEDGED_DRINKS:-} ]]; then
+    [[ -r $ACKNOWLEDGED_DRINKS ]] || die "cannot read $ACKNOWLEDGED_DRINKS"
+    has_schema hydration.drinks || die "ACKNOWLEDGED_DRINKS is set but the database has no hydration.drinks"
+    report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
+CREATE TEMP TABLE drinks_acked (id uuid);
+\copy drinks_acked FROM '$ACKNOWLEDGED_DRINKS'
+SELECT 'drinks acknowledged to the client', count(*), 0 FROM drinks_acked;
+SELECT 'drinks acknowledged twice (same UUID)', count(*) - count(DISTINCT id), 1 FROM drinks_acked;
+SELECT 'drinks acknowledged but not in the database (lost)', count(*), 1
+  FROM drinks_acked a WHERE NOT EXISTS (SELECT 1 FROM hydration.drinks d WHERE d.uuid = a.id AND NOT d.deleted);
+SELECT 'drinks stored more than once (doubled)', count(*), 1 FROM (
+  SELECT d.uuid FROM hydration.drinks d JOIN drinks_acked a ON a.id = d.uuid GROUP BY d.uuid HAVING count(*) > 1) twice;
+SELECT 'drinks sharing a change number with another of their user (sync would skip one)', count(*), 1 FROM (
+  SELECT user_id, seq FROM hydration.drinks GROUP BY user_id, seq HAVING count(*) > 1) clash;
+SQL
+)
 fi
 failed=0
 while IFS='|' read -r name count bad; do

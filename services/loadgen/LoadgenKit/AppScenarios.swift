@@ -9,7 +9,9 @@ import Synchronization
 ///   accounts, which therefore get held (their answers, 401 and 423, are correct answers).
 /// - `postcard`: journeys at a fixed rate: log in, (upload an image and preview the card, with
 ///   `--image`), quote, order and pay with a saved card.
-/// - `mixed`: all three at once.
+/// - `tapwater`: simulated users logging drinks and syncing from two devices (see
+///   `AppScenarios+TapWater.swift`).
+/// - `mixed`: all four at once.
 struct AppScenarios {
     struct Settings: Sendable {
         var baseURL = "http://127.0.0.1:8080"
@@ -26,6 +28,12 @@ struct AppScenarios {
         var image: String?
         /// Where to write the id of every order the system acknowledged (201), one per line.
         var acknowledgedFile: String?
+        /// TapWater users, and each one's periods in seconds.
+        var tapwaterUsers = 0
+        var drinkEvery = 2_700.0
+        var syncEvery = 600.0
+        /// Where to write the UUID of every drink the system acknowledged, one per line.
+        var acknowledgedDrinksFile: String?
     }
 
     let settings: Settings
@@ -61,12 +69,18 @@ struct AppScenarios {
                 sources.append(
                     postcard(http, accounts: accounts, image: image, acknowledged: acknowledged, tally: tally))
             }
+            if settings.tapwaterUsers > 0 {
+                progress("TapWater: registering \(settings.accounts) accounts with a plan each")
+                let state = try await tapwaterState(http)
+                let acknowledged = try settings.acknowledgedDrinksFile.map { try AcknowledgedOrders(path: $0) }
+                sources.append(tapwater(http, state: state, acknowledged: acknowledged, tally: tally))
+            }
             guard !sources.isEmpty else {
-                throw BenchError("nothing to send: give --users, --login-rate or --postcard-rate")
+                throw BenchError("nothing to send: give --users, --login-rate, --postcard-rate or --tapwater-users")
             }
             progress(
                 "\(scenario): \(settings.seconds) s open loop (users \(settings.users), logins \(settings.loginRate)/s, "
-                    + "postcards \(settings.postcardRate)/s)")
+                    + "postcards \(settings.postcardRate)/s, TapWater users \(settings.tapwaterUsers))")
             let loop = OpenLoop(seconds: settings.seconds, inFlight: settings.inFlight)
             let elapsed = await loop.run(MergedArrivals(sources), tally: tally)
             return Outcome(
@@ -375,6 +389,8 @@ struct AppScenarios {
                 "searchEvery": settings.searchEvery, "loginRate": settings.loginRate,
                 "wrongShare": settings.wrongShare, "postcardRate": settings.postcardRate,
                 "accounts": settings.accounts, "inFlight": settings.inFlight,
+                "tapwaterUsers": settings.tapwaterUsers, "drinkEvery": settings.drinkEvery,
+                "syncEvery": settings.syncEvery,
             ] as [String: Any],
             "requests": outcome.kinds.sorted(by: { $0.key < $1.key }).map { name, kind in
                 let result = kind.recorder.result(name: name, seconds: outcome.seconds)

@@ -14,7 +14,9 @@ public enum Loadgen {
                       in ten, which get held (Gifter)
           postcard    journeys at a fixed rate: log in, [upload an image, preview,] quote, order
                       and pay (PostcardBuddy)
-          mixed       navup, gifter and postcard at once
+          tapwater    N simulated users: a drink logged every 45 min from the phone, a sync
+                      every 10 min from the phone and the tablet in turn (TapWater)
+          mixed       navup, gifter, postcard and tapwater at once
 
         Benchmarks:
           broker      raw MDP round trips: DEALER-ROUTER with no broker, then through the Majordomo
@@ -38,7 +40,7 @@ public enum Loadgen {
                       cases/s, errors by kind, rules broken (none, or the exit status is 1), the
                       most bytes one decoder held, and resident memory before, during and after
 
-        Options of navup, gifter, postcard and mixed:
+        Options of navup, gifter, postcard, tapwater and mixed:
           --url URL          the gateway (default http://127.0.0.1:8080)
           --seconds N        length of the run (default 30)
           --users N          NavUP students (navup default 1000, mixed default 1000)
@@ -47,6 +49,12 @@ public enum Loadgen {
           --login-rate N     Gifter logins per second (gifter default 20, mixed default 5)
           --wrong-share F    share of logins with a wrong password (default 0.1)
           --postcard-rate N  PostcardBuddy journeys per second (postcard default 5, mixed default 2)
+          --tapwater-users N TapWater users (tapwater default 1000, mixed default 200)
+          --drink-every S, --sync-every S
+                             each TapWater user's periods in seconds (default 2700, 600)
+          --acknowledged-drinks PATH  write the UUID of every drink answered 201 or 200 (logged,
+                             or carried by a sync answered 200) to PATH, one per line; a drink or
+                             sync without an answer, or with 502/503/504, is sent again as it was
           --image FILE       a JPEG to upload and preview in each postcard journey (needs printing)
           --accounts N       accounts registered for gifter and for postcard (default 40)
           --in-flight N      requests open at once at most (default 4096); one due while that
@@ -114,7 +122,8 @@ public enum Loadgen {
             scenario, options,
             known: [
                 "url", "seconds", "users", "locate-every", "route-every", "search-every", "login-rate", "wrong-share",
-                "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged",
+                "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged", "tapwater-users",
+                "drink-every", "sync-every", "acknowledged-drinks",
             ])
         var settings = AppScenarios.Settings()
         settings.baseURL = options["url"] ?? settings.baseURL
@@ -131,6 +140,11 @@ public enum Loadgen {
         settings.inFlight = max(1, Int(try options.number("in-flight", 4096)))
         settings.image = options["image"]
         settings.acknowledgedFile = options["acknowledged"]
+        settings.tapwaterUsers = Int(
+            try options.number("tapwater-users", scenario == "tapwater" ? 1000 : scenario == "mixed" ? 200 : 0))
+        settings.drinkEvery = try options.number("drink-every", 2_700)
+        settings.syncEvery = try options.number("sync-every", 600)
+        settings.acknowledgedDrinksFile = options["acknowledged-drinks"]
         guard settings.wrongShare <= 1 else { throw UsageError("--wrong-share is a share, 0 to 1") }
         return settings
     }
@@ -154,7 +168,7 @@ public enum Loadgen {
         }
         do {
             switch scenario {
-            case "navup", "gifter", "postcard", "mixed":
+            case "navup", "gifter", "postcard", "tapwater", "mixed":
                 let settings = try appSettings(scenario, options)
                 let outcome = try await AppScenarios(settings: settings).run(scenario) {
                     FileHandle.standardOutput.write(Data("running: \($0)\n".utf8))

@@ -34,6 +34,9 @@ public enum Notify {
         public static let ecard = "ecard"
         /// TapWater and others: a reminder a user scheduled. Variables: `text`.
         public static let reminder = "reminder"
+        /// TapWater: a reminder toward the daily goal, scheduled from the user's plan; its `text`
+        /// is asked of hydration when it fires (none is sent once the goal is met).
+        public static let hydrationReminder = "hydration_reminder"
         /// PolitiMap: a new bill. Variables: `title`, `level`.
         public static let newBill = "new_bill"
         /// Anything else a service wants to say. Variables: `title`, `body`.

@@ -37,6 +37,7 @@ public enum NotifyService {
         store.maxAttempts = try env.int(NotifySettings.deliveryAttempts, in: 1...100)
         let schedules = ScheduleStore(notifications: store, logger: resources.logger)
         let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (composeWake, composeNudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let smtp = try smtpClient(resources)
         let apnsProvider = try await apns(resources)
         let fcmProvider = try await fcm(resources)
@@ -67,6 +68,12 @@ public enum NotifyService {
             schedules: schedules,
             pollInterval: .milliseconds(try env.int(NotifySettings.schedulerPoll, in: 5...60_000)),
             logger: resources.logger
+        ) {
+            nudge.yield()
+            composeNudge.yield()
+        }
+        let composer = Composer(
+            store: store, texts: .overBus(resources.bus), wake: composeWake, logger: resources.logger
         ) { nudge.yield() }
         let authConsumer = try resources.consumer(name: "notify.auth", topics: Triggers.authTopics) {
             event, connection in
@@ -78,7 +85,7 @@ public enum NotifyService {
             try await triggers.handle(event, on: connection)
             nudge.yield()
         }
-        return [deliverer, scheduler, authConsumer, serviceConsumer] + metrics
+        return [deliverer, scheduler, composer, authConsumer, serviceConsumer] + metrics
     }
 
     static func smtpClient(_ resources: WorkerResources) throws -> SMTPClient? {

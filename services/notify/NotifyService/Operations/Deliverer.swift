@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import Metrics
+import NotifyContract
 import ServiceKit
 import ServiceLifecycle
 import Store
@@ -66,7 +67,8 @@ public struct Deliverer: Service {
     /// and log) and one auth call, plus each e-mail's two hand-over marks.
     @discardableResult
     public func runOnce() async throws -> Int {
-        let jobs = try await store.queue.claim(limit: batch, lease: lease)
+        let jobs = try await store.queue.claim(
+            kinds: [Notify.Channel.email, Notify.Channel.push], limit: batch, lease: lease)
         if jobs.isEmpty { return 0 }
         let plan = try await plan(jobs)
         var results = plan.settled

@@ -1,6 +1,7 @@
 import AuthContract
 import Contract
 import Foundation
+import HydrationContract
 import Logging
 import NotifyContract
 import PostgresNIO
@@ -25,7 +26,8 @@ public struct Triggers: Sendable {
     ]
 
     /// The topics of the other services' events.
-    public static let serviceTopics = Notify.triggers.keys.sorted() + [Notify.ECardRendered.topic]
+    public static let serviceTopics =
+        Notify.triggers.keys.sorted() + [Notify.ECardRendered.topic, Hydration.PlanChanged.topic]
 
     /// Handles one event.
     public func handle(_ event: StoredEvent, on connection: PostgresConnection) async throws {
@@ -55,6 +57,9 @@ public struct Triggers: Sendable {
         case Auth.AccountDeleted.topic:
             let deleted = try decoder.decode(Auth.AccountDeleted.self, from: event.payload)
             if let userId = UUID(uuidString: deleted.userId) { try await store.forget(userId, on: connection) }
+        case Hydration.PlanChanged.topic:
+            let change = try decoder.decode(Hydration.PlanChanged.self, from: event.payload)
+            try await ScheduleStore(notifications: store, logger: logger).applyPlan(change, on: connection)
         case Notify.ECardRendered.topic:
             let card = try decoder.decode(Notify.ECardRendered.self, from: event.payload)
             var variables = ["senderName": card.senderName, "imageUrl": card.imageUrl, "message": card.message]

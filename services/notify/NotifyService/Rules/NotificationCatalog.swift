@@ -106,6 +106,12 @@ public enum NotificationCatalog {
                 "sv": Template(title: "Påminnelse", text: "{{text}}", html: "<p>{{text}}</p>"),
             ]),
         NotificationKind(
+            name: Notify.Kind.hydrationReminder, critical: false, channels: pushAndInbox, variables: ["text"],
+            templates: [
+                "en": Template(title: "Time for some water", text: "{{text}}", html: "<p>{{text}}</p>"),
+                "sv": Template(title: "Dags för lite vatten", text: "{{text}}", html: "<p>{{text}}</p>"),
+            ]),
+        NotificationKind(
             name: Notify.Kind.newBill, critical: false, channels: pushAndInbox, variables: ["title", "level"],
             templates: [
                 "en": Template(

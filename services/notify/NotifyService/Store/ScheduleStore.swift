@@ -28,7 +28,7 @@ public struct ScheduleStore: Sendable {
     public func create(_ request: Notify.ScheduleRequest, for userId: UUID) async throws -> Notify.Schedule {
         let kindName = request.kind ?? Notify.Kind.reminder
         let kind = try NotificationCatalog.kind(kindName)
-        guard !kind.critical else {
+        guard !kind.critical, Self.composedKinds[kindName] == nil else {
             throw ServiceError.invalidArgument("\(kindName) cannot be scheduled", field: "kind")
         }
         try kind.check(request.variables)
@@ -147,6 +147,7 @@ public struct ScheduleStore: Sendable {
                 FOR UPDATE SKIP LOCKED
                 """, logger: logger)
             var submissions: [Submission] = []
+            var compositions: [Composer.Occurrence] = []
             var moves: [Move] = []
             var fired: [Date] = []
             for try await (id, userId, kind, variables, once, times, days, zoneName, dueAt) in rows.decode(
@@ -154,13 +155,20 @@ public struct ScheduleStore: Sendable {
             {
                 let values = (try? JSONDecoder().decode([String: String].self, from: Data(variables.utf8))) ?? [:]
                 let occurrence = DerivedID.make("schedule", id.uuidString, "\(ScheduleStore.millis(dueAt))")
-                do {
-                    submissions.append(
-                        try Submission(id: occurrence, userId: userId, email: nil, kind: kind, variables: values))
-                } catch {
-                    logger.warning(
-                        "a schedule's occurrence was refused",
-                        metadata: ["scheduleId": "\(id)", "error": "\(SafeErrorDescription.of(error))"])
+                if Self.composedKinds[kind] != nil {
+                    compositions.append(
+                        .init(
+                            notificationId: occurrence, userId: userId, kind: kind,
+                            dueAtMs: ScheduleStore.millis(dueAt)))
+                } else {
+                    do {
+                        submissions.append(
+                            try Submission(id: occurrence, userId: userId, email: nil, kind: kind, variables: values))
+                    } catch {
+                        logger.warning(
+                            "a schedule's occurrence was refused",
+                            metadata: ["scheduleId": "\(id)", "error": "\(SafeErrorDescription.of(error))"])
+                    }
                 }
                 var next: Date?
                 if once == nil, let zone = try? LocalTime(zoneName),
@@ -174,6 +182,19 @@ public struct ScheduleStore: Sendable {
             }
             guard !moves.isEmpty else { return [] }
             try await notifications.submitAll(submissions, on: connection)
+            if !compositions.isEmpty {
+                // One statement for the round's compositions, as submitAll does for notifications.
+                let occurrences = String(decoding: try JSONEncoder().encode(compositions), as: UTF8.self)
+                try await connection.query(
+                    """
+                    INSERT INTO \(unescaped: schema).jobs (id, kind, payload, state, attempts, max_attempts, run_at,
+                        dedupe_key, created_at, updated_at)
+                    SELECT gen_random_uuid(), \(Composer.jobKind), o.value, 'queued', 0, \(Composer.maxAttempts), \(now),
+                        'compose:' || (o.value->>'notificationId'), \(now), \(now)
+                    FROM jsonb_array_elements(\(occurrences)::text::jsonb) AS o(value)
+                    ON CONFLICT (dedupe_key) DO NOTHING
+                    """, logger: logger)
+            }
             let json = String(decoding: try JSONEncoder().encode(moves), as: UTF8.self)
             try await connection.query(
                 """

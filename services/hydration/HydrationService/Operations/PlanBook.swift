@@ -1,0 +1,54 @@
+import AuthContract
+import Contract
+import Foundation
+import HydrationContract
+import ServiceKit
+import Store
+
+/// The daily plan, and what a reminder says when it fires.
+public struct PlanBook: Sendable {
+    let plans: PlanStore
+    let drinks: DrinkStore
+    let clock: any WallClock
+
+    public init(plans: PlanStore, drinks: DrinkStore, clock: any WallClock) {
+        self.plans = plans
+        self.drinks = drinks
+        self.clock = clock
+    }
+
+    /// `get_plan`.
+    public func get(_ request: Empty, _ context: OperationContext) async throws -> Hydration.PlanReply {
+        let user = try context.caller()
+        if let plan = try await plans.plan(of: user) { return plan.reply(saved: true) }
+        return DailyPlan.standard.reply(saved: false)
+    }
+
+    /// `set_plan`: saved with its `hydration.plan_changed` event, which reschedules the reminders.
+    public func set(_ request: Hydration.Plan, _ context: OperationContext) async throws -> Hydration.PlanReply {
+        let user = try context.caller()
+        let plan = try PlanRules.validate(request)
+        try await plans.save(plan, for: user, now: clock.now(), requestId: context.metadata.requestId)
+        return plan.reply(saved: true)
+    }
+
+    /// `reminder_text`: asked by notify when a reminder fires (a service call: no user, or an admin).
+    public func reminderText(_ request: Hydration.ReminderText.Request, _ context: OperationContext) async throws
+        -> Hydration.ReminderText.Reply
+    {
+        if context.metadata.actor != nil { _ = try context.requireRole(Auth.Role.admin) }
+        guard let user = UUID(uuidString: request.userId) else {
+            throw ServiceError.invalidArgument("userId must be a UUID", field: "userId")
+        }
+        guard let plan = try await plans.plan(of: user), plan.remindersPerDay > 0 else {
+            return .init(skip: true, text: nil, remaining: nil, unplanned: true)
+        }
+        let day = PlanRules.day(at: request.at * 1_000, in: plan.timeZone)
+        let total = try await drinks.totals(of: user, from: day, to: day)[day]?.femtolitres ?? 0
+        let remaining = plan.goal.femtolitres - total
+        guard let text = ReminderText.text(remaining: remaining, unit: plan.goal.unit) else {
+            return .init(skip: true, text: nil, remaining: nil)
+        }
+        return .init(skip: false, text: text, remaining: DrinkVolume.both(femtolitres: remaining))
+    }
+}

@@ -1,0 +1,71 @@
+import Contract
+import Foundation
+import HydrationContract
+import Logging
+import PostgresNIO
+import ServiceKit
+
+/// The `hydration.plans` table: each user's daily goal and reminders. Saving a plan writes
+/// `hydration.plan_changed` to the event log in the same transaction (notify schedules the
+/// reminders from it).
+public struct PlanStore: Sendable {
+    let client: PostgresClient
+    let events: EventPublisher
+    let logger: Logger
+
+    public init(client: PostgresClient, events: EventPublisher, logger: Logger) {
+        self.client = client
+        self.events = events
+        self.logger = logger
+    }
+
+    /// The user's plan, or nil when they never set one.
+    public func plan(of user: UUID) async throws -> DailyPlan? {
+        let rows = try await client.query(
+            """
+            SELECT goal_amount, goal_unit, reminders_per_day, wake_minute, sleep_minute, time_zone
+            FROM hydration.plans WHERE user_id = \(user)
+            """, logger: logger)
+        for try await (amount, unit, reminders, wake, sleep, zone) in rows.decode(
+            (Int32, String, Int32, Int32, Int32, String).self)
+        {
+            guard let wakeTime = ClockTime(minutes: Int(wake)), let sleepTime = ClockTime(minutes: Int(sleep)) else {
+                continue
+            }
+            return DailyPlan(
+                goal: DrinkVolume(amount: Int(amount), unit: Hydration.Unit(rawValue: unit) ?? .ml),
+                remindersPerDay: Int(reminders), wake: wakeTime, sleep: sleepTime, timeZone: zone)
+        }
+        return nil
+    }
+
+    /// Saves the user's plan with its `hydration.plan_changed` event; announces the event
+    /// after commit.
+    public func save(_ plan: DailyPlan, for user: UUID, now: Date, requestId: String?) async throws {
+        let event = try await client.transaction(logger: logger) { connection in
+            try await connection.query(
+                """
+                INSERT INTO hydration.plans (user_id, goal_amount, goal_unit, reminders_per_day, wake_minute,
+                    sleep_minute, time_zone, updated_at)
+                VALUES (\(user), \(Int32(plan.goal.amount)), \(plan.goal.unit.rawValue), \(Int32(plan.remindersPerDay)),
+                    \(Int32(plan.wake.minutes)), \(Int32(plan.sleep.minutes)), \(plan.timeZone), \(now))
+                ON CONFLICT (user_id) DO UPDATE SET goal_amount = excluded.goal_amount, goal_unit = excluded.goal_unit,
+                    reminders_per_day = excluded.reminders_per_day, wake_minute = excluded.wake_minute,
+                    sleep_minute = excluded.sleep_minute, time_zone = excluded.time_zone,
+                    updated_at = excluded.updated_at
+                """, logger: logger)
+            return try await events.append(
+                topic: Hydration.PlanChanged.topic,
+                payload: Hydration.PlanChanged(
+                    userId: user.uuidString.lowercased(), timesOfDay: plan.reminderTimes.map(\.description),
+                    timeZone: plan.timeZone),
+                requestId: requestId, on: connection, logger: logger)
+        }
+        events.announce(event)
+    }
+
+    /// Forgets the user's plan (after `auth.account_deleted`; notify forgets the schedules itself).
+    public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM hydration.plans WHERE user_id = \(user)", logger: logger)
+    }
+}

@@ -1,0 +1,3 @@
+import Foundation
+
+exit(await SyncBench.main(Array(CommandLine.arguments.dropFirst())))

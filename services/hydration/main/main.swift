@@ -1,0 +1,4 @@
+import HydrationService
+import ServiceKit
+
+await WorkerHost.main(HydrationService.spec, HydrationService.definition)
