@@ -15,9 +15,7 @@ enum TestDatabase {
 
     /// A client for `DATABASE_URL` (or the default URL), running for the duration of `body`.
     static func withClient<T>(_ body: (PostgresClient) async throws -> T) async throws -> T {
-        return try await PostgresFixture.withClient(maximumConnections: 8, logger: logger) { client in
-            return try await body(client)
-        }
+        try await PostgresFixture.withClient(maximumConnections: 8, logger: logger, body)
     }
 
     /// A fresh schema name: `t_<prefix>_<12 hex digits>`.

@@ -16,8 +16,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SYSTEM = {"Foundation", "FoundationEssentials", "Glibc", "Musl", "Darwin", "Dispatch", "Synchronization",
           "Testing", "XCTest", "_Concurrency", "Observation", "RegexBuilder", "CoreFoundation", "os",
           "FoundationNetworking"}
-# Products whose module has another name.
-PRODUCT_MODULES: dict[str, str] = {}
 
 
 def targets(package: str):
@@ -38,7 +36,7 @@ def targets(package: str):
                 j += 1
             text = body[deps.end():j - 1]
             for product in re.findall(r'\.product\(\s*name:\s*"([^"]+)"', text):
-                declared.add(PRODUCT_MODULES.get(product, product))
+                declared.add(product)
             text = re.sub(r'\.product\([^)]*\)', "", text)
             declared.update(re.findall(r'"([^"]+)"', text))
         yield match.group(1), (path.group(1) if path else None), declared

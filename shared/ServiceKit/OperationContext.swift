@@ -1,4 +1,5 @@
 import Contract
+import Foundation
 import Logging
 
 /// What a handler knows about the call it is handling.
@@ -18,6 +19,15 @@ public struct OperationContext: Sendable {
     public func requireActor() throws(ServiceError) -> Actor {
         guard let actor = metadata.actor else { throw ServiceError(.unauthenticated, "sign in first") }
         return actor
+    }
+
+    /// The signed-in caller's user id; `unauthenticated` without a caller or with an id that is
+    /// not a UUID.
+    public func userId() throws(ServiceError) -> UUID {
+        guard let id = UUID(uuidString: try requireActor().userId) else {
+            throw ServiceError(.unauthenticated, "the access token names no valid user id")
+        }
+        return id
     }
 
     /// The caller, who must hold `role` (admins hold every role).

@@ -190,14 +190,3 @@ public enum NotifyService {
         }
     }
 }
-
-extension OperationContext {
-    /// The caller's user id; `unauthenticated` without a caller.
-    func userId() throws(ServiceError) -> UUID {
-        let actor = try requireActor()
-        guard let id = UUID(uuidString: actor.userId) else {
-            throw ServiceError(.unauthenticated, "the access token names no valid user id")
-        }
-        return id
-    }
-}

@@ -19,7 +19,7 @@ public struct DrinkLog: Sendable {
     public func log(_ request: Hydration.DrinkDraft, _ context: OperationContext) async throws
         -> Hydration.LogDrink.Reply
     {
-        let user = try context.caller()
+        let user = try context.userId()
         let record = try DrinkRules.record(request, now: clock.now().micros)
         switch try await drinks.log(record, for: user) {
         case .stored(let stored):
@@ -43,7 +43,7 @@ public struct DrinkLog: Sendable {
     public func list(_ request: Hydration.ListDrinks.Request, _ context: OperationContext) async throws
         -> Hydration.ListDrinks.Reply
     {
-        let user = try context.caller()
+        let user = try context.userId()
         let limit = request.limit ?? Hydration.ListDrinks.defaultLimit
         guard (1...Hydration.ListDrinks.maxLimit).contains(limit) else {
             throw ServiceError.invalidArgument("limit is 1 to \(Hydration.ListDrinks.maxLimit)", field: "limit")
@@ -65,7 +65,7 @@ public struct DrinkLog: Sendable {
 
     /// `update_drink`: a new size, category or time; the edit is the drink's newest version.
     public func update(_ request: Hydration.DrinkFix, _ context: OperationContext) async throws -> Hydration.Drink {
-        let user = try context.caller()
+        let user = try context.userId()
         let uuid = try DrinkRules.uuid(request.uuid)
         let now = clock.now().micros
         let category = try request.category.map { (text) throws(ServiceError) in try DrinkRules.category(text) }
@@ -100,7 +100,7 @@ public struct DrinkLog: Sendable {
 
     /// `delete_drink`: a tombstone, so other devices drop it when they sync.
     public func delete(_ request: Hydration.DrinkRef, _ context: OperationContext) async throws -> Empty {
-        let user = try context.caller()
+        let user = try context.userId()
         let uuid = try DrinkRules.uuid(request.uuid)
         let outcome = try await drinks.edit(uuid, of: user, now: clock.now().micros, deleting: true) { $0 }
         guard case .stored = outcome else { throw ServiceError.notFound("you have no drink \(request.uuid)") }

@@ -16,7 +16,7 @@ public struct HistoryReport: Sendable {
     public func history(_ request: Hydration.History.Request, _ context: OperationContext) async throws
         -> Hydration.History.Reply
     {
-        let user = try context.caller()
+        let user = try context.userId()
         let from = try LocalDay.parse(request.from, field: "from")
         let to = try LocalDay.parse(request.to, field: "to")
         guard from <= to else { throw ServiceError.invalidArgument("to must not be before from", field: "to") }

@@ -19,14 +19,14 @@ public struct PlanBook: Sendable {
 
     /// `get_plan`.
     public func get(_ request: Empty, _ context: OperationContext) async throws -> Hydration.PlanReply {
-        let user = try context.caller()
+        let user = try context.userId()
         if let plan = try await plans.plan(of: user) { return plan.reply(saved: true) }
         return DailyPlan.standard.reply(saved: false)
     }
 
     /// `set_plan`: saved with its `hydration.plan_changed` event, which reschedules the reminders.
     public func set(_ request: Hydration.Plan, _ context: OperationContext) async throws -> Hydration.PlanReply {
-        let user = try context.caller()
+        let user = try context.userId()
         let plan = try PlanRules.validate(request)
         try await plans.save(plan, for: user, now: clock.now(), requestId: context.metadata.requestId)
         return plan.reply(saved: true)

@@ -17,7 +17,7 @@ public struct SyncExchange: Sendable {
     public func sync(_ request: Hydration.Sync.Request, _ context: OperationContext) async throws
         -> Hydration.Sync.Reply
     {
-        let user = try context.caller()
+        let user = try context.userId()
         let device = try DrinkRules.deviceId(request.deviceId)
         guard request.changes.count <= Hydration.Sync.maxChanges else {
             throw ServiceError.invalidArgument(

@@ -78,12 +78,7 @@ public struct OrderBook: Sendable {
     /// Runs `body` in a transaction; an error thrown by `body` comes out as it was thrown (not
     /// wrapped in `PostgresTransactionError`), so a `ServiceError` keeps its code.
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            if let cause = error.closureError { throw cause }
-            throw error
-        }
+        try await client.transaction(logger: logger) { connection in try await body(connection) }
     }
 
     /// The user id of `actor` (a UUID, as auth issues them).

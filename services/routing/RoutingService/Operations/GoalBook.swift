@@ -22,12 +22,7 @@ public struct GoalBook: Sendable {
 
     /// Runs `body` in a transaction; an error thrown by `body` comes out as it was thrown.
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            if let cause = error.closureError { throw cause }
-            throw error
-        }
+        try await client.transaction(logger: logger) { connection in try await body(connection) }
     }
 
     /// Adds steps and metres to the user's week, then issues what that completes. A report

@@ -28,10 +28,10 @@ extension RoutingAPI {
             return Empty()
         }
         router.register(Routing.ListPins.self) { request, context in
-            try await Self.pinPage(request, of: try Self.userId(context), in: pins)
+            try await Self.pinPage(request, of: try context.userId(), in: pins)
         }
         router.register(Routing.SavePin.self) { request, context in
-            let owner = try Self.userId(context)
+            let owner = try context.userId()
             guard (-90...90).contains(request.lat), (-180...180).contains(request.lon) else {
                 throw ServiceError.invalidArgument("lat/lon out of range", field: "lat")
             }
@@ -50,7 +50,7 @@ extension RoutingAPI {
             return pin
         }
         router.register(Routing.DeletePin.self) { request, context in
-            let owner = try Self.userId(context)
+            let owner = try context.userId()
             guard try await pins.delete(id: try Self.uuid(request.id, field: "id", what: "pin"), owner: owner) else {
                 throw ServiceError.notFound("you have no pin \(request.id)")
             }
@@ -102,13 +102,6 @@ extension RoutingAPI {
         return id
     }
 
-    /// The signed-in caller's user id.
-    static func userId(_ context: OperationContext) throws(ServiceError) -> UUID {
-        guard let id = UUID(uuidString: try context.requireActor().userId) else {
-            throw ServiceError(.unauthenticated, "the caller's user id is not a UUID")
-        }
-        return id
-    }
 }
 
 extension RoutingAPI {

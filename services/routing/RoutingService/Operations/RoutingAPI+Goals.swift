@@ -34,7 +34,7 @@ extension RoutingAPI {
             return Empty()
         }
         router.register(Routing.MyGoals.self) { request, context in
-            let user = try Self.userId(context)
+            let user = try context.userId()
             var week = CampusWeek(containing: clock.now())
             if let text = request.week {
                 guard let named = CampusWeek(day: text) else {
@@ -45,7 +45,7 @@ extension RoutingAPI {
             return try await goals.myWeek(user: user, week: week)
         }
         router.register(Routing.ReportActivity.self) { request, context in
-            let user = try Self.userId(context)
+            let user = try context.userId()
             guard (0...Self.maximumStepsPerReport).contains(request.steps) else {
                 throw ServiceError.invalidArgument(
                     "steps must be 0...\(Self.maximumStepsPerReport) per report", field: "steps")

@@ -3,8 +3,8 @@ import PostgresNIO
 
 extension PostgresClient {
     /// `withTransaction`, except that an error thrown by `body` (after a clean rollback) comes out
-    /// as it is, so a ``ServiceError`` keeps its code.
-    func transaction<T: Sendable>(
+    /// as it is, so a `ServiceError` keeps its code; the services' one way into a transaction.
+    public func transaction<T: Sendable>(
         logger: Logger, _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> T {
         do {
