@@ -58,6 +58,8 @@ struct DedicatedThreadPoolTests {
         async let first: Void = RequestDeadline.$current.withValue(Self.farFuture) {
             try await pool.run { ran.append("first") }
         }
+        // The two child tasks start in either order; wait for the first to queue before the second.
+        try await Self.eventually { pool.waitingRequests == 1 }
         async let second: Void = RequestDeadline.$current.withValue(Self.farFuture) {
             try await pool.run { ran.append("second") }
         }
