@@ -36,7 +36,8 @@ public enum Gateway {
     ) throws -> some ApplicationProtocol {
         let router = Router(context: GatewayRequestContext.self)
         let document = try openAPIDocument()
-        router.add(middleware: RequestIDMiddleware(logger: logger, paths: LoggedPath(document: document)))
+        router.add(middleware: RequestIDMiddleware(
+                logger: logger, paths: LoggedPath(document: document), every: settings.accessLogEvery))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: SingleRepresentationMiddleware())
