@@ -30,7 +30,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        let requestId = RequestScope.sanitize(request.headers[Self.header]) ?? UUID().uuidString.lowercased()
+        let requestId = RequestScope.sanitize(request.headers[Self.header]) ?? RequestScope.newRequestId()
         var logger = self.logger
         logger[metadataKey: "requestId"] = .string(requestId)
         let started = ContinuousClock.now
