@@ -21,6 +21,7 @@ public final class LogOutput: Sendable {
 
     private let fileDescriptor: Int32
     private let pending = Mutex<[UInt8]>([])
+    private let writing = Mutex<Void>(())
     private let started = Atomic<Bool>(false)
 
     init(fileDescriptor: Int32) {
@@ -30,22 +31,23 @@ public final class LogOutput: Sendable {
     /// Adds one line (its bytes end with a newline); `urgent` writes it, and all before it, now.
     public func write(_ line: String, urgent: Bool) {
         startFlusherOnce()
-        let full: [UInt8]? = pending.withLock { buffer in
+        let due = pending.withLock { buffer in
             buffer.append(contentsOf: line.utf8)
-            guard urgent || buffer.count >= Self.limit else { return nil }
-            defer { buffer.removeAll(keepingCapacity: true) }
-            return buffer
+            return urgent || buffer.count >= Self.limit
         }
-        if let full { writeAll(full) }
+        if due { flush() }
     }
 
-    /// Writes what waits.
+    /// Writes what waits. One writer at a time, so batches leave in the order they were made
+    /// and a batch longer than a pipe writes atomically (4 KiB) is never interleaved with another.
     public func flush() {
-        let waiting: [UInt8] = pending.withLock { buffer in
-            defer { buffer.removeAll(keepingCapacity: true) }
-            return buffer
+        writing.withLock { _ in
+            let waiting: [UInt8] = pending.withLock { buffer in
+                defer { buffer.removeAll(keepingCapacity: true) }
+                return buffer
+            }
+            if !waiting.isEmpty { writeAll(waiting) }
         }
-        if !waiting.isEmpty { writeAll(waiting) }
     }
 
     private func writeAll(_ bytes: [UInt8]) {
