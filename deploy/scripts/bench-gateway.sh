@@ -10,7 +10,8 @@
 #   currencies       GET /v1/currencies with a Bearer token (gateway -> broker -> orders, cached)
 #   me               GET /v1/me with a Bearer token (gateway -> broker -> auth -> PostgreSQL)
 #
-# and prints requests/s, p50/p99 and the share of the hello-world rate for each.
+# and prints requests/s, p50/p99, the share of the hello-world rate, and the CPU time each of our
+# processes spent per request (gateway, broker, auth, orders) for each.
 #
 # Environment:
 #   WRK_THREADS (2), WRK_CONNECTIONS (64), WRK_SECONDS (8)   wrk's -t, -c and -d
@@ -79,15 +80,37 @@ url_of() {
     esac
 }
 
-# Each target: a short warm-up, then the measured run; wrk's --latency output is kept.
-declare -A RATE P50 P99 ERRORS
+# CPU time (utime + stime, clock ticks) of the newest process running executable $1.
+TICKS=$(getconf CLK_TCK)
+ticks_of() {
+    local pid
+    pid=$(pgrep -n -f "^$BIN_DIR/$1( |\$)") || { echo 0; return; }
+    awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0
+}
+PROCESSES="gateway broker auth orders"
+
+# Each target: a short warm-up, then the measured run; wrk's --latency output is kept, and the
+# CPU each process spent in the run, per request (CPU time depends much less than rates on what
+# else the machine runs).
+declare -A RATE P50 P99 ERRORS CPU
 for target in $TARGETS; do
     url=$(url_of "$target")
     headers=()
     [[ $target == hello || $target == healthz ]] || headers=(-H "Authorization: Bearer $TOKEN")
     curl -fsS -o /dev/null "${headers[@]}" "$url" || die "$target: $url does not answer 200"
     wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d2s "${headers[@]}" "$url" >/dev/null
+    declare -A before=()
+    for process in $PROCESSES; do before[$process]=$(ticks_of "$process"); done
     out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency "${headers[@]}" "$url")
+    requests=$(awk '/requests in/ { print $1 }' <<<"$out")
+    CPU[$target]=""
+    if [[ $target != hello ]]; then
+        for process in $PROCESSES; do
+            spent=$(($(ticks_of "$process") - before[$process]))
+            ((spent > 0)) || continue
+            CPU[$target]+="$process $(awk -v t="$spent" -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }'), "
+        done
+    fi
     echo "$out" >"$REPO_ROOT/.data/bench-gateway-$target.txt"
     RATE[$target]=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
     P50[$target]=$(awk '$1 == "50%" { print $2 }' <<<"$out")
@@ -99,10 +122,12 @@ done
 hello=${RATE[hello]:-}
 printf '\n%s, wrk -t%s -c%s -d%ss, one run\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
     "$WRK_THREADS" "$WRK_CONNECTIONS" "$WRK_SECONDS"
-printf '| target | requests/s | p50 | p99 | non-2xx | share of hello-world |\n|---|---:|---:|---:|---:|---:|\n'
+printf '| target | requests/s | p50 | p99 | non-2xx | share of hello-world | CPU µs per request |\n'
+printf '|---|---:|---:|---:|---:|---:|---|\n'
 for target in $TARGETS; do
     share=-
     [[ -z $hello ]] || share=$(awk -v r="${RATE[$target]}" -v h="$hello" 'BEGIN { printf "%.0f%%", 100 * r / h }')
-    printf '| %s | %s | %s | %s | %s | %s |\n' "$target" "${RATE[$target]}" "${P50[$target]}" "${P99[$target]}" \
-        "${ERRORS[$target]}" "$share"
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$target" "${RATE[$target]}" "${P50[$target]}" "${P99[$target]}" \
+        "${ERRORS[$target]}" "$share" "${CPU[$target]%, }"
 done
+printf '\nload average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
