@@ -4,18 +4,51 @@ import NIOCore
 import NIOHTTP1
 
 /// HTTP to the gateway as an app talks to it: JSON bodies over a pool of kept-alive
-/// HTTP/1.1 connections (one per request in flight, reused afterwards).
+/// HTTP/1.1 connections (one per request in flight, reused afterwards). Plain `http://` goes
+/// through ``PlainHTTPClient`` (cheap on CPU: the load generator shares the machine it
+/// measures); `https://` through AsyncHTTPClient.
 struct GatewayHTTP: Sendable {
     /// The gateway, e.g. `http://127.0.0.1:8080`.
     let baseURL: String
-    private let client: HTTPClient
+    private let client: HTTPClient?
+    private let plain: PlainHTTPClient?
 
     init(baseURL: String) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        client = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: .init(
-                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 1024)))
+        if let (host, port) = Self.plainEndpoint(self.baseURL) {
+            plain = PlainHTTPClient(host: host, port: port)
+            client = nil
+        } else {
+            plain = nil
+            client = HTTPClient(
+                eventLoopGroupProvider: .singleton,
+                configuration: .init(
+                    connectionPool: .init(
+                        idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 1024)))
+        }
+    }
+
+    /// Host and port of an `http://host[:port]` URL without a path; nil for anything else.
+    static func plainEndpoint(_ url: String) -> (host: String, port: Int)? {
+        guard url.hasPrefix("http://") else { return nil }
+        let authority = url.dropFirst(7)
+        guard !authority.isEmpty, !authority.contains("/"), !authority.contains("@") else { return nil }
+        if authority.hasPrefix("[") {  // [IPv6]:port
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            let host = String(authority[authority.index(after: authority.startIndex)..<close])
+            let rest = authority[authority.index(after: close)...]
+            if rest.isEmpty { return (host, 80) }
+            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65_535).contains(port) else { return nil }
+            return (host, port)
+        }
+        let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1: return (String(parts[0]), 80)
+        case 2:
+            guard let port = Int(parts[1]), (1...65_535).contains(port), !parts[0].isEmpty else { return nil }
+            return (String(parts[0]), port)
+        default: return nil
+        }
     }
 
     /// Runs `body` with a client that is shut down afterwards, also when `body` throws.
@@ -23,12 +56,17 @@ struct GatewayHTTP: Sendable {
         let http = GatewayHTTP(baseURL: baseURL)
         do {
             let result = try await body(http)
-            try await http.client.shutdown()
+            try await http.shutdown()
             return result
         } catch {
-            try? await http.client.shutdown()
+            try? await http.shutdown()
             throw error
         }
+    }
+
+    private func shutdown() async throws {
+        plain?.shutdown()
+        try await client?.shutdown()
     }
 
     /// One request with a JSON body (or none); the status and the body as text.
@@ -48,6 +86,21 @@ struct GatewayHTTP: Sendable {
     private func send(
         _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?, headers: [String: String]
     ) async throws -> (status: Int, body: String) {
+        if let plain {
+            var fields = headers.map { ($0.key, $0.value) }
+            if let client = SimulatedClient.address {
+                fields.removeAll { $0.0.lowercased() == "x-forwarded-for" }
+                fields.append(("X-Forwarded-For", client))
+            }
+            if let body { fields.append(("Content-Type", body.contentType)) }
+            let answer = try await plain.execute(
+                method: method, path: path, headers: fields, body: body?.bytes, timeout: .seconds(30))
+            guard answer.body.readableBytes <= 1 << 20 else {
+                throw PlainHTTPClient.Failure(description: "an answer of more than 1 MiB")
+            }
+            return (answer.status, String(buffer: answer.body))
+        }
+        guard let client else { throw PlainHTTPClient.Failure(description: "no HTTP client") }
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
