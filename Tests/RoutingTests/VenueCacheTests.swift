@@ -61,4 +61,41 @@ struct VenueCacheTests {
             #expect(cache.count == 0)
         }
     }
+
+    @Test("the venues near a point come from memory in the order the database's search gives them")
+    func nearMatchesSearch() async throws {
+        try await RoutingDatabase.with { db in
+            // A spot of this test's own, far from every other test's venues.
+            let origin = (lat: Double.random(in: -80 ... -70), lon: Double.random(in: -170...170))
+            let offsets: [(Double, Double, String)] = [
+                (0.00005, 0, "b"), (0.0001, 0.0001, "a"), (0, 0.0002, "c"), (0.0001, 0, "d"), (0.0003, 0, "far"),
+            ]
+            for (dLat, dLon, name) in offsets {
+                _ = try await db.venues.create(
+                    .init(name: name, kind: "landmark", level: 0, lat: origin.lat + dLat, lon: origin.lon + dLon),
+                    id: UUID(), now: db.clock.now())
+            }
+            let cache = VenueCache(store: db.venues)
+            for radius in [5.0, 12.0, 25.0, 50.0] {
+                let expected = try await db.venues.search(
+                    query: nil, kind: nil, near: origin, radius: radius, limit: 10)
+                let found = try await cache.near(origin, radius: radius, limit: 10)
+                #expect(found.map(\.id) == expected.map(\.id), "radius \(radius)")
+                #expect(found.map(\.distance) == expected.map(\.distance), "radius \(radius)")
+            }
+            let nearest = try await cache.near(origin, radius: 25, limit: 10)
+            #expect(nearest.count == 4)
+            #expect(try await cache.near(origin, radius: 25, limit: 2).map(\.id) == nearest.prefix(2).map(\.id))
+        }
+    }
+
+    @Test("a visit is remembered once stored; the memo starts afresh when full")
+    func visitMemo() {
+        let memo = VisitMemo()
+        let visit = VisitMemo.Visit(user: UUID(), week: "2026-11-23", venue: UUID())
+        #expect(!memo.contains(visit))
+        memo.insert(visit)
+        #expect(memo.contains(visit))
+        #expect(!memo.contains(.init(user: visit.user, week: "2026-11-30", venue: visit.venue)))
+    }
 }

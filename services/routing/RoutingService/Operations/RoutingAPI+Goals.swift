@@ -92,11 +92,15 @@ extension RoutingAPI {
         guard estimate.source == "wifi", let actor = context.metadata.actor, let user = UUID(uuidString: actor.userId)
         else { return }
         do {
-            let nearby = try await venues.search(
-                query: nil, kind: nil, near: (estimate.lat, estimate.lon), radius: Self.visitRadius, limit: 10)
+            let nearby = try await venueCache.near((estimate.lat, estimate.lon), radius: Self.visitRadius, limit: 10)
             guard let venue = nearby.first(where: { $0.level == estimate.level }), let id = UUID(uuidString: venue.id)
             else { return }
-            try await goals.visit(venue: id, user: user, now: clock.now(), requestId: context.metadata.requestId)
+            let now = clock.now()
+            let visit = VisitMemo.Visit(user: user, week: CampusWeek(containing: now).start, venue: id)
+            // A phone reports every few seconds from the same hall: the visit is stored once.
+            guard !visits.contains(visit) else { return }
+            try await goals.visit(venue: id, user: user, now: now, requestId: context.metadata.requestId)
+            visits.insert(visit)
         } catch {
             context.logger.warning(
                 "could not record a venue visit", metadata: ["error": "\(SafeErrorDescription.of(error))"])

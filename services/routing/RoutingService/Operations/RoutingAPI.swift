@@ -20,6 +20,8 @@ struct RoutingAPI: Sendable {
     let pins: PinStore
     let goals: GoalBook
     let locator = WifiLocator()
+    /// Visits already stored by this replica (see ``VisitMemo``).
+    let visits = VisitMemo()
 
     func register(on router: inout OperationRouter) {
         router.register(Routing.SearchVenues.self) { request, _ in try await searchVenues(request) }

@@ -2,8 +2,9 @@ import Foundation
 import RoutingContract
 import Synchronization
 
-/// Venues by id, kept in this replica's memory: NavUP plans most routes between two venues, and
-/// reading both from PostgreSQL was most of a route's cost. Venues change only through the admin
+/// Venues kept in this replica's memory, by id and (for the venue a Wi-Fi fix is at) all of
+/// them: NavUP plans most routes between two venues, and reading both from PostgreSQL was most
+/// of a route's cost, as was the venue search each signed-in `locate` made for visit goals. Venues change only through the admin
 /// API (an edit, a delete, a map import), so the cache is dropped:
 /// - at once on this replica, for its own writes (``forget(_:)``, ``forgetAll()``);
 /// - within `CAMPUS_REFRESH_MS` on every replica, when the campus loader sees the stored venues'
@@ -17,6 +18,8 @@ public final class VenueCache: Sendable {
 
     private struct State {
         var venues: [UUID: Routing.Venue] = [:]
+        /// Every venue, once something asked for the venues near a point.
+        var all: [Routing.Venue]?
         /// The stored venues' revision the cache was checked against last.
         var revision: String?
         /// Moves with every write; a load started before one is not kept.
@@ -43,11 +46,38 @@ public final class VenueCache: Sendable {
         return venue
     }
 
+    /// The venues within `radius` metres of `point`, nearest first (then by name and id), at
+    /// most `limit`: what `VenueStore.search` answers for a position alone, from memory.
+    func near(_ point: (lat: Double, lon: Double), radius: Double, limit: Int) async throws -> [Routing.Venue] {
+        let (kept, generation) = state.withLock { ($0.all, $0.generation) }
+        let all: [Routing.Venue]
+        if let kept {
+            all = kept
+        } else {
+            all = try await store.all()
+            state.withLock { state in
+                if state.generation == generation { state.all = all }
+            }
+        }
+        var found: [(distance: Double, venue: Routing.Venue)] = []
+        for venue in all {
+            let distance = VenueStore.distance(from: venue, to: point)
+            if distance <= radius { found.append((distance, venue)) }
+        }
+        found.sort { ($0.distance, $0.venue.name, $0.venue.id) < ($1.distance, $1.venue.name, $1.venue.id) }
+        return found.prefix(limit).map { entry in
+            var venue = entry.venue
+            venue.distance = (entry.distance * 10).rounded() / 10
+            return venue
+        }
+    }
+
     /// Drops one venue (this replica changed or deleted it).
     func forget(_ id: UUID) {
         state.withLock { state in
             state.generation += 1
             state.venues[id] = nil
+            state.all = nil
         }
     }
 
@@ -56,6 +86,7 @@ public final class VenueCache: Sendable {
         state.withLock { state in
             state.generation += 1
             state.venues.removeAll()
+            state.all = nil
         }
     }
 
@@ -67,6 +98,7 @@ public final class VenueCache: Sendable {
             state.revision = revision
             state.generation += 1
             state.venues.removeAll()
+            state.all = nil
         }
     }
 

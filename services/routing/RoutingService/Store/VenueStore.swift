@@ -58,6 +58,24 @@ public struct VenueStore: Sendable {
         return result
     }
 
+    /// Every venue (a campus has hundreds), for the replica's memory.
+    public func all() async throws -> [Routing.Venue] {
+        let rows = try await client.query("SELECT \(unescaped: Self.columns) FROM routing.venues", logger: logger)
+        var venues: [Routing.Venue] = []
+        for try await row in rows.decode((UUID, String, String, String?, Int, Double, Double, String, String).self) {
+            venues.append(Self.venue(row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8))
+        }
+        return venues
+    }
+
+    /// The distance in metres `search` orders by (an equirectangular approximation, exact
+    /// enough within a campus).
+    public static func distance(from venue: Routing.Venue, to point: (lat: Double, lon: Double)) -> Double {
+        let dLat = (venue.lat - point.lat) * 111_320
+        let dLon = (venue.lon - point.lon) * 111_320 * cos(point.lat * .pi / 180)
+        return (dLat * dLat + dLon * dLon).squareRoot()
+    }
+
     /// One venue.
     public func venue(id: UUID) async throws -> Routing.Venue? {
         let rows = try await client.query(
