@@ -156,13 +156,19 @@ struct AppScenarios {
                 let body = """
                     {"from": {"venueId": "\(pair.first!.id)"}, "to": {"venueId": "\(pair.last!.id)"}, "profile": "\(profile)"}
                     """
-                let status = (try? await http.post("/v1/campus/routes", body).status) ?? 0
+                let answer = try? await http.post("/v1/campus/routes", body)
+                let status = answer?.status ?? 0
+                // A venue an admin placed away from every walkway is a 400 `off_map` for any
+                // profile: a correct answer for that pair (the list is whatever the campus holds).
+                let offMap: Set<Int> = answer?.body.contains(#""off_map""#) == true ? [400] : []
                 // Some venues have no step-free way to them (a building without a lift): for the
                 // accessible profile 422 `no_route` is a correct answer.
                 if profile == "accessible" {
-                    tally.record("navup route, accessible", status: status, latency: .now - due, expected: [200, 422])
+                    tally.record(
+                        "navup route, accessible", status: status, latency: .now - due,
+                        expected: offMap.union([200, 422]))
                 } else {
-                    tally.record("navup route", status: status, latency: .now - due, expected: [200])
+                    tally.record("navup route", status: status, latency: .now - due, expected: offMap.union([200]))
                 }
             }
         }
