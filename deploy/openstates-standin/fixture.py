@@ -43,6 +43,9 @@ JURISDICTIONS = {
 }
 
 BASE = dt.datetime(2026, 1, 5, tzinfo=dt.timezone.utc)
+# The last day anything in the generated feed happened: every later change is a real one (the
+# control API's touch and introduce stamp the time they are made).
+END = dt.datetime(2026, 11, 20, tzinfo=dt.timezone.utc)
 
 
 def iso(moment):
@@ -127,10 +130,10 @@ class Fixture:
         summary = (f"This measure {verb.lower()} {TOPICS_TEXT[subjects[0]]}"
                    + (f" and {TOPICS_TEXT[subjects[1]]}" if len(subjects) > 1 else "")
                    + f" in {JURISDICTIONS[jurisdiction]['name']}.")
-        introduced = BASE + dt.timedelta(days=rng.randint(0, 300))
+        introduced = now or (BASE + dt.timedelta(days=rng.randint(0, 300)))
         members = self.members[jurisdiction]
         sponsor = rng.choice(members)
-        steps = rng.choices([0, 1, 2, 3, 4, 5], weights=[3, 4, 3, 2, 2, 1])[0]
+        steps = 0 if now else rng.choices([0, 1, 2, 3, 4, 5], weights=[3, 4, 3, 2, 2, 1])[0]
         unicameral = jurisdiction in (CITY, COUNTY)
         actions = [{"organization": {"name": chamber, "classification": "legislature"},
                     "description": "Introduced", "date": introduced.date().isoformat(),
@@ -140,7 +143,7 @@ class Fixture:
         plan = (["passage", "adoption"] if unicameral
                 else ["referral-committee", "committee-passage", "passage", "passage", "executive-signature"])
         for kind in plan[:steps]:
-            day = day + dt.timedelta(days=rng.randint(3, 30))
+            day = min(END, day + dt.timedelta(days=rng.randint(3, 30)))
             text = {"referral-committee": "Referred to committee", "committee-passage": "Passed committee",
                     "passage": "Passed", "adoption": "Adopted", "executive-signature": "Signed"}[kind]
             actions.append({"organization": {"name": chamber, "classification": "legislature"},
@@ -158,7 +161,7 @@ class Fixture:
                               "organization": {"name": chamber, "classification": "legislature"},
                               "counts": [{"option": k, "value": v} for k, v in sorted(counts.items())],
                               "votes": ballots})
-        updated = now or (day + dt.timedelta(hours=rng.randint(1, 48)))
+        updated = now or min(END, day + dt.timedelta(hours=rng.randint(1, 48)))
         bid = ocd("bill", rng)
         slug = identifier.lower().replace(" ", "").replace(".", "")
         return {
