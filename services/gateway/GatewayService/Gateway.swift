@@ -40,6 +40,7 @@ public enum Gateway {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: SingleRepresentationMiddleware())
+        router.add(middleware: CacheHeadersMiddleware())
         let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: document)
         router.add(middleware: MethodNotAllowedMiddleware(routes: try RouteTable(registeredBy: api)))
         let limiter = RateLimiter(limits: settings.rateLimits, capacity: settings.rateLimitClients)

@@ -78,8 +78,3 @@ public struct BillCatalog: Sendable {
         .init(items: try await bills.jurisdictions())
     }
 }
-
-extension Role {
-    /// PolitiMap's editors: they highlight bills and record stated positions.
-    public static let civicEditor = Role(rawValue: "civic_editor")
-}
