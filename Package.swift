@@ -368,7 +368,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "services/civic/CivicService",
-            resources: [.copy("Migrations")],
+            exclude: ["Boundaries/make_boundaries.py"],
+            resources: [.copy("Migrations"), .copy("Boundaries/boundaries.geojson")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -130,7 +130,7 @@ struct CivicDatabase: Sendable {
             try await Migrator(client: client, schema: "civic", logger: logger).migrate(CivicService.migrations())
             let publisher = EventPublisher(log: log, producer: .civic, context: context, endpoint: "tcp://127.0.0.1:1")
             var router = OperationRouter(service: .civic, logger: logger, clock: clock)
-            CivicService.register(CivicService.Parts(client: client, clock: clock, logger: logger), on: &router)
+            CivicService.register(try CivicService.Parts(client: client, clock: clock, logger: logger), on: &router)
             try await body(CivicDatabase(client: client, clock: clock, router: router, publisher: publisher))
         }
     }

@@ -89,3 +89,57 @@ struct RulesTests {
         #expect(slot.dedupeKey != ImportSlot(containing: at.addingTimeInterval(3_600), intervalSeconds: 3600).dedupeKey)
     }
 }
+
+@Suite("civic: point in polygon on the shipped outlines (no I/O)")
+struct PlaceTests {
+    let atlas: BoundaryAtlas
+
+    init() throws { atlas = try BoundaryAtlas.shipped() }
+
+    func names(lat: Double, lon: Double) -> [String] {
+        atlas.matches(lat: lat, lon: lon).map { $0.jurisdiction.name + ($0.district.map { " \($0)" } ?? "") }
+    }
+
+    @Test("downtown San Luis Obispo is in the city, the county, California with its districts, and the US")
+    func sanLuisObispo() {
+        #expect(
+            names(lat: 35.2828, lon: -120.6596) == [
+                "San Luis Obispo", "San Luis Obispo County", "California 17", "California 30", "United States CA-24",
+            ])
+        let levels = atlas.matches(lat: 35.2828, lon: -120.6596).map(\.jurisdiction.level)
+        #expect(levels == levels.sorted())
+        #expect(names(lat: 35.6266, lon: -120.691) == ["San Luis Obispo County", "California 17", "California 30", "United States CA-24"])
+        #expect(names(lat: 34.0522, lon: -118.2437) == ["California", "United States"])
+        #expect(names(lat: 39.5296, lon: -119.8138) == ["United States"])
+        #expect(names(lat: 61.2, lon: -149.9) == ["United States"])
+        #expect(names(lat: 36.0, lon: -125.5).isEmpty)
+        #expect(names(lat: 32.51, lon: -117.02).isEmpty)
+    }
+
+    @Test("on the outlines' own edges: a vertex and an edge count as inside, a hair across as outside")
+    func edges() throws {
+        let city = try #require(atlas.features.first { $0.id == "place:san_luis_obispo" })
+        let ring = city.geometry.coordinates[0][0]
+        let polygon = city.geometry.coordinates[0]
+        for index in 0..<(ring.count - 1) {
+            let (a, b) = (ring[index], ring[index + 1])
+            #expect(PointInPolygon.contains(polygon, lon: a[0], lat: a[1]), "vertex \(index)")
+            let mid = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2]
+            #expect(PointInPolygon.contains(polygon, lon: mid[0], lat: mid[1]), "edge \(index)")
+            // 1e-5 degrees (about a metre) to either side of the edge's middle, along its normal.
+            let (dx, dy) = (b[0] - a[0], b[1] - a[1])
+            let length = (dx * dx + dy * dy).squareRoot()
+            let (nx, ny) = (-dy / length * 1e-5, dx / length * 1e-5)
+            let left = PointInPolygon.contains(polygon, lon: mid[0] + nx, lat: mid[1] + ny)
+            let right = PointInPolygon.contains(polygon, lon: mid[0] - nx, lat: mid[1] - ny)
+            #expect(left != right, "edge \(index): one side in, the other out")
+        }
+        // A hole is outside.
+        let square = [[0.0, 0], [4, 0], [4, 4], [0, 4], [0, 0]]
+        let hole = [[1.0, 1], [3, 1], [3, 3], [1, 3], [1, 1]]
+        #expect(!PointInPolygon.contains([square, hole], lon: 2, lat: 2))
+        #expect(PointInPolygon.contains([square, hole], lon: 0.5, lat: 2))
+        #expect(PointInPolygon.contains([square, hole], lon: 4, lat: 2))
+        #expect(!PointInPolygon.contains([square, hole], lon: 4.000001, lat: 2))
+    }
+}

@@ -152,4 +152,64 @@ struct CivicHTTPTests {
         let statuses = await system.stopAll()
         #expect(statuses.allSatisfy { $0.1 == 0 }, "\(statuses)")
     }
+
+    @Test("lookups keep nothing: after 40 distinctive points no table, log line, metric or event holds one")
+    func lookupsKeepNothing() async throws {
+        let (standin, feedPort) = try await startStandin()
+        defer {
+            kill(standin.processIdentifier, SIGKILL)
+            standin.waitUntilExit()
+        }
+        let system = try SystemHarness(ownDatabase: true)
+        defer { _ = system.stopBlocking() }
+        try system.start("broker")
+        try system.start(
+            "civic",
+            extra: ["CIVIC_FEED_URL": "http://127.0.0.1:\(feedPort)", "CIVIC_FEED_API_KEY": Self.apiKey])
+        try system.start("gateway", extra: ["READINESS_SERVICES": "civic"])
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        // Points around San Luis Obispo whose digits are found nowhere else: 35.28xxx1x7, -120.66xxx3x9.
+        var fragments: [String] = []
+        for index in 0..<40 {
+            let lat = String(format: "35.28%03d1%d7", index, index % 10)
+            let lon = String(format: "-120.66%03d3%d9", index, index % 10)
+            fragments += [String(lat.dropFirst(3)), String(lon.dropFirst(5))]
+            let answer = await system.send("POST", "/v1/civic/lookup", json: #"{"lat": \#(lat), "lon": \#(lon)}"#)
+            #expect(answer?.status == 200)
+            let found = (json(answer?.body)["jurisdictions"] as? [[String: Any]])?.count
+            #expect(found == 5, "\(answer?.body ?? "")")
+        }
+        let bad = await system.send("POST", "/v1/civic/lookup", json: #"{"lat": 95.123456789, "lon": 0}"#)
+        #expect(bad?.status == 400)
+        fragments.append("123456789")
+        let boundaries = try #require(await system.get("/v1/civic/boundaries"))
+        #expect(boundaries.status == 200 && boundaries.header("ETag") != nil)
+        #expect((json(boundaries.body)["features"] as? [Any])?.count == 7)
+        let metrics = await system.get("/metrics")?.body ?? ""
+        let statuses = await system.stopAll()
+        #expect(statuses.allSatisfy { $0.1 == 0 }, "\(statuses)")
+        // Everything the database holds, the events log included, as text.
+        let dump = Process()
+        dump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        dump.arguments = ["pg_dump", "--data-only", system.databaseURL]
+        let pipe = Pipe()
+        dump.standardOutput = pipe
+        dump.standardError = FileHandle.nullDevice
+        try dump.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        dump.waitUntilExit()
+        let database = String(decoding: data, as: UTF8.self)
+        #expect(database.contains("civic.bills"), "the dump holds the civic tables")
+        let logs = system.logs()
+        #expect(logs.contains("lookup") || logs.contains("/v1/civic/lookup"), "the lookups were logged as requests")
+        for fragment in fragments {
+            #expect(!database.contains(fragment), "a coordinate (\(fragment)) is in the database")
+            #expect(!logs.contains(fragment), "a coordinate (\(fragment)) is in a log")
+            #expect(!metrics.contains(fragment), "a coordinate (\(fragment)) is in /metrics")
+        }
+    }
 }

@@ -33,13 +33,15 @@ public enum CivicService {
         public let people: PeopleStore
         public let meetings: MeetingStore
         public let bookmarks: BookmarkStore
+        public let atlas: BoundaryAtlas
         public let clock: any WallClock
 
-        public init(client: PostgresClient, clock: any WallClock, logger: Logger) {
+        public init(client: PostgresClient, clock: any WallClock, logger: Logger) throws {
             bills = BillStore(client: client, logger: logger)
             people = PeopleStore(client: client, logger: logger)
             meetings = MeetingStore(client: client, logger: logger)
             bookmarks = BookmarkStore(client: client, logger: logger)
+            atlas = try BoundaryAtlas.shipped()
             self.clock = clock
         }
     }
@@ -64,12 +66,14 @@ public enum CivicService {
         router.register(Civic.PutBookmark.self) { try await shelf.put($0, $1) }
         router.register(Civic.DeleteBookmark.self) { try await shelf.delete($0, $1) }
         router.register(Civic.ListBookmarks.self) { try await shelf.list($0, $1) }
+        router.register(Civic.Boundaries.self) { try await parts.atlas.boundaries($0, $1) }
+        router.register(Civic.Lookup.self) { try await parts.atlas.lookup($0, $1) }
     }
 
     /// Its migrations, operations, the import schedule and the consumer that forgets deleted accounts.
     public static let definition = WorkerDefinition(service: .civic, migrations: migrations) { router, resources in
         let publisher = try resources.publisher()
-        let parts = Parts(client: resources.postgres, clock: resources.clock, logger: resources.logger)
+        let parts = try Parts(client: resources.postgres, clock: resources.clock, logger: resources.logger)
         register(parts, on: &router)
         let settings = try FeedSettings(environment: resources.environment)
         let feed = FeedClient(http: HTTPClient.shared, settings: settings, logger: resources.logger)

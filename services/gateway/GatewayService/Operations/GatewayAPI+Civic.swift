@@ -259,3 +259,39 @@ extension Components.Schemas.BillBookmark {
         self.init(billId: bookmark.billId, createdAt: FeedTime.date(bookmark.createdAt), bill: .init(bookmark.bill))
     }
 }
+
+/// PolitiMap's places: outlines to resolve offline, and a lookup that keeps nothing.
+extension GatewayAPI {
+    func civicBoundaries(_ input: Operations.CivicBoundaries.Input) async throws -> Operations.CivicBoundaries.Output {
+        let (reply, tag, current) = try await cacheable(
+            Civic.Boundaries.self, Empty(), ifNoneMatch: input.headers.ifNoneMatch)
+        if current { return .notModified(.init(headers: .init(eTag: tag.value, cacheControl: EntityTag.publicCacheControl))) }
+        return .ok(
+            .init(
+                headers: .init(eTag: tag.value, cacheControl: EntityTag.publicCacheControl),
+                body: .json(
+                    .init(
+                        _type: .featureCollection,
+                        features: reply.features.map { feature in
+                            .init(
+                                _type: .feature, id: feature.id,
+                                properties: .init(
+                                    jurisdictionId: feature.properties.jurisdictionId, name: feature.properties.name,
+                                    level: .init(rawValue: feature.properties.level.rawValue) ?? .federal,
+                                    district: feature.properties.district),
+                                geometry: .init(_type: .multiPolygon, coordinates: feature.geometry.coordinates))
+                        }))))
+    }
+
+    func civicLookup(_ input: Operations.CivicLookup.Input) async throws -> Operations.CivicLookup.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await callOpenly(Civic.Lookup.self, .init(lat: body.lat, lon: body.lon))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        jurisdictions: reply.jurisdictions.map {
+                            .init(jurisdiction: .init($0.jurisdiction), district: $0.district)
+                        }))))
+    }
+}
