@@ -2,7 +2,19 @@
 -- the importer's cursors and its job queue. No table here holds a coordinate or an address
 -- of a user: lookups are answered from boundaries and keep nothing.
 
-CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+-- Trigram matching for typo-tolerant search. routing's first migration creates the same
+-- extension, and two CREATE EXTENSION at once make the later one fail (a unique violation on
+-- pg_extension) when both services start on a fresh database. So this one waits for routing's
+-- migration lock (Migrator.lockKey(schema: "routing"), FNV-1a 64 of
+-- "backplane.migrate.routing") while it creates it, and any other creator's win is ignored.
+SELECT pg_advisory_xact_lock(-8212540793819928173);
+DO $$
+BEGIN
+    CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+EXCEPTION WHEN unique_violation OR duplicate_object THEN
+    NULL;
+END
+$$;
 
 CREATE TABLE civic.jurisdictions (
     id text PRIMARY KEY,
