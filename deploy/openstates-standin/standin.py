@@ -12,6 +12,7 @@ For tests and the benchmark, a control API under /_standin (never part of Open S
                              "fail": [{"path": "bills", "page": 2, "times": 1, "kind": "500"|"garbage"}]}
   POST /_standin/introduce  {"jurisdiction": ID, "count": N}  new bills, updated now
   POST /_standin/touch      {"jurisdiction": ID, "count": N}  N bills get a new action, updated now
+                            (the least recently updated first; jurisdiction "*": any)
   GET  /_standin/stats      requests served, by path and status
 
 Environment: STANDIN_PORT (8095), STANDIN_HOST (127.0.0.1), STANDIN_SEED, STANDIN_SCALE (1.0:
@@ -158,7 +159,7 @@ class Handler(BaseHTTPRequestHandler):
                     made.append({"id": bill["id"], "identifier": bill["identifier"], "title": bill["title"]})
                 return self.reply(200, {"introduced": made})
             if url.path == "/_standin/touch":
-                own = [b for b in STATE.data.bills if b["jurisdiction"]["id"] == jurisdiction]
+                own = [b for b in STATE.data.bills if jurisdiction == "*" or b["jurisdiction"]["id"] == jurisdiction]
                 own.sort(key=lambda b: b["updated_at"])
                 touched = []
                 for bill in own[:count]:

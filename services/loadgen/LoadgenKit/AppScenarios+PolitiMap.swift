@@ -2,8 +2,9 @@ import Foundation
 
 /// PolitiMap's traffic: each simulated user opens the app every `openEvery` seconds (twice a day
 /// by default) with no account, as the app is used: the highlights of every level, a page of
-/// one level's bills, then two of those bills read in full. Each request is timed from when it
-/// was sent, the first from when the open was due.
+/// one level's bills, then two of those bills read in full; one user in four asks the server
+/// which jurisdictions hold a point near San Luis Obispo (the others resolve it on the phone).
+/// Each request is timed from when it was sent, the first from when the open was due.
 extension AppScenarios {
     /// Where PolitiMap's simulated client numbers start (apart from the other apps' clients).
     static let politimapClients = 3 << 15
@@ -15,6 +16,14 @@ extension AppScenarios {
                 let highlights = try? await http.get("/v1/civic/highlights")
                 tally.record(
                     "politimap highlights", status: highlights?.status ?? 0, latency: .now - due, expected: [200])
+                if user % 4 == 0 {
+                    let lat = 35.25 + Double(user % 97) * 0.0007
+                    let lon = -120.70 + Double(user % 89) * 0.0009
+                    let started = ContinuousClock.now
+                    let lookup = try? await http.post("/v1/civic/lookup", #"{"lat": \#(lat), "lon": \#(lon)}"#)
+                    tally.record(
+                        "politimap lookup", status: lookup?.status ?? 0, latency: .now - started, expected: [200])
+                }
                 let started = ContinuousClock.now
                 let list = try? await http.get("/v1/civic/bills?level=\(levels[user % levels.count])&limit=20")
                 tally.record(
