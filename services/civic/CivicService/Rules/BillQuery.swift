@@ -52,11 +52,13 @@ public enum BillQuery {
 
     /// A filter's text trimmed; nil when absent or blank; 400 naming `field` past `max` characters.
     static func text(_ value: String?, field: String, max: Int) throws(ServiceError) -> String? {
-        guard let value = value?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
-        guard value.count <= max, !value.contains("\u{0}") else {
+        guard let value else { return nil }
+        // Counted as JSON Schema's maxLength counts: Unicode code points, before trimming.
+        guard value.unicodeScalars.count <= max, !value.contains("\u{0}") else {
             throw ServiceError.invalidArgument("\(field) is at most \(max) characters", field: field)
         }
-        return value
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     /// A civic id (a UUID) from a path, or 404 naming what was asked for.
