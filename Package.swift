@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "routing", targets: ["routing"]),
         .executable(name: "notify", targets: ["notify"]),
         .executable(name: "hydration", targets: ["hydration"]),
+        .executable(name: "civic", targets: ["civic"]),
         .executable(name: "loadgen", targets: ["loadgen"]),
         // What an app team imports: the public API's client, generated from the gateway's document.
         .library(name: "BackplaneClient", targets: ["BackplaneClient"]),
@@ -185,8 +186,8 @@ let package = Package(
         .target(
             name: "GatewayService",
             dependencies: [
-                "AuthContract", "HydrationContract", "NotifyContract", "OrdersContract", "PrintingContract",
-                "RoutingContract",
+                "AuthContract", "CivicContract", "HydrationContract", "NotifyContract", "OrdersContract",
+                "PrintingContract", "RoutingContract",
                 "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -198,6 +199,7 @@ let package = Package(
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -355,6 +357,35 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "CivicContract",
+            dependencies: ["Contract"],
+            path: "services/civic/CivicContract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "CivicService",
+            dependencies: [
+                "AuthContract", "CivicContract", "Contract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "services/civic/CivicService",
+            exclude: ["Boundaries/make_boundaries.py"],
+            resources: [.copy("Migrations"), .copy("Boundaries/boundaries.geojson")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "civic",
+            dependencies: ["CivicService", "ServiceKit"],
+            path: "services/civic/main",
+            swiftSettings: strict
+        ),
+        .target(
             name: "LoadgenKit",
             dependencies: [
                 "Majordomo", "ZeroMQ", "ZMTPFuzz", "AccessToken", "PasswordHashing", "ServiceKit",
@@ -497,6 +528,17 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/HydrationTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CivicTests",
+            dependencies: [
+                "CivicContract", "CivicService", "Contract", "ServiceKit", "Store", "TestSupport", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Tests/CivicTests",
             swiftSettings: strict
         ),
         .testTarget(

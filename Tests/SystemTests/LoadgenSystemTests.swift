@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `loadgen` against the real system: the app scenarios must run clean against gateway, broker,
@@ -6,7 +7,7 @@ import Testing
 @Suite("loadgen against the running system", .serialized)
 struct LoadgenSystemTests {
     @Test(
-        "mixed: NavUP, Gifter, PostcardBuddy and TapWater traffic, every answer as expected (no 429 at the default limits), a JSON report"
+        "mixed: NavUP, Gifter, PostcardBuddy, TapWater and PolitiMap traffic, every answer as expected (no 429 at the default limits), a JSON report"
     )
     func mixed() async throws {
         let system = try SystemHarness()
@@ -15,13 +16,21 @@ struct LoadgenSystemTests {
         try system.start("orders")
         try system.start("routing")
         try system.start("hydration")
+        let (standin, feedPort) = try await CivicHTTPTests().startStandin()
+        defer {
+            kill(standin.processIdentifier, SIGKILL)
+            standin.waitUntilExit()
+        }
+        try system.start(
+            "civic",
+            extra: ["CIVIC_FEED_URL": "http://127.0.0.1:\(feedPort)", "CIVIC_FEED_API_KEY": CivicHTTPTests.apiKey])
         // The default rate limits (a setting given as "" takes its default), with loadgen's
         // address trusted as a proxy, as `make up` does: each simulated user has an address.
         let defaultLimits = Dictionary(
             uniqueKeysWithValues: ["LOGIN", "REGISTER", "RECOVERY", "SEARCH", "WRITE", "READ"].map {
                 ("RATE_LIMIT_\($0)", "")
             })
-        let gateway = ["READINESS_SERVICES": "auth,orders,routing,hydration", "TRUSTED_PROXIES": "127.0.0.1"]
+        let gateway = ["READINESS_SERVICES": "auth,orders,routing,hydration,civic", "TRUSTED_PROXIES": "127.0.0.1"]
         try system.start("gateway", extra: defaultLimits.merging(gateway) { $1 })
         defer { _ = system.stopBlocking() }
         let deadline = Date().addingTimeInterval(90)
@@ -29,6 +38,10 @@ struct LoadgenSystemTests {
             try await Task.sleep(for: .milliseconds(200))
         }
         try #require(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        // civic imports the stand-in's bills at start.
+        while Date() < deadline, await system.get("/v1/civic/bills?level=federal&limit=1")?.body.contains("nextCursor") != true {
+            try await Task.sleep(for: .milliseconds(200))
+        }
 
         let report = system.logDirectory.appendingPathComponent("mixed.json")
         let (status, output) = try await system.runToEnd(
@@ -36,7 +49,8 @@ struct LoadgenSystemTests {
             arguments: [
                 "mixed", "--url", "http://127.0.0.1:\(system.httpPort)", "--seconds", "4", "--users", "100",
                 "--login-rate", "5", "--wrong-share", "0.4", "--postcard-rate", "1", "--accounts", "10",
-                "--tapwater-users", "100", "--drink-every", "4", "--sync-every", "2", "--json", report.path,
+                "--tapwater-users", "100", "--drink-every", "4", "--sync-every", "2", "--politimap-users", "100",
+                "--open-every", "4", "--json", report.path,
             ])
         #expect(status == 0, "\(output)")
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
@@ -46,6 +60,7 @@ struct LoadgenSystemTests {
         for name in [
             "navup locate", "navup route", "gifter login, right password", "gifter login, wrong password",
             "postcard login", "postcard quote", "postcard order and pay", "tapwater log drink", "tapwater sync",
+            "politimap highlights", "politimap bill list", "politimap bill detail",
         ] {
             let entry = try #require(byName[name], "no \(name) in \(output)")
             #expect((entry["count"] as? Int ?? 0) > 0, "\(name): \(entry)")
@@ -64,7 +79,7 @@ struct LoadgenSystemTests {
         let system = try SystemHarness()
         let (status, help) = try await system.runToEnd("loadgen", arguments: ["--help"])
         #expect(status == 0)
-        for scenario in ["navup", "gifter", "postcard", "tapwater", "mixed", "broker", "login", "orders"] {
+        for scenario in ["navup", "gifter", "postcard", "tapwater", "politimap", "mixed", "broker", "login", "orders"] {
             #expect(help.contains("  \(scenario) "), "\(scenario) missing from --help")
         }
         let (refused, message) = try await system.runToEnd("loadgen", arguments: ["navup", "--userz", "5"])

@@ -34,6 +34,11 @@ enum SecretLedger {
         secrets.withLock { $0.merge(worthSearching) { old, _ in old } }
     }
 
+    /// Notes one secret a test handed a process another way (a setting, e.g. an API key).
+    static func note(_ secret: String, as kind: String) {
+        secrets.withLock { $0[secret] = kind }
+    }
+
     /// What kind of secret each hit in `text` is (never the secret itself).
     static func hits(in text: String) -> [String] {
         secrets.withLock { $0 }.compactMap { secret, kind in text.contains(secret) ? kind : nil }

@@ -25,7 +25,8 @@ case $SCENARIO in
     login) : "${SERVICES:=auth}" "${RATE_LIMIT_LOGIN:=off}" "${RATE_LIMIT_REGISTER:=off}" ;;
     orders) : "${SERVICES:=auth orders}" "${RATE_LIMIT_WRITE:=off}" "${RATE_LIMIT_READ:=off}" ;;
     flood | stuffing) : "${SERVICES:=auth}" "${RATE_LIMIT_REGISTER:=off}" ;;
-    *) : "${SERVICES:=auth orders printing routing notify hydration}" ;;
+    politimap) : "${SERVICES:=civic}" "${RATE_LIMIT_WRITE:=off}" "${RATE_LIMIT_READ:=off}" ;;
+    *) : "${SERVICES:=auth orders printing routing notify hydration civic}" ;;
 esac
 export RATE_LIMIT_LOGIN RATE_LIMIT_REGISTER RATE_LIMIT_WRITE RATE_LIMIT_READ
 export SERVICES
@@ -43,6 +44,7 @@ export BROKER_BIND="tcp://127.0.0.1:$BROKER_PORT" BROKER_URL="tcp://127.0.0.1:$B
 export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0.0.1:$XSUB_PORT"
 export EVENTS_XPUB_BIND="tcp://127.0.0.1:$XPUB_PORT" EVENTS_SUB_URL="tcp://127.0.0.1:$XPUB_PORT"
 export READINESS_SERVICES=${READINESS_SERVICES:-${SERVICES// /,}}
+export CIVIC_STANDIN_PORT=${CIVIC_STANDIN_PORT:-$(free_port)}
 
 info "starting the system (services: $SERVICES; output in $BENCH_LOG)"
 "$SCRIPTS_DIR/up.sh" >"$BENCH_LOG" 2>&1 &

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fault run: the `mixed` load for DURATION seconds while, every KILL_EVERY seconds, one
-# process gets SIGKILL (auth, orders, printing, routing, notify, hydration, gateway in turn; the broker
+# process gets SIGKILL (auth, orders, printing, routing, notify, hydration, civic mid-import, gateway in turn; the broker
 # once; PostgreSQL once). up.sh runs with RESTART=always, so each comes back after a second,
 # as it would under compose's restart policy; PostgreSQL is started again by this script.
 # Afterwards it waits for the system to settle and reconciles the database against the orders
@@ -12,7 +12,7 @@
 # Environment:
 #   DURATION        seconds of load (default 300)
 #   KILL_EVERY      seconds between kills (default 20)
-#   SERVICES        services to run (default: auth orders printing routing notify hydration)
+#   SERVICES        services to run (default: auth orders printing routing notify hydration civic)
 #   USERS, LOGIN_RATE, POSTCARD_RATE, TAPWATER_USERS   the load (default 500 NavUP users,
 #                   5 logins/s, 3 postcard journeys/s, 300 TapWater users: a drink each every
 #                   60 s and a sync every 30 s, so that kills land among them)
@@ -26,7 +26,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 : "${DURATION:=300}" "${KILL_EVERY:=20}" "${USERS:=500}" "${LOGIN_RATE:=5}" "${POSTCARD_RATE:=3}"
 : "${TAPWATER_USERS:=300}"
-: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify hydration}"
+: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify hydration civic}"
 for var in DURATION KILL_EVERY USERS TAPWATER_USERS SETTLE_SECONDS; do
     [[ ${!var} =~ ^[0-9]+$ ]] || die "$var must be a whole number, not '${!var}'"
 done
@@ -64,7 +64,10 @@ export BROKER_BIND="tcp://127.0.0.1:$BROKER_PORT" BROKER_URL="tcp://127.0.0.1:$B
 export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0.0.1:$XSUB_PORT"
 export EVENTS_XPUB_BIND="tcp://127.0.0.1:$XPUB_PORT" EVENTS_SUB_URL="tcp://127.0.0.1:$XPUB_PORT"
 export SERVICES RESTART=always READINESS_SERVICES=${SERVICES// /,}
-export SMTP_PORT=${SMTP_PORT:-$(free_port)} SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data"
+# civic imports every minute, and the stand-in's feed changes every round (new and changed
+# bills), so that there is an import to cut short when civic is killed.
+export CIVIC_IMPORT_INTERVAL_S=${CIVIC_IMPORT_INTERVAL_S:-60}
+export SMTP_PORT=${SMTP_PORT:-$(free_port)} SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data" CIVIC_STANDIN_PORT=${CIVIC_STANDIN_PORT:-$(free_port)}
 
 info "starting the system (services: $SERVICES; log in $OUT/system.log)"
 "$SCRIPTS_DIR/up.sh" >"$OUT/system.log" 2>&1 &
@@ -112,6 +115,21 @@ kill_one() {
     kill -KILL "$pid"
     echo "$(date +%T) SIGKILL $name (pid $pid)" | tee -a "$OUT/kills.log" >&2
 }
+# kill_civic: waits (up to 70 s) until civic is running an import, then kills it mid-import.
+kill_civic() {
+    local waited=0
+    until [[ $(psql "$DATABASE_URL" -qAt -c "SELECT count(*) FROM civic.jobs WHERE state = 'running'" 2>/dev/null) == 1 ]]; do
+        ((++waited < 350)) || break
+        sleep 0.2
+    done
+    kill_one civic
+}
+# feed_changes: the stand-in gets new bills and changes to old ones.
+feed_changes() {
+    [[ " $SERVICES " == *" civic "* ]] || return 0
+    curl -fsS -o /dev/null -X POST -d '{"count": 200}' "http://127.0.0.1:$CIVIC_STANDIN_PORT/_standin/introduce" || true
+    curl -fsS -o /dev/null -X POST -d '{"count": 200}' "http://127.0.0.1:$CIVIC_STANDIN_PORT/_standin/touch" || true
+}
 kill_database() {
     local pid
     pid=$(head -n 1 "$PG_DIR/data/postmaster.pid")
@@ -128,10 +146,13 @@ kill_database() {
 for ((round = 1; round < rounds; round++)); do
     sleep "$KILL_EVERY"
     pid_alive "$LOAD_PID" || break
+    feed_changes
     if ((round == broker_round)); then
         kill_one broker
     elif ((round == pg_round)); then
         kill_database
+    elif [[ ${victims[$(((round - 1) % ${#victims[@]}))]} == civic ]]; then
+        kill_civic
     else
         kill_one "${victims[$(((round - 1) % ${#victims[@]}))]}"
     fi
@@ -146,4 +167,14 @@ info "load over; giving the system up to ${SETTLE_SECONDS}s to finish its work"
 wait_ready "$SETTLE_SECONDS" || warn "not ready again within ${SETTLE_SECONDS}s"
 sleep "$((SETTLE_SECONDS / 2))"
 info "kills: $(grep -c SIGKILL "$OUT/kills.log" || true) (log in $OUT/kills.log)"
+CIVIC_FEED_BILLS=""
+if [[ " $SERVICES " == *" civic "* ]]; then
+    # One more import after the load, uncut, so that civic holds the whole feed.
+    CIVIC_FEED_BILLS=$(curl -fsS "http://127.0.0.1:$CIVIC_STANDIN_PORT/_standin/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["bills"])')
+    deadline=$((SECONDS + 90))
+    until [[ $(psql "$DATABASE_URL" -qAt -c "SELECT count(*) FROM civic.bills") == "$CIVIC_FEED_BILLS" ]] || ((SECONDS > deadline)); do
+        sleep 1
+    done
+fi
+export CIVIC_FEED_BILLS
 ACKNOWLEDGED_DRINKS="$OUT/acknowledged-drinks.txt" MAIL_DIR="$OUT/mail" STUCK_SECONDS=$((SETTLE_SECONDS / 2)) "$SCRIPTS_DIR/reconcile.sh" "$OUT/acknowledged.txt"

@@ -18,7 +18,12 @@
 #   MAIL_DIR         the SMTP sink's folder (deploy/smtp-sink: one .eml per message); when set,
 #                    every e-mail notify logged as sent must be there exactly once
 #
-# When the printing schema exists, every acknowledged postcard order that was paid must have a
+#   CIVIC_FEED_BILLS the number of bills the Open States feed serves (the fault run asks the
+#                    stand-in); when set, civic must hold exactly that many bills
+#
+# When the civic schema exists, every bill must have exactly one civic.bill_introduced event and
+# every such event a bill (a kill mid-import neither loses nor repeats one), and no import job
+# may be dead-lettered. When the printing schema exists, every acknowledged postcard order that was paid must have a
 # rendered print job (or have been refunded); when the notify schema exists, no delivery job may
 # be stuck or dead-lettered.
 set -euo pipefail
@@ -142,6 +147,25 @@ SELECT 'drinks sharing a change number with another of their user (sync would sk
   SELECT user_id, seq FROM hydration.drinks GROUP BY user_id, seq HAVING count(*) > 1) clash;
 SQL
 )
+fi
+if has_schema civic.bills; then
+    report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
+SELECT 'civic bills imported', count(*), 0 FROM civic.bills;
+SELECT 'civic bills without exactly one civic.bill_introduced event', count(*), 1 FROM civic.bills b
+  WHERE (SELECT count(*) FROM events.log e
+         WHERE e.topic = 'civic.bill_introduced' AND e.payload->>'billId' = b.id::text) <> 1;
+SELECT 'civic.bill_introduced events for a bill that is not stored', count(*), 1 FROM events.log e
+  WHERE e.topic = 'civic.bill_introduced'
+    AND NOT EXISTS (SELECT 1 FROM civic.bills b WHERE b.id::text = e.payload->>'billId');
+SELECT 'civic import runs (finished, failed or cut short)', count(*), 0 FROM civic.import_runs;
+SELECT 'civic import jobs dead-lettered', count(*), 1 FROM civic.jobs WHERE state = 'dead';
+SQL
+)
+    if [[ -n ${CIVIC_FEED_BILLS:-} ]]; then
+        stored=$(psql "$DATABASE_URL" -qAt -c "SELECT count(*) FROM civic.bills")
+        missing=$((CIVIC_FEED_BILLS - stored))
+        report+=$'\n'"civic bills the feed serves but civic does not hold (or holds extra)|${missing#-}|1"
+    fi
 fi
 failed=0
 while IFS='|' read -r name count bad; do

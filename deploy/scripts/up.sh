@@ -22,13 +22,15 @@
 #   TRUSTED_PROXIES       the gateway's setting; make up's default is loopback (127.0.0.1,::1),
 #                         so that loadgen can play many clients with X-Forwarded-For; set it
 #                         empty to rate-limit by the connection's own address
-#   SERVICES              which services to run (default "auth orders printing routing notify hydration");
+#   SERVICES              which services to run (default "auth orders printing routing notify hydration civic");
 #                         the broker and the gateway always run
 #   REPLICAS_<service>    number of replicas, e.g. REPLICAS_routing=3 (default 1)
 #   SKIP_BUILD=1          do not run `swift build -c release`
 #   SKIP_BOOTSTRAP=1      do not run bootstrap.sh
 #   SMTP_SINK=0           do not start the local SMTP sink (it starts with notify unless SMTP_HOST
 #                         names another relay; mail lands in .data/mail, port SMTP_PORT or 2525)
+#   CIVIC_STANDIN=0       do not start the local Open States stand-in (it starts with civic unless
+#                         CIVIC_FEED_URL names another feed; port CIVIC_STANDIN_PORT or 8095)
 #   BACKPLANE_BIN_DIR     where the executables are (default: swift build -c release --show-bin-path)
 #   READY_TIMEOUT         seconds to wait for /readyz (default 60)
 #   STOP_TIMEOUT          seconds between SIGTERM and SIGKILL on shutdown (default 10)
@@ -39,7 +41,7 @@ set -euo pipefail
 LOG_TAG=up
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ALL_SERVICES="auth orders printing routing notify hydration"
+ALL_SERVICES="auth orders printing routing notify hydration civic"
 SERVICES=${SERVICES:-$ALL_SERVICES}
 # /readyz waits for the services this run starts (the gateway's default names all of them).
 : "${READINESS_SERVICES:=$(echo $SERVICES | tr ' ' ',')}"
@@ -255,9 +257,22 @@ start_smtp_sink() {
     info "mail notify sends lands in $SMTP_SINK_DIR (one .eml file per message)"
 }
 
+# start_civic_standin: the local stand-in of the Open States API (deploy/openstates-standin) that
+# serves civic's importer the PolitiMap fixture; skipped when CIVIC_FEED_URL names another feed.
+start_civic_standin() {
+    [[ " $SERVICES " == *" civic "* ]] || return 0
+    [[ ${CIVIC_STANDIN:-1} == 1 && -z ${CIVIC_FEED_URL:-} ]] || return 0
+    export STANDIN_PORT=${CIVIC_STANDIN_PORT:-8095}
+    port_in_use "$STANDIN_PORT" && die "port $STANDIN_PORT (CIVIC_STANDIN_PORT) is already in use; set it or CIVIC_STANDIN=0"
+    export CIVIC_FEED_URL="http://127.0.0.1:$STANDIN_PORT"
+    start_process openstates "$REPO_ROOT/deploy/openstates-standin/standin.py"
+    info "civic imports from the Open States stand-in at $CIVIC_FEED_URL"
+}
+
 start_all() {
     local name exe
     start_smtp_sink
+    start_civic_standin
     # The printer's sample postage file (loaded by printing at start unless already stored).
     export POSTAGE_FILE=${POSTAGE_FILE:-"$REPO_ROOT/services/printing/PrintingService/Rules/Postage/postage-sample.xml"}
     for name in "${PLAN[@]}"; do

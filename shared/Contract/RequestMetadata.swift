@@ -91,8 +91,10 @@ public struct Role: RawRepresentable, Codable, Hashable, Sendable, CustomStringC
     public static let printer = Role(rawValue: "printer")
     /// A Wi-Fi controller's service account, which reports NavUP's per-access-point counts.
     public static let wifiController = Role(rawValue: "wifi_controller")
+    /// PolitiMap's editors: they highlight bills for a level of government.
+    public static let civicEditor = Role(rawValue: "civic_editor")
     /// The roles auth grants, in this order.
-    public static let all: [Role] = [user, admin, rewardsManager, printer, wifiController]
+    public static let all: [Role] = [user, admin, rewardsManager, printer, wifiController, civicEditor]
 
     public var description: String { rawValue }
 }

@@ -41,6 +41,7 @@ public enum Gateway {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: SingleRepresentationMiddleware())
+        router.add(middleware: CacheHeadersMiddleware())
         let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: document)
         var routes = try RouteTable(registeredBy: api)
         for route in BusRoute.all { routes.add(route.method, route.path) }

@@ -11,7 +11,9 @@ import Synchronization
 ///   `--image`), quote, order and pay with a saved card.
 /// - `tapwater`: simulated users logging drinks and syncing from two devices (see
 ///   `AppScenarios+TapWater.swift`).
-/// - `mixed`: all four at once.
+/// - `politimap`: simulated users opening PolitiMap twice a day: highlights, a page of bills,
+///   two bills read (see `AppScenarios+PolitiMap.swift`).
+/// - `mixed`: all five at once.
 struct AppScenarios {
     struct Settings: Sendable {
         var baseURL = "http://127.0.0.1:8080"
@@ -34,6 +36,9 @@ struct AppScenarios {
         var syncEvery = 600.0
         /// Where to write the UUID of every drink the system acknowledged, one per line.
         var acknowledgedDrinksFile: String?
+        /// PolitiMap users, and how often each opens the app, in seconds.
+        var politimapUsers = 0
+        var openEvery = 43_200.0
     }
 
     let settings: Settings
@@ -75,12 +80,17 @@ struct AppScenarios {
                 let acknowledged = try settings.acknowledgedDrinksFile.map { try AcknowledgedOrders(path: $0) }
                 sources.append(tapwater(http, state: state, acknowledged: acknowledged, tally: tally))
             }
+            if settings.politimapUsers > 0 {
+                sources.append(politimap(http, tally: tally))
+            }
             guard !sources.isEmpty else {
-                throw BenchError("nothing to send: give --users, --login-rate, --postcard-rate or --tapwater-users")
+                throw BenchError(
+                    "nothing to send: give --users, --login-rate, --postcard-rate, --tapwater-users or --politimap-users")
             }
             progress(
                 "\(scenario): \(settings.seconds) s open loop (users \(settings.users), logins \(settings.loginRate)/s, "
-                    + "postcards \(settings.postcardRate)/s, TapWater users \(settings.tapwaterUsers))")
+                    + "postcards \(settings.postcardRate)/s, TapWater users \(settings.tapwaterUsers), "
+                    + "PolitiMap users \(settings.politimapUsers))")
             let loop = OpenLoop(seconds: settings.seconds, inFlight: settings.inFlight)
             let elapsed = await loop.run(MergedArrivals(sources), tally: tally)
             return Outcome(
@@ -396,6 +406,7 @@ struct AppScenarios {
                 "wrongShare": settings.wrongShare, "postcardRate": settings.postcardRate,
                 "accounts": settings.accounts, "inFlight": settings.inFlight,
                 "tapwaterUsers": settings.tapwaterUsers, "drinkEvery": settings.drinkEvery,
+                "politimapUsers": settings.politimapUsers, "openEvery": settings.openEvery,
                 "syncEvery": settings.syncEvery,
             ] as [String: Any],
             "requests": outcome.kinds.sorted(by: { $0.key < $1.key }).map { name, kind in

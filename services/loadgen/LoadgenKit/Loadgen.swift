@@ -16,7 +16,9 @@ public enum Loadgen {
                       and pay (PostcardBuddy)
           tapwater    N simulated users: a drink logged every 45 min from the phone, a sync
                       every 10 min from the phone and the tablet in turn (TapWater)
-          mixed       navup, gifter, postcard and tapwater at once
+          politimap   N simulated users opening PolitiMap twice a day, no account: highlights,
+                      a page of one level's bills, two bills read in full
+          mixed       navup, gifter, postcard, tapwater and politimap at once
 
         Benchmarks:
           broker      raw MDP round trips: DEALER-ROUTER with no broker, then through the Majordomo
@@ -40,7 +42,7 @@ public enum Loadgen {
                       cases/s, errors by kind, rules broken (none, or the exit status is 1), the
                       most bytes one decoder held, and resident memory before, during and after
 
-        Options of navup, gifter, postcard, tapwater and mixed:
+        Options of navup, gifter, postcard, tapwater, politimap and mixed:
           --url URL          the gateway (default http://127.0.0.1:8080)
           --seconds N        length of the run (default 30)
           --users N          NavUP students (navup default 1000, mixed default 1000)
@@ -55,6 +57,8 @@ public enum Loadgen {
           --acknowledged-drinks PATH  write the UUID of every drink answered 201 or 200 (logged,
                              or carried by a sync answered 200) to PATH, one per line; a drink or
                              sync without an answer, or with 502/503/504, is sent again as it was
+          --politimap-users N  PolitiMap users (politimap default 10000, mixed default 2000)
+          --open-every S     how often each PolitiMap user opens the app, in seconds (default 43200)
           --image FILE       a JPEG to upload and preview in each postcard journey (needs printing)
           --accounts N       accounts registered for gifter and for postcard (default 40)
           --in-flight N      requests open at once at most (default 4096); one due while that
@@ -123,7 +127,7 @@ public enum Loadgen {
             known: [
                 "url", "seconds", "users", "locate-every", "route-every", "search-every", "login-rate", "wrong-share",
                 "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged", "tapwater-users",
-                "drink-every", "sync-every", "acknowledged-drinks",
+                "drink-every", "sync-every", "acknowledged-drinks", "politimap-users", "open-every",
             ])
         var settings = AppScenarios.Settings()
         settings.baseURL = options["url"] ?? settings.baseURL
@@ -145,6 +149,9 @@ public enum Loadgen {
         settings.drinkEvery = try options.number("drink-every", 2_700)
         settings.syncEvery = try options.number("sync-every", 600)
         settings.acknowledgedDrinksFile = options["acknowledged-drinks"]
+        settings.politimapUsers = Int(
+            try options.number("politimap-users", scenario == "politimap" ? 10_000 : scenario == "mixed" ? 2_000 : 0))
+        settings.openEvery = try options.number("open-every", 43_200, above: 0)
         guard settings.wrongShare <= 1 else { throw UsageError("--wrong-share is a share, 0 to 1") }
         return settings
     }
@@ -168,7 +175,7 @@ public enum Loadgen {
         }
         do {
             switch scenario {
-            case "navup", "gifter", "postcard", "tapwater", "mixed":
+            case "navup", "gifter", "postcard", "tapwater", "politimap", "mixed":
                 let settings = try appSettings(scenario, options)
                 let outcome = try await AppScenarios(settings: settings).run(scenario) {
                     FileHandle.standardOutput.write(Data("running: \($0)\n".utf8))

@@ -1,0 +1,145 @@
+import CivicContract
+import CivicService
+import Contract
+import Foundation
+import Testing
+
+@Suite("civic: rules (no I/O)")
+struct RulesTests {
+    @Test("status follows the last decisive action; councils pass in one vote, legislatures in two")
+    func status() {
+        #expect(BillStatusRule.status(actions: [["introduction"]], chambers: 2) == .introduced)
+        #expect(BillStatusRule.status(actions: [["introduction"], ["referral-committee"]], chambers: 2) == .inCommittee)
+        #expect(
+            BillStatusRule.status(actions: [["introduction"], ["referral-committee"], ["passage"]], chambers: 2)
+                == .passedOneChamber)
+        #expect(BillStatusRule.status(actions: [["introduction"], ["passage"], ["passage"]], chambers: 2) == .passed)
+        #expect(BillStatusRule.status(actions: [["passage"], ["passage"], ["executive-veto"]], chambers: 2) == .vetoed)
+        #expect(
+            BillStatusRule.status(actions: [["passage"], ["passage"], ["executive-veto"], ["veto-override-passage"]],
+                chambers: 2) == .enacted)
+        #expect(BillStatusRule.status(actions: [["introduction"], ["passage"]], chambers: 1) == .passed)
+        #expect(BillStatusRule.status(actions: [["introduction"], ["adoption"]], chambers: 1) == .enacted)
+        #expect(BillStatusRule.status(actions: [["referral-committee"], ["failure"]], chambers: 2) == .failed)
+        #expect(BillStatusRule.chambers(at: .local) == 1 && BillStatusRule.chambers(at: .federal) == 2)
+    }
+
+    @Test("the level comes from the Open Civic Data id, else the feed's classification")
+    func levels() {
+        #expect(JurisdictionLevel.of(id: "ocd-jurisdiction/country:us/state:ca/place:san_luis_obispo/government") == .local)
+        #expect(JurisdictionLevel.of(id: "ocd-jurisdiction/country:us/state:ca/county:san_luis_obispo/government") == .county)
+        #expect(JurisdictionLevel.of(id: "ocd-jurisdiction/country:us/state:ca/government") == .state)
+        #expect(JurisdictionLevel.of(id: "ocd-jurisdiction/country:us/government") == .federal)
+        #expect(JurisdictionLevel.of(id: "ocd-jurisdiction/x", classification: "municipality") == .local)
+    }
+
+    static let billJSON = """
+        {"id": "ocd-bill/1", "session": "2025-2026", "identifier": "AB 7", "title": "Funds bus service",
+         "jurisdiction": {"id": "ocd-jurisdiction/country:us/state:ca/government", "name": "California",
+                          "classification": "state"},
+         "subject": ["Transportation", "Budget"], "created_at": "2026-02-01T00:00:00+00:00",
+         "updated_at": "2026-03-04T05:06:07.123+00:00", "first_action_date": "2026-02-01",
+         "abstracts": [{"abstract": "Money for buses.", "note": null}],
+         "actions": [{"description": "Passed", "date": "2026-03-01", "classification": ["passage"], "order": 2},
+                     {"description": "Introduced", "date": "2026-02-01", "classification": ["introduction"], "order": 1}],
+         "sponsorships": [{"name": "Ana Ruiz", "primary": true, "person": {"id": "ocd-person/9", "name": "Ana Ruiz"}}],
+         "votes": [], "versions": [], "documents": [], "sources": [{"url": "https://example.gov/ab7"}]}
+        """
+
+    @Test("a feed bill becomes a record: timeline in order, status, dates; a change names its fields")
+    func billRecord() throws {
+        let bill = try OpenStates.makeDecoder().decode(OpenStates.Bill.self, from: Data(Self.billJSON.utf8))
+        let record = try BillRecord(bill)
+        #expect(record.jurisdiction.level == .state)
+        #expect(record.detail.actions.map(\.description) == ["Introduced", "Passed"])
+        #expect(record.status == .passedOneChamber)
+        #expect(record.introducedOn == "2026-02-01" && record.latestActionOn == "2026-03-01")
+        #expect(record.latestAction == "Passed" && record.summary == "Money for buses.")
+        #expect(record.subjects == ["Budget", "Transportation"])
+        #expect(abs(record.sourceUpdatedAt.timeIntervalSince1970 - 1_772_600_767.123) < 0.001)
+        #expect(record.changedFields(since: record.fingerprints).isEmpty)
+        let changedJSON = Self.billJSON.replacingOccurrences(of: "Funds bus service", with: "Funds bus and rail service")
+            .replacingOccurrences(
+                of: #""order": 1}]"#,
+                with: #""order": 1}, {"description": "Signed", "date": "2026-04-01", "classification": ["executive-signature"]}]"#)
+        let next = try BillRecord(try OpenStates.makeDecoder().decode(OpenStates.Bill.self, from: Data(changedJSON.utf8)))
+        #expect(next.changedFields(since: record.fingerprints) == ["actions", "status", "title"])
+        #expect(next.status == .enacted)
+        var broken = bill
+        broken.updatedAt = "soon"
+        #expect(throws: ServiceError.self) { try BillRecord(broken) }
+    }
+
+    @Test("search text and filters are checked, naming the field")
+    func query() throws {
+        #expect(try BillQuery.query("  housing ") == "housing")
+        #expect(try BillQuery.query(nil) == nil && (try BillQuery.query("   ")) == nil)
+        #expect(throws: ServiceError.self) { try BillQuery.query("?!") }
+        #expect(throws: ServiceError.self) { try BillQuery.query(String(repeating: "x", count: 201)) }
+        let filter = try BillQuery.filter(.init(level: "county", status: "in_committee", sort: "introduced"), topicSubjects: nil)
+        #expect(filter.level == .county && filter.status == .inCommittee && filter.sort == .introduced)
+    }
+
+    @Test("import slots: one per interval, the same key for every replica")
+    func slots() {
+        let at = Date(timeIntervalSince1970: 1_795_521_600 + 1_234)
+        let slot = ImportSlot(containing: at, intervalSeconds: 3600)
+        #expect(slot.start == Date(timeIntervalSince1970: 1_795_521_600))
+        #expect(slot.dedupeKey == ImportSlot(containing: at.addingTimeInterval(2_000), intervalSeconds: 3600).dedupeKey)
+        #expect(slot.dedupeKey != ImportSlot(containing: at.addingTimeInterval(3_600), intervalSeconds: 3600).dedupeKey)
+    }
+}
+
+@Suite("civic: point in polygon on the shipped outlines (no I/O)")
+struct PlaceTests {
+    let atlas: BoundaryAtlas
+
+    init() throws { atlas = try BoundaryAtlas.shipped() }
+
+    func names(lat: Double, lon: Double) -> [String] {
+        atlas.matches(lat: lat, lon: lon).map { $0.jurisdiction.name + ($0.district.map { " \($0)" } ?? "") }
+    }
+
+    @Test("downtown San Luis Obispo is in the city, the county, California with its districts, and the US")
+    func sanLuisObispo() {
+        #expect(
+            names(lat: 35.2828, lon: -120.6596) == [
+                "San Luis Obispo", "San Luis Obispo County", "California 17", "California 30", "United States CA-24",
+            ])
+        let levels = atlas.matches(lat: 35.2828, lon: -120.6596).map(\.jurisdiction.level)
+        #expect(levels == levels.sorted())
+        #expect(names(lat: 35.6266, lon: -120.691) == ["San Luis Obispo County", "California 17", "California 30", "United States CA-24"])
+        #expect(names(lat: 34.0522, lon: -118.2437) == ["California", "United States"])
+        #expect(names(lat: 39.5296, lon: -119.8138) == ["United States"])
+        #expect(names(lat: 61.2, lon: -149.9) == ["United States"])
+        #expect(names(lat: 36.0, lon: -125.5).isEmpty)
+        #expect(names(lat: 32.51, lon: -117.02).isEmpty)
+    }
+
+    @Test("on the outlines' own edges: a vertex and an edge count as inside, a hair across as outside")
+    func edges() throws {
+        let city = try #require(atlas.features.first { $0.id == "place:san_luis_obispo" })
+        let ring = city.geometry.coordinates[0][0]
+        let polygon = city.geometry.coordinates[0]
+        for index in 0..<(ring.count - 1) {
+            let (a, b) = (ring[index], ring[index + 1])
+            #expect(PointInPolygon.contains(polygon, lon: a[0], lat: a[1]), "vertex \(index)")
+            let mid = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2]
+            #expect(PointInPolygon.contains(polygon, lon: mid[0], lat: mid[1]), "edge \(index)")
+            // 1e-5 degrees (about a metre) to either side of the edge's middle, along its normal.
+            let (dx, dy) = (b[0] - a[0], b[1] - a[1])
+            let length = (dx * dx + dy * dy).squareRoot()
+            let (nx, ny) = (-dy / length * 1e-5, dx / length * 1e-5)
+            let left = PointInPolygon.contains(polygon, lon: mid[0] + nx, lat: mid[1] + ny)
+            let right = PointInPolygon.contains(polygon, lon: mid[0] - nx, lat: mid[1] - ny)
+            #expect(left != right, "edge \(index): one side in, the other out")
+        }
+        // A hole is outside.
+        let square = [[0.0, 0], [4, 0], [4, 4], [0, 4], [0, 0]]
+        let hole = [[1.0, 1], [3, 1], [3, 3], [1, 3], [1, 1]]
+        #expect(!PointInPolygon.contains([square, hole], lon: 2, lat: 2))
+        #expect(PointInPolygon.contains([square, hole], lon: 0.5, lat: 2))
+        #expect(PointInPolygon.contains([square, hole], lon: 4, lat: 2))
+        #expect(!PointInPolygon.contains([square, hole], lon: 4.000001, lat: 2))
+    }
+}

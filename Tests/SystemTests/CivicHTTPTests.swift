@@ -1,0 +1,215 @@
+import Foundation
+import Glibc
+import Testing
+
+/// PolitiMap through HTTP: gateway, broker, auth and civic as real processes, civic importing
+/// from the Open States stand-in (a Python process) at start.
+@Suite("civic over HTTP (real processes)", .serialized)
+struct CivicHTTPTests {
+    static let apiKey = "standin-key-\(UUID().uuidString.prefix(8))"
+
+    /// The stand-in feed on a free port, with an API key.
+    func startStandin() async throws -> (Process, Int) {
+        let port = try SystemHarness.freePort()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("deploy/openstates-standin/standin.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "STANDIN_PORT": "\(port)", "STANDIN_SCALE": "0.1", "STANDIN_API_KEY": Self.apiKey,
+        ]) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 {
+            if await offPool({ HTTP.request(port: port, method: "GET", path: "/_standin/stats") })?.status == 200 {
+                return (process, port)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        process.terminate()
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the stand-in did not start"])
+    }
+
+    func json(_ body: String?) -> [String: Any] {
+        guard let body, let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
+            return [:]
+        }
+        return object
+    }
+
+    @Test("every civic endpoint over HTTP: imported bills, people, meetings; ETag and 304; bookmarks; editors' highlights")
+    func endpoints() async throws {
+        let (standin, feedPort) = try await startStandin()
+        defer {
+            kill(standin.processIdentifier, SIGKILL)
+            standin.waitUntilExit()
+        }
+        SecretLedger.note(Self.apiKey, as: "feed API key")
+        let system = try SystemHarness(ownDatabase: true)
+        defer { _ = system.stopBlocking() }
+        let adminName = "civic-admin-\(UUID().uuidString.prefix(6))"
+        try system.start("broker")
+        try system.start("auth", extra: ["ADMIN_USERNAME": adminName, "ADMIN_PASSWORD": "Admin2026x"])
+        try system.start(
+            "civic",
+            extra: ["CIVIC_FEED_URL": "http://127.0.0.1:\(feedPort)", "CIVIC_FEED_API_KEY": Self.apiKey])
+        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,civic"])
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        // The import runs at start: wait until the four jurisdictions' meetings are in.
+        var meetings = 0
+        while Date() < deadline.addingTimeInterval(60), meetings < 34 {
+            meetings = (json(await system.get("/v1/civic/meetings?limit=100")?.body)["items"] as? [Any])?.count ?? 0
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        #expect(meetings == 34, "\(system.logs())")
+
+        // Jurisdictions, cacheable.
+        let jurisdictions = try #require(await system.get("/v1/civic/jurisdictions"))
+        #expect(jurisdictions.status == 200)
+        #expect((json(jurisdictions.body)["items"] as? [[String: Any]])?.compactMap { $0["level"] as? String }
+            == ["local", "county", "state", "federal"])
+        let tag = try #require(jurisdictions.header("ETag"))
+        #expect(jurisdictions.header("Cache-Control") == "public, max-age=60")
+        let again = try #require(await system.get("/v1/civic/jurisdictions", headers: ["If-None-Match": tag]))
+        #expect(again.status == 304 && again.body.isEmpty && again.header("ETag") == tag)
+        #expect(await system.get("/v1/civic/jurisdictions", headers: ["If-None-Match": "\"other\""])?.status == 200)
+
+        // Bills: pages, search with a typo, detail, 304, 400 and 404.
+        let page = try #require(await system.get("/v1/civic/bills?level=state&limit=5"))
+        #expect(page.status == 200 && page.header("ETag") != nil)
+        let items = try #require(json(page.body)["items"] as? [[String: Any]])
+        #expect(items.count == 5 && json(page.body)["nextCursor"] is String)
+        let billId = try #require(items.first?["id"] as? String)
+        let pageTag = try #require(page.header("ETag"))
+        #expect(
+            await system.get("/v1/civic/bills?level=state&limit=5", headers: ["If-None-Match": pageTag])?.status == 304)
+        let typo = json(await system.get("/v1/civic/bills?q=grondwater&limit=100")?.body)["items"] as? [[String: Any]]
+        #expect(typo?.isEmpty == false)
+        #expect(typo?.allSatisfy { "\($0["title"] ?? "") \($0["summary"] ?? "")".contains("groundwater") } == true)
+        let bill = try #require(await system.get("/v1/civic/bills/\(billId)"))
+        #expect(bill.status == 200 && bill.header("ETag") != nil)
+        #expect((json(bill.body)["summary"] as? [String: Any])?["id"] as? String == billId)
+        #expect(await system.get("/v1/civic/bills/\(UUID().uuidString)")?.status == 404)
+        let bad = await system.get("/v1/civic/bills?topic=nope")
+        #expect(bad?.status == 400 && (json(bad?.body)["details"] as? [String: Any])?["field"] as? String == "topic")
+        #expect(await system.get("/v1/civic/bills?level=city")?.status == 400)
+
+        // Topics, highlights, people, meetings.
+        #expect(await system.get("/v1/civic/topics")?.status == 200)
+        #expect(await system.get("/v1/civic/highlights?level=local")?.status == 200)
+        let people = try #require(await system.get("/v1/civic/people?district=35"))
+        let persons = try #require(json(people.body)["items"] as? [[String: Any]])
+        #expect(people.status == 200 && persons.count == 2)
+        let personId = try #require(persons.first?["id"] as? String)
+        let person = json(await system.get("/v1/civic/people/\(personId)")?.body)
+        #expect((person["facts"] as? [String: Any])?["name"] != nil && person["positionsUnavailable"] is Bool)
+        let next = await system.get("/v1/civic/meetings/next?body=San%20Luis%20Obispo%20City%20Council")
+        #expect(next?.status == 200 && json(next?.body)["body"] as? String == "San Luis Obispo City Council")
+        #expect(await system.get("/v1/civic/meetings/next?body=Nobody")?.status == 404)
+        #expect(
+            await system.get("/v1/civic/meetings?from=2026-12-01T00:00:00Z&to=2026-11-01T00:00:00Z")?.status == 400)
+
+        // Bookmarks need an account; each account has its own.
+        func token(_ name: String, _ password: String, register: Bool = true) async throws -> String {
+            if register {
+                _ = await system.post(
+                    "/v1/auth/register", json: #"{"username": "\#(name)", "password": "\#(password)"}"#)
+            }
+            let login = await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "\#(password)"}"#)
+            return try #require(json(login?.body)["accessToken"] as? String)
+        }
+        let user = try await token("civic-\(UUID().uuidString.prefix(8))", "Civic2026x")
+        let auth = ["Authorization": "Bearer \(user)"]
+        #expect(await system.send("PUT", "/v1/me/bill-bookmarks/\(billId)")?.status == 401)
+        #expect(await system.send("PUT", "/v1/me/bill-bookmarks/\(billId)", headers: auth)?.status == 201)
+        #expect(await system.send("PUT", "/v1/me/bill-bookmarks/\(billId)", headers: auth)?.status == 200)
+        #expect(await system.send("GET", "/v1/me/bill-bookmarks/\(billId)", headers: auth)?.status == 200)
+        let list = json(await system.send("GET", "/v1/me/bill-bookmarks", headers: auth)?.body)
+        #expect((list["items"] as? [[String: Any]])?.compactMap { $0["billId"] as? String } == [billId])
+        #expect(await system.send("DELETE", "/v1/me/bill-bookmarks/\(billId)", headers: auth)?.status == 204)
+        #expect(await system.send("DELETE", "/v1/me/bill-bookmarks/\(billId)", headers: auth)?.status == 404)
+        #expect(await system.send("PUT", "/v1/me/bill-bookmarks/\(UUID().uuidString)", headers: auth)?.status == 404)
+
+        // Highlights: a user is refused, an admin (who holds civic_editor) pins a bill for its level.
+        let highlight = #"{"highlighted": true}"#
+        #expect(await system.send("PUT", "/v1/admin/civic/highlights/\(billId)", json: highlight)?.status == 401)
+        #expect(
+            await system.send("PUT", "/v1/admin/civic/highlights/\(billId)", json: highlight, headers: auth)?.status
+                == 403)
+        let admin = try await token(adminName, "Admin2026x", register: false)
+        #expect(
+            await system.send(
+                "PUT", "/v1/admin/civic/highlights/\(billId)", json: highlight,
+                headers: ["Authorization": "Bearer \(admin)"])?.status == 204)
+        let state = json(await system.get("/v1/civic/highlights?level=state")?.body)["levels"] as? [[String: Any]]
+        #expect(((state?.first?["bills"] as? [[String: Any]])?.first?["id"] as? String) == billId)
+        let statuses = await system.stopAll()
+        #expect(statuses.allSatisfy { $0.1 == 0 }, "\(statuses)")
+    }
+
+    @Test("lookups keep nothing: after 40 distinctive points no table, log line, metric or event holds one")
+    func lookupsKeepNothing() async throws {
+        let (standin, feedPort) = try await startStandin()
+        defer {
+            kill(standin.processIdentifier, SIGKILL)
+            standin.waitUntilExit()
+        }
+        let system = try SystemHarness(ownDatabase: true)
+        defer { _ = system.stopBlocking() }
+        try system.start("broker")
+        try system.start(
+            "civic",
+            extra: ["CIVIC_FEED_URL": "http://127.0.0.1:\(feedPort)", "CIVIC_FEED_API_KEY": Self.apiKey])
+        try system.start("gateway", extra: ["READINESS_SERVICES": "civic"])
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        // Points around San Luis Obispo whose digits are found nowhere else: 35.28xxx1x7, -120.66xxx3x9.
+        var fragments: [String] = []
+        for index in 0..<40 {
+            let lat = String(format: "35.28%03d1%d7", index, index % 10)
+            let lon = String(format: "-120.66%03d3%d9", index, index % 10)
+            fragments += [String(lat.dropFirst(3)), String(lon.dropFirst(5))]
+            let answer = await system.send("POST", "/v1/civic/lookup", json: #"{"lat": \#(lat), "lon": \#(lon)}"#)
+            #expect(answer?.status == 200)
+            let found = (json(answer?.body)["jurisdictions"] as? [[String: Any]])?.count
+            #expect(found == 5, "\(answer?.body ?? "")")
+        }
+        let bad = await system.send("POST", "/v1/civic/lookup", json: #"{"lat": 95.123456789, "lon": 0}"#)
+        #expect(bad?.status == 400)
+        fragments.append("123456789")
+        let boundaries = try #require(await system.get("/v1/civic/boundaries"))
+        #expect(boundaries.status == 200 && boundaries.header("ETag") != nil)
+        #expect((json(boundaries.body)["features"] as? [Any])?.count == 7)
+        let metrics = await system.get("/metrics")?.body ?? ""
+        let statuses = await system.stopAll()
+        #expect(statuses.allSatisfy { $0.1 == 0 }, "\(statuses)")
+        // Everything the database holds, the events log included, as text.
+        let dump = Process()
+        dump.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        dump.arguments = ["pg_dump", "--data-only", system.databaseURL]
+        let pipe = Pipe()
+        dump.standardOutput = pipe
+        dump.standardError = FileHandle.nullDevice
+        try dump.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        dump.waitUntilExit()
+        let database = String(decoding: data, as: UTF8.self)
+        #expect(database.contains("civic.bills"), "the dump holds the civic tables")
+        let logs = system.logs()
+        #expect(logs.contains("lookup") || logs.contains("/v1/civic/lookup"), "the lookups were logged as requests")
+        for fragment in fragments {
+            #expect(!database.contains(fragment), "a coordinate (\(fragment)) is in the database")
+            #expect(!logs.contains(fragment), "a coordinate (\(fragment)) is in a log")
+            #expect(!metrics.contains(fragment), "a coordinate (\(fragment)) is in /metrics")
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Contract
+
+extension Civic {
+    /// A fact about a person with where it comes from and when it was last checked.
+    public struct Sourced: Codable, Sendable, Equatable {
+        public var value: String
+        public var sourceUrl: String
+        /// RFC 3339.
+        public var verifiedAt: String
+        public init(value: String, sourceUrl: String, verifiedAt: String) {
+            self.value = value
+            self.sourceUrl = sourceUrl
+            self.verifiedAt = verifiedAt
+        }
+    }
+
+    /// A representative as lists show them.
+    public struct PersonSummary: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var jurisdiction: Jurisdiction
+        /// E.g. `Council Member`, `Senator`.
+        public var office: String
+        public var district: String?
+        public var party: String?
+        public var photoUrl: String?
+        public init(
+            id: String, name: String, jurisdiction: Jurisdiction, office: String, district: String?,
+            party: String?, photoUrl: String?
+        ) {
+            self.id = id
+            self.name = name
+            self.jurisdiction = jurisdiction
+            self.office = office
+            self.district = district
+            self.party = party
+            self.photoUrl = photoUrl
+        }
+    }
+
+    /// A person's position on a bill: their vote, or a stated position with its source.
+    public struct Position: Codable, Sendable, Equatable {
+        public var billId: String
+        public var billIdentifier: String
+        public var billTitle: String
+        /// `vote` or `stated`.
+        public var kind: String
+        /// The vote option (`yes`, `no`, ...) or the stated position (`support`, `oppose`, ...).
+        public var position: String
+        /// `YYYY-MM-DD`.
+        public var date: String
+        public var sourceUrl: String?
+        public init(
+            billId: String, billIdentifier: String, billTitle: String, kind: String, position: String, date: String,
+            sourceUrl: String?
+        ) {
+            self.billId = billId
+            self.billIdentifier = billIdentifier
+            self.billTitle = billTitle
+            self.kind = kind
+            self.position = position
+            self.date = date
+            self.sourceUrl = sourceUrl
+        }
+    }
+
+    /// A representative with every fact sourced and their positions on active bills.
+    public struct Person: Codable, Sendable, Equatable {
+        public var summary: PersonSummary
+        /// Each fact (`name`, `office`, `party`, `district`, `email`, `phone`, `address`, `photoUrl`)
+        /// with its source and the date it was last verified.
+        public var facts: [String: Sourced]
+        public var positions: [Position]
+        /// True when neither a vote nor a stated position is known ("position not available").
+        public var positionsUnavailable: Bool
+        public init(
+            summary: PersonSummary, facts: [String: Sourced], positions: [Position], positionsUnavailable: Bool
+        ) {
+            self.summary = summary
+            self.facts = facts
+            self.positions = positions
+            self.positionsUnavailable = positionsUnavailable
+        }
+    }
+
+    /// `list_people`: representatives by jurisdiction and district, by name.
+    public enum ListPeople: ServiceOperation {
+        public static let service = ServiceName.civic
+        public static let name = "list_people"
+        public static let pageSize = PageSize(default: 50, max: 200)
+        public struct Request: Codable, Sendable, Equatable {
+            public var jurisdiction: String?
+            public var district: String?
+            public var page: PageRequest
+            public init(jurisdiction: String? = nil, district: String? = nil, page: PageRequest = .init()) {
+                self.jurisdiction = jurisdiction
+                self.district = district
+                self.page = page
+            }
+        }
+        public typealias Reply = Page<PersonSummary>
+    }
+
+    /// `get_person`: one representative.
+    public enum GetPerson: ServiceOperation {
+        public static let service = ServiceName.civic
+        public static let name = "get_person"
+        public struct Request: Codable, Sendable, Equatable {
+            public var id: String
+            public init(id: String) { self.id = id }
+        }
+        public typealias Reply = Person
+    }
+}

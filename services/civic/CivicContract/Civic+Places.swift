@@ -1,0 +1,78 @@
+import Contract
+
+extension Civic {
+    /// A GeoJSON feature: one jurisdiction's (or district's) outline, simplified.
+    public struct BoundaryFeature: Codable, Sendable, Equatable {
+        public var type = "Feature"
+        public var id: String
+        public var properties: BoundaryProperties
+        public var geometry: MultiPolygon
+        public init(id: String, properties: BoundaryProperties, geometry: MultiPolygon) {
+            self.id = id
+            self.properties = properties
+            self.geometry = geometry
+        }
+    }
+
+    public struct BoundaryProperties: Codable, Sendable, Equatable {
+        public var jurisdictionId: String
+        public var name: String
+        public var level: Level
+        /// The district's name, for a district's outline; nil for the whole jurisdiction.
+        public var district: String?
+        public init(jurisdictionId: String, name: String, level: Level, district: String?) {
+            self.jurisdictionId = jurisdictionId
+            self.name = name
+            self.level = level
+            self.district = district
+        }
+    }
+
+    /// GeoJSON `MultiPolygon`: polygons of rings of `[longitude, latitude]`, each ring closed.
+    public struct MultiPolygon: Codable, Sendable, Equatable {
+        public var type = "MultiPolygon"
+        public var coordinates: [[[[Double]]]]
+        public init(coordinates: [[[[Double]]]]) { self.coordinates = coordinates }
+    }
+
+    /// `boundaries`: every outline, as a GeoJSON `FeatureCollection`.
+    public enum Boundaries: ServiceOperation {
+        public static let service = ServiceName.civic
+        public static let name = "boundaries"
+        public typealias Request = Empty
+        public struct Reply: Codable, Sendable, Equatable {
+            public var type = "FeatureCollection"
+            public var features: [BoundaryFeature]
+            public init(features: [BoundaryFeature]) { self.features = features }
+        }
+    }
+
+    /// One jurisdiction containing a point, with the district there when it has districts.
+    public struct PlaceMatch: Codable, Sendable, Equatable {
+        public var jurisdiction: Jurisdiction
+        public var district: String?
+        public init(jurisdiction: Jurisdiction, district: String?) {
+            self.jurisdiction = jurisdiction
+            self.district = district
+        }
+    }
+
+    /// `lookup`: the jurisdictions containing a point, most local first. Nothing of the request
+    /// is kept, logged or sent on.
+    public enum Lookup: ServiceOperation {
+        public static let service = ServiceName.civic
+        public static let name = "lookup"
+        public struct Request: Codable, Sendable, Equatable {
+            public var lat: Double
+            public var lon: Double
+            public init(lat: Double, lon: Double) {
+                self.lat = lat
+                self.lon = lon
+            }
+        }
+        public struct Reply: Codable, Sendable, Equatable {
+            public var jurisdictions: [PlaceMatch]
+            public init(jurisdictions: [PlaceMatch]) { self.jurisdictions = jurisdictions }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import AsyncHTTPClient
+import AuthContract
+import CivicContract
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import ServiceLifecycle
+import Store
+
+/// The `civic` service: PolitiMap's bills, people, meetings and bookmarks, and the importer
+/// that keeps them fresh from an Open States API v3 feed.
+public enum CivicService {
+    /// What the executable is and reads, for `--help`.
+    public static let spec = ProcessSpec(
+        name: "civic",
+        summary: "MDP worker for PolitiMap: bills by level of government, people, meetings, bookmarks, the importer",
+        settings: WorkerHost.settings + FeedSettings.all,
+        probeHelp: "check that a civic worker answers its health operation through the broker")
+
+    /// The migrations shipped with the service (`Migrations/NNNN_name.sql`).
+    public static func migrations() throws -> [Migration] {
+        guard let url = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
+            throw ServiceError(.internal, "the civic service's Migrations folder is missing from its resources")
+        }
+        return try Migration.load(from: url)
+    }
+
+    /// The service's parts on one database.
+    public struct Parts: Sendable {
+        public let bills: BillStore
+        public let people: PeopleStore
+        public let meetings: MeetingStore
+        public let bookmarks: BookmarkStore
+        public let atlas: BoundaryAtlas
+        public let clock: any WallClock
+
+        public init(client: PostgresClient, clock: any WallClock, logger: Logger) throws {
+            bills = BillStore(client: client, logger: logger)
+            people = PeopleStore(client: client, logger: logger)
+            meetings = MeetingStore(client: client, logger: logger)
+            bookmarks = BookmarkStore(client: client, logger: logger)
+            atlas = try BoundaryAtlas.shipped()
+            self.clock = clock
+        }
+    }
+
+    /// The operation table: one line per operation.
+    public static func register(_ parts: Parts, on router: inout OperationRouter) {
+        let catalog = BillCatalog(bills: parts.bills)
+        let directory = PeopleDirectory(people: parts.people, clock: parts.clock)
+        let calendar = MeetingCalendar(meetings: parts.meetings, clock: parts.clock)
+        let shelf = BookmarkShelf(bookmarks: parts.bookmarks, clock: parts.clock)
+        router.register(Civic.ListJurisdictions.self) { try await catalog.jurisdictions($0, $1) }
+        router.register(Civic.ListBills.self) { try await catalog.list($0, $1) }
+        router.register(Civic.GetBill.self) { try await catalog.get($0, $1) }
+        router.register(Civic.HighlightedBills.self) { try await catalog.highlighted($0, $1) }
+        router.register(Civic.SetHighlight.self) { try await catalog.setHighlight($0, $1) }
+        router.register(Civic.ListTopics.self) { try await catalog.topics($0, $1) }
+        router.register(Civic.ListPeople.self) { try await directory.list($0, $1) }
+        router.register(Civic.GetPerson.self) { try await directory.get($0, $1) }
+        router.register(Civic.ListMeetings.self) { try await calendar.list($0, $1) }
+        router.register(Civic.NextMeeting.self) { try await calendar.next($0, $1) }
+        router.register(Civic.GetBookmark.self) { try await shelf.get($0, $1) }
+        router.register(Civic.PutBookmark.self) { try await shelf.put($0, $1) }
+        router.register(Civic.DeleteBookmark.self) { try await shelf.delete($0, $1) }
+        router.register(Civic.ListBookmarks.self) { try await shelf.list($0, $1) }
+        router.register(Civic.Boundaries.self) { try await parts.atlas.boundaries($0, $1) }
+        router.register(Civic.Lookup.self) { try await parts.atlas.lookup($0, $1) }
+    }
+
+    /// Its migrations, operations, the import schedule and the consumer that forgets deleted accounts.
+    public static let definition = WorkerDefinition(service: .civic, migrations: migrations) { router, resources in
+        let publisher = try resources.publisher()
+        let parts = try Parts(client: resources.postgres, clock: resources.clock, logger: resources.logger)
+        register(parts, on: &router)
+        let settings = try FeedSettings(environment: resources.environment)
+        let feed = FeedClient(http: HTTPClient.shared, settings: settings, logger: resources.logger)
+        let importer = Importer(
+            client: resources.postgres, feed: feed, events: publisher, clock: resources.clock,
+            logger: resources.logger)
+        let scheduler = ImportScheduler(
+            queue: JobQueue(client: resources.postgres, schema: "civic", clock: resources.clock, logger: resources.logger),
+            importer: importer, intervalSeconds: settings.intervalSeconds, pollInterval: .seconds(5),
+            logger: resources.logger)
+        let forgetter = try resources.consumer(name: "civic.auth", topics: [Auth.AccountDeleted.topic]) {
+            event, connection in
+            let deleted = try Wire.makeDecoder().decode(Auth.AccountDeleted.self, from: event.payload)
+            guard let user = UUID(uuidString: deleted.userId) else { return }
+            try await parts.bookmarks.forget(user, on: connection)
+        }
+        return [publisher.service, forgetter, scheduler]
+    }
+}

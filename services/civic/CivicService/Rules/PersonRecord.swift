@@ -1,0 +1,49 @@
+import CivicContract
+import Contract
+import Foundation
+
+/// A representative as civic stores them, made from one Open States person: every fact carries
+/// the feed's first source URL and the time the feed last verified it (its `updated_at`).
+public struct PersonRecord: Sendable, Equatable {
+    public var sourceId: String
+    public var jurisdiction: Civic.Jurisdiction
+    public var name: String
+    public var office: String
+    public var district: String?
+    public var party: String?
+    public var photoUrl: String?
+    public var verifiedAt: Date
+    public var facts: [String: Civic.Sourced]
+
+    public init(_ person: OpenStates.Person) throws(ServiceError) {
+        guard let updated = FeedDate.moment(person.updatedAt) else {
+            throw ServiceError.invalidArgument("person \(person.id) has no readable updated_at", field: "updated_at")
+        }
+        sourceId = person.id
+        jurisdiction = .init(
+            id: person.jurisdiction.id, name: person.jurisdiction.name,
+            level: JurisdictionLevel.of(id: person.jurisdiction.id, classification: person.jurisdiction.classification))
+        name = person.name
+        office = person.currentRole?.title ?? "Member"
+        district = person.currentRole?.district
+        party = person.party
+        photoUrl = person.image
+        verifiedAt = updated
+        let source = person.sources?.first?.url ?? ""
+        let verified = FeedDate.text(updated)
+        let office = person.offices?.first
+        let values: [(String, String?)] = [
+            ("name", person.name), ("office", self.office), ("district", district), ("party", party),
+            ("email", person.email), ("phone", office?.voice), ("address", office?.address), ("photoUrl", photoUrl),
+        ]
+        var facts: [String: Civic.Sourced] = [:]
+        for case (let key, let value?) in values where !value.isEmpty {
+            facts[key] = .init(value: value, sourceUrl: source, verifiedAt: verified)
+        }
+        self.facts = facts
+    }
+
+    public var fingerprint: String {
+        Fingerprint.of([name, office, district ?? "", party ?? "", photoUrl ?? "", Fingerprint.of(facts)])
+    }
+}

@@ -1,0 +1,4 @@
+import CivicService
+import ServiceKit
+
+await WorkerHost.main(CivicService.spec, CivicService.definition)
