@@ -24,21 +24,27 @@ struct JobTableDriftTests {
     }
 
     /// The job table a service file must contain: JobQueue's DDL, unqualified (the migrator runs
-    /// a service's files with its schema as the search path).
-    static func expected(table: String) -> String {
-        JobQueue.migrationSQL(schema: "service", table: table).replacingOccurrences(of: "service.", with: "")
+    /// a service's files with its schema as the search path) or qualified by `schema`.
+    static func expected(table: String, schema: String?) -> String {
+        guard let schema else {
+            return JobQueue.migrationSQL(schema: "service", table: table).replacingOccurrences(of: "service.", with: "")
+        }
+        return JobQueue.migrationSQL(schema: schema, table: table)
     }
 
-    @Test("notify's jobs and printing's render_jobs are JobQueue's table, and no other file defines one")
+    @Test("notify's jobs, printing's render_jobs and civic's jobs are JobQueue's table, and no other file defines one")
     func noDrift() throws {
-        let owners = [
-            "services/notify/NotifyService/Migrations/0001_notifications.sql": "jobs",
-            "services/printing/PrintingService/Migrations/0003_print_jobs.sql": "render_jobs",
+        let owners: [String: (table: String, schema: String?)] = [
+            "services/notify/NotifyService/Migrations/0001_notifications.sql": ("jobs", nil),
+            "services/printing/PrintingService/Migrations/0003_print_jobs.sql": ("render_jobs", nil),
+            "services/civic/CivicService/Migrations/0001_bills_people_meetings.sql": ("jobs", "civic"),
         ]
         let files = try Self.migrationFiles()
-        for (path, table) in owners {
+        for (path, owner) in owners {
             let text = try #require(files[path], "\(path) exists")
-            #expect(text.contains(Self.expected(table: table)), "\(path) defines \(table) as JobQueue does")
+            #expect(
+                text.contains(Self.expected(table: owner.table, schema: owner.schema)),
+                "\(path) defines \(owner.table) as JobQueue does")
         }
         // A job table anywhere else would be a copy this test does not hold to the definition.
         let others = files.filter { $0.value.contains("max_attempts") && owners[$0.key] == nil }.keys.sorted()
