@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "routing", targets: ["routing"]),
         .executable(name: "notify", targets: ["notify"]),
         .executable(name: "hydration", targets: ["hydration"]),
+        .executable(name: "social", targets: ["social"]),
         .executable(name: "loadgen", targets: ["loadgen"]),
         // What an app team imports: the public API's client, generated from the gateway's document.
         .library(name: "BackplaneClient", targets: ["BackplaneClient"]),
@@ -112,7 +113,7 @@ let package = Package(
         ),
         .target(
             name: "NotifyContract",
-            dependencies: ["Contract", "OrdersContract"],
+            dependencies: ["Contract", "OrdersContract", "SocialContract"],
             path: "services/notify/NotifyContract",
             swiftSettings: strict
         ),
@@ -186,7 +187,7 @@ let package = Package(
             name: "GatewayService",
             dependencies: [
                 "AuthContract", "HydrationContract", "NotifyContract", "OrdersContract", "PrintingContract",
-                "RoutingContract",
+                "RoutingContract", "SocialContract",
                 "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -238,7 +239,7 @@ let package = Package(
         .target(
             name: "OrdersService",
             dependencies: [
-                "NotifyContract", "OrdersContract", "PrintingContract",
+                "NotifyContract", "OrdersContract", "PrintingContract", "SocialContract",
                 "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -345,6 +346,30 @@ let package = Package(
             name: "hydration",
             dependencies: ["HydrationService", "ServiceKit"],
             path: "services/hydration/main",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SocialContract",
+            dependencies: ["Contract", "OrdersContract"],
+            path: "services/social/SocialContract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SocialService",
+            dependencies: [
+                "AuthContract", "Contract", "OrdersContract", "SocialContract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "services/social/SocialService",
+            resources: [.copy("Migrations")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "social",
+            dependencies: ["SocialService", "ServiceKit"],
+            path: "services/social/main",
             swiftSettings: strict
         ),
         .target(
@@ -489,6 +514,17 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/HydrationTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SocialTests",
+            dependencies: [
+                "AuthContract", "OrdersContract", "OrdersService", "SocialContract", "SocialService", "Contract",
+                "Majordomo", "ServiceKit", "Store", "TestSupport", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/SocialTests",
             swiftSettings: strict
         ),
         .testTarget(
