@@ -7,7 +7,7 @@ public struct GatewaySettings: Sendable {
     static let host = Setting("HTTP_HOST", default: "127.0.0.1", "address to listen on (0.0.0.0 in containers)")
     static let port = Setting("HTTP_PORT", default: "8080", "HTTP port")
     static let readinessServices = Setting(
-        "READINESS_SERVICES", default: "auth,orders,printing,routing,notify,hydration",
+        "READINESS_SERVICES", default: "auth,orders,printing,routing,notify,hydration,social",
         "services /readyz requires to answer their health operation (comma-separated)")
     static let readinessTimeout = Setting(
         "READINESS_TIMEOUT_MS", default: "2000", "how long /readyz waits for each check, in ms")

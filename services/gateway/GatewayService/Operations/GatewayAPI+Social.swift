@@ -1,0 +1,85 @@
+import Contract
+import Foundation
+import OpenAPIRuntime
+import ServiceKit
+import SocialContract
+
+/// Gifter's people and catalogue, answered by `social`: friends, friend requests, blocks and
+/// the product catalogue.
+extension GatewayAPI {
+    func listFriends(_ input: Operations.ListFriends.Input) async throws -> Operations.ListFriends.Output {
+        let reply = try await callAsCaller(
+            Social.ListFriends.self, .init(cursor: input.query.cursor, limit: input.query.limit))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func removeFriend(_ input: Operations.RemoveFriend.Input) async throws -> Operations.RemoveFriend.Output {
+        _ = try await callAsCaller(Social.RemoveFriend.self, .init(userId: input.path.userId))
+        return .noContent(.init())
+    }
+
+    func listFriendRequests(_ input: Operations.ListFriendRequests.Input) async throws
+        -> Operations.ListFriendRequests.Output
+    {
+        let direction: Social.Direction = input.query.direction == .outgoing ? .outgoing : .incoming
+        let reply = try await callAsCaller(
+            Social.ListFriendRequests.self,
+            .init(direction: direction, limit: input.query.limit, cursor: input.query.cursor))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func sendFriendRequest(_ input: Operations.SendFriendRequest.Input) async throws
+        -> Operations.SendFriendRequest.Output
+    {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await callAsCaller(Social.SendFriendRequest.self, .init(userId: body.userId))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func cancelFriendRequest(_ input: Operations.CancelFriendRequest.Input) async throws
+        -> Operations.CancelFriendRequest.Output
+    {
+        _ = try await callAsCaller(Social.CancelFriendRequest.self, .init(userId: input.path.userId))
+        return .noContent(.init())
+    }
+
+    func acceptFriendRequest(_ input: Operations.AcceptFriendRequest.Input) async throws
+        -> Operations.AcceptFriendRequest.Output
+    {
+        let reply = try await callAsCaller(Social.AcceptFriendRequest.self, .init(userId: input.path.userId))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func declineFriendRequest(_ input: Operations.DeclineFriendRequest.Input) async throws
+        -> Operations.DeclineFriendRequest.Output
+    {
+        _ = try await callAsCaller(Social.DeclineFriendRequest.self, .init(userId: input.path.userId))
+        return .noContent(.init())
+    }
+
+    func blockUser(_ input: Operations.BlockUser.Input) async throws -> Operations.BlockUser.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        _ = try await callAsCaller(Social.BlockUser.self, .init(userId: body.userId))
+        return .noContent(.init())
+    }
+
+    func unblockUser(_ input: Operations.UnblockUser.Input) async throws -> Operations.UnblockUser.Output {
+        _ = try await callAsCaller(Social.UnblockUser.self, .init(userId: input.path.userId))
+        return .noContent(.init())
+    }
+
+    func searchCatalog(_ input: Operations.SearchCatalog.Input) async throws -> Operations.SearchCatalog.Output {
+        let query = input.query
+        let reply = try await callAsCaller(
+            Social.SearchCatalog.self,
+            .init(
+                q: query.q, category: query.category, minPrice: query.minPrice, maxPrice: query.maxPrice,
+                limit: query.limit, cursor: query.cursor))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func getCatalogItem(_ input: Operations.GetCatalogItem.Input) async throws -> Operations.GetCatalogItem.Output {
+        let item = try await callAsCaller(Social.GetCatalogItem.self, .init(id: input.path.id))
+        return .ok(.init(body: .json(try OrdersJSON.convert(item))))
+    }
+}
