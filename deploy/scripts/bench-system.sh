@@ -25,7 +25,7 @@ case $SCENARIO in
     login) : "${SERVICES:=auth}" "${RATE_LIMIT_LOGIN:=off}" "${RATE_LIMIT_REGISTER:=off}" ;;
     orders) : "${SERVICES:=auth orders}" "${RATE_LIMIT_WRITE:=off}" "${RATE_LIMIT_READ:=off}" ;;
     flood | stuffing) : "${SERVICES:=auth}" "${RATE_LIMIT_REGISTER:=off}" ;;
-    *) : "${SERVICES:=auth orders printing routing notify hydration}" ;;
+    *) : "${SERVICES:=auth orders printing routing notify hydration social}" ;;
 esac
 export RATE_LIMIT_LOGIN RATE_LIMIT_REGISTER RATE_LIMIT_WRITE RATE_LIMIT_READ
 export SERVICES

@@ -12,7 +12,7 @@
 # Environment:
 #   DURATION        seconds of load (default 300)
 #   KILL_EVERY      seconds between kills (default 20)
-#   SERVICES        services to run (default: auth orders printing routing notify hydration)
+#   SERVICES        services to run (default: auth orders printing routing notify hydration social)
 #   USERS, LOGIN_RATE, POSTCARD_RATE, TAPWATER_USERS   the load (default 500 NavUP users,
 #                   5 logins/s, 3 postcard journeys/s, 300 TapWater users: a drink each every
 #                   60 s and a sync every 30 s, so that kills land among them)
@@ -26,7 +26,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 : "${DURATION:=300}" "${KILL_EVERY:=20}" "${USERS:=500}" "${LOGIN_RATE:=5}" "${POSTCARD_RATE:=3}"
 : "${TAPWATER_USERS:=300}"
-: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify hydration}"
+: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify hydration social}"
 for var in DURATION KILL_EVERY USERS TAPWATER_USERS SETTLE_SECONDS; do
     [[ ${!var} =~ ^[0-9]+$ ]] || die "$var must be a whole number, not '${!var}'"
 done
