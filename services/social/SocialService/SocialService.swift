@@ -56,6 +56,10 @@ public enum SocialService {
         let lists = FriendLists(friends: parts.friends)
         let catalog = CatalogBrowsing(provider: parts.catalog)
         let gifts = GiftCheck(provider: parts.catalog, friends: parts.friends, people: parts.people)
+        let directory = Directory(people: parts.people)
+        router.register(Social.SearchUsers.self) { try await directory.search($0, $1) }
+        router.register(Social.GetPrivacy.self) { try await directory.privacy($0, $1) }
+        router.register(Social.SetPrivacy.self) { try await directory.setPrivacy($0, $1) }
         router.register(Social.SendFriendRequest.self) { try await book.send($0, $1) }
         router.register(Social.ListFriendRequests.self) { try await lists.requests($0, $1) }
         router.register(Social.AcceptFriendRequest.self) { try await book.accept($0, $1) }
