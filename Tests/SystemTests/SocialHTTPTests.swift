@@ -7,13 +7,14 @@ import Testing
 struct SocialHTTPTests {
     typealias Client = OrdersHTTPTests.Client
 
-    func start() async throws -> SystemHarness {
+    func start(gateway: [String: String] = [:]) async throws -> SystemHarness {
         let system = try SystemHarness()
         try system.start("broker")
         try system.start("auth")
         try system.start("social", extra: ["EVENTS_POLL_MS": "200"])
         try system.start("orders")
-        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,social,orders"])
+        try system.start(
+            "gateway", extra: ["READINESS_SERVICES": "auth,social,orders"].merging(gateway) { $1 })
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {
             try await Task.sleep(for: .milliseconds(200))
@@ -132,5 +133,44 @@ struct SocialHTTPTests {
         #expect((json(placed.body)["total"] as? [String: Any])?["amount"] as? Int == price * 2)
         let history = await ann.send("GET", "/v1/orders")
         #expect((json(history.body)["items"] as? [Any])?.count == 1)
+    }
+
+    @Test("the directory over HTTP: by name and by whole e-mail only, privacy settings, and 429 with Retry-After")
+    func directory() async throws {
+        let system = try await start(gateway: ["RATE_LIMIT_SEARCH": "600/min,burst=12"])
+        defer { _ = system.stopBlocking() }
+        let (ann, _) = try await user(system, "ann")
+        let (bo, boId) = try await user(system, "bo")
+        let boName = try #require(json(await bo.send("GET", "/v1/me").body)["username"] as? String)
+        // Once social has bo (auth's event), the whole address finds bo; a prefix never does.
+        var hits: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(20)
+        while hits.isEmpty, Date() < deadline {
+            let reply = await ann.send("GET", "/v1/users?q=\(boName)")
+            hits = json(reply.body)["items"] as? [[String: Any]] ?? []
+            if hits.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(hits.map { $0["userId"] as? String } == [boId])
+        #expect(hits.first?["relation"] as? String == "none" && hits.first?["email"] == nil)
+        let prefix = String(boName.prefix(while: { $0 != "@" })) + "@"
+        let partial = await ann.send("GET", "/v1/users?q=\(prefix.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+        #expect(partial.status == 200 && (json(partial.body)["items"] as? [Any])?.isEmpty == true)
+        #expect(await bo.send("GET", "/v1/me/privacy").status == 200)
+        let off = await bo.send("PUT", "/v1/me/privacy", json: #"{"findableByContact": false, "findableByName": true}"#)
+        #expect(off.status == 200 && json(off.body)["findableByContact"] as? Bool == false)
+        let hidden = await ann.send("GET", "/v1/users?q=\(boName)")
+        #expect((json(hidden.body)["items"] as? [Any])?.isEmpty == true)
+        #expect(await ann.send("GET", "/v1/users?q=").status == 400)
+        // Searching on and on is cut off per caller.
+        var limited: HTTP.Response?
+        for _ in 0..<30 {
+            let reply = await ann.send("GET", "/v1/users?q=someone")
+            if reply.status == 429 {
+                limited = reply
+                break
+            }
+        }
+        let cut = try #require(limited)
+        #expect(cut.head.lowercased().contains("retry-after"))
     }
 }

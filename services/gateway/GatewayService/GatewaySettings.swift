@@ -33,7 +33,7 @@ public struct GatewaySettings: Sendable {
             "password resets and username reminders per client address"),
         .search: Setting(
             "RATE_LIMIT_SEARCH", default: "120/min,burst=60",
-            "venue searches, route plans, locates and postcard previews per client address and per account"),
+            "venue searches, route plans, locates, postcard previews, people and catalogue searches per client address and per account"),
         .write: Setting(
             "RATE_LIMIT_WRITE", default: "600/min,burst=120",
             "other POST/PUT/PATCH/DELETE calls per client address and per account"),

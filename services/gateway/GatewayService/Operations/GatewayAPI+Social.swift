@@ -82,4 +82,22 @@ extension GatewayAPI {
         let item = try await callAsCaller(Social.GetCatalogItem.self, .init(id: input.path.id))
         return .ok(.init(body: .json(try OrdersJSON.convert(item))))
     }
+
+    func searchUsers(_ input: Operations.SearchUsers.Input) async throws -> Operations.SearchUsers.Output {
+        let reply = try await callAsCaller(
+            Social.SearchUsers.self, .init(q: input.query.q, limit: input.query.limit, cursor: input.query.cursor))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func getPrivacy(_ input: Operations.GetPrivacy.Input) async throws -> Operations.GetPrivacy.Output {
+        .ok(.init(body: .json(try OrdersJSON.convert(try await callAsCaller(Social.GetPrivacy.self, Empty())))))
+    }
+
+    func setPrivacy(_ input: Operations.SetPrivacy.Input) async throws -> Operations.SetPrivacy.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await callAsCaller(
+            Social.SetPrivacy.self,
+            .init(findableByContact: body.findableByContact, findableByName: body.findableByName))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
 }
