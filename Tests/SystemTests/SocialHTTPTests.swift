@@ -93,7 +93,7 @@ struct SocialHTTPTests {
         defer { _ = system.stopBlocking() }
         let (ann, annId) = try await user(system, "ann")
         let (bo, boId) = try await user(system, "bo")
-        let (_, cyId) = try await user(system, "cy")
+        let (cy, cyId) = try await user(system, "cy")
         _ = try await request(ann, to: boId)
         #expect(await bo.send("POST", "/v1/me/friend-requests/\(annId)/accept").status == 200)
 
@@ -112,6 +112,17 @@ struct SocialHTTPTests {
         let one = await ann.send("GET", "/v1/catalog/items/\(itemId)")
         #expect(one.status == 200 && json(one.body)["title"] as? String == item["title"] as? String)
         #expect(await ann.send("GET", "/v1/catalog/items/\(UUID().uuidString)").status == 404)
+
+        // Bo's wish list: Ann (a friend) sees it, Cy does not.
+        let added = await bo.send("POST", "/v1/me/favourites", json: #"{"itemId": "\#(itemId)", "note": "blue"}"#)
+        #expect(added.status == 201 && json(added.body)["note"] as? String == "blue", "\(added.body)")
+        #expect(await bo.send("POST", "/v1/me/favourites", json: #"{"itemId": "\#(itemId)"}"#).status == 200)
+        #expect(await bo.send("POST", "/v1/me/favourites", json: #"{"itemId": "nope"}"#).status == 404)
+        let mine = await bo.send("GET", "/v1/me/favourites?limit=10")
+        #expect((json(mine.body)["items"] as? [[String: Any]])?.first?["itemId"] as? String == itemId)
+        let theirs = await ann.send("GET", "/v1/users/\(boId)/favourites")
+        #expect(theirs.status == 200 && (json(theirs.body)["items"] as? [Any])?.count == 1)
+        #expect(await cy.send("GET", "/v1/users/\(boId)/favourites").status == 404)
 
         let card = await ann.send(
             "POST", "/v1/payment-methods",
@@ -133,6 +144,8 @@ struct SocialHTTPTests {
         #expect((json(placed.body)["total"] as? [String: Any])?["amount"] as? Int == price * 2)
         let history = await ann.send("GET", "/v1/orders")
         #expect((json(history.body)["items"] as? [Any])?.count == 1)
+        #expect(await bo.send("DELETE", "/v1/me/favourites/\(itemId)").status == 204)
+        #expect(await bo.send("DELETE", "/v1/me/favourites/\(itemId)").status == 404)
     }
 
     @Test("the directory over HTTP: by name and by whole e-mail only, privacy settings, and 429 with Retry-After")

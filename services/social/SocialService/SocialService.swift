@@ -37,6 +37,7 @@ public enum SocialService {
         public let people: PeopleStore
         public let friends: FriendStore
         public let catalog: any CatalogProvider
+        public let favourites: FavouriteStore
         public let clock: any WallClock
 
         public init(
@@ -46,6 +47,7 @@ public enum SocialService {
             people = PeopleStore(client: client, logger: logger)
             friends = FriendStore(client: client, events: events, logger: logger)
             self.catalog = catalog ?? SandboxCatalog(client: client, logger: logger)
+            favourites = FavouriteStore(client: client, logger: logger)
             self.clock = clock
         }
     }
@@ -57,7 +59,13 @@ public enum SocialService {
         let catalog = CatalogBrowsing(provider: parts.catalog)
         let gifts = GiftCheck(provider: parts.catalog, friends: parts.friends, people: parts.people)
         let directory = Directory(people: parts.people)
+        let wishes = WishList(
+            favourites: parts.favourites, friends: parts.friends, catalog: parts.catalog, clock: parts.clock)
         router.register(Social.SearchUsers.self) { try await directory.search($0, $1) }
+        router.register(Social.AddFavourite.self) { try await wishes.add($0, $1) }
+        router.register(Social.ListFavourites.self) { try await wishes.list($0, $1) }
+        router.register(Social.RemoveFavourite.self) { try await wishes.remove($0, $1) }
+        router.register(Social.FriendFavourites.self) { try await wishes.friendList($0, $1) }
         router.register(Social.GetPrivacy.self) { try await directory.privacy($0, $1) }
         router.register(Social.SetPrivacy.self) { try await directory.setPrivacy($0, $1) }
         router.register(Social.SendFriendRequest.self) { try await book.send($0, $1) }

@@ -100,4 +100,31 @@ extension GatewayAPI {
             .init(findableByContact: body.findableByContact, findableByName: body.findableByName))
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
+
+    func listFavourites(_ input: Operations.ListFavourites.Input) async throws -> Operations.ListFavourites.Output {
+        let reply = try await callAsCaller(
+            Social.ListFavourites.self, .init(cursor: input.query.cursor, limit: input.query.limit))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func addFavourite(_ input: Operations.AddFavourite.Input) async throws -> Operations.AddFavourite.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await callAsCaller(Social.AddFavourite.self, .init(itemId: body.itemId, note: body.note))
+        let favourite: Components.Schemas.Favourite = try OrdersJSON.convert(reply.favourite)
+        return reply.created ? .created(.init(body: .json(favourite))) : .ok(.init(body: .json(favourite)))
+    }
+
+    func removeFavourite(_ input: Operations.RemoveFavourite.Input) async throws -> Operations.RemoveFavourite.Output {
+        _ = try await callAsCaller(Social.RemoveFavourite.self, .init(itemId: input.path.itemId))
+        return .noContent(.init())
+    }
+
+    func friendFavourites(_ input: Operations.FriendFavourites.Input) async throws
+        -> Operations.FriendFavourites.Output
+    {
+        let reply = try await callAsCaller(
+            Social.FriendFavourites.self,
+            .init(userId: input.path.userId, limit: input.query.limit, cursor: input.query.cursor))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
 }

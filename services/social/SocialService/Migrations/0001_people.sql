@@ -1,6 +1,7 @@
--- Gifter's people: names social has seen (for notices), friend requests, friendships, blocks.
+-- Gifter's people: the directory (from auth's events), friend requests, friendships, blocks.
 
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
+-- In public, where routing creates it too (the first of the two to start creates it).
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
 
 -- The directory, kept from auth's `auth.profile_changed` events. E-mail addresses and phone
 -- numbers are kept only as SHA-256 digests (found by exact match, never shown, never listed).

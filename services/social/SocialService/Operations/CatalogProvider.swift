@@ -10,4 +10,6 @@ public protocol CatalogProvider: Sendable {
     func search(_ query: CatalogQuery) async throws -> Page<Social.CatalogItem>
     /// One product, or nil when there is no such id.
     func item(_ id: String) async throws -> Social.CatalogItem?
+    /// The products of `ids` that the catalogue has, by id (one call for a whole list).
+    func items(_ ids: [String]) async throws -> [String: Social.CatalogItem]
 }

@@ -88,6 +88,24 @@ public struct SandboxCatalog: CatalogProvider {
         return nil
     }
 
+    public func items(_ ids: [String]) async throws -> [String: Social.CatalogItem] {
+        let uuids = ids.compactMap(UUID.init(uuidString:))
+        guard !uuids.isEmpty else { return [:] }
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.columns) FROM social.catalog_items WHERE id = ANY(\(uuids))", logger: logger)
+        var found: [String: Social.CatalogItem] = [:]
+        for try await row in rows {
+            let (id, title, brand, category, description, features, amount, currency, available, image, rating, number) =
+                try row.decode(
+                    (UUID, String, String, String, String, [String], Int64, String, Bool, String, Int32, Int32).self)
+            let item = Self.item(
+                id: id, title: title, brand: brand, category: category, description: description, features: features,
+                amount: amount, currency: currency, available: available, image: image, rating: rating, number: number)
+            found[item.id] = item
+        }
+        return found
+    }
+
     static func item(
         id: UUID, title: String, brand: String, category: String, description: String, features: [String],
         amount: Int64, currency: String, available: Bool, image: String, rating: Int32, number: Int32
