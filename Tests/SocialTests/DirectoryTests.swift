@@ -7,7 +7,10 @@ import Testing
 @Suite("social: the directory and its privacy rules (PostgreSQL)")
 struct DirectoryTests {
     /// A name no other test's users share, so searches see only this test's people.
-    static func unique() -> String { "zq" + UUID().uuidString.prefix(6).lowercased().filter(\.isLetter) + "x" }
+    static func unique() -> String {
+        let letters = UUID().uuidString.compactMap(\.hexDigitValue).prefix(10).map { Character(UnicodeScalar(97 + $0)!) }
+        return "zq" + String(letters) + "x"
+    }
 
     @Test("by display name and username: prefix, a word's start and typos; never an address in the results")
     func byName() async throws {

@@ -2,6 +2,7 @@ import AuthContract
 import Contract
 import Foundation
 import Logging
+import OrdersContract
 import PostgresNIO
 import ServiceKit
 import SocialContract
@@ -38,6 +39,7 @@ public enum SocialService {
         public let friends: FriendStore
         public let catalog: any CatalogProvider
         public let favourites: FavouriteStore
+        public let contacts: ContactStore
         public let clock: any WallClock
 
         public init(
@@ -48,13 +50,14 @@ public enum SocialService {
             friends = FriendStore(client: client, events: events, logger: logger)
             self.catalog = catalog ?? SandboxCatalog(client: client, logger: logger)
             favourites = FavouriteStore(client: client, logger: logger)
+            contacts = ContactStore(client: client, logger: logger)
             self.clock = clock
         }
     }
 
     /// The operation table: one line per operation.
     public static func register(_ parts: Parts, on router: inout OperationRouter) {
-        let book = FriendBook(friends: parts.friends, people: parts.people, clock: parts.clock)
+        let friendBook = FriendBook(friends: parts.friends, people: parts.people, clock: parts.clock)
         let lists = FriendLists(friends: parts.friends)
         let catalog = CatalogBrowsing(provider: parts.catalog)
         let gifts = GiftCheck(provider: parts.catalog, friends: parts.friends, people: parts.people)
@@ -66,23 +69,29 @@ public enum SocialService {
         router.register(Social.ListFavourites.self) { try await wishes.list($0, $1) }
         router.register(Social.RemoveFavourite.self) { try await wishes.remove($0, $1) }
         router.register(Social.FriendFavourites.self) { try await wishes.friendList($0, $1) }
+        let book = AddressBook(contacts: parts.contacts, clock: parts.clock)
+        router.register(Social.ListContacts.self) { try await book.list($0, $1) }
+        router.register(Social.AddContact.self) { try await book.add($0, $1) }
+        router.register(Social.UpdateContact.self) { try await book.update($0, $1) }
+        router.register(Social.DeleteContact.self) { try await book.delete($0, $1) }
         router.register(Social.GetPrivacy.self) { try await directory.privacy($0, $1) }
         router.register(Social.SetPrivacy.self) { try await directory.setPrivacy($0, $1) }
-        router.register(Social.SendFriendRequest.self) { try await book.send($0, $1) }
+        router.register(Social.SendFriendRequest.self) { try await friendBook.send($0, $1) }
         router.register(Social.ListFriendRequests.self) { try await lists.requests($0, $1) }
-        router.register(Social.AcceptFriendRequest.self) { try await book.accept($0, $1) }
-        router.register(Social.DeclineFriendRequest.self) { try await book.decline($0, $1) }
-        router.register(Social.CancelFriendRequest.self) { try await book.cancel($0, $1) }
+        router.register(Social.AcceptFriendRequest.self) { try await friendBook.accept($0, $1) }
+        router.register(Social.DeclineFriendRequest.self) { try await friendBook.decline($0, $1) }
+        router.register(Social.CancelFriendRequest.self) { try await friendBook.cancel($0, $1) }
         router.register(Social.ListFriends.self) { try await lists.friends($0, $1) }
-        router.register(Social.RemoveFriend.self) { try await book.remove($0, $1) }
-        router.register(Social.BlockUser.self) { try await book.block($0, $1) }
-        router.register(Social.UnblockUser.self) { try await book.unblock($0, $1) }
+        router.register(Social.RemoveFriend.self) { try await friendBook.remove($0, $1) }
+        router.register(Social.BlockUser.self) { try await friendBook.block($0, $1) }
+        router.register(Social.UnblockUser.self) { try await friendBook.unblock($0, $1) }
         router.register(Social.SearchCatalog.self) { try await catalog.search($0, $1) }
         router.register(Social.GetCatalogItem.self) { try await catalog.item($0, $1) }
         router.register(Social.CheckGift.self) { try await gifts.check($0, $1) }
     }
 
-    /// Applies one of auth's events to social's tables, on the consumer's connection.
+    /// Applies one of auth's events (the directory, deleted accounts) or orders' (cards sent to
+    /// contacts) to social's tables, on the consumer's connection.
     public static func apply(_ event: StoredEvent, to parts: Parts, on connection: PostgresConnection) async throws {
         let decoder = Wire.makeDecoder()
         switch event.topic {
@@ -90,6 +99,9 @@ public enum SocialService {
             let changed = try decoder.decode(Auth.ProfileChanged.self, from: event.payload)
             guard let entry = DirectoryEntry(changed) else { return }
             try await parts.people.apply(entry, now: parts.clock.now(), on: connection)
+        case Orders.Topic.paid:
+            let paid = try decoder.decode(Orders.OrderEvent.self, from: event.payload)
+            try await parts.contacts.count(paid, eventId: event.id, now: parts.clock.now(), on: connection)
         case Auth.AccountDeleted.topic:
             let deleted = try decoder.decode(Auth.AccountDeleted.self, from: event.payload)
             guard let user = UUID(uuidString: deleted.userId) else { return }
@@ -99,7 +111,8 @@ public enum SocialService {
         }
     }
 
-    /// Its migrations, operations, and the consumer of auth's profile and deletion events.
+    /// Its migrations, operations, and the consumer of auth's profile and deletion events and of
+    /// orders' paid orders.
     public static let definition = WorkerDefinition(service: .social, migrations: migrations) { router, resources in
         let provider = try resources.environment.required(catalogProvider)
         guard provider == "sandbox" else {
@@ -111,7 +124,7 @@ public enum SocialService {
             client: resources.postgres, events: publisher, clock: resources.clock, logger: resources.logger)
         register(parts, on: &router)
         let directory = try resources.consumer(
-            name: "social.auth", topics: [Auth.ProfileChanged.topic, Auth.AccountDeleted.topic]
+            name: "social.auth", topics: [Auth.ProfileChanged.topic, Auth.AccountDeleted.topic, Orders.Topic.paid]
         ) { event, connection in
             try await apply(event, to: parts, on: connection)
         }

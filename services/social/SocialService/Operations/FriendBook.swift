@@ -17,12 +17,17 @@ public struct FriendBook: Sendable {
         self.clock = clock
     }
 
-    /// The other user of a request: a UUID, not the caller, known to the directory.
-    func other(_ ref: Social.UserRef, caller: UUID) async throws -> (id: UUID, name: String) {
+    /// The other user of a request: a UUID, not the caller, known to the directory. Asking for
+    /// something with oneself is a 400 where it would create something (a request, a block)
+    /// and a 404 where it names something to answer or remove (there is never any).
+    func other(_ ref: Social.UserRef, caller: UUID, creating: Bool = false) async throws -> (id: UUID, name: String) {
         guard let id = UUID(uuidString: ref.userId) else {
             throw ServiceError.invalidArgument("userId must be a UUID", field: "userId")
         }
-        guard id != caller else { throw ServiceError.invalidArgument("userId is yourself", field: "userId") }
+        guard id != caller else {
+            if creating { throw ServiceError.invalidArgument("userId is yourself", field: "userId") }
+            throw Self.noSuchUser
+        }
         guard let name = try await people.name(of: id) else { throw Self.noSuchUser }
         return (id, name)
     }
@@ -32,7 +37,7 @@ public struct FriendBook: Sendable {
     /// `send_friend_request`.
     public func send(_ request: Social.UserRef, _ context: OperationContext) async throws -> Social.RelationReply {
         let me = try context.userId()
-        let (other, _) = try await other(request, caller: me)
+        let (other, _) = try await other(request, caller: me, creating: true)
         let myName = try await people.name(of: me) ?? "Someone"
         let now = clock.now()
         let requestId = context.metadata.requestId
@@ -113,7 +118,7 @@ public struct FriendBook: Sendable {
     /// `block_user`: idempotent.
     public func block(_ request: Social.UserRef, _ context: OperationContext) async throws -> Empty {
         let me = try context.userId()
-        let (other, _) = try await other(request, caller: me)
+        let (other, _) = try await other(request, caller: me, creating: true)
         let now = clock.now()
         let requestId = context.metadata.requestId
         try await friends.changing(me, other) { connection, _ in

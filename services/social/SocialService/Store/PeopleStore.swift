@@ -39,14 +39,15 @@ public struct PeopleStore: Sendable {
     }
 
     /// Forgets everything social keeps of `user` (after `auth.account_deleted`): the directory
-    /// entry, requests either way, friendships on both sides, blocks either way and the wish list.
+    /// entry, requests either way, friendships on both sides, blocks either way, the wish list and the address book.
     public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
             WITH people AS (DELETE FROM social.people WHERE user_id = \(user)),
                  requests AS (DELETE FROM social.friend_requests WHERE from_user = \(user) OR to_user = \(user)),
                  friends AS (DELETE FROM social.friendships WHERE user_id = \(user) OR friend_id = \(user)),
-                 favourites AS (DELETE FROM social.favourites WHERE user_id = \(user))
+                 favourites AS (DELETE FROM social.favourites WHERE user_id = \(user)),
+                 contacts AS (DELETE FROM social.contacts WHERE user_id = \(user))
             DELETE FROM social.blocks WHERE blocker = \(user) OR blocked = \(user)
             """, logger: logger)
     }
