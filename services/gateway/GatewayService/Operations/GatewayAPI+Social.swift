@@ -127,4 +127,32 @@ extension GatewayAPI {
             .init(userId: input.path.userId, limit: input.query.limit, cursor: input.query.cursor))
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
+
+    func listContacts(_ input: Operations.ListContacts.Input) async throws -> Operations.ListContacts.Output {
+        let query = input.query
+        let reply = try await callAsCaller(
+            Social.ListContacts.self,
+            .init(
+                q: query.q, sort: query.sort.flatMap { Social.ContactOrder(rawValue: $0.rawValue) },
+                limit: query.limit, cursor: query.cursor))
+        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
+    }
+
+    func addContact(_ input: Operations.AddContact.Input) async throws -> Operations.AddContact.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let contact = try await callAsCaller(Social.AddContact.self, try OrdersJSON.convert(body))
+        return .created(.init(body: .json(try OrdersJSON.convert(contact))))
+    }
+
+    func updateContact(_ input: Operations.UpdateContact.Input) async throws -> Operations.UpdateContact.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let contact = try await callAsCaller(
+            Social.UpdateContact.self, .init(id: input.path.id, fields: try OrdersJSON.convert(body)))
+        return .ok(.init(body: .json(try OrdersJSON.convert(contact))))
+    }
+
+    func deleteContact(_ input: Operations.DeleteContact.Input) async throws -> Operations.DeleteContact.Output {
+        _ = try await callAsCaller(Social.DeleteContact.self, .init(id: input.path.id))
+        return .noContent(.init())
+    }
 }
