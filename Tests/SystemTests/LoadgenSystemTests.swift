@@ -6,7 +6,7 @@ import Testing
 @Suite("loadgen against the running system", .serialized)
 struct LoadgenSystemTests {
     @Test(
-        "mixed: NavUP, Gifter, PostcardBuddy and TapWater traffic, every answer as expected (no 429 at the default limits), a JSON report"
+        "mixed: NavUP, Gifter (logins and gifts), PostcardBuddy and TapWater traffic, every answer as expected (no 429 at the default limits), a JSON report"
     )
     func mixed() async throws {
         let system = try SystemHarness()
@@ -15,13 +15,14 @@ struct LoadgenSystemTests {
         try system.start("orders")
         try system.start("routing")
         try system.start("hydration")
+        try system.start("social", extra: ["EVENTS_POLL_MS": "200"])
         // The default rate limits (a setting given as "" takes its default), with loadgen's
         // address trusted as a proxy, as `make up` does: each simulated user has an address.
         let defaultLimits = Dictionary(
             uniqueKeysWithValues: ["LOGIN", "REGISTER", "RECOVERY", "SEARCH", "WRITE", "READ"].map {
                 ("RATE_LIMIT_\($0)", "")
             })
-        let gateway = ["READINESS_SERVICES": "auth,orders,routing,hydration", "TRUSTED_PROXIES": "127.0.0.1"]
+        let gateway = ["READINESS_SERVICES": "auth,orders,routing,hydration,social", "TRUSTED_PROXIES": "127.0.0.1"]
         try system.start("gateway", extra: defaultLimits.merging(gateway) { $1 })
         defer { _ = system.stopBlocking() }
         let deadline = Date().addingTimeInterval(90)
@@ -36,7 +37,8 @@ struct LoadgenSystemTests {
             arguments: [
                 "mixed", "--url", "http://127.0.0.1:\(system.httpPort)", "--seconds", "4", "--users", "100",
                 "--login-rate", "5", "--wrong-share", "0.4", "--postcard-rate", "1", "--accounts", "10",
-                "--tapwater-users", "100", "--drink-every", "4", "--sync-every", "2", "--json", report.path,
+                "--tapwater-users", "100", "--drink-every", "4", "--sync-every", "2", "--gift-rate", "2",
+                "--json", report.path,
             ])
         #expect(status == 0, "\(output)")
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
@@ -46,6 +48,7 @@ struct LoadgenSystemTests {
         for name in [
             "navup locate", "navup route", "gifter login, right password", "gifter login, wrong password",
             "postcard login", "postcard quote", "postcard order and pay", "tapwater log drink", "tapwater sync",
+            "gifter catalogue search", "gifter favourite", "gifter gift purchase",
         ] {
             let entry = try #require(byName[name], "no \(name) in \(output)")
             #expect((entry["count"] as? Int ?? 0) > 0, "\(name): \(entry)")

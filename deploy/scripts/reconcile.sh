@@ -18,7 +18,8 @@
 #   MAIL_DIR         the SMTP sink's folder (deploy/smtp-sink: one .eml per message); when set,
 #                    every e-mail notify logged as sent must be there exactly once
 #
-# When the printing schema exists, every acknowledged postcard order that was paid must have a
+# When the social schema exists, every gift order must carry the catalogue's price. When the
+# printing schema exists, every acknowledged postcard order that was paid must have a
 # rendered print job (or have been refunded); when the notify schema exists, no delivery job may
 # be stuck or dead-lettered.
 set -euo pipefail
@@ -67,6 +68,20 @@ SQL
 has_schema() {
     [[ $(psql "$DATABASE_URL" -qAt -c "SELECT to_regclass('$1') IS NOT NULL") == t ]]
 }
+if has_schema social.catalog_items; then
+    # Gifts: priced by social from the catalogue, never by the client (the sandbox catalogue's
+    # prices do not change during a run).
+    report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
+CREATE TEMP TABLE acked (id uuid);
+\copy acked FROM '$ACKED'
+SELECT 'acknowledged gift orders', count(*), 0
+  FROM acked a JOIN orders.orders o ON o.id = a.id WHERE o.kind = 'gift';
+SELECT 'gift orders not charged the catalogue''s price', count(*), 1
+  FROM orders.orders o JOIN social.catalog_items c ON c.id::text = o.details->'gift'->'item'->>'id'
+  WHERE o.kind = 'gift' AND (o.details->'gift'->'item'->'unitPrice'->>'amount')::bigint <> c.price_amount;
+SQL
+)
+fi
 if has_schema printing.print_jobs; then
     report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
 CREATE TEMP TABLE acked (id uuid);
