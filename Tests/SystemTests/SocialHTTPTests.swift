@@ -186,4 +186,29 @@ struct SocialHTTPTests {
         let cut = try #require(limited)
         #expect(cut.head.lowercased().contains("retry-after"))
     }
+
+    @Test("the address book over HTTP: add, search, edit, delete; 400 names the field; another user's contact is 404")
+    func contacts() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let (ann, _) = try await user(system, "ann")
+        let (bo, _) = try await user(system, "bo")
+        let added = await ann.send(
+            "POST", "/v1/me/contacts",
+            json: #"{"name": "Eva Lind", "address": {"line1": "Storgatan 1", "city": "Lund", "country": "se"}, "phone": "+46701234567"}"#)
+        #expect(added.status == 201, "\(added.body)")
+        let id = try #require(json(added.body)["id"] as? String)
+        #expect((json(added.body)["address"] as? [String: Any])?["country"] as? String == "SE")
+        #expect(json(added.body)["cardsSent"] as? Int == 0)
+        let bad = await ann.send("POST", "/v1/me/contacts", json: #"{"name": "X", "email": "nope"}"#)
+        #expect(bad.status == 400 && orders.field(bad) == "email")
+        let found = await ann.send("GET", "/v1/me/contacts?q=eva&sort=frequent")
+        #expect((json(found.body)["items"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
+        let edited = await ann.send("PATCH", "/v1/me/contacts/\(id)", json: #"{"favourite": true, "phone": ""}"#)
+        #expect(edited.status == 200 && json(edited.body)["favourite"] as? Bool == true && json(edited.body)["phone"] == nil)
+        #expect(await bo.send("PATCH", "/v1/me/contacts/\(id)", json: #"{"favourite": false}"#).status == 404)
+        #expect(await bo.send("DELETE", "/v1/me/contacts/\(id)").status == 404)
+        #expect(await ann.send("DELETE", "/v1/me/contacts/\(id)").status == 204)
+        #expect((json(await ann.send("GET", "/v1/me/contacts").body)["items"] as? [Any])?.isEmpty == true)
+    }
 }
