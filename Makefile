@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-auth bench-flood bench-orders bench-notify bench-hydration bench-routing bench-printing fault-run compose-config clean clean-data
+.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-gateway bench-auth bench-flood bench-orders bench-notify bench-hydration bench-routing bench-printing fault-run compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -43,6 +43,9 @@ bench: ## every benchmark behind docs/benchmarks.md in turn (BENCHES="auth order
 
 bench-broker: release ## broker round trips: raw vs through the broker, 3 rounds, shares of raw taken per round
 	"$$(swift build -c release --show-bin-path)/loadgen" broker $(or $(LOADGEN_ARGS),--rounds 3)
+
+bench-gateway: ## the request path against Hummingbird's hello-world: wrk on /hello, /healthz, /v1/currencies, /v1/me in one run (starts the system)
+	@$(SCRIPTS)/bench-gateway.sh
 
 bench-auth: ## login throughput and p99 vs the hashing bound, token verification (starts the system)
 	@$(SCRIPTS)/bench-system.sh login $(LOADGEN_ARGS)

@@ -216,6 +216,13 @@ let package = Package(
             path: "services/gateway/main",
             swiftSettings: strict
         ),
+        // The reference `make bench-gateway` compares the gateway with: Hummingbird's hello-world.
+        .executableTarget(
+            name: "gateway-hello",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "services/gateway/bench",
+            swiftSettings: strict
+        ),
         .target(
             name: "AuthService",
             dependencies: [
@@ -435,7 +442,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "TestSupport",
-                "AuthContract",
+                "AuthContract", "RoutingContract",
                 "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

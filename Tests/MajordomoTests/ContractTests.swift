@@ -25,6 +25,13 @@ struct ContractTests {
         static let name = "crash"
     }
 
+    /// Answered with a reply the handler keeps encoded.
+    enum Greeting: BusOperation {
+        typealias Request = Greet.Request
+        typealias Reply = Greet.Reply
+        static let name = "greeting"
+    }
+
     struct Boom: Error {}
 
     static func router() -> OperationRouter {
@@ -41,6 +48,10 @@ struct ContractTests {
             throw ServiceError(.locked, "held", details: ["retryAfterSeconds": 90])
         }
         router.register(Crash.self) { _, _ in throw Boom() }
+        router.registerEncoded(Greeting.self) { request, _ in
+            guard !request.name.isEmpty else { throw ServiceError.invalidArgument("name is empty", field: "name") }
+            return Array(#"{"requestId":"kept","text":"hello, encoded"}"#.utf8)
+        }
         return router
     }
 
@@ -63,6 +74,31 @@ struct ContractTests {
             let reply = try await bus.call(
                 Greet.self, on: ServiceName("greeter"), .init(name: "Lund", times: 2), metadata: metadata)
             #expect(reply == .init(text: "hello Lund, hello Lund", requestId: "req-1"))
+        }
+    }
+
+    @Test("a reply kept encoded arrives as the typed reply; a raw call gets the payload's bytes and the errors typed")
+    func encodedReplies() async throws {
+        try await withGreeter { bus in
+            let typed = try await bus.call(
+                Greeting.self, on: ServiceName("greeter"), .init(name: "Lund", times: 1), metadata: metadata)
+            #expect(typed == .init(text: "hello, encoded", requestId: "kept"))
+            let raw = try await bus.call(
+                "greeting", on: ServiceName("greeter"), payloadJSON: Array(#"{"name":"Lund","times":1}"#.utf8),
+                metadata: metadata)
+            #expect(String(decoding: raw, as: UTF8.self) == #"{"requestId":"kept","text":"hello, encoded"}"#)
+            let refused = await #expect(throws: ServiceError.self) {
+                _ = try await bus.call(
+                    "greeting", on: ServiceName("greeter"), payloadJSON: Array(#"{"name":"","times":1}"#.utf8),
+                    metadata: metadata)
+            }
+            #expect(refused?.code == .invalidArgument)
+            #expect(refused?.details?["field"] == "name")
+            let malformed = await #expect(throws: ServiceError.self) {
+                _ = try await bus.call(
+                    "greet", on: ServiceName("greeter"), payloadJSON: Array(#"{"name":"#.utf8), metadata: metadata)
+            }
+            #expect(malformed?.code == .invalidArgument)
         }
     }
 

@@ -335,6 +335,14 @@ struct OrderBookTests {
                 await failure { _ = try await db.quoting.load(xml: "<Cube>", actor: admin) }?.code == .invalidArgument)
             #expect(
                 try await db.quoting.currencies().currencies.contains { $0.code == "CLP" }, "the last good rates stay")
+            // The listing kept encoded follows the rate set it was made from.
+            let encoded = try Wire.makeDecoder().decode(
+                Orders.ListCurrencies.Reply.self, from: Data(try await db.quoting.currenciesJSON()))
+            #expect(encoded == (try await db.quoting.currencies()))
+            _ = try await db.quoting.load(xml: sample, actor: admin)
+            let reloaded = try Wire.makeDecoder().decode(
+                Orders.ListCurrencies.Reply.self, from: Data(try await db.quoting.currenciesJSON()))
+            #expect(!reloaded.currencies.contains { $0.code == "CLP" })
         }
     }
 

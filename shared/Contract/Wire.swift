@@ -38,6 +38,14 @@ public enum Wire {
         return [Array(operation.utf8), Array(try encoder.encode(metadata)), Array(try encoder.encode(payload))]
     }
 
+    /// Encodes a request body whose payload is JSON already (the gateway forwards a client's body
+    /// as it came; the service decodes and checks it).
+    public static func encodeRequest(
+        operation: String, metadata: RequestMetadata, payloadJSON: [UInt8]
+    ) throws -> [[UInt8]] {
+        [Array(operation.utf8), Array(try makeEncoder().encode(metadata)), payloadJSON]
+    }
+
     /// Decodes a request body; a malformed one is an `invalid_argument`.
     public static func decodeRequest(_ frames: [[UInt8]]) throws(ServiceError) -> IncomingRequest {
         guard frames.count == 3 else {
@@ -87,17 +95,21 @@ public enum Wire {
 
     /// Decodes a reply: the payload on `ok`, the ``ServiceError`` thrown otherwise.
     public static func decodeReply<T: Decodable>(_ type: T.Type, from frames: [[UInt8]]) throws(ServiceError) -> T {
+        let payload = try replyPayload(from: frames)
+        do {
+            return try makeDecoder().decode(T.self, from: Data(payload))
+        } catch {
+            throw ServiceError(.internal, "reply payload does not match \(T.self): \(error)")
+        }
+    }
+
+    /// A reply's payload JSON, undecoded, on `ok`; the ``ServiceError`` thrown otherwise.
+    public static func replyPayload(from frames: [[UInt8]]) throws(ServiceError) -> [UInt8] {
         guard frames.count >= 2 else {
             throw ServiceError(.internal, "a reply has 2 body frames (status, payload); got \(frames.count)")
         }
+        if frames[0].elementsEqual(ok.utf8) { return frames[1] }
         let status = String(decoding: frames[0], as: UTF8.self)
-        if status == ok {
-            do {
-                return try makeDecoder().decode(T.self, from: Data(frames[1]))
-            } catch {
-                throw ServiceError(.internal, "reply payload does not match \(T.self): \(error)")
-            }
-        }
         if let error = try? makeDecoder().decode(ServiceError.self, from: Data(frames[1])) { throw error }
         throw ServiceError(ErrorCode(rawValue: status), "the service answered \(status) without a readable error body")
     }

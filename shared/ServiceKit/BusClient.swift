@@ -27,6 +27,27 @@ public struct BusClient: Sendable {
         _ operation: Op.Type, on service: ServiceName, _ request: Op.Request, metadata: RequestMetadata,
         timeout: Duration? = nil
     ) async throws(ServiceError) -> Op.Reply {
+        let payload: [UInt8]
+        do {
+            payload = Array(try Wire.makeEncoder().encode(request))
+        } catch {
+            throw ServiceError(.internal, "could not encode \(Op.name) request: \(error)")
+        }
+        let reply = try await call(Op.name, on: service, payloadJSON: payload, metadata: metadata, timeout: timeout)
+        do {
+            return try Wire.makeDecoder().decode(Op.Reply.self, from: Data(reply))
+        } catch {
+            throw ServiceError(.internal, "reply payload does not match \(Op.Reply.self): \(error)")
+        }
+    }
+
+    /// Calls `operation` on `service` with a payload that is JSON already, and answers the
+    /// reply's payload JSON undecoded (the gateway forwards both as they are); an error reply is
+    /// thrown as its ``ServiceError``.
+    public func call(
+        _ operation: String, on service: ServiceName, payloadJSON: [UInt8], metadata: RequestMetadata,
+        timeout: Duration? = nil
+    ) async throws(ServiceError) -> [UInt8] {
         let timeout = timeout ?? defaultTimeout
         var metadata = metadata
         if metadata.deadline == nil {
@@ -34,9 +55,9 @@ public struct BusClient: Sendable {
         }
         let body: [[UInt8]]
         do {
-            body = try Wire.encodeRequest(operation: Op.name, metadata: metadata, payload: request)
+            body = try Wire.encodeRequest(operation: operation, metadata: metadata, payloadJSON: payloadJSON)
         } catch {
-            throw ServiceError(.internal, "could not encode \(Op.name) request: \(error)")
+            throw ServiceError(.internal, "could not encode \(operation) request: \(error)")
         }
         let reply: [[UInt8]]
         do {
@@ -44,7 +65,7 @@ public struct BusClient: Sendable {
         } catch let error as MajordomoError {
             switch error.code {
             case .deadlineExceeded:
-                throw ServiceError(.deadlineExceeded, "\(service) did not answer \(Op.name) in time")
+                throw ServiceError(.deadlineExceeded, "\(service) did not answer \(operation) in time")
             default:
                 throw ServiceError(
                     .unavailable, "\(service) is unavailable: \(error.message)",
@@ -53,7 +74,7 @@ public struct BusClient: Sendable {
         } catch {
             throw ServiceError(.unavailable, "call to \(service) was cancelled")
         }
-        return try Wire.decodeReply(Op.Reply.self, from: reply)
+        return try Wire.replyPayload(from: reply)
     }
 
     /// Asks the broker (MMI, RFC 8) whether a live worker serves `service`.

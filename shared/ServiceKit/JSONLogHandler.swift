@@ -5,16 +5,23 @@ import Logging
 /// Writes each log record as one JSON object on one line of standard output:
 /// `{"ts":"2026-11-21T18:04:05.123Z","level":"info","service":"auth","msg":"...","requestId":"..."}`.
 ///
-/// Each line is one `write(2)`, so lines from concurrent tasks never interleave.
+/// Lines go out whole, through ``LogOutput`` (buffered for at most 50 ms; `error` and above at
+/// once), so lines from concurrent tasks never interleave.
 public struct JSONLogHandler: LogHandler {
     /// The `service` field of every line (the process name).
     public let label: String
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
+    /// Where lines go (standard output unless a test says otherwise).
+    let output: LogOutput
 
     /// A handler for the process named `label`.
-    public init(label: String, level: Logger.Level, metadataProvider: Logger.MetadataProvider? = nil) {
+    public init(
+        label: String, level: Logger.Level, metadataProvider: Logger.MetadataProvider? = nil,
+        output: LogOutput = .standard
+    ) {
+        self.output = output
         self.label = label
         self.logLevel = level
         self.metadataProvider = metadataProvider
@@ -45,8 +52,7 @@ public struct JSONLogHandler: LogHandler {
             line.appendJSONStringLiteral("\(event.file):\(event.line)")
         }
         line += "}\n"
-        var bytes = Array(line.utf8)
-        bytes.withUnsafeMutableBytes { buffer in _ = write(STDOUT_FILENO, buffer.baseAddress, buffer.count) }
+        output.write(line, urgent: event.level >= .error)
     }
 
     static let reserved: Set<String> = ["ts", "level", "service", "msg", "source"]

@@ -37,6 +37,20 @@ public struct OperationRouter: Sendable {
         }
     }
 
+    /// Registers the handler of operation `Op` whose reply is JSON already: for a reply that
+    /// changes seldom and is asked often (a listing kept encoded), so it is not encoded again for
+    /// every request. The bytes must be `Op.Reply` as ``Wire`` encodes it.
+    public mutating func registerEncoded<Op: BusOperation>(
+        _ operation: Op.Type,
+        _ handler: @escaping @Sendable (Op.Request, OperationContext) async throws -> [UInt8]
+    ) {
+        precondition(entries[Op.name] == nil, "operation \(Op.name) registered twice on \(service)")
+        entries[Op.name] = { payload, context in
+            let request = try Wire.decodePayload(Op.Request.self, from: payload)
+            return [Array(Wire.ok.utf8), try await handler(request, context)]
+        }
+    }
+
     /// Handles one request body; never throws: every failure becomes an error reply.
     public func handle(_ frames: [[UInt8]]) async -> [[UInt8]] {
         let request: Wire.IncomingRequest

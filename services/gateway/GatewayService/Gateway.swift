@@ -36,18 +36,22 @@ public enum Gateway {
     ) throws -> some ApplicationProtocol {
         let router = Router(context: GatewayRequestContext.self)
         let document = try openAPIDocument()
-        router.add(middleware: RequestIDMiddleware(logger: logger, paths: LoggedPath(document: document)))
+        router.add(middleware: RequestIDMiddleware(
+                logger: logger, paths: LoggedPath(document: document), every: settings.accessLogEvery))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: SingleRepresentationMiddleware())
         let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: document)
-        router.add(middleware: MethodNotAllowedMiddleware(routes: try RouteTable(registeredBy: api)))
+        var routes = try RouteTable(registeredBy: api)
+        for route in BusRoute.all { routes.add(route.method, route.path) }
+        router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
         let limiter = RateLimiter(limits: settings.rateLimits, capacity: settings.rateLimitClients)
         let resolver = ClientAddressResolver(trustedProxies: settings.trustedProxies)
         router.add(middleware: RateLimitMiddleware(key: .address, limiter: limiter, resolver: resolver, now: now))
         let verifier = AccessTokenVerifier(bus: bus)
         router.add(middleware: AuthenticationMiddleware(verifier: verifier))
         router.add(middleware: RateLimitMiddleware(key: .account, limiter: limiter, resolver: resolver, now: now))
+        for route in BusRoute.all { route.register(on: router, bus: bus, timeout: settings.requestTimeout) }
         // Compact JSON: the runtime's default pretty printing costs CPU and bytes on every
         // response and tells a phone nothing more. Keys stay sorted so that a body is the same
         // bytes every time (the answers to reset requests must not differ by account).

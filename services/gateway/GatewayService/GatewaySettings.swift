@@ -19,6 +19,9 @@ public struct GatewaySettings: Sendable {
     static let trustedProxies = Setting(
         "TRUSTED_PROXIES", default: "",
         "comma-separated addresses or CIDR blocks of proxies whose X-Forwarded-For is believed (empty: none)")
+    static let accessLogEvery = Setting(
+        "ACCESS_LOG_EVERY", default: "1",
+        "write the access log's `http` line for one request in N (1: every request; 0: none); answers of 500 and above are always logged")
     static let rateLimitClients = Setting(
         "RATE_LIMIT_CLIENTS", default: "200000",
         "clients (address or account, per route class) the rate limits remember at most")
@@ -45,7 +48,7 @@ public struct GatewaySettings: Sendable {
     public static let all: [Setting] =
         [
             .logLevel, .logFormat, host, port, .brokerURL, .requestTimeout, readinessServices, readinessTimeout,
-            tlsCertificateFile, tlsKeyFile, trustedProxies, rateLimitClients,
+            tlsCertificateFile, tlsKeyFile, trustedProxies, accessLogEvery, rateLimitClients,
         ] + RouteClass.allCases.compactMap { rateLimitSettings[$0] }
 
     /// Where to listen.
@@ -67,6 +70,8 @@ public struct GatewaySettings: Sendable {
     public var trustedProxies: [IPBlock]
     /// Clients the rate limits remember at most.
     public var rateLimitClients: Int
+    /// One `http` log line per this many requests answered below 500 (0: none).
+    public var accessLogEvery: Int
     /// The certificate chain and key files to serve HTTPS with; nil: plain HTTP.
     public var tls: (certificateFile: String, keyFile: String)?
 
@@ -97,6 +102,7 @@ public struct GatewaySettings: Sendable {
         }
         trustedProxies = blocks
         rateLimitClients = try environment.int(Self.rateLimitClients, in: 1_000...100_000_000)
+        accessLogEvery = try environment.int(Self.accessLogEvery, in: 0...1_000_000)
         switch (environment.string(Self.tlsCertificateFile), environment.string(Self.tlsKeyFile)) {
         case (nil, nil): tls = nil
         case (let certificate?, let key?): tls = (certificate, key)

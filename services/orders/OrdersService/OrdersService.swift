@@ -149,7 +149,7 @@ public enum OrdersService {
         router.register(Orders.Quote.self) { request, context in
             try await quoting.quote(request, actor: context.metadata.actor, metadata: context.metadata)
         }
-        router.register(Orders.ListCurrencies.self) { _, _ in try await quoting.currencies() }
+        router.registerEncoded(Orders.ListCurrencies.self) { _, _ in try await quoting.currenciesJSON() }
         router.register(Orders.LoadRates.self) { request, context in
             try await quoting.load(xml: request.xml, actor: try context.requireRole(.admin))
         }

@@ -11,7 +11,7 @@ public enum RoutingService {
         "OSM XML imported when the database holds no map yet (unset: the bundled sample campus)")
     static let refreshMs = Setting(
         "CAMPUS_REFRESH_MS", default: "5000",
-        "how often a replica picks up re-imports, access-point edits and crowd counts from the database, in ms")
+        "how often a replica picks up re-imports, access-point and venue edits and crowd counts from the database, in ms")
     static let snapMeters = Setting(
         "ROUTE_SNAP_METERS", default: "75", "farthest a route's start or end may be from a walkway on its floor, m")
     static let maxIncline = Setting(
@@ -50,10 +50,13 @@ public enum RoutingService {
         crowd.staleAfter = TimeInterval(try resources.environment.int(crowdStaleSeconds, in: 1...86_400))
         let state = CampusState()
         let maps = MapStore(client: resources.postgres, logger: resources.logger)
+        let venues = VenueStore(client: resources.postgres, logger: resources.logger)
+        let venueCache = VenueCache(store: venues)
         let loader = CampusLoader(
             store: maps, state: state, crowdModel: crowd, cost: cost, clock: resources.clock,
             logger: resources.logger,
-            refreshInterval: .milliseconds(try resources.environment.int(refreshMs, in: 100...3_600_000)))
+            refreshInterval: .milliseconds(try resources.environment.int(refreshMs, in: 100...3_600_000)),
+            venues: venueCache)
         let path = resources.environment.string(osmPath)
         try await loader.start {
             if let path { return try Data(contentsOf: URL(fileURLWithPath: path)) }
@@ -63,7 +66,7 @@ public enum RoutingService {
         let pins = PinStore(client: resources.postgres, logger: resources.logger)
         let api = RoutingAPI(
             state: state, loader: loader, maps: maps,
-            venues: VenueStore(client: resources.postgres, logger: resources.logger),
+            venues: venues, venueCache: venueCache,
             navigator: Navigator(
                 state: state, snapDistance: Double(try resources.environment.int(snapMeters, in: 1...10_000))),
             crowdModel: crowd, clock: resources.clock,

@@ -57,10 +57,6 @@ extension Components.Schemas.Session {
 }
 
 extension GatewayAPI {
-    func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output {
-        let profile = try await callAsCaller(Auth.GetProfile.self, Empty())
-        return .ok(.init(body: .json(.init(profile))))
-    }
 }
 
 /// `/v1/me/...`: the caller's own account.

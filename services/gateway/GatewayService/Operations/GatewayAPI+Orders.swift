@@ -18,12 +18,6 @@ extension GatewayAPI {
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 
-    func listCurrencies(_ input: Operations.ListCurrencies.Input) async throws -> Operations.ListCurrencies.Output {
-        let reply = try await callOpenly(
-            Orders.ListCurrencies.self, Empty())
-        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
-    }
-
     func putCurrencyRates(_ input: Operations.PutCurrencyRates.Input) async throws
         -> Operations.PutCurrencyRates.Output
     {

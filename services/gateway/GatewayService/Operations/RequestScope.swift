@@ -32,6 +32,27 @@ public struct RequestScope: Sendable {
             idempotencyKey: idempotencyKey)
     }
 
+    /// A new request id: a random (version 4) UUID in lower case.
+    ///
+    /// Made from the system's random generator (`getrandom(2)`); Foundation's `UUID()` opens and
+    /// reads `/dev/urandom` each time, which the gateway paid on every request.
+    static func newRequestId() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let random: (UInt64, UInt64) = (generator.next(), generator.next())
+        var bytes = withUnsafeBytes(of: random) { Array($0) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// A usable request id from a client header: 1-128 characters of `[A-Za-z0-9._:-]`.
     static func sanitize(_ header: String?) -> String? {
         guard let header, !header.isEmpty, header.count <= 128,

@@ -35,8 +35,8 @@ struct RouteTable: Sendable {
         }
     }
 
-    /// The methods `path` (a request's path, without the query) is served with, in registration
-    /// order; empty when no template matches it.
+    /// The methods `path` (a request's path, without the query) is served with (GET, HEAD, POST,
+    /// PUT, PATCH, DELETE, OPTIONS in that order); empty when no template matches it.
     func methods(for path: String) -> [HTTPRequest.Method] {
         let segments = Self.segments(of: path)
         let matching = routes.filter { $0.matches(segments) }
@@ -45,7 +45,12 @@ struct RouteTable: Sendable {
         for route in matching where route.literalCount == best {
             for method in route.methods where !methods.contains(method) { methods.append(method) }
         }
-        return methods
+        return methods.sorted { Self.rank($0) < Self.rank($1) }
+    }
+
+    /// The order `Allow` lists methods in, whichever way they were registered.
+    private static func rank(_ method: HTTPRequest.Method) -> Int {
+        [.get, .head, .post, .put, .patch, .delete, .options].firstIndex(of: method) ?? 7
     }
 
     private static func segments(of path: String) -> [Substring] {

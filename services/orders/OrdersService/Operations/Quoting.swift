@@ -4,6 +4,7 @@ import Logging
 import OrdersContract
 import PostgresNIO
 import Store
+import Synchronization
 
 /// Quotes and currencies: prices a postcard at the current rates and the active postage
 /// tariff, remembers the quote for `validity`, lists and loads rates.
@@ -11,6 +12,12 @@ public struct Quoting: Sendable {
     let client: PostgresClient
     let rates: RatesStore
     let cache: RatesCache
+    /// The listing of one rate set, encoded.
+    private let encodedListing = EncodedListing()
+
+    private final class EncodedListing: Sendable {
+        let kept = Mutex<(setId: Int64, json: [UInt8])?>(nil)
+    }
     let pricing: Pricing
     let tariffs: any PostageTariffSource
     let clock: any WallClock
@@ -92,6 +99,16 @@ public struct Quoting: Sendable {
     /// The current rates as currencies.
     public func currencies() async throws -> Orders.ListCurrencies.Reply {
         Self.listing(try await currentRates().rates)
+    }
+
+    /// The current rates as currencies, encoded (kept encoded until the rate set changes: every
+    /// app asks for them at launch).
+    public func currenciesJSON() async throws -> [UInt8] {
+        let current = try await currentRates()
+        if let kept = encodedListing.kept.withLock({ $0 }), kept.setId == current.id { return kept.json }
+        let json = Array(try Wire.makeEncoder().encode(Self.listing(current.rates)))
+        encodedListing.kept.withLock { $0 = (current.id, json) }
+        return json
     }
 
     /// Parses and stores ECB rates sent by an operator; a bad document changes nothing.

@@ -8,7 +8,7 @@ import Store
 /// Keeps this replica's ``CampusState`` in step with the database: installs the newest stored
 /// map at start (seeding it from `CAMPUS_OSM_PATH` on an empty database), then every
 /// `CAMPUS_REFRESH_MS` picks up a newer map (an admin re-import on any replica), access-point
-/// edits and the latest crowd counts. Each change is built aside and swapped in atomically.
+/// edits, the latest crowd counts and venue edits (dropping the ``VenueCache``). Each change is built aside and swapped in atomically.
 public final class CampusLoader: Service, Sendable {
     let store: MapStore
     let state: CampusState
@@ -17,12 +17,15 @@ public final class CampusLoader: Service, Sendable {
     let clock: any WallClock
     let logger: Logger
     let refreshInterval: Duration
+    /// Dropped when the stored venues change (see ``VenueCache``).
+    let venues: VenueCache?
     private let revision = LockedValue<String>("")
 
     public init(
         store: MapStore, state: CampusState, crowdModel: CrowdModel, cost: RouteCost, clock: any WallClock,
-        logger: Logger, refreshInterval: Duration
+        logger: Logger, refreshInterval: Duration, venues: VenueCache? = nil
     ) {
+        self.venues = venues
         self.store = store
         self.state = state
         self.crowdModel = crowdModel
@@ -86,6 +89,7 @@ public final class CampusLoader: Service, Sendable {
             }
         }
         try await updateCrowd()
+        try await venues?.catchUp()
     }
 
     /// Recomputes the crowd factors from the stored counts.

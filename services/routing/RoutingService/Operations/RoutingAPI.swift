@@ -11,6 +11,8 @@ struct RoutingAPI: Sendable {
     let loader: CampusLoader
     let maps: MapStore
     let venues: VenueStore
+    /// Venues by id for route ends and venue reads (see ``VenueCache``).
+    let venueCache: VenueCache
     let navigator: Navigator
     let crowdModel: CrowdModel
     let clock: any WallClock
@@ -28,15 +30,17 @@ struct RoutingAPI: Sendable {
         }
         router.register(Routing.UpdateVenue.self) { request, context in
             _ = try context.requireRole(.admin)
-            guard
-                let venue = try await venues.update(
-                    id: try Self.uuid(request.id), with: try Self.validated(request.venue), now: clock.now())
+            let id = try Self.uuid(request.id)
+            defer { venueCache.forget(id) }
+            guard let venue = try await venues.update(id: id, with: try Self.validated(request.venue), now: clock.now())
             else { throw ServiceError.notFound("no venue \(request.id)") }
             return venue
         }
         router.register(Routing.DeleteVenue.self) { request, context in
             _ = try context.requireRole(.admin)
-            guard try await venues.delete(id: try Self.uuid(request.id)) else {
+            let id = try Self.uuid(request.id)
+            defer { venueCache.forget(id) }
+            guard try await venues.delete(id: id) else {
                 throw ServiceError.notFound("no venue \(request.id)")
             }
             return Empty()
@@ -102,7 +106,7 @@ struct RoutingAPI: Sendable {
     }
 
     func venue(_ id: String) async throws -> Routing.Venue {
-        guard let venue = try await venues.venue(id: try Self.uuid(id)) else {
+        guard let venue = try await venueCache.venue(id: try Self.uuid(id)) else {
             throw ServiceError.notFound("no venue \(id)")
         }
         return venue
@@ -209,6 +213,7 @@ struct RoutingAPI: Sendable {
         }
         let version = try await maps.saveImport(
             osm: request.osm, map: map, importedBy: userId, replace: true, now: clock.now())
+        venueCache.forgetAll()
         try await loader.installImported(map, version: version)
         return .init(
             version: version, nodes: map.graph.nodeCount, edges: map.graph.edgeCount, venues: map.venues.count,

@@ -68,6 +68,14 @@ public struct VenueStore: Sendable {
         return nil
     }
 
+    /// Changes whenever a venue is created, changed or deleted: the count and the newest change.
+    public func revision() async throws -> String {
+        let rows = try await client.query(
+            "SELECT count(*)::text || '/' || coalesce(max(updated_at)::text, '') FROM routing.venues", logger: logger)
+        for try await revision in rows.decode(String.self) { return revision }
+        return ""
+    }
+
     /// Creates a venue.
     public func create(_ draft: Routing.VenueDraft, id: UUID, now: Date) async throws -> Routing.Venue {
         try await client.query(

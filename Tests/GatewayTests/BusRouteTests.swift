@@ -1,0 +1,228 @@
+import Contract
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Majordomo
+import Prometheus
+import RoutingContract
+import ServiceKit
+import Testing
+import ZeroMQ
+
+@testable import GatewayService
+
+/// The endpoints the gateway serves by passing bytes through (``BusRoute``): which they are,
+/// and that what they forward is what the client and the service sent, against a real broker
+/// and a real worker on loopback.
+@Suite("gateway: pass-through routes")
+struct BusRouteTests {
+    static let logger: Logger = {
+        var logger = Logger(label: "bus-route-test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// The document's operations: `operationId` by method and path template.
+    static func documentOperations() throws -> [String: String] {
+        let text = String(decoding: try Gateway.openAPIDocument(), as: UTF8.self)
+        var operations: [String: String] = [:]
+        var path: String?
+        var method: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  /"), line.hasSuffix(":") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":"),
+                ["get", "put", "post", "delete", "patch", "head", "options"].contains(line.dropFirst(4).dropLast())
+            {
+                method = line.dropFirst(4).dropLast().uppercased()
+            } else if let path, let method, let range = line.range(of: "operationId: ") {
+                operations["\(method) \(path)"] = line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+            } else if !line.hasPrefix(" "), !line.isEmpty {
+                path = nil
+            }
+        }
+        return operations
+    }
+
+    @Test("every operation of the document is served exactly once: by a generated handler or by a pass-through route")
+    func everyOperationOnce() throws {
+        let operations = try Self.documentOperations()
+        #expect(operations.count > 80)
+        let settings = try GatewaySettings(ProcessEnvironment(["HTTP_PORT": "0"]))
+        let client = MajordomoClient(endpoint: "tcp://127.0.0.1:1", context: Context(), logger: Self.logger)
+        let api = GatewayAPI(
+            bus: BusClient(client: client), settings: settings, registry: PrometheusCollectorRegistry(),
+            document: try Gateway.openAPIDocument())
+        var generated = Set<String>()
+        for route in try RouteTable(registeredBy: api).routes {
+            let template = "/" + route.segments.map { $0 ?? "{}" }.joined(separator: "/")
+            for method in route.methods { generated.insert("\(method.rawValue) \(template)") }
+        }
+        func normalized(_ key: String) -> String {
+            key.replacing(/\{[^}]*\}/, with: "{}")
+        }
+        var passed = Set<String>()
+        for route in BusRoute.all {
+            let key = "\(route.method.rawValue) \(route.path)"
+            #expect(operations[key] == route.operationId, "\(key) is \(operations[key] ?? "not in the document")")
+            #expect(passed.insert(normalized(key)).inserted, "\(key) twice")
+            #expect(!generated.contains(normalized(key)), "\(key) is also generated")
+        }
+        for key in operations.keys {
+            #expect(generated.contains(normalized(key)) != passed.contains(normalized(key)), "\(key)")
+        }
+    }
+
+    @Test("the generator's list of operations is the document's, less the pass-through ones")
+    func generatorConfiguration() throws {
+        let config = URL(filePath: #filePath).deletingLastPathComponent()
+            .appending(path: "../../services/gateway/GatewayService/openapi-generator-config.yaml")
+        let listed = Set(
+            try String(contentsOf: config, encoding: .utf8).split(separator: "\n")
+                .filter { $0.hasPrefix("    - ") }.map { String($0.dropFirst(6)) })
+        let expected = Set(try Self.documentOperations().values).subtracting(BusRoute.all.map(\.operationId))
+        #expect(listed == expected)
+    }
+
+    @Test("a JSON content type is application/json or a +json type, with any parameters")
+    func jsonContentTypes() {
+        #expect(BusRoute.isJSON("application/json"))
+        #expect(BusRoute.isJSON("Application/JSON; charset=utf-8"))
+        #expect(BusRoute.isJSON("application/merge-patch+json"))
+        #expect(!BusRoute.isJSON("text/plain"))
+        #expect(!BusRoute.isJSON("application/jsonx"))
+        #expect(!BusRoute.isJSON("multipart/form-data; boundary=x"))
+    }
+
+    /// Runs a broker and a `routing` worker that answers `locate` with what it was sent (its
+    /// first access point's signal as the level) and `search_venues` with the request it got
+    /// (as a venue's name), for the duration of `body`.
+    func withRouting(_ body: @Sendable (String) async throws -> Void) async throws {
+        let context = Context()
+        let broker = try Broker(
+            configuration: BrokerConfiguration(
+                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
+                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: 2000),
+            context: context, logger: Self.logger)
+        var router = OperationRouter(service: .routing, logger: Self.logger)
+        router.register(Routing.Locate.self) { request, _ in
+            guard let first = request.scan.first else { throw ServiceError.invalidArgument("scan is empty", field: "scan") }
+            return .init(
+                lat: -25.75, lon: 28.23, level: Int(first.rssi), accuracy: 4.5, source: "wifi",
+                accessPointsUsed: request.scan.count)
+        }
+        router.register(Routing.SearchVenues.self) { request, _ in
+            let described = "q=\(request.q ?? "-") kind=\(request.kind ?? "-") near=\(request.nearLat ?? 0),\(request.nearLon ?? 0) limit=\(request.limit ?? 0)"
+            return .init(
+                items: [
+                    Routing.Venue(
+                        id: "8c6f2f4e-59a4-4a51-8f5e-2f1f2c1d0e9a", name: described, kind: "landmark", building: nil,
+                        level: 0, lat: -25.75, lon: 28.23, description: "", history: "")
+                ])
+        }
+        let handler = router
+        let worker = MajordomoWorker(
+            endpoint: broker.endpoint, service: "routing", concurrency: 2, context: context, logger: Self.logger
+        ) { await handler.handle($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await broker.run() }
+            group.addTask { try await worker.run() }
+            defer {
+                worker.drain()
+                broker.stop()
+            }
+            try await body(broker.endpoint)
+            worker.drain()
+            broker.stop()
+            try await group.waitForAll()
+        }
+    }
+
+    func app(broker: String) throws -> some ApplicationProtocol {
+        let settings = try GatewaySettings(
+            ProcessEnvironment(["BROKER_URL": broker, "READINESS_SERVICES": "routing", "HTTP_PORT": "0"]))
+        let client = MajordomoClient(endpoint: broker, context: Context(), logger: Self.logger)
+        return try Gateway.buildApplication(
+            settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(),
+            logger: Self.logger, services: [client])
+    }
+
+    static func json(_ response: TestResponse) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+    }
+
+    @Test("a forwarded body reaches the service as sent; its reply is the response; its refusal keeps status and field")
+    func forwardsBodies() async throws {
+        try await withRouting { endpoint in
+            try await app(broker: endpoint).test(.router) { client in
+                let json: HTTPFields = [.contentType: "application/json"]
+                let scan = #"{"scan": [{"bssid": "aa:bb:cc:dd:ee:01", "rssi": -3}, {"bssid": "aa:bb:cc:dd:ee:02", "rssi": -70}]}"#
+                let located = try await client.execute(
+                    uri: "/v1/campus/locate", method: .post, headers: json, body: ByteBuffer(string: scan))
+                #expect(located.status == .ok)
+                #expect(located.headers[.contentType]?.hasPrefix("application/json") == true)
+                #expect(located.headers[HTTPField.Name("X-Request-Id")!] != nil)
+                let body = try Self.json(located)
+                #expect(body["level"] as? Int == -3)
+                #expect(body["accessPointsUsed"] as? Int == 2)
+                #expect(body["source"] as? String == "wifi")
+
+                // The service's own checks answer for the gateway: a missing member names its field.
+                let missing = try await client.execute(
+                    uri: "/v1/campus/locate", method: .post, headers: json, body: ByteBuffer(string: #"{"gps": {}}"#))
+                #expect(missing.status == .badRequest)
+                let refusal = try Self.json(missing)
+                #expect(refusal["code"] as? String == "invalid_argument")
+                #expect((refusal["details"] as? [String: Any])?["field"] as? String == "scan")
+                #expect(refusal["requestId"] as? String == missing.headers[HTTPField.Name("X-Request-Id")!])
+
+                let empty = try await client.execute(
+                    uri: "/v1/campus/locate", method: .post, headers: json, body: ByteBuffer(string: #"{"scan": []}"#))
+                #expect(empty.status == .badRequest)
+                #expect((try Self.json(empty)["details"] as? [String: Any])?["field"] as? String == "scan")
+
+                let notJSON = try await client.execute(
+                    uri: "/v1/campus/locate", method: .post, headers: [.contentType: "text/plain"],
+                    body: ByteBuffer(string: scan))
+                #expect(notJSON.status == .badRequest)
+                let noBody = try await client.execute(uri: "/v1/campus/locate", method: .post, headers: json)
+                #expect(noBody.status == .badRequest)
+                let malformed = try await client.execute(
+                    uri: "/v1/campus/locate", method: .post, headers: json, body: ByteBuffer(string: "{\"scan\": ["))
+                #expect(malformed.status == .badRequest)
+            }
+        }
+    }
+
+    @Test("a request built from the query carries each parameter; a malformed one is a 400 naming it")
+    func buildsFromQuery() async throws {
+        try await withRouting { endpoint in
+            try await app(broker: endpoint).test(.router) { client in
+                let found = try await client.execute(
+                    uri: "/v1/campus/venues?q=IT%20building&kind=landmark&near=-25.75,%2028.23&limit=7", method: .get)
+                #expect(found.status == .ok)
+                let items = try #require(try Self.json(found)["items"] as? [[String: Any]])
+                #expect(items.first?["name"] as? String == "q=IT building kind=landmark near=-25.75,28.23 limit=7")
+
+                for (query, field) in [
+                    ("limit=seven", "limit"), ("near=north", "near"), ("radius=far", "radius"), ("q=a&q=b", "q"),
+                ] {
+                    let refused = try await client.execute(uri: "/v1/campus/venues?\(query)", method: .get)
+                    #expect(refused.status == .badRequest, "\(query)")
+                    #expect((try Self.json(refused)["details"] as? [String: Any])?["field"] as? String == field)
+                }
+            }
+        }
+    }
+
+    @Test("a route for signed-in callers is a 401 without a token, before any call")
+    func signedInOnly() async throws {
+        try await app(broker: "tcp://127.0.0.1:1").test(.router) { client in
+            let response = try await client.execute(uri: "/v1/me", method: .get)
+            #expect(response.status == .unauthorized)
+            #expect(try Self.json(response)["code"] as? String == "unauthenticated")
+        }
+    }
+}

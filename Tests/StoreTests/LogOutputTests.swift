@@ -1,0 +1,76 @@
+import Foundation
+import Glibc
+import Logging
+import Testing
+
+@testable import ServiceKit
+
+/// The batched log output: whole lines, in order, errors at once, the rest on flush.
+@Suite("log output: batched lines")
+struct LogOutputTests {
+    /// A pipe whose read end is non-blocking, so an empty read answers at once.
+    final class Pipe: Sendable {
+        let read: Int32
+        let write: Int32
+        init() throws {
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw POSIXError(.EMFILE) }
+            (read, write) = (ends[0], ends[1])
+            _ = fcntl(read, F_SETFL, fcntl(read, F_GETFL) | O_NONBLOCK)
+        }
+        deinit {
+            close(read)
+            close(write)
+        }
+        /// Everything written so far.
+        func drain() -> String {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { Glibc.read(read, $0.baseAddress, $0.count) }
+                guard count > 0 else { break }
+                bytes += chunk[0..<count]
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    @Test("lines wait for a flush; an error line goes out at once with every line before it, in order")
+    func batching() throws {
+        let pipe = try Pipe()
+        let output = LogOutput(fileDescriptor: pipe.write)
+        var handler = JSONLogHandler(label: "test", level: .debug, output: output)
+        handler.metadata = ["requestId": "r-1"]
+        let logger = Logger(label: "test") { _ in handler }
+        logger.info("first")
+        logger.debug("second")
+        let early = pipe.drain()
+        // The background flush may already have run; if it has, both lines are out, whole.
+        #expect(early.isEmpty || early.split(separator: "\n").count == 2)
+        logger.error("third")
+        let all = early + pipe.drain()
+        let lines = all.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.map { $0.contains("\"msg\":\"first\"") } == [true, false, false])
+        #expect(lines[2].contains("\"msg\":\"third\"") && lines[2].contains("\"level\":\"error\""))
+        #expect(lines.allSatisfy { $0.hasPrefix("{") && $0.hasSuffix("}") && $0.contains("\"requestId\":\"r-1\"") })
+    }
+
+    @Test("a flush writes what waits; 64 KiB waiting is written without one")
+    func flushAndLimit() throws {
+        let pipe = try Pipe()
+        let output = LogOutput(fileDescriptor: pipe.write)
+        output.write("one\n", urgent: false)
+        output.flush()
+        #expect(pipe.drain() == "one\n")
+        let line = String(repeating: "x", count: 1023) + "\n"
+        var written = ""
+        for _ in 0..<(LogOutput.limit / line.utf8.count) {
+            output.write(line, urgent: false)
+            written += pipe.drain()
+        }
+        written += pipe.drain()
+        #expect(written.utf8.count >= LogOutput.limit - line.utf8.count)
+        #expect(written.split(separator: "\n").allSatisfy { $0.count == 1023 })
+    }
+}

@@ -1,0 +1,160 @@
+import Contract
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceKit
+
+/// A public endpoint the gateway serves by passing bytes through: it checks the caller, builds
+/// the operation's payload (the request's JSON body as it came, or a few path and query
+/// parameters), makes one bus call and answers the service's reply payload as the response body,
+/// undecoded. The service that owns the rules decodes and checks the request (it does anyway)
+/// and its reply is the public JSON already, so the gateway's JSON work per request is the small
+/// metadata frame. The OpenAPI document stays the contract: the API fuzz and the generated
+/// client's tests hold both sides to it.
+///
+/// Endpoints not (yet) served this way go through the handlers generated from the document
+/// (``GatewayAPI``); `openapi-generator-config.yaml` lists those, and ``BusRoute/all`` these,
+/// and a test checks that every operation of the document is in exactly one of the two.
+struct BusRoute: Sendable {
+    /// Who may call.
+    enum Access: Sendable {
+        /// Only a signed-in caller (401 otherwise).
+        case signedIn
+        /// Anyone; the caller goes along when there is one.
+        case anyone
+    }
+
+    /// The request parts a payload is made from.
+    struct Input: Sendable {
+        /// The path's parameters by name.
+        let parameters: Parameters
+        /// The query, decoded.
+        let query: [String: [String]]
+        /// The body (only collected for ``forwardingBody(_:_:_:_:access:status:)`` routes).
+        let body: ByteBuffer?
+
+        /// The one value of query parameter `name`, or nil; given twice is a 400.
+        func string(_ name: String) throws(ServiceError) -> String? {
+            guard let values = query[name] else { return nil }
+            guard values.count == 1 else {
+                throw ServiceError.invalidArgument("give '\(name)' at most once", field: name)
+            }
+            return values[0]
+        }
+
+        /// Query parameter `name` as an integer, or nil when absent (its range is the service's rule).
+        func integer(_ name: String) throws(ServiceError) -> Int? {
+            guard let text = try string(name) else { return nil }
+            guard let value = Int(text) else { throw ServiceError.invalidArgument("\(name) must be an integer", field: name) }
+            return value
+        }
+
+        /// Query parameter `name` as a finite number, or nil when absent.
+        func number(_ name: String) throws(ServiceError) -> Double? {
+            guard let text = try string(name) else { return nil }
+            guard let value = Double(text), value.isFinite else {
+                throw ServiceError.invalidArgument("\(name) must be a number", field: name)
+            }
+            return value
+        }
+
+        /// Path parameter `name` (the router only matches a path that has it).
+        func path(_ name: String) -> String { parameters.get(name) ?? "" }
+    }
+
+    /// The document's `operationId`.
+    let operationId: String
+    let method: HTTPRequest.Method
+    /// The path template as the document writes it (`/v1/things/{id}`).
+    let path: String
+    let service: ServiceName
+    /// The bus operation's name.
+    let operation: String
+    let access: Access
+    /// The status of a successful answer.
+    let status: HTTPResponse.Status
+    /// Whether the request's body is read (it is the payload).
+    let readsBody: Bool
+    /// The bus payload (JSON) for a request.
+    let payload: @Sendable (Input) throws(ServiceError) -> [UInt8]
+
+    /// A route whose payload is the request's JSON body, forwarded as it came.
+    static func forwardingBody<Op: ServiceOperation>(
+        _ operationId: String, _ method: HTTPRequest.Method, _ path: String, _ operation: Op.Type,
+        access: Access, status: HTTPResponse.Status = .ok
+    ) -> BusRoute {
+        BusRoute(
+            operationId: operationId, method: method, path: path, service: Op.service, operation: Op.name,
+            access: access, status: status, readsBody: true,
+            payload: { input throws(ServiceError) in
+                guard let body = input.body, body.readableBytes > 0 else {
+                    throw ServiceError(.invalidArgument, "send a JSON body (Content-Type: application/json)")
+                }
+                return Array(body.readableBytesView)
+            })
+    }
+
+    /// A route whose payload is made from path and query parameters (or is empty).
+    static func building<Op: ServiceOperation>(
+        _ operationId: String, _ method: HTTPRequest.Method, _ path: String, _ operation: Op.Type,
+        access: Access, status: HTTPResponse.Status = .ok,
+        _ request: @escaping @Sendable (Input) throws(ServiceError) -> Op.Request
+    ) -> BusRoute {
+        BusRoute(
+            operationId: operationId, method: method, path: path, service: Op.service, operation: Op.name,
+            access: access, status: status, readsBody: false,
+            payload: { input throws(ServiceError) in
+                let value = try request(input)
+                do {
+                    return Array(try Wire.makeEncoder().encode(value))
+                } catch {
+                    throw ServiceError(.internal, "could not encode the \(Op.name) request")
+                }
+            })
+    }
+
+    /// Serves the route on `router`, calling through `bus` with `timeout` as the deadline.
+    func register<Context: RequestContext>(on router: Router<Context>, bus: BusClient, timeout: Duration) {
+        router.on(RouterPath(path), method: method) { request, context in
+            try await self.answer(
+                request, parameters: context.parameters, maxBody: context.maxUploadSize, bus: bus, timeout: timeout)
+        }
+    }
+
+    private func answer(
+        _ request: Request, parameters: Parameters, maxBody: Int, bus: BusClient, timeout: Duration
+    ) async throws -> Response {
+        guard let scope = RequestScope.current else { throw ServiceError(.internal, "request scope missing") }
+        if access == .signedIn { _ = try scope.requireActor() }
+        var body: ByteBuffer?
+        if readsBody {
+            if let type = request.headers[.contentType], !Self.isJSON(type) {
+                throw ServiceError(
+                    .invalidArgument, "send the body as application/json (got \(type.prefix(100)))",
+                    details: ["field": .string("Content-Type")])
+            }
+            body = try await request.body.collect(upTo: maxBody)
+        }
+        let input = Input(parameters: parameters, query: Self.values(of: request.uri.queryParameters), body: body)
+        let reply = try await bus.call(
+            operation, on: service, payloadJSON: try payload(input), metadata: scope.metadata(deadline: timeout),
+            timeout: timeout)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
+    }
+
+    /// Every value of each query parameter.
+    static func values(of parameters: Parameters) -> [String: [String]] {
+        var values: [String: [String]] = [:]
+        for (key, value) in parameters { values[String(key), default: []].append(String(value)) }
+        return values
+    }
+
+    /// `application/json`, or a `+json` type, with any parameters.
+    static func isJSON(_ contentType: String) -> Bool {
+        let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+}
