@@ -40,6 +40,12 @@ struct RulesTests {
         let query = try CatalogQuery(.init(q: "  mug  ", category: "kitchen", minPrice: 0, maxPrice: 0))
         #expect(query.text == "mug" && query.limit == 20 && query.minPrice == 0)
         #expect(try CatalogQuery(.init(q: "   ")).text == nil)
+        // Lengths count Unicode scalars, as the OpenAPI document's maxLength does: 150 letters
+        // each with a combining mark are 150 characters but 300 scalars.
+        let zalgo = String(repeating: "o\u{0301}", count: 150)
+        #expect(zalgo.count == 150)
+        #expect(throws: ServiceError.self) { try CatalogQuery(.init(q: zalgo)) }
+        #expect(throws: ServiceError.self) { try DirectoryQuery(String(repeating: "o\u{0301}", count: 60)) }
     }
 
     @Test("a gift order that carries a price is refused, naming the field; quantity and friend id are checked")

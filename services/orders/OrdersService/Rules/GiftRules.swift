@@ -16,7 +16,7 @@ public enum GiftRules {
                 "gift.\(sent) is not accepted: the price is the catalogue's; send itemId and quantity",
                 field: "gift.\(sent)")
         }
-        guard !gift.itemId.isEmpty, gift.itemId.count <= 100 else {
+        guard !gift.itemId.isEmpty, gift.itemId.unicodeScalars.count <= 100 else {
             throw .invalidArgument("gift.itemId is 1 to 100 characters", field: "gift.itemId")
         }
         guard (1...maxQuantity).contains(gift.quantity) else {
@@ -30,7 +30,7 @@ public enum GiftRules {
                 throw .invalidArgument("gift.friendUserId is yourself; leave it out", field: "gift.friendUserId")
             }
         }
-        if let message = gift.message, message.count > 500 {
+        if let message = gift.message, message.unicodeScalars.count > 500 {
             throw .invalidArgument("gift.message is at most 500 characters", field: "gift.message")
         }
     }

@@ -21,7 +21,7 @@ public struct AddressBook: Sendable {
         let me = try context.userId()
         let limit = try Social.ListContacts.pageSize.limit(request.limit)
         let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let q, q.count > 100 { throw ServiceError.invalidArgument("q is at most 100 characters", field: "q") }
+        if let q, q.unicodeScalars.count > 100 { throw ServiceError.invalidArgument("q is at most 100 characters", field: "q") }
         let order = request.sort ?? .recent
         let rows = try await contacts.list(
             of: me, q: q?.isEmpty == false ? q : nil, order: order, after: try KeysetCursor.parse(request.cursor),

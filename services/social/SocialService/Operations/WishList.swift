@@ -23,10 +23,10 @@ public struct WishList: Sendable {
         -> Social.AddFavourite.Reply
     {
         let me = try context.userId()
-        guard (1...100).contains(request.itemId.count) else {
+        guard (1...100).contains(request.itemId.unicodeScalars.count) else {
             throw ServiceError.invalidArgument("itemId is 1 to 100 characters", field: "itemId")
         }
-        if let note = request.note, note.count > Social.AddFavourite.maxNote {
+        if let note = request.note, note.unicodeScalars.count > Social.AddFavourite.maxNote {
             throw ServiceError.invalidArgument(
                 "note is at most \(Social.AddFavourite.maxNote) characters", field: "note")
         }

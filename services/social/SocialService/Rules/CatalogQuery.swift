@@ -13,12 +13,12 @@ public struct CatalogQuery: Sendable, Equatable {
     /// Where the page starts: the last item's score and id.
     public var after: KeysetCursor?
 
-    /// The longest search text.
+    /// The longest search text, in Unicode scalars (as JSON Schema counts `maxLength`).
     public static let maxText = 200
 
     public init(_ request: Social.SearchCatalog.Request) throws(ServiceError) {
         let trimmed = request.q?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let trimmed, trimmed.count > Self.maxText {
+        if let trimmed, trimmed.unicodeScalars.count > Self.maxText {
             throw .invalidArgument("q is at most \(Self.maxText) characters", field: "q")
         }
         if let trimmed, trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
@@ -26,7 +26,7 @@ public struct CatalogQuery: Sendable, Equatable {
         }
         text = trimmed?.isEmpty == false ? trimmed : nil
         if let category = request.category {
-            guard (1...40).contains(category.count),
+            guard (1...40).contains(category.unicodeScalars.count),
                 category.allSatisfy({ $0.isASCII && ($0.isLowercase || $0 == "-" || $0 == "_") })
             else {
                 throw .invalidArgument("category is 1 to 40 lower-case letters, - or _", field: "category")

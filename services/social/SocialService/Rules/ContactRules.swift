@@ -18,7 +18,7 @@ public enum ContactRules {
     public static func check(_ fields: Social.ContactFields, creating: Bool) throws(ServiceError) -> Checked {
         var checked = Checked(favourite: fields.favourite)
         if let name = fields.name?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            guard (1...200).contains(name.count),
+            guard (1...200).contains(name.unicodeScalars.count),
                 !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else { throw .invalidArgument("name is 1 to 200 characters, no control characters", field: "name") }
             checked.name = name
@@ -27,7 +27,7 @@ public enum ContactRules {
         }
         if var address = fields.address {
             for (value, field) in [(address.line1, "address.line1"), (address.city, "address.city")] {
-                guard (1...200).contains(value.trimmingCharacters(in: .whitespaces).count) else {
+                guard (1...200).contains(value.trimmingCharacters(in: .whitespaces).unicodeScalars.count) else {
                     throw .invalidArgument("\(field) is 1 to 200 characters", field: field)
                 }
             }
@@ -41,7 +41,7 @@ public enum ContactRules {
             if email.isEmpty {
                 checked.email = .some(nil)
             } else {
-                guard DirectoryEntry.looksLikeEmail(email), email.count <= 254 else {
+                guard DirectoryEntry.looksLikeEmail(email), email.unicodeScalars.count <= 254 else {
                     throw .invalidArgument("email is not an e-mail address", field: "email")
                 }
                 checked.email = .some(email.lowercased())

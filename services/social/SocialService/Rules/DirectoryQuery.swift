@@ -11,12 +11,12 @@ public enum DirectoryQuery: Sendable, Equatable {
     case name(text: String, likePrefix: String)
     case nothing
 
-    /// The longest search text.
+    /// The longest search text, in Unicode scalars (as JSON Schema counts `maxLength`).
     public static let maxLength = 100
 
     public init(_ q: String) throws(ServiceError) {
         let text = q.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...Self.maxLength).contains(text.count) else {
+        guard (1...Self.maxLength).contains(text.unicodeScalars.count) else {
             throw .invalidArgument("q is 1 to \(Self.maxLength) characters", field: "q")
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
