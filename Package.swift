@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "notify", targets: ["notify"]),
         .executable(name: "hydration", targets: ["hydration"]),
         .executable(name: "civic", targets: ["civic"]),
+        .executable(name: "social", targets: ["social"]),
         .executable(name: "loadgen", targets: ["loadgen"]),
         // What an app team imports: the public API's client, generated from the gateway's document.
         .library(name: "BackplaneClient", targets: ["BackplaneClient"]),
@@ -113,7 +114,7 @@ let package = Package(
         ),
         .target(
             name: "NotifyContract",
-            dependencies: ["Contract", "OrdersContract"],
+            dependencies: ["Contract", "OrdersContract", "SocialContract"],
             path: "services/notify/NotifyContract",
             swiftSettings: strict
         ),
@@ -187,7 +188,7 @@ let package = Package(
             name: "GatewayService",
             dependencies: [
                 "AuthContract", "CivicContract", "HydrationContract", "NotifyContract", "OrdersContract",
-                "PrintingContract", "RoutingContract",
+                "PrintingContract", "RoutingContract", "SocialContract",
                 "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -247,7 +248,7 @@ let package = Package(
         .target(
             name: "OrdersService",
             dependencies: [
-                "NotifyContract", "OrdersContract", "PrintingContract",
+                "NotifyContract", "OrdersContract", "PrintingContract", "SocialContract",
                 "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -383,6 +384,30 @@ let package = Package(
             name: "civic",
             dependencies: ["CivicService", "ServiceKit"],
             path: "services/civic/main",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SocialContract",
+            dependencies: ["Contract", "OrdersContract"],
+            path: "services/social/SocialContract",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SocialService",
+            dependencies: [
+                "AuthContract", "Contract", "OrdersContract", "SocialContract", "ServiceKit", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "services/social/SocialService",
+            resources: [.copy("Migrations")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "social",
+            dependencies: ["SocialService", "ServiceKit"],
+            path: "services/social/main",
             swiftSettings: strict
         ),
         .target(
@@ -539,6 +564,17 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             path: "Tests/CivicTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SocialTests",
+            dependencies: [
+                "AuthContract", "OrdersContract", "OrdersService", "SocialContract", "SocialService", "Contract",
+                "Majordomo", "ServiceKit", "Store", "TestSupport", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/SocialTests",
             swiftSettings: strict
         ),
         .testTarget(

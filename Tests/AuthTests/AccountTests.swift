@@ -66,13 +66,14 @@ struct AccountTests {
             let policy = try PasswordPolicy.shipped()
             let hasher = PasswordHasher(parameters: AuthenticatorTests.cheap, threads: 2)
             let accounts = AccountStore(client: client, logger: logger)
-            let authenticator = try await Authenticator.make(
+            var authenticator = try await Authenticator.make(
                 store: accounts, hasher: hasher, policy: policy, lockout: LockoutPolicy(), clock: clock)
             let store = SessionStore(client: client, logger: logger)
             let key = try await store.signingKey(now: clock.now())
             let issuer = try await TokenIssuer.make(kid: key.kid, privateKey: key.privateKey, clock: clock)
             // Announcements go nowhere here (the pump is not running); the log is what counts.
             let publisher = EventPublisher(log: log, producer: .auth, context: context, endpoint: "tcp://127.0.0.1:1")
+            authenticator.publisher = publisher
             let parts = AuthService.Parts(
                 authenticator: authenticator,
                 sessions: Sessions(
@@ -86,6 +87,28 @@ struct AccountTests {
                     accounts: accounts, sessions: store, policy: policy, hasher: hasher, publisher: publisher,
                     clock: clock))
             try await body(World(parts: parts, clock: clock, log: log, accounts: accounts, client: client))
+        }
+    }
+
+    @Test("auth.profile_changed: written with the account at registration and with each profile change")
+    func profileChangedEvents() async throws {
+        try await withWorld { world in
+            let (id, name) = try await world.signUp()
+            _ = try await world.parts.manager.updateProfile(id, .init(phone: "+46701234567", displayName: "Ann Lund"))
+            _ = try await world.parts.manager.updateProfile(id, .init())
+            let rows = try await world.client.query(
+                """
+                SELECT payload::text FROM events.log
+                WHERE topic = \(Auth.ProfileChanged.topic) AND payload->>'userId' = \(id.uuidString.lowercased())
+                ORDER BY seq
+                """, logger: AuthenticatorTests.logger)
+            var events: [Auth.ProfileChanged] = []
+            for try await text in rows.decode(String.self) {
+                events.append(try Wire.makeDecoder().decode(Auth.ProfileChanged.self, from: Data(text.utf8)))
+            }
+            #expect(events.count == 2, "registration and the one real change; an empty change writes nothing")
+            #expect(events.first?.username == name && events.first?.email == name && events.first?.displayName == nil)
+            #expect(events.last?.displayName == "Ann Lund" && events.last?.phone == "+46701234567")
         }
     }
 

@@ -214,21 +214,19 @@ struct OrderBookTests {
         }
     }
 
-    @Test("a gift for a friend, priced from its catalog snapshot")
-    func gift() async throws {
+    @Test("a gift order is priced by social: with no social service to ask it is unavailable, and nothing is charged")
+    func giftNeedsSocial() async throws {
         try await OrdersFixture.with { db in
             let ann = db.user()
-            let placed = try await db.book.place(
-                .init(
-                    idempotencyKey: UUID().uuidString, kind: "gift",
-                    gift: .init(
-                        item: .init(
-                            id: "mug-1", title: "Mug", unitPrice: .init(amount: 1250, currency: "EUR"), quantity: 2),
-                        recipientKind: "friend", friendName: "Bo"),
-                    currency: "EUR", paymentMethodId: try await db.card(for: ann)), actor: ann, requestId: "t")
-            #expect(placed.total == Money(amount: 2500, currency: "EUR"))
-            let detail = try await db.book.detail(placed.id, actor: ann)
-            #expect(detail.gift?.item.title == "Mug" && detail.gift?.friendName == "Bo")
+            let key = UUID().uuidString
+            let order = KeyedOrder(
+                idempotencyKey: key, kind: "gift", gift: .init(itemId: UUID().uuidString, quantity: 2),
+                currency: "EUR", paymentMethodId: try await db.card(for: ann))
+            #expect(await failure { _ = try await db.book.place(order, actor: ann, requestId: "t") }?.code == .unavailable)
+            let rows = try await db.client.query(
+                "SELECT count(*) FROM orders.orders WHERE user_id = \(UUID(uuidString: ann.userId)!)",
+                logger: OrdersFixture.logger)
+            for try await count in rows.decode(Int64.self) { #expect(count == 0) }
         }
     }
 

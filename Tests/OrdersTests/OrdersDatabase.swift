@@ -147,7 +147,7 @@ struct KeyedOrder: Sendable {
 
     init(
         idempotencyKey: String, kind: String, postcard: Orders.PostcardDetails? = nil,
-        ecard: Orders.EcardDetails? = nil, gift: Orders.GiftDetails? = nil, currency: String,
+        ecard: Orders.EcardDetails? = nil, gift: Orders.GiftOrder? = nil, currency: String,
         paymentMethodId: String, quoteId: String? = nil
     ) {
         self.idempotencyKey = idempotencyKey

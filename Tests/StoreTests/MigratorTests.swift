@@ -140,4 +140,34 @@ struct MigratorTests {
             #expect(badError.code == .invalidIdentifier)
         }
     }
+
+    @Test func twoServicesCreatingTheSameExtensionAtOnceBothSucceed() async throws {
+        // Extensions are database-wide (routing and social both create pg_trgm). An extension no
+        // other test uses, dropped first, so each round really races to create it.
+        try await TestDatabase.withClient { client in
+            for _ in 0..<5 {
+                try await client.query("DROP EXTENSION IF EXISTS fuzzystrmatch", logger: TestDatabase.logger)
+                let migration = Migration(
+                    version: 1, name: "extension",
+                    sql: "CREATE EXTENSION IF NOT EXISTS fuzzystrmatch WITH SCHEMA public; SELECT pg_sleep(0.05);")
+                let schemas = [TestDatabase.uniqueSchema("ext"), TestDatabase.uniqueSchema("ext")]
+                let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+                    for schema in schemas {
+                        group.addTask {
+                            try await TestDatabase.withClient { replica in
+                                try await Migrator(client: replica, schema: schema, logger: TestDatabase.logger)
+                                    .migrate([migration])
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: [[Int]]()) { $0.append($1) }
+                }
+                #expect(applied == [[1], [1]])
+                for schema in schemas {
+                    try await client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: TestDatabase.logger)
+                }
+            }
+            try await client.query("DROP EXTENSION IF EXISTS fuzzystrmatch", logger: TestDatabase.logger)
+        }
+    }
 }

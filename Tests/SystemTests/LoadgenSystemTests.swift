@@ -7,7 +7,7 @@ import Testing
 @Suite("loadgen against the running system", .serialized)
 struct LoadgenSystemTests {
     @Test(
-        "mixed: NavUP, Gifter, PostcardBuddy, TapWater and PolitiMap traffic, every answer as expected (no 429 at the default limits), a JSON report"
+        "mixed: NavUP, Gifter (logins and gifts), PostcardBuddy, TapWater and PolitiMap traffic, every answer as expected (no 429 at the default limits), a JSON report"
     )
     func mixed() async throws {
         let system = try SystemHarness()
@@ -24,13 +24,14 @@ struct LoadgenSystemTests {
         try system.start(
             "civic",
             extra: ["CIVIC_FEED_URL": "http://127.0.0.1:\(feedPort)", "CIVIC_FEED_API_KEY": CivicHTTPTests.apiKey])
+        try system.start("social", extra: ["EVENTS_POLL_MS": "200"])
         // The default rate limits (a setting given as "" takes its default), with loadgen's
         // address trusted as a proxy, as `make up` does: each simulated user has an address.
         let defaultLimits = Dictionary(
             uniqueKeysWithValues: ["LOGIN", "REGISTER", "RECOVERY", "SEARCH", "WRITE", "READ"].map {
                 ("RATE_LIMIT_\($0)", "")
             })
-        let gateway = ["READINESS_SERVICES": "auth,orders,routing,hydration,civic", "TRUSTED_PROXIES": "127.0.0.1"]
+        let gateway = ["READINESS_SERVICES": "auth,orders,routing,hydration,civic,social", "TRUSTED_PROXIES": "127.0.0.1"]
         try system.start("gateway", extra: defaultLimits.merging(gateway) { $1 })
         defer { _ = system.stopBlocking() }
         let deadline = Date().addingTimeInterval(90)
@@ -50,7 +51,7 @@ struct LoadgenSystemTests {
                 "mixed", "--url", "http://127.0.0.1:\(system.httpPort)", "--seconds", "4", "--users", "100",
                 "--login-rate", "5", "--wrong-share", "0.4", "--postcard-rate", "1", "--accounts", "10",
                 "--tapwater-users", "100", "--drink-every", "4", "--sync-every", "2", "--politimap-users", "100",
-                "--open-every", "4", "--json", report.path,
+                "--open-every", "4", "--gift-rate", "2", "--json", report.path,
             ])
         #expect(status == 0, "\(output)")
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
@@ -61,6 +62,7 @@ struct LoadgenSystemTests {
             "navup locate", "navup route", "gifter login, right password", "gifter login, wrong password",
             "postcard login", "postcard quote", "postcard order and pay", "tapwater log drink", "tapwater sync",
             "politimap highlights", "politimap bill list", "politimap bill detail",
+            "gifter catalogue search", "gifter favourite", "gifter gift purchase",
         ] {
             let entry = try #require(byName[name], "no \(name) in \(output)")
             #expect((entry["count"] as? Int ?? 0) > 0, "\(name): \(entry)")

@@ -5,7 +5,7 @@ import Testing
 /// The whole system as separate processes: broker, six services and the gateway, HTTP in.
 @Suite("System (real processes)", .serialized)
 struct SystemTests {
-    static let services = ["auth", "orders", "printing", "routing", "notify", "hydration", "civic"]
+    static let services = ["auth", "orders", "printing", "routing", "notify", "hydration", "civic", "social"]
 
     func waitForReady(_ system: SystemHarness, timeout: TimeInterval = 90) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)

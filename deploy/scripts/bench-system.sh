@@ -26,7 +26,7 @@ case $SCENARIO in
     orders) : "${SERVICES:=auth orders}" "${RATE_LIMIT_WRITE:=off}" "${RATE_LIMIT_READ:=off}" ;;
     flood | stuffing) : "${SERVICES:=auth}" "${RATE_LIMIT_REGISTER:=off}" ;;
     politimap) : "${SERVICES:=civic}" "${RATE_LIMIT_WRITE:=off}" "${RATE_LIMIT_READ:=off}" ;;
-    *) : "${SERVICES:=auth orders printing routing notify hydration civic}" ;;
+    *) : "${SERVICES:=auth orders printing routing notify hydration civic social}" ;;
 esac
 export RATE_LIMIT_LOGIN RATE_LIMIT_REGISTER RATE_LIMIT_WRITE RATE_LIMIT_READ
 export SERVICES

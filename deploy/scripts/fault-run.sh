@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fault run: the `mixed` load for DURATION seconds while, every KILL_EVERY seconds, one
-# process gets SIGKILL (auth, orders, printing, routing, notify, hydration, civic mid-import, gateway in turn; the broker
+# process gets SIGKILL (auth, orders, printing, routing, notify, hydration, civic mid-import, social, gateway in turn; the broker
 # once; PostgreSQL once). up.sh runs with RESTART=always, so each comes back after a second,
 # as it would under compose's restart policy; PostgreSQL is started again by this script.
 # Afterwards it waits for the system to settle and reconciles the database against the orders
@@ -12,10 +12,11 @@
 # Environment:
 #   DURATION        seconds of load (default 300)
 #   KILL_EVERY      seconds between kills (default 20)
-#   SERVICES        services to run (default: auth orders printing routing notify hydration civic)
-#   USERS, LOGIN_RATE, POSTCARD_RATE, TAPWATER_USERS   the load (default 500 NavUP users,
-#                   5 logins/s, 3 postcard journeys/s, 300 TapWater users: a drink each every
-#                   60 s and a sync every 30 s, so that kills land among them)
+#   SERVICES        services to run (default: auth orders printing routing notify hydration civic social)
+#   USERS, LOGIN_RATE, POSTCARD_RATE, TAPWATER_USERS, GIFT_RATE   the load (default 500 NavUP
+#                   users, 5 logins/s, 3 postcard journeys/s, 300 TapWater users: a drink each
+#                   every 60 s and a sync every 30 s, so that kills land among them; 2 Gifter gift
+#                   journeys/s, whose purchases are acknowledged orders like the postcards)
 #   SETTLE_SECONDS  how long the system gets after the load to finish its work (default 60)
 #   SKIP_BUILD=1    use the release executables as they are
 #   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. a debug build)
@@ -25,8 +26,8 @@ LOG_TAG=fault
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 : "${DURATION:=300}" "${KILL_EVERY:=20}" "${USERS:=500}" "${LOGIN_RATE:=5}" "${POSTCARD_RATE:=3}"
-: "${TAPWATER_USERS:=300}"
-: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify hydration civic}"
+: "${TAPWATER_USERS:=300}" "${GIFT_RATE:=2}"
+: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify hydration civic social}"
 for var in DURATION KILL_EVERY USERS TAPWATER_USERS SETTLE_SECONDS; do
     [[ ${!var} =~ ^[0-9]+$ ]] || die "$var must be a whole number, not '${!var}'"
 done
@@ -91,9 +92,10 @@ wait_ready() {
 }
 wait_ready 120 || die "not ready after 120 s; see $OUT/system.log"
 
-info "load: mixed for ${DURATION}s (users $USERS, logins $LOGIN_RATE/s, postcards $POSTCARD_RATE/s)"
+info "load: mixed for ${DURATION}s (users $USERS, logins $LOGIN_RATE/s, postcards $POSTCARD_RATE/s, gifts $GIFT_RATE/s)"
 "$BIN_DIR/loadgen" mixed --url "http://127.0.0.1:$HTTP_PORT" --seconds "$DURATION" --users "$USERS" \
-    --login-rate "$LOGIN_RATE" --postcard-rate "$POSTCARD_RATE" --acknowledged "$OUT/acknowledged.txt" \
+    --login-rate "$LOGIN_RATE" --postcard-rate "$POSTCARD_RATE" --gift-rate "$GIFT_RATE" \
+    --acknowledged "$OUT/acknowledged.txt" \
     --tapwater-users "$TAPWATER_USERS" --drink-every 60 --sync-every 30 \
     --acknowledged-drinks "$OUT/acknowledged-drinks.txt" \
     --json "$OUT/report.json" >"$OUT/loadgen.txt" 2>"$OUT/loadgen-progress.txt" &

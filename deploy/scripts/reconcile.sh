@@ -23,7 +23,8 @@
 #
 # When the civic schema exists, every bill must have exactly one civic.bill_introduced event and
 # every such event a bill (a kill mid-import neither loses nor repeats one), and no import job
-# may be dead-lettered. When the printing schema exists, every acknowledged postcard order that was paid must have a
+# may be dead-lettered. When the social schema exists, every gift order must carry the
+# catalogue's price. When the printing schema exists, every acknowledged postcard order that was paid must have a
 # rendered print job (or have been refunded); when the notify schema exists, no delivery job may
 # be stuck or dead-lettered.
 set -euo pipefail
@@ -72,6 +73,20 @@ SQL
 has_schema() {
     [[ $(psql "$DATABASE_URL" -qAt -c "SELECT to_regclass('$1') IS NOT NULL") == t ]]
 }
+if has_schema social.catalog_items; then
+    # Gifts: priced by social from the catalogue, never by the client (the sandbox catalogue's
+    # prices do not change during a run).
+    report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
+CREATE TEMP TABLE acked (id uuid);
+\copy acked FROM '$ACKED'
+SELECT 'acknowledged gift orders', count(*), 0
+  FROM acked a JOIN orders.orders o ON o.id = a.id WHERE o.kind = 'gift';
+SELECT 'gift orders not charged the catalogue''s price', count(*), 1
+  FROM orders.orders o JOIN social.catalog_items c ON c.id::text = o.details->'gift'->'item'->>'id'
+  WHERE o.kind = 'gift' AND (o.details->'gift'->'item'->'unitPrice'->>'amount')::bigint <> c.price_amount;
+SQL
+)
+fi
 if has_schema printing.print_jobs; then
     report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
 CREATE TEMP TABLE acked (id uuid);

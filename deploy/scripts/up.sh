@@ -22,7 +22,7 @@
 #   TRUSTED_PROXIES       the gateway's setting; make up's default is loopback (127.0.0.1,::1),
 #                         so that loadgen can play many clients with X-Forwarded-For; set it
 #                         empty to rate-limit by the connection's own address
-#   SERVICES              which services to run (default "auth orders printing routing notify hydration civic");
+#   SERVICES              which services to run (default "auth orders printing routing notify hydration civic social");
 #                         the broker and the gateway always run
 #   REPLICAS_<service>    number of replicas, e.g. REPLICAS_routing=3 (default 1)
 #   SKIP_BUILD=1          do not run `swift build -c release`
@@ -41,7 +41,7 @@ set -euo pipefail
 LOG_TAG=up
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ALL_SERVICES="auth orders printing routing notify hydration civic"
+ALL_SERVICES="auth orders printing routing notify hydration civic social"
 SERVICES=${SERVICES:-$ALL_SERVICES}
 # /readyz waits for the services this run starts (the gateway's default names all of them).
 : "${READINESS_SERVICES:=$(echo $SERVICES | tr ' ' ',')}"

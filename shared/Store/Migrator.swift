@@ -130,6 +130,14 @@ public struct Migrator: Sendable {
         do {
             try await connection.withTransaction(logger: logger) { connection in
                 try await connection.query("SET LOCAL search_path TO \(unescaped: schema), public", logger: logger)
+                // Extensions are database-wide: two services' migrations creating the same one at
+                // once (routing's and social's pg_trgm) would both pass `IF NOT EXISTS` and the
+                // second fail on the catalog's unique index. One lock for every such migration
+                // makes the second wait and then find the extension there.
+                if migration.sql.uppercased().contains("CREATE EXTENSION") {
+                    try await connection.query(
+                        "SELECT pg_advisory_xact_lock(\(Self.extensionLockKey))", logger: logger)
+                }
                 for statement in statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
@@ -153,6 +161,9 @@ public struct Migrator: Sendable {
             metadata: ["schema": "\(schema)", "version": "\(migration.version)", "name": "\(migration.name)"]
         )
     }
+
+    /// The transaction lock every migration that creates an extension takes first.
+    static let extensionLockKey: Int64 = 0x4250_4578_7445_7874  // "BPExtExt"
 
     private static func unlock(_ key: Int64, on connection: PostgresConnection, logger: Logger) async {
         do {

@@ -302,6 +302,32 @@ extension Auth {
         }
     }
 
+    /// Event `auth.profile_changed`: an account was created or its username, display name, e-mail
+    /// or phone changed; the fields are the account's values after the change. Social keeps its
+    /// directory from it (and keeps e-mail and phone only as digests).
+    public struct ProfileChanged: Codable, Sendable, Equatable {
+        public static let topic = "auth.profile_changed"
+        public var userId: String
+        public var username: String
+        public var displayName: String?
+        public var email: String?
+        public var phone: String?
+        public init(userId: String, username: String, displayName: String?, email: String?, phone: String?) {
+            self.userId = userId
+            self.username = username
+            self.displayName = displayName
+            self.email = email
+            self.phone = phone
+        }
+
+        /// The event of `profile`.
+        public init(_ profile: Profile) {
+            self.init(
+                userId: profile.userId, username: profile.username, displayName: profile.displayName,
+                email: profile.email, phone: profile.phone)
+        }
+    }
+
     /// Event `auth.account_deleted`: other services drop what they keep about `userId`.
     public struct AccountDeleted: Codable, Sendable, Equatable {
         public static let topic = "auth.account_deleted"

@@ -79,12 +79,13 @@ public enum AuthService {
                 ?? ProcessInfo.processInfo.activeProcessorCount,
             queueLimit: try environment.int(hashingQueueLimit, in: 0...100_000))
         let accounts = AccountStore(client: resources.postgres, logger: resources.logger)
-        let authenticator = try await Authenticator.make(
+        let publisher = try resources.publisher()
+        var authenticator = try await Authenticator.make(
             store: accounts, hasher: hasher, policy: policy, lockout: lockout, clock: resources.clock)
+        authenticator.publisher = publisher
         let sessionStore = SessionStore(client: resources.postgres, logger: resources.logger)
         let key = try await sessionStore.signingKey(now: resources.clock.now())
         let issuer = try await TokenIssuer.make(kid: key.kid, privateKey: key.privateKey, clock: resources.clock)
-        let publisher = try resources.publisher()
         var recovery = Recovery(
             accounts: accounts, sessions: sessionStore, policy: policy, hasher: hasher, publisher: publisher,
             clock: resources.clock)

@@ -7,7 +7,7 @@ public struct GatewaySettings: Sendable {
     static let host = Setting("HTTP_HOST", default: "127.0.0.1", "address to listen on (0.0.0.0 in containers)")
     static let port = Setting("HTTP_PORT", default: "8080", "HTTP port")
     static let readinessServices = Setting(
-        "READINESS_SERVICES", default: "auth,orders,printing,routing,notify,hydration,civic",
+        "READINESS_SERVICES", default: "auth,orders,printing,routing,notify,hydration,civic,social",
         "services /readyz requires to answer their health operation (comma-separated)")
     static let readinessTimeout = Setting(
         "READINESS_TIMEOUT_MS", default: "2000", "how long /readyz waits for each check, in ms")
@@ -36,7 +36,7 @@ public struct GatewaySettings: Sendable {
             "password resets and username reminders per client address"),
         .search: Setting(
             "RATE_LIMIT_SEARCH", default: "120/min,burst=60",
-            "venue searches, route plans, locates and postcard previews per client address and per account"),
+            "venue searches, route plans, locates, postcard previews, people and catalogue searches per client address and per account"),
         .write: Setting(
             "RATE_LIMIT_WRITE", default: "600/min,burst=120",
             "other POST/PUT/PATCH/DELETE calls per client address and per account"),

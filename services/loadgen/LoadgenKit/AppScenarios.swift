@@ -6,7 +6,8 @@ import Synchronization
 /// - `navup`: simulated students, each locating itself by Wi-Fi every 10 s, asking for a route
 ///   every 60 s and searching for a venue every 120 s (periods configurable).
 /// - `gifter`: logins at a fixed rate, a share of them with a wrong password aimed at a few
-///   accounts, which therefore get held (their answers, 401 and 423, are correct answers).
+///   accounts, which therefore get held (their answers, 401 and 423, are correct answers); and
+///   gift journeys between friends (see `AppScenarios+Gifts.swift`).
 /// - `postcard`: journeys at a fixed rate: log in, (upload an image and preview the card, with
 ///   `--image`), quote, order and pay with a saved card.
 /// - `tapwater`: simulated users logging drinks and syncing from two devices (see
@@ -25,6 +26,8 @@ struct AppScenarios {
         var searchEvery = 120.0
         var loginRate = 0.0
         var wrongShare = 0.1
+        /// Gifter: gift journeys per second (search, favourite, purchase for a friend).
+        var giftRate = 0.0
         var postcardRate = 0.0
         var accounts = 40
         var image: String?
@@ -56,6 +59,8 @@ struct AppScenarios {
         try await GatewayHTTP.with(baseURL: settings.baseURL) { http in
             var sources: [any ArrivalSource] = []
             let tally = Tally()
+            // One file for the orders of every scenario (postcards and gifts): opening it empties it.
+            let acknowledgedOrders = try settings.acknowledgedFile.map { try AcknowledgedOrders(path: $0) }
             if settings.users > 0 {
                 progress("NavUP: reading the campus (access points, venues)")
                 let campus = try await Campus.load(http)
@@ -66,13 +71,18 @@ struct AppScenarios {
                 let names = try await register(http, count: settings.accounts, prefix: "gifter", card: false)
                 sources.append(gifter(http, accounts: names.map(\.name), tally: tally))
             }
+            if settings.giftRate > 0 {
+                let pairs = max(1, settings.accounts / 4)
+                progress("Gifter: registering \(pairs * 2) accounts with a card each, \(pairs) pairs of friends")
+                let state = try await giftState(http, pairs: pairs)
+                sources.append(gifts(http, state: state, acknowledged: acknowledgedOrders, tally: tally))
+            }
             if settings.postcardRate > 0 {
                 progress("PostcardBuddy: registering \(settings.accounts) accounts with a card each")
                 let accounts = try await register(http, count: settings.accounts, prefix: "postcard", card: true)
                 let image = try settings.image.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-                let acknowledged = try settings.acknowledgedFile.map { try AcknowledgedOrders(path: $0) }
                 sources.append(
-                    postcard(http, accounts: accounts, image: image, acknowledged: acknowledged, tally: tally))
+                    postcard(http, accounts: accounts, image: image, acknowledged: acknowledgedOrders, tally: tally))
             }
             if settings.tapwaterUsers > 0 {
                 progress("TapWater: registering \(settings.accounts) accounts with a plan each")
@@ -85,12 +95,13 @@ struct AppScenarios {
             }
             guard !sources.isEmpty else {
                 throw BenchError(
-                    "nothing to send: give --users, --login-rate, --postcard-rate, --tapwater-users or --politimap-users")
+                    "nothing to send: give --users, --login-rate, --gift-rate, --postcard-rate, --tapwater-users or "
+                        + "--politimap-users")
             }
             progress(
                 "\(scenario): \(settings.seconds) s open loop (users \(settings.users), logins \(settings.loginRate)/s, "
-                    + "postcards \(settings.postcardRate)/s, TapWater users \(settings.tapwaterUsers), "
-                    + "PolitiMap users \(settings.politimapUsers))")
+                    + "gifts \(settings.giftRate)/s, postcards \(settings.postcardRate)/s, "
+                    + "TapWater users \(settings.tapwaterUsers), PolitiMap users \(settings.politimapUsers))")
             let loop = OpenLoop(seconds: settings.seconds, inFlight: settings.inFlight)
             let elapsed = await loop.run(MergedArrivals(sources), tally: tally)
             return Outcome(

@@ -11,7 +11,7 @@ public enum Loadgen {
           navup       N simulated students: Wi-Fi locate every 10 s, a route every 60 s, a venue
                       search every 120 s (NavUP)
           gifter      logins at a fixed rate, a share with wrong passwords aimed at one account
-                      in ten, which get held (Gifter)
+                      in ten, which get held; gift journeys between friends (Gifter)
           postcard    journeys at a fixed rate: log in, [upload an image, preview,] quote, order
                       and pay (PostcardBuddy)
           tapwater    N simulated users: a drink logged every 45 min from the phone, a sync
@@ -50,6 +50,9 @@ public enum Loadgen {
                              each student's periods in seconds (default 10, 60, 120)
           --login-rate N     Gifter logins per second (gifter default 20, mixed default 5)
           --wrong-share F    share of logins with a wrong password (default 0.1)
+          --gift-rate N      Gifter gift journeys per second between friends made at set-up: a
+                             catalogue search, a favourite, a gift bought for the friend
+                             (gifter default 5, mixed default 1; needs social)
           --postcard-rate N  PostcardBuddy journeys per second (postcard default 5, mixed default 2)
           --tapwater-users N TapWater users (tapwater default 1000, mixed default 200)
           --drink-every S, --sync-every S
@@ -60,7 +63,8 @@ public enum Loadgen {
           --politimap-users N  PolitiMap users (politimap default 10000, mixed default 2000)
           --open-every S     how often each PolitiMap user opens the app, in seconds (default 43200)
           --image FILE       a JPEG to upload and preview in each postcard journey (needs printing)
-          --accounts N       accounts registered for gifter and for postcard (default 40)
+          --accounts N       accounts registered for gifter and for postcard (default 40; gift
+                             journeys use N/4 pairs of friends)
           --in-flight N      requests open at once at most (default 4096); one due while that
                              many are open waits, and the wait counts in its latency
           --json PATH        also write the report as JSON
@@ -127,7 +131,7 @@ public enum Loadgen {
             known: [
                 "url", "seconds", "users", "locate-every", "route-every", "search-every", "login-rate", "wrong-share",
                 "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged", "tapwater-users",
-                "drink-every", "sync-every", "acknowledged-drinks", "politimap-users", "open-every",
+                "drink-every", "sync-every", "acknowledged-drinks", "politimap-users", "open-every", "gift-rate",
             ])
         var settings = AppScenarios.Settings()
         settings.baseURL = options["url"] ?? settings.baseURL
@@ -138,6 +142,7 @@ public enum Loadgen {
         settings.searchEvery = try options.number("search-every", 120)
         settings.loginRate = try options.number("login-rate", scenario == "gifter" ? 20 : scenario == "mixed" ? 5 : 0)
         settings.wrongShare = try options.number("wrong-share", 0.1)
+        settings.giftRate = try options.number("gift-rate", scenario == "gifter" ? 5 : scenario == "mixed" ? 1 : 0)
         settings.postcardRate = try options.number(
             "postcard-rate", scenario == "postcard" ? 5 : scenario == "mixed" ? 2 : 0)
         settings.accounts = max(1, Int(try options.number("accounts", 40)))

@@ -1,5 +1,6 @@
 import Contract
 import OrdersContract
+import SocialContract
 
 /// Operations of the `notify` service: e-mail, push and in-app notifications, preferences and
 /// schedules.
@@ -39,6 +40,12 @@ public enum Notify {
         public static let hydrationReminder = "hydration_reminder"
         /// PolitiMap: a new bill. Variables: `title`, `level`.
         public static let newBill = "new_bill"
+        /// Gifter: someone asked to be friends. Variables: `fromName`.
+        public static let friendRequest = "friend_request"
+        /// Gifter: a friend request was accepted. Variables: `byName`.
+        public static let friendAccepted = "friend_accepted"
+        /// Gifter: a friend sent a gift (never its price). Variables: `fromName`, `title`.
+        public static let giftReceived = "gift_received"
         /// Anything else a service wants to say. Variables: `title`, `body`.
         public static let message = "message"
     }
@@ -413,5 +420,8 @@ extension Notify {
         PrintJobFailed.topic: Kind.printJobFailed,
         Orders.PrintingTopic.ecardFailed: Kind.printJobFailed,
         GoalCompleted.topic: Kind.goalCompleted,
+        Social.Topic.friendRequested: Kind.friendRequest,
+        Social.Topic.friendAccepted: Kind.friendAccepted,
+        Orders.GiftReceived.topic: Kind.giftReceived,
     ]
 }

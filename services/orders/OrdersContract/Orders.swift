@@ -333,7 +333,8 @@ extension Orders {
         }
     }
 
-    /// What a gift order contains: an item for the buyer (`forSelf`) or a friend.
+    /// What a gift order contains, as stored and shown: the item as bought (its price is the
+    /// catalogue's at that moment, never the client's), and for whom.
     public struct GiftDetails: Codable, Sendable, Hashable {
         public var item: GiftItem
         /// `self` or `friend`.
@@ -342,15 +343,71 @@ extension Orders {
         public var friendUserId: String?
         public var friendName: String?
         public var message: String?
+        /// Where it is shipped, when the buyer entered an address.
+        public var shippingAddress: PostalAddress?
         public init(
             item: GiftItem, recipientKind: String, friendUserId: String? = nil, friendName: String? = nil,
-            message: String? = nil
+            message: String? = nil, shippingAddress: PostalAddress? = nil
         ) {
             self.item = item
             self.recipientKind = recipientKind
             self.friendUserId = friendUserId
             self.friendName = friendName
             self.message = message
+            self.shippingAddress = shippingAddress
+        }
+    }
+
+    /// A gift as the buyer orders it: the catalogue item, how many, and for which friend (none:
+    /// for the buyer). There is no price: orders asks social for the item's price now. A price
+    /// sent anyway (`unitPrice`, `price` or an `item` snapshot) is refused with a 400, so a
+    /// client that still sends one learns at once that it is not used.
+    public struct GiftOrder: Codable, Sendable, Hashable {
+        public var itemId: String
+        public var quantity: Int
+        public var friendUserId: String?
+        public var message: String?
+        public var shippingAddress: PostalAddress?
+        /// The price member the client sent anyway (`unitPrice`, `price` or `item`), if any; never encoded.
+        public private(set) var sentPrice: String?
+
+        public init(
+            itemId: String, quantity: Int, friendUserId: String? = nil, message: String? = nil,
+            shippingAddress: PostalAddress? = nil
+        ) {
+            self.itemId = itemId
+            self.quantity = quantity
+            self.friendUserId = friendUserId
+            self.message = message
+            self.shippingAddress = shippingAddress
+        }
+
+        enum CodingKeys: String, CodingKey { case itemId, quantity, friendUserId, message, shippingAddress }
+        struct PriceKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init?(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            itemId = try container.decode(String.self, forKey: .itemId)
+            quantity = try container.decode(Int.self, forKey: .quantity)
+            friendUserId = try container.decodeIfPresent(String.self, forKey: .friendUserId)
+            message = try container.decodeIfPresent(String.self, forKey: .message)
+            shippingAddress = try container.decodeIfPresent(PostalAddress.self, forKey: .shippingAddress)
+            let others = try decoder.container(keyedBy: PriceKey.self)
+            sentPrice = ["unitPrice", "price", "item"].first { others.contains(PriceKey(stringValue: $0)!) }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(itemId, forKey: .itemId)
+            try container.encode(quantity, forKey: .quantity)
+            try container.encodeIfPresent(friendUserId, forKey: .friendUserId)
+            try container.encodeIfPresent(message, forKey: .message)
+            try container.encodeIfPresent(shippingAddress, forKey: .shippingAddress)
         }
     }
 
@@ -374,14 +431,14 @@ extension Orders {
             public var kind: String
             public var postcard: PostcardDetails?
             public var ecard: EcardDetails?
-            public var gift: GiftDetails?
+            public var gift: GiftOrder?
             public var currency: String
             public var paymentMethodId: String
             /// A quote to be charged at (its currency and rate), while it is valid.
             public var quoteId: String?
             public init(
                 kind: String, postcard: PostcardDetails? = nil, ecard: EcardDetails? = nil,
-                gift: GiftDetails? = nil, currency: String, paymentMethodId: String, quoteId: String? = nil
+                gift: GiftOrder? = nil, currency: String, paymentMethodId: String, quoteId: String? = nil
             ) {
                 self.kind = kind
                 self.postcard = postcard
@@ -540,6 +597,23 @@ extension Orders {
         public static let paymentFailed = "orders.payment_failed"
         /// Any state change. Payload ``OrderEvent``.
         public static let stateChanged = "orders.state_changed"
+    }
+
+    /// Event `orders.gift_received`: a paid gift for `userId` from a friend; notify tells the
+    /// recipient. It never carries the price.
+    public struct GiftReceived: Codable, Sendable, Hashable {
+        public static let topic = "orders.gift_received"
+        /// The recipient.
+        public var userId: String
+        /// The buyer's name as friends see it.
+        public var fromName: String
+        /// The item's title.
+        public var title: String
+        public init(userId: String, fromName: String, title: String) {
+            self.userId = userId
+            self.fromName = fromName
+            self.title = title
+        }
     }
 
     /// The payload of every orders event.

@@ -129,7 +129,7 @@ public enum OrdersService {
         let provider = SandboxPaymentProvider()
         let book = OrderBook(
             client: resources.postgres, quoting: quoting, provider: provider, events: publisher,
-            images: PrintingImages(bus: resources.bus), keyLifetime: configuration.keyLifetime, clock: resources.clock,
+            images: PrintingImages(bus: resources.bus), gifts: SocialGifts(bus: resources.bus), keyLifetime: configuration.keyLifetime, clock: resources.clock,
             logger: resources.logger)
         let wallet = Wallet(
             store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,

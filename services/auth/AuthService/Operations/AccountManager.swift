@@ -61,10 +61,19 @@ public struct AccountManager: Sendable {
             }
             assignments.append(("display_name", name.isEmpty ? nil : name))
         }
-        if !assignments.isEmpty {
-            try await accounts.update(userId, assignments, now: clock.now())
+        guard !assignments.isEmpty else { return try await profile(userId) }
+        let (event, profile) = try await accounts.client.transaction(logger: accounts.logger) { connection in
+            try await accounts.update(userId, assignments, now: clock.now(), on: connection)
+            guard let profile = try await accounts.profile(id: userId, on: connection) else {
+                throw ServiceError(.notFound, "the account no longer exists")
+            }
+            let event = try await publisher.append(
+                topic: Auth.ProfileChanged.topic, payload: Auth.ProfileChanged(profile), requestId: nil,
+                on: connection, logger: accounts.logger)
+            return (event, profile)
         }
-        return try await profile(userId)
+        publisher.announce(event)
+        return profile
     }
 
     /// Checks the current password (the lockout rules apply, as to a login), sets the new one
@@ -139,7 +148,9 @@ public struct AccountManager: Sendable {
 
 extension AccountStore {
     /// Sets the given columns (a fixed set chosen by the caller, never user input) of one account.
-    func update(_ id: UUID, _ assignments: [(column: String, value: String?)], now: Date) async throws {
+    func update(
+        _ id: UUID, _ assignments: [(column: String, value: String?)], now: Date, on connection: PostgresConnection
+    ) async throws {
         let allowed: Set = ["email", "phone", "display_name"]
         var bindings = PostgresBindings()
         var sets: [String] = []
@@ -152,7 +163,7 @@ extension AccountStore {
         sets.append("updated_at = $\(bindings.count)")
         bindings.append(id)
         let sql = "UPDATE auth.users SET \(sets.joined(separator: ", ")) WHERE id = $\(bindings.count)"
-        try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
     }
 
     /// Replaces a password hash on `connection` (inside the caller's transaction).

@@ -3,6 +3,7 @@ import Contract
 import Foundation
 import PasswordHashing
 import Logging
+import ServiceKit
 import Store
 
 /// Registration and password checks under Gifter's rules.
@@ -15,6 +16,9 @@ public struct Authenticator: Sendable {
     /// A hash of a random password, checked for unknown usernames so that they take as long as
     /// known ones and the lockout treats both alike.
     let dummyHash: String
+    /// Where `auth.profile_changed` is written when an account is created (nil: not written, as
+    /// in tests of the rules alone).
+    public var publisher: EventPublisher?
 
     /// Creates the authenticator (hashes the dummy password once).
     public static func make(
@@ -42,8 +46,24 @@ public struct Authenticator: Sendable {
             throw ServiceError.invalidArgument("phone must be in E.164 form, e.g. +46701234567", field: "phone")
         }
         let hash = try await hasher.hash(request.password)
-        let id = try await store.create(
-            id: UUID(), username: username, passwordHash: hash, email: email, phone: request.phone, now: clock.now())
+        let id = UUID()
+        guard let publisher else {
+            _ = try await store.create(
+                id: id, username: username, passwordHash: hash, email: email, phone: request.phone, now: clock.now())
+            return .init(userId: id.uuidString.lowercased())
+        }
+        let event = try await store.client.transaction(logger: store.logger) { connection in
+            try await store.create(
+                id: id, username: username, passwordHash: hash, email: email, phone: request.phone, now: clock.now(),
+                on: connection)
+            return try await publisher.append(
+                topic: Auth.ProfileChanged.topic,
+                payload: Auth.ProfileChanged(
+                    userId: id.uuidString.lowercased(), username: username.value, displayName: nil, email: email,
+                    phone: request.phone),
+                requestId: nil, on: connection, logger: store.logger)
+        }
+        publisher.announce(event)
         return .init(userId: id.uuidString.lowercased())
     }
 

@@ -41,6 +41,24 @@ public struct AccountStore: Sendable {
         }
     }
 
+    /// ``create(id:username:passwordHash:email:phone:now:roles:)`` on `connection`, inside the
+    /// caller's transaction.
+    func create(
+        id: UUID, username: Username, passwordHash: String, email: String?, phone: String?, now: Date,
+        on connection: PostgresConnection
+    ) async throws {
+        do {
+            try await connection.query(
+                """
+                INSERT INTO auth.users (id, username, email, phone, password_hash, roles, created_at, updated_at)
+                VALUES (\(id), \(username.value), \(email), \(phone), \(passwordHash), \([Auth.Role.user.rawValue]),
+                    \(now), \(now))
+                """, logger: logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw ServiceError(.alreadyExists, "the username '\(username)' is taken", details: ["field": "username"])
+        }
+    }
+
     /// The account with that canonical username, if any.
     public func account(_ username: Username) async throws -> Account? {
         try await firstAccount(
@@ -62,7 +80,12 @@ public struct AccountStore: Sendable {
 
     /// The profile of account `id`, if it exists.
     public func profile(id: UUID) async throws -> Auth.Profile? {
-        let rows = try await client.query(
+        try await client.withConnection { try await profile(id: id, on: $0) }
+    }
+
+    /// ``profile(id:)`` on `connection` (inside a transaction, it sees the transaction's changes).
+    func profile(id: UUID, on connection: PostgresConnection) async throws -> Auth.Profile? {
+        let rows = try await connection.query(
             "SELECT id, username, email, phone, display_name, roles FROM auth.users WHERE id = \(id)", logger: logger)
         for try await (id, name, email, phone, display, roles) in rows.decode(
             (UUID, String, String?, String?, String?, [String]).self)

@@ -112,6 +112,30 @@ public enum NotificationCatalog {
                 "sv": Template(title: "Dags för lite vatten", text: "{{text}}", html: "<p>{{text}}</p>"),
             ]),
         NotificationKind(
+            name: Notify.Kind.friendRequest, critical: false, channels: pushAndInbox, variables: ["fromName"],
+            templates: [
+                "en": Template(
+                    title: "New friend request", text: "{{fromName}} wants to be your friend",
+                    html: "<p><b>{{fromName}}</b> wants to be your friend</p>"),
+                "sv": Template(
+                    title: "Ny vänförfrågan", text: "{{fromName}} vill bli din vän",
+                    html: "<p><b>{{fromName}}</b> vill bli din vän</p>"),
+            ]),
+        NotificationKind(
+            name: Notify.Kind.friendAccepted, critical: false, channels: pushAndInbox, variables: ["byName"],
+            templates: [
+                "en": Template(
+                    title: "Friend request accepted", text: "{{byName}} accepted your friend request",
+                    html: "<p><b>{{byName}}</b> accepted your friend request</p>")
+            ]),
+        NotificationKind(
+            name: Notify.Kind.giftReceived, critical: false, channels: pushAndInbox, variables: ["fromName", "title"],
+            templates: [
+                "en": Template(
+                    title: "A gift is on its way", text: "{{fromName}} sent you a gift: {{title}}",
+                    html: "<p><b>{{fromName}}</b> sent you a gift: {{title}}</p>")
+            ]),
+        NotificationKind(
             name: Notify.Kind.newBill, critical: false, channels: pushAndInbox, variables: ["title", "level"],
             templates: [
                 "en": Template(

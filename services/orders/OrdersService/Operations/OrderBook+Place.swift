@@ -21,16 +21,30 @@ extension OrderBook {
         let userId = try Self.userId(actor)
         let hash = try Self.hash(request)
         let currency = try Quoting.currency(request.currency)
-        let content = try Self.content(of: request)
+        var draft = try Self.content(of: request)
+        if let gift = request.gift { try GiftRules.check(gift, buyer: userId) }
         let claim = Claim(userId: userId, key: key, hash: hash)
-        // Images checked and the order priced before the transaction, which must not wait for a
-        // second pool connection (or another service) while it holds one: the requests queued
-        // behind its key hold theirs. A failure of either counts only if this request wins the
-        // key: a retry of a placed order answers what it answered, even when its quote has
-        // expired or its image has gone since.
+        // Images checked, a gift's price and friendship asked of social, and the order priced
+        // before the transaction, which must not wait for a second pool connection (or another
+        // service) while it holds one: the requests queued behind its key hold theirs. A failure
+        // of any counts only if this request wins the key: a retry of a placed order answers
+        // what it answered, even when its quote has expired, its image has gone or the item's
+        // price has changed since.
         let priced: Result<PriceBreakdown, any Error>
+        var giftNotice: Orders.GiftReceived?
         do {
-            for image in content.images {
+            if let gift = request.gift {
+                guard let gifts else {
+                    throw ServiceError(.unavailable, "gifts cannot be checked: no social service is configured")
+                }
+                let resolved = try await gifts.resolve(gift, buyer: userId, requestId: requestId)
+                draft.gift = resolved.details
+                if let friend = resolved.details.friendUserId {
+                    giftNotice = Orders.GiftReceived(
+                        userId: friend, fromName: resolved.buyerName ?? "A friend", title: resolved.details.item.title)
+                }
+            }
+            for image in draft.images {
                 try await images?.check(image.id, field: image.field, actor: actor, requestId: requestId)
             }
             let set =
@@ -39,10 +53,11 @@ extension OrderBook {
                 } else {
                     try await quoting.currentRates()
                 }
-            priced = .success(try await price(content, currency: currency, rates: set.rates, requestId: requestId))
+            priced = .success(try await price(draft, currency: currency, rates: set.rates, requestId: requestId))
         } catch {
             priced = .failure(error)
         }
+        let (content, notice) = (draft, giftNotice)
         let outcome = try await transaction { connection -> Placed? in
             guard
                 let card = try await self.claim(claim, card: UUID(uuidString: request.paymentMethodId), on: connection)
@@ -53,7 +68,7 @@ extension OrderBook {
             }
             let order = NewOrder(
                 id: UUID(), claim: claim, kind: request.kind, content: content, breakdown: breakdown, card: card,
-                quoteId: request.quoteId.flatMap(UUID.init(uuidString:)))
+                quoteId: request.quoteId.flatMap(UUID.init(uuidString:)), giftNotice: notice)
             return try await self.insert(order, requestId: requestId, on: connection)
         }
         guard let (result, stored) = outcome else {
@@ -86,6 +101,8 @@ extension OrderBook {
         let breakdown: PriceBreakdown
         let card: PaymentMethodStore.Saved
         let quoteId: UUID?
+        /// The gift recipient's notice, sent once the order is paid (it never carries the price).
+        let giftNotice: Orders.GiftReceived?
     }
 
     /// Claims the key for this transaction (or takes over an expired one) and reads the user's
@@ -226,11 +243,12 @@ extension OrderBook {
             outcome.ecard = order.content.ecard
             notice = (Notify.OrderSucceeded.topic, Notify.OrderSucceeded(userId: user, orderId: orderId))
         }
-        let stored = try await events.append(
-            [
-                (declined == nil ? Orders.Topic.paid : Orders.Topic.paymentFailed, outcome),
-                (Orders.Topic.stateChanged, event), notice,
-            ], requestId: requestId, on: connection, logger: logger)
+        var appended: [(topic: String, payload: any Encodable)] = [
+            (declined == nil ? Orders.Topic.paid : Orders.Topic.paymentFailed, outcome),
+            (Orders.Topic.stateChanged, event), notice,
+        ]
+        if declined == nil, let gift = order.giftNotice { appended.append((Orders.GiftReceived.topic, gift)) }
+        let stored = try await events.append(appended, requestId: requestId, on: connection, logger: logger)
         return (result, stored)
     }
 
@@ -324,22 +342,18 @@ extension OrderBook {
             try text(ecard.greeting ?? "-", field: "ecard.greeting", max: 2000)
             return Content(ecard: ecard)
         case .gift:
-            guard var gift = request.gift, given == 1 else {
+            guard let gift = request.gift, given == 1 else {
                 throw .invalidArgument("a gift order has `gift` and nothing else", field: "gift")
             }
-            try text(gift.item.id, field: "gift.item.id")
-            try text(gift.item.title, field: "gift.item.title")
-            gift.item.unitPrice.currency = try Quoting.currency(
-                gift.item.unitPrice.currency, field: "gift.item.unitPrice.currency")
-            switch gift.recipientKind {
-            case "self": break
-            case "friend":
-                guard gift.friendUserId != nil || gift.friendName != nil else {
-                    throw .invalidArgument("a gift for a friend names the friend", field: "gift.friendUserId")
-                }
-            default: throw .invalidArgument("recipientKind is self or friend", field: "gift.recipientKind")
-            }
-            return Content(gift: gift)
+            // Checked against the catalogue and the friendship later (``resolveGift``); until then
+            // the item carries no title and no price.
+            return Content(
+                gift: Orders.GiftDetails(
+                    item: Orders.GiftItem(
+                        id: gift.itemId, title: "", unitPrice: Orders.Money(amount: 0, currency: "EUR"),
+                        quantity: gift.quantity),
+                    recipientKind: gift.friendUserId == nil ? "self" : "friend", friendUserId: gift.friendUserId,
+                    message: gift.message, shippingAddress: gift.shippingAddress))
         case nil:
             throw .invalidArgument("kind is postcard, ecard or gift", field: "kind")
         }

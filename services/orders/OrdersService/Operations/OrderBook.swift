@@ -20,15 +20,20 @@ public struct OrderBook: Sendable {
     /// Checks the images an order puts on a card; `nil` where no printing service exists to ask
     /// (the order-book tests without a broker).
     let images: PrintingImages?
+    /// Asks social for a gift's price and the friendship; `nil` where no social service exists
+    /// to ask (gift orders are then `unavailable`).
+    let gifts: SocialGifts?
     /// How long an idempotency key is remembered (at least 24 hours).
     public let keyLifetime: TimeInterval
 
     /// Creates the order book.
     public init(
         client: PostgresClient, quoting: Quoting, provider: any PaymentProvider, events: EventPublisher,
-        images: PrintingImages?, keyLifetime: TimeInterval, clock: any WallClock, logger: Logger
+        images: PrintingImages?, gifts: SocialGifts? = nil, keyLifetime: TimeInterval, clock: any WallClock,
+        logger: Logger
     ) {
         self.images = images
+        self.gifts = gifts
         self.client = client
         self.quoting = quoting
         self.cards = PaymentMethodStore(client: client, logger: logger)

@@ -9,7 +9,8 @@ public enum RouteClass: String, Sendable, CaseIterable {
     case register
     /// Password reset and username reminder (each may send a mail).
     case recovery
-    /// Searches and computed reads: venue search, route planning, locating, postcard previews.
+    /// Searches and computed reads: venue search, route planning, locating, postcard previews,
+    /// the people directory (so it cannot be scraped) and catalogue search.
     case search
     /// Every other call that changes something.
     case write
@@ -48,5 +49,7 @@ public enum RouteClass: String, Sendable, CaseIterable {
         Key(method: "POST", path: "/v1/campus/routes"): .search,
         Key(method: "POST", path: "/v1/campus/locate"): .search,
         Key(method: "POST", path: "/v1/postcards/preview"): .search,
+        Key(method: "GET", path: "/v1/users"): .search,
+        Key(method: "GET", path: "/v1/catalog/items"): .search,
     ]
 }

@@ -1,0 +1,124 @@
+import AuthContract
+import Contract
+import Foundation
+import SocialContract
+import Testing
+
+@Suite("social: the directory and its privacy rules (PostgreSQL)")
+struct DirectoryTests {
+    /// A name no other test's users share, so searches see only this test's people.
+    static func unique() -> String {
+        let letters = UUID().uuidString.compactMap(\.hexDigitValue).prefix(10).map { Character(UnicodeScalar(97 + $0)!) }
+        return "zq" + String(letters) + "x"
+    }
+
+    @Test("by display name and username: prefix, a word's start and typos; never an address in the results")
+    func byName() async throws {
+        try await SocialDatabase.with { db in
+            let tag = Self.unique()
+            let me = try await db.user()
+            let ann = try await db.user("\(tag)_ann", displayName: "Annika \(tag)berg", email: "annika@example.org")
+            let found = try await db.call(Social.SearchUsers.self, .init(q: "\(tag)_an"), as: me)
+            #expect(found.items.map(\.userId) == [ann.uuidString.lowercased()])
+            #expect(found.items.first?.displayName == "Annika \(tag)berg" && found.items.first?.relation == Social.Relation.none)
+            let byWord = try await db.call(Social.SearchUsers.self, .init(q: "\(tag)berg"), as: me)
+            #expect(byWord.items.map(\.userId) == [ann.uuidString.lowercased()])
+            // A letter missing from the name still finds it.
+            let fuzzy = try await db.call(Social.SearchUsers.self, .init(q: "Anika \(tag)berg"), as: me)
+            #expect(fuzzy.items.map(\.userId).contains(ann.uuidString.lowercased()))
+            let reply = String(decoding: try Wire.makeEncoder().encode(found), as: UTF8.self)
+            #expect(!reply.contains("annika@example.org") && !reply.contains("@"))
+        }
+    }
+
+    @Test("an e-mail address is found only whole: never by prefix, similarity or name search")
+    func emailOnlyExact() async throws {
+        try await SocialDatabase.with { db in
+            let tag = Self.unique()
+            let me = try await db.user()
+            let mail = "\(tag)@example.org"
+            let bo = try await db.user(mail)
+            let carl = try await db.user(displayName: "Carl", email: "carl.\(tag)@example.org")
+            #expect(try await db.call(Social.SearchUsers.self, .init(q: mail), as: me).items.map(\.userId) == [bo.uuidString.lowercased()])
+            #expect(try await db.call(Social.SearchUsers.self, .init(q: mail.uppercased()), as: me).items.count == 1)
+            #expect(
+                try await db.call(Social.SearchUsers.self, .init(q: "carl.\(tag)@example.org"), as: me).items.map(\.userId)
+                    == [carl.uuidString.lowercased()])
+            for partial in [tag, "\(tag)@", "\(tag)@example", "\(tag)@example.or", "carl.\(tag)", "example.org"] {
+                let hits = try await db.call(Social.SearchUsers.self, .init(q: partial), as: me).items
+                #expect(!hits.contains { $0.userId == bo.uuidString.lowercased() }, "\(partial)")
+                #expect(!hits.contains { $0.userId == carl.uuidString.lowercased() && partial.contains("@") }, "\(partial)")
+            }
+        }
+    }
+
+    @Test("a phone number is found whole in E.164 form")
+    func phone() async throws {
+        try await SocialDatabase.with { db in
+            let me = try await db.user()
+            let number = "+4670" + String(UInt32.random(in: 1_000_000...9_999_999))
+            let cy = try await db.user(phone: number)
+            #expect(try await db.call(Social.SearchUsers.self, .init(q: number), as: me).items.map(\.userId) == [cy.uuidString.lowercased()])
+            #expect(try await db.call(Social.SearchUsers.self, .init(q: String(number.dropLast())), as: me).items.isEmpty)
+        }
+    }
+
+    @Test("privacy: not findable by contact, not by name; the settings default on; blocked users never see each other")
+    func privacy() async throws {
+        try await SocialDatabase.with { db in
+            let tag = Self.unique()
+            let me = try await db.user()
+            let mail = "\(tag)@example.org"
+            let dee = try await db.user("\(tag)_dee", email: mail)
+            let defaults = try await db.call(Social.GetPrivacy.self, Empty(), as: dee)
+            #expect(defaults == Social.Privacy(findableByContact: true, findableByName: true))
+            _ = try await db.call(Social.SetPrivacy.self, .init(findableByContact: false, findableByName: true), as: dee)
+            #expect(try await db.call(Social.SearchUsers.self, .init(q: mail), as: me).items.isEmpty)
+            #expect(try await db.call(Social.SearchUsers.self, .init(q: "\(tag)_dee"), as: me).items.count == 1)
+            _ = try await db.call(Social.SetPrivacy.self, .init(findableByContact: true, findableByName: false), as: dee)
+            #expect(try await db.call(Social.SearchUsers.self, .init(q: "\(tag)_dee"), as: me).items.isEmpty)
+            #expect(try await db.call(Social.SearchUsers.self, .init(q: mail), as: me).items.count == 1)
+            // A profile change keeps the settings.
+            try await db.deliver(
+                Auth.ProfileChanged.topic,
+                Auth.ProfileChanged(
+                    userId: dee.uuidString.lowercased(), username: "\(tag)_dee", displayName: "Dee", email: mail,
+                    phone: nil))
+            #expect(try await db.call(Social.GetPrivacy.self, Empty(), as: dee).findableByName == false)
+            // Blocks hide both ways, whoever blocked.
+            _ = try await db.call(Social.BlockUser.self, me.ref, as: dee)
+            #expect(try await db.call(Social.SearchUsers.self, .init(q: mail), as: me).items.isEmpty)
+            #expect(try await db.call(Social.SearchUsers.self, .init(q: "\(tag)"), as: dee).items.allSatisfy { $0.userId != me.uuidString.lowercased() })
+        }
+    }
+
+    @Test("results show the relation, leave out the caller, and page without repeats; bad input names the field")
+    func relationsAndPaging() async throws {
+        try await SocialDatabase.with { db in
+            let tag = Self.unique()
+            let me = try await db.user("\(tag)_me")
+            var people: [UUID] = []
+            for index in 0..<12 { people.append(try await db.user("\(tag)_p\(index)")) }
+            _ = try await db.call(Social.SendFriendRequest.self, people[0].ref, as: me)
+            _ = try await db.call(Social.SendFriendRequest.self, me.ref, as: people[1])
+            _ = try await db.call(Social.SendFriendRequest.self, people[2].ref, as: me)
+            _ = try await db.call(Social.AcceptFriendRequest.self, me.ref, as: people[2])
+            var seen: [Social.Person] = []
+            var cursor: String?
+            repeat {
+                let page = try await db.call(Social.SearchUsers.self, .init(q: tag, limit: 5, cursor: cursor), as: me)
+                seen += page.items
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(seen.count == 12 && Set(seen.map(\.userId)).count == 12)
+            let relation = Dictionary(uniqueKeysWithValues: seen.map { ($0.userId, $0.relation) })
+            #expect(relation[people[0].uuidString.lowercased()] == .requested)
+            #expect(relation[people[1].uuidString.lowercased()] == .incoming)
+            #expect(relation[people[2].uuidString.lowercased()] == .friends)
+            #expect(relation[people[3].uuidString.lowercased()] == Social.Relation.none)
+            #expect(await db.error(Social.SearchUsers.self, .init(q: " "), as: me)?.field == "q")
+            #expect(await db.error(Social.SearchUsers.self, .init(q: "a", limit: 51), as: me)?.field == "limit")
+            #expect(await db.error(Social.SearchUsers.self, .init(q: "a"), as: nil)?.code == .unauthenticated)
+        }
+    }
+}

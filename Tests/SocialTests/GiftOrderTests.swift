@@ -1,0 +1,216 @@
+import Contract
+import Foundation
+import Logging
+import Majordomo
+import OrdersContract
+import OrdersService
+import PostgresNIO
+import ServiceKit
+import SocialContract
+import SocialService
+import Store
+import Testing
+import ZeroMQ
+
+/// Gift purchases end to end in one process, with real PostgreSQL and real ZeroMQ: orders'
+/// order book asks a social worker, through a broker, for the item's price and the friendship.
+@Suite("social: gift purchases priced and checked by social (PostgreSQL, ZeroMQ)", .serialized)
+struct GiftOrderTests {
+    /// The order book and wallet of orders, wired to `bus`.
+    struct Orders_: Sendable {
+        let book: OrderBook
+        let wallet: Wallet
+    }
+
+    /// A broker with one social worker on `db`'s router, and orders' parts asking it.
+    static func withOrders(_ db: SocialDatabase, _ body: @Sendable (Orders_) async throws -> Void) async throws {
+        let logger = SocialDatabase.logger
+        let client = db.client
+        try await Migrator(client: client, schema: "orders", logger: logger).migrate(OrdersService.migrations())
+        let clock = ManualClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+        let rates = RatesStore(client: client, logger: logger)
+        try await rates.bootstrap(from: OrdersService.sampleRatesURL(), source: "test", now: clock.now())
+        let configuration = try OrdersService.Configuration(ProcessEnvironment([:]))
+        let quoting = Quoting(
+            client: client, pricing: configuration.pricing, tariffs: BuiltInPostageTariff(configuration.tariff),
+            validity: configuration.quoteValidity, clock: clock, logger: logger)
+        let publisher = EventPublisher(
+            log: EventLog(client: client, clock: clock, logger: logger), producer: .orders,
+            context: SocialDatabase.context, endpoint: "tcp://127.0.0.1:1")
+        let context = Context()
+        let broker = try Broker(
+            configuration: BrokerConfiguration(
+                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
+                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: 5_000),
+            context: context, logger: logger)
+        let router = db.router
+        let worker = MajordomoWorker(
+            endpoint: broker.endpoint, service: ServiceName.social.rawValue, concurrency: 8, context: context,
+            logger: logger
+        ) { await router.handle($0) }
+        let mdp = MajordomoClient(endpoint: broker.endpoint, context: context, logger: logger)
+        let provider = SandboxPaymentProvider()
+        let book = OrderBook(
+            client: client, quoting: quoting, provider: provider, events: publisher, images: nil,
+            gifts: SocialGifts(bus: BusClient(client: mdp, defaultTimeout: .seconds(10))),
+            keyLifetime: configuration.keyLifetime, clock: clock, logger: logger)
+        let wallet = Wallet(store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await broker.run() }
+            group.addTask { try await worker.run() }
+            group.addTask { try await mdp.run() }
+            defer {
+                mdp.stop()
+                worker.drain()
+                broker.stop()
+            }
+            try await body(Orders_(book: book, wallet: wallet))
+            mdp.stop()
+            worker.drain()
+            broker.stop()
+            try await group.waitForAll()
+        }
+    }
+
+    /// Two friends, a card for the first, and an available and an unavailable item.
+    struct Scene: Sendable {
+        let buyer: Actor
+        let friend: UUID
+        let stranger: UUID
+        let card: String
+        let item: Social.CatalogItem
+        let soldOut: Social.CatalogItem
+    }
+
+    static func scene(_ db: SocialDatabase, _ orders: Orders_) async throws -> Scene {
+        let ann = try await db.user(displayName: "Ann")
+        let bo = try await db.user()
+        let cy = try await db.user()
+        _ = try await db.call(Social.SendFriendRequest.self, bo.ref, as: ann)
+        _ = try await db.call(Social.AcceptFriendRequest.self, ann.ref, as: bo)
+        let buyer = Actor(userId: ann.uuidString.lowercased(), roles: ["user"])
+        let card = try await orders.wallet.add(
+            .init(number: "4242424242424242", expMonth: 12, expYear: 2030, cvc: "123"), actor: buyer
+        ).id
+        let page = try await db.call(Social.SearchCatalog.self, .init(q: "teapot", limit: 100), as: ann)
+        let item = try #require(page.items.first { $0.available })
+        let unavailable = try await db.client.query(
+            "SELECT id FROM social.catalog_items WHERE NOT available ORDER BY number LIMIT 1",
+            logger: SocialDatabase.logger)
+        var soldOutId = ""
+        for try await id in unavailable.decode(UUID.self) { soldOutId = id.uuidString.lowercased() }
+        let gone = try await db.call(Social.GetCatalogItem.self, .init(id: soldOutId), as: ann)
+        return Scene(buyer: buyer, friend: bo, stranger: cy, card: card, item: item, soldOut: gone)
+    }
+
+    static func order(_ scene: Scene, _ gift: Orders.GiftOrder) -> Orders.PlaceOrder.Request {
+        .init(kind: "gift", gift: gift, currency: "EUR", paymentMethodId: scene.card)
+    }
+
+    static func code(_ work: () async throws -> Void) async -> (ErrorCode, String?)? {
+        do {
+            try await work()
+            return nil
+        } catch let error as ServiceError {
+            guard case .string(let field) = error.details?["field"] else { return (error.code, nil) }
+            return (error.code, field)
+        } catch {
+            return (.internal, "\(error)")
+        }
+    }
+
+    @Test("a gift to a friend is charged the catalogue's price; the friend's notice carries no price")
+    func giftToFriend() async throws {
+        try await SocialDatabase.with { db in
+            try await Self.withOrders(db) { orders in
+                let scene = try await Self.scene(db, orders)
+                let placed = try await orders.book.place(
+                    Self.order(scene, .init(itemId: scene.item.id, quantity: 3, friendUserId: scene.friend.uuidString)),
+                    idempotencyKey: UUID().uuidString, actor: scene.buyer, requestId: "t")
+                #expect(placed.state == "paid")
+                #expect(placed.total == Orders.Money(amount: scene.item.price.amount * 3, currency: "EUR"))
+                let detail = try await orders.book.detail(placed.id, actor: scene.buyer)
+                #expect(detail.gift?.item.unitPrice == scene.item.price && detail.gift?.item.title == scene.item.title)
+                #expect(detail.gift?.recipientKind == "friend")
+                let rows = try await db.client.query(
+                    """
+                    SELECT payload::text FROM events.log WHERE topic = \(Orders.GiftReceived.topic)
+                      AND payload->>'userId' = \(scene.friend.uuidString.lowercased())
+                    """, logger: SocialDatabase.logger)
+                var notices: [String] = []
+                for try await text in rows.decode(String.self) { notices.append(text) }
+                #expect(notices.count == 1)
+                let notice = try Wire.makeDecoder().decode(Orders.GiftReceived.self, from: Data(notices[0].utf8))
+                #expect(notice.fromName == "Ann" && notice.title == scene.item.title)
+                #expect(!notices[0].contains(String(scene.item.price.amount)))
+            }
+        }
+    }
+
+    @Test("price tampering: a request that names its own price is refused (400) and nothing is charged")
+    func priceTampering() async throws {
+        try await SocialDatabase.with { db in
+            try await Self.withOrders(db) { orders in
+                let scene = try await Self.scene(db, orders)
+                // The body an old or hostile client sends: its own price for the item.
+                let body = """
+                    {"kind": "gift", "currency": "EUR", "paymentMethodId": "\(scene.card)",
+                     "gift": {"itemId": "\(scene.item.id)", "quantity": 1, "friendUserId": "\(scene.friend.uuidString)",
+                              "unitPrice": {"amount": 1, "currency": "EUR"}}}
+                    """
+                let request = try Wire.decodePayload(Orders.PlaceOrder.Request.self, from: Array(body.utf8))
+                let refused = await Self.code {
+                    _ = try await orders.book.place(
+                        request, idempotencyKey: UUID().uuidString, actor: scene.buyer, requestId: "t")
+                }
+                #expect(refused?.0 == .invalidArgument && refused?.1 == "gift.unitPrice")
+                let list = try await orders.book.list(.init(), actor: scene.buyer)
+                #expect(list.items.isEmpty)
+            }
+        }
+    }
+
+    @Test("a stranger is 403, a sold-out item 422, an unknown item 404; none is charged")
+    func refusals() async throws {
+        try await SocialDatabase.with { db in
+            try await Self.withOrders(db) { orders in
+                let scene = try await Self.scene(db, orders)
+                func place(_ gift: Orders.GiftOrder) async -> (ErrorCode, String?)? {
+                    await Self.code {
+                        _ = try await orders.book.place(
+                            Self.order(scene, gift), idempotencyKey: UUID().uuidString, actor: scene.buyer,
+                            requestId: "t")
+                    }
+                }
+                let stranger = await place(
+                    .init(itemId: scene.item.id, quantity: 1, friendUserId: scene.stranger.uuidString))
+                #expect(stranger?.0 == .permissionDenied && stranger?.1 == "gift.friendUserId")
+                let soldOut = await place(
+                    .init(itemId: scene.soldOut.id, quantity: 1, friendUserId: scene.friend.uuidString))
+                #expect(soldOut?.0 == .failedPrecondition && soldOut?.1 == "gift.itemId")
+                #expect(await place(.init(itemId: UUID().uuidString, quantity: 1))?.0 == .notFound)
+                // A blocked friend is no friend any more.
+                _ = try await db.call(Social.BlockUser.self, UUID(uuidString: scene.buyer.userId)!.ref, as: scene.friend)
+                let blocked = await place(
+                    .init(itemId: scene.item.id, quantity: 1, friendUserId: scene.friend.uuidString))
+                #expect(blocked?.0 == .permissionDenied)
+                #expect(try await orders.book.list(.init(), actor: scene.buyer).items.isEmpty)
+                // For oneself, no friendship is needed.
+                let own = try await orders.book.place(
+                    Self.order(scene, .init(itemId: scene.item.id, quantity: 1)), idempotencyKey: UUID().uuidString,
+                    actor: scene.buyer, requestId: "t")
+                #expect(own.total == scene.item.price)
+            }
+        }
+    }
+
+    @Test("check_gift is for services: a signed-in user asking is refused")
+    func checkGiftIsInternal() async throws {
+        try await SocialDatabase.with { db in
+            let ann = try await db.user()
+            let error = await db.error(
+                Social.CheckGift.self, .init(buyerId: ann.uuidString, itemId: UUID().uuidString), as: ann)
+            #expect(error?.code == .permissionDenied)
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+
+/// Gifter's people, catalogue and gift purchases through HTTP: gateway, broker, auth, social and
+/// orders as real processes. Registrations reach social's directory through auth's events.
+@Suite("social over HTTP (real processes)", .serialized)
+struct SocialHTTPTests {
+    typealias Client = OrdersHTTPTests.Client
+
+    func start(gateway: [String: String] = [:]) async throws -> SystemHarness {
+        let system = try SystemHarness()
+        try system.start("broker")
+        try system.start("auth")
+        try system.start("social", extra: ["EVENTS_POLL_MS": "200"])
+        try system.start("orders")
+        try system.start(
+            "gateway", extra: ["READINESS_SERVICES": "auth,social,orders"].merging(gateway) { $1 })
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        try #require(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        return system
+    }
+
+    let orders = OrdersHTTPTests()
+
+    func json(_ body: String) -> [String: Any] { orders.json(body) }
+
+    /// A signed-in user and their id.
+    func user(_ system: SystemHarness, _ name: String) async throws -> (Client, String) {
+        let (client, _) = try await orders.signUp(system, name)
+        let me = await client.send("GET", "/v1/me")
+        return (client, try #require(json(me.body)["userId"] as? String))
+    }
+
+    /// Sends a friend request once social's directory knows the addressee (its events arrive
+    /// shortly after the registration).
+    func request(_ from: Client, to userId: String) async throws -> HTTP.Response {
+        let deadline = Date().addingTimeInterval(20)
+        var reply = await from.send("POST", "/v1/me/friend-requests", json: #"{"userId": "\#(userId)"}"#)
+        while reply.status == 404, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            reply = await from.send("POST", "/v1/me/friend-requests", json: #"{"userId": "\#(userId)"}"#)
+        }
+        return reply
+    }
+
+    @Test("friend requests, friends and blocks over HTTP; every endpoint's statuses as documented")
+    func friends() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let (ann, annId) = try await user(system, "ann")
+        let (bo, boId) = try await user(system, "bo")
+        let (cy, cyId) = try await user(system, "cy")
+        let sent = try await request(ann, to: boId)
+        #expect(sent.status == 200 && json(sent.body)["relation"] as? String == "requested", "\(sent.body)")
+        let incoming = await bo.send("GET", "/v1/me/friend-requests?direction=incoming")
+        let items = json(incoming.body)["items"] as? [[String: Any]] ?? []
+        #expect(items.count == 1)
+        #expect((items.first?["user"] as? [String: Any])?["userId"] as? String == annId)
+        #expect((items.first?["user"] as? [String: Any])?["email"] == nil)
+        let outgoing = await ann.send("GET", "/v1/me/friend-requests?direction=outgoing&limit=10")
+        #expect((json(outgoing.body)["items"] as? [Any])?.count == 1)
+        let accepted = await bo.send("POST", "/v1/me/friend-requests/\(annId)/accept")
+        #expect(accepted.status == 200 && json(accepted.body)["relation"] as? String == "friends")
+        let list = await ann.send("GET", "/v1/me/friends")
+        #expect(((json(list.body)["items"] as? [[String: Any]])?.first?["user"] as? [String: Any])?["userId"] as? String == boId)
+        #expect(await ann.send("DELETE", "/v1/me/friends/\(boId)").status == 204)
+        #expect(await ann.send("DELETE", "/v1/me/friends/\(boId)").status == 404)
+        // Cancel and decline.
+        _ = try await request(cy, to: annId)
+        #expect(await cy.send("DELETE", "/v1/me/friend-requests/\(annId)").status == 204)
+        #expect(await cy.send("DELETE", "/v1/me/friend-requests/\(annId)").status == 404)
+        _ = try await request(cy, to: annId)
+        #expect(await ann.send("POST", "/v1/me/friend-requests/\(cyId)/decline").status == 204)
+        #expect(await ann.send("POST", "/v1/me/friend-requests/\(cyId)/accept").status == 404)
+        // Blocks hide both ways.
+        #expect(await ann.send("POST", "/v1/me/blocks", json: #"{"userId": "\#(cyId)"}"#).status == 204)
+        #expect(await cy.send("POST", "/v1/me/friend-requests", json: #"{"userId": "\#(annId)"}"#).status == 404)
+        #expect(await ann.send("DELETE", "/v1/me/blocks/\(cyId)").status == 204)
+        #expect(await ann.send("DELETE", "/v1/me/blocks/\(cyId)").status == 404)
+        // Bad input names the field; no token is 401.
+        let bad = await ann.send("POST", "/v1/me/friend-requests", json: #"{"userId": "\#(annId)"}"#)
+        #expect(bad.status == 400 && orders.field(bad) == "userId")
+        #expect(await ann.send("GET", "/v1/me/friends?limit=0").status == 400)
+        #expect(await Client(port: system.httpPort, token: nil).send("GET", "/v1/me/friends").status == 401)
+    }
+
+    @Test("catalogue search and items; gift orders charged the catalogue's price, price tampering 400, stranger 403")
+    func catalogueAndGifts() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let (ann, annId) = try await user(system, "ann")
+        let (bo, boId) = try await user(system, "bo")
+        let (cy, cyId) = try await user(system, "cy")
+        _ = try await request(ann, to: boId)
+        #expect(await bo.send("POST", "/v1/me/friend-requests/\(annId)/accept").status == 200)
+
+        let search = await ann.send("GET", "/v1/catalog/items?q=wireless%20headphnes&limit=5")
+        #expect(search.status == 200)
+        let found = json(search.body)["items"] as? [[String: Any]] ?? []
+        #expect(found.count == 5 && found.allSatisfy { ($0["title"] as? String)?.contains("Headphones") == true })
+        let filtered = await ann.send("GET", "/v1/catalog/items?category=kitchen&minPrice=1000&maxPrice=2000&limit=50")
+        let kitchen = json(filtered.body)["items"] as? [[String: Any]] ?? []
+        #expect(kitchen.count == 50 && json(filtered.body)["nextCursor"] is String)
+        #expect(kitchen.allSatisfy { $0["category"] as? String == "kitchen" })
+        #expect(await ann.send("GET", "/v1/catalog/items?minPrice=-1").status == 400)
+        let item = try #require(found.first { $0["available"] as? Bool == true })
+        let itemId = try #require(item["id"] as? String)
+        let price = try #require((item["price"] as? [String: Any])?["amount"] as? Int)
+        let one = await ann.send("GET", "/v1/catalog/items/\(itemId)")
+        #expect(one.status == 200 && json(one.body)["title"] as? String == item["title"] as? String)
+        #expect(await ann.send("GET", "/v1/catalog/items/\(UUID().uuidString)").status == 404)
+
+        // Bo's wish list: Ann (a friend) sees it, Cy does not.
+        let added = await bo.send("POST", "/v1/me/favourites", json: #"{"itemId": "\#(itemId)", "note": "blue"}"#)
+        #expect(added.status == 201 && json(added.body)["note"] as? String == "blue", "\(added.body)")
+        #expect(await bo.send("POST", "/v1/me/favourites", json: #"{"itemId": "\#(itemId)"}"#).status == 200)
+        #expect(await bo.send("POST", "/v1/me/favourites", json: #"{"itemId": "nope"}"#).status == 404)
+        let mine = await bo.send("GET", "/v1/me/favourites?limit=10")
+        #expect((json(mine.body)["items"] as? [[String: Any]])?.first?["itemId"] as? String == itemId)
+        let theirs = await ann.send("GET", "/v1/users/\(boId)/favourites")
+        #expect(theirs.status == 200 && (json(theirs.body)["items"] as? [Any])?.count == 1)
+        #expect(await cy.send("GET", "/v1/users/\(boId)/favourites").status == 404)
+
+        let card = await ann.send(
+            "POST", "/v1/payment-methods",
+            json: #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#)
+        let cardId = try #require(json(card.body)["id"] as? String, "\(card.body)")
+        func gift(_ members: String) async -> HTTP.Response {
+            await ann.send(
+                "POST", "/v1/orders",
+                json: #"{"kind": "gift", "currency": "EUR", "paymentMethodId": "\#(cardId)", "gift": {\#(members)}}"#,
+                headers: ["Idempotency-Key": UUID().uuidString])
+        }
+        let tampered = await gift(
+            #""itemId": "\#(itemId)", "quantity": 1, "friendUserId": "\#(boId)", "unitPrice": {"amount": 1, "currency": "EUR"}"#)
+        #expect(tampered.status == 400, "\(tampered.body)")
+        let stranger = await gift(#""itemId": "\#(itemId)", "quantity": 1, "friendUserId": "\#(cyId)""#)
+        #expect(stranger.status == 403, "\(stranger.body)")
+        let placed = await gift(#""itemId": "\#(itemId)", "quantity": 2, "friendUserId": "\#(boId)""#)
+        #expect(placed.status == 201, "\(placed.body)")
+        #expect((json(placed.body)["total"] as? [String: Any])?["amount"] as? Int == price * 2)
+        let history = await ann.send("GET", "/v1/orders")
+        #expect((json(history.body)["items"] as? [Any])?.count == 1)
+        #expect(await bo.send("DELETE", "/v1/me/favourites/\(itemId)").status == 204)
+        #expect(await bo.send("DELETE", "/v1/me/favourites/\(itemId)").status == 404)
+    }
+
+    @Test("the directory over HTTP: by name and by whole e-mail only, privacy settings, and 429 with Retry-After")
+    func directory() async throws {
+        let system = try await start(gateway: ["RATE_LIMIT_SEARCH": "600/min,burst=12"])
+        defer { _ = system.stopBlocking() }
+        let (ann, _) = try await user(system, "ann")
+        let (bo, boId) = try await user(system, "bo")
+        let boName = try #require(json(await bo.send("GET", "/v1/me").body)["username"] as? String)
+        // Once social has bo (auth's event), the whole address finds bo; a prefix never does.
+        var hits: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(20)
+        while hits.isEmpty, Date() < deadline {
+            let reply = await ann.send("GET", "/v1/users?q=\(boName)")
+            hits = json(reply.body)["items"] as? [[String: Any]] ?? []
+            if hits.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(hits.map { $0["userId"] as? String } == [boId])
+        #expect(hits.first?["relation"] as? String == "none" && hits.first?["email"] == nil)
+        let prefix = String(boName.prefix(while: { $0 != "@" })) + "@"
+        let partial = await ann.send("GET", "/v1/users?q=\(prefix.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+        #expect(partial.status == 200 && (json(partial.body)["items"] as? [Any])?.isEmpty == true)
+        #expect(await bo.send("GET", "/v1/me/privacy").status == 200)
+        let off = await bo.send("PUT", "/v1/me/privacy", json: #"{"findableByContact": false, "findableByName": true}"#)
+        #expect(off.status == 200 && json(off.body)["findableByContact"] as? Bool == false)
+        let hidden = await ann.send("GET", "/v1/users?q=\(boName)")
+        #expect((json(hidden.body)["items"] as? [Any])?.isEmpty == true)
+        #expect(await ann.send("GET", "/v1/users?q=").status == 400)
+        // Searching on and on is cut off per caller.
+        var limited: HTTP.Response?
+        for _ in 0..<30 {
+            let reply = await ann.send("GET", "/v1/users?q=someone")
+            if reply.status == 429 {
+                limited = reply
+                break
+            }
+        }
+        let cut = try #require(limited)
+        #expect(cut.head.lowercased().contains("retry-after"))
+    }
+
+    @Test("the address book over HTTP: add, search, edit, delete; 400 names the field; another user's contact is 404")
+    func contacts() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let (ann, _) = try await user(system, "ann")
+        let (bo, _) = try await user(system, "bo")
+        let added = await ann.send(
+            "POST", "/v1/me/contacts",
+            json: #"{"name": "Eva Lind", "address": {"line1": "Storgatan 1", "city": "Lund", "country": "se"}, "phone": "+46701234567"}"#)
+        #expect(added.status == 201, "\(added.body)")
+        let id = try #require(json(added.body)["id"] as? String)
+        #expect((json(added.body)["address"] as? [String: Any])?["country"] as? String == "SE")
+        #expect(json(added.body)["cardsSent"] as? Int == 0)
+        let bad = await ann.send("POST", "/v1/me/contacts", json: #"{"name": "X", "email": "nope"}"#)
+        #expect(bad.status == 400 && orders.field(bad) == "email")
+        let found = await ann.send("GET", "/v1/me/contacts?q=eva&sort=frequent")
+        #expect((json(found.body)["items"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
+        let edited = await ann.send("PATCH", "/v1/me/contacts/\(id)", json: #"{"favourite": true, "phone": ""}"#)
+        #expect(edited.status == 200 && json(edited.body)["favourite"] as? Bool == true && json(edited.body)["phone"] == nil)
+        #expect(await bo.send("PATCH", "/v1/me/contacts/\(id)", json: #"{"favourite": false}"#).status == 404)
+        #expect(await bo.send("DELETE", "/v1/me/contacts/\(id)").status == 404)
+        #expect(await ann.send("DELETE", "/v1/me/contacts/\(id)").status == 204)
+        #expect((json(await ann.send("GET", "/v1/me/contacts").body)["items"] as? [Any])?.isEmpty == true)
+    }
+}

@@ -1,0 +1,110 @@
+import Contract
+import OrdersContract
+
+extension Social {
+    /// A contact in the caller's address book.
+    public struct Contact: Codable, Sendable, Equatable, Hashable {
+        public var id: String
+        public var name: String
+        public var address: Orders.PostalAddress?
+        public var email: String?
+        /// E.164.
+        public var phone: String?
+        public var favourite: Bool
+        /// Postcards sent to this contact (counted from paid orders).
+        public var cardsSent: Int
+        public init(
+            id: String, name: String, address: Orders.PostalAddress?, email: String?, phone: String?,
+            favourite: Bool, cardsSent: Int
+        ) {
+            self.id = id
+            self.name = name
+            self.address = address
+            self.email = email
+            self.phone = phone
+            self.favourite = favourite
+            self.cardsSent = cardsSent
+        }
+    }
+
+    /// A new contact, or the fields of an edit (a field left out stays; `""` clears e-mail and phone).
+    public struct ContactFields: Codable, Sendable, Equatable {
+        public var name: String?
+        public var address: Orders.PostalAddress?
+        public var email: String?
+        public var phone: String?
+        public var favourite: Bool?
+        public init(
+            name: String? = nil, address: Orders.PostalAddress? = nil, email: String? = nil, phone: String? = nil,
+            favourite: Bool? = nil
+        ) {
+            self.name = name
+            self.address = address
+            self.email = email
+            self.phone = phone
+            self.favourite = favourite
+        }
+    }
+
+    /// How a contact list is ordered.
+    public enum ContactOrder: String, Codable, Sendable, CaseIterable {
+        /// Newest first.
+        case recent
+        /// Most postcards sent first.
+        case frequent
+    }
+
+    /// `list_contacts`: the caller's contacts, `q` matching names (similar spellings too).
+    public enum ListContacts: ServiceOperation {
+        public static let service = ServiceName.social
+        public static let name = "list_contacts"
+        public static let pageSize = PageSize(default: 50, max: 200)
+        public struct Request: Codable, Sendable, Equatable {
+            public var q: String?
+            public var sort: ContactOrder?
+            public var limit: Int?
+            public var cursor: String?
+            public init(q: String? = nil, sort: ContactOrder? = nil, limit: Int? = nil, cursor: String? = nil) {
+                self.q = q
+                self.sort = sort
+                self.limit = limit
+                self.cursor = cursor
+            }
+        }
+        public typealias Reply = Page<Contact>
+    }
+
+    /// `add_contact`: needs a name.
+    public enum AddContact: ServiceOperation {
+        public static let service = ServiceName.social
+        public static let name = "add_contact"
+        public typealias Request = ContactFields
+        public typealias Reply = Contact
+    }
+
+    /// `update_contact`: changes the given fields of one of the caller's contacts.
+    public enum UpdateContact: ServiceOperation {
+        public static let service = ServiceName.social
+        public static let name = "update_contact"
+        public struct Request: Codable, Sendable, Equatable {
+            public var id: String
+            public var fields: ContactFields
+            public init(id: String, fields: ContactFields) {
+                self.id = id
+                self.fields = fields
+            }
+        }
+        public typealias Reply = Contact
+    }
+
+    /// `delete_contact`.
+    public enum DeleteContact: ServiceOperation {
+        public static let service = ServiceName.social
+        public static let name = "delete_contact"
+        public struct Request: Codable, Sendable, Equatable {
+            public var id: String
+            public init(id: String) { self.id = id }
+        }
+        public typealias Reply = Empty
+    }
+}

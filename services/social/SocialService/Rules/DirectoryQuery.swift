@@ -1,0 +1,41 @@
+import Contract
+import Foundation
+
+/// What a directory search looks for, decided from the text alone: an exact e-mail address or
+/// phone number (by digest), or a name. Text with an `@` that is not a whole address finds
+/// nothing, so the directory cannot be asked for addresses that start with something.
+public enum DirectoryQuery: Sendable, Equatable {
+    case email(digest: String)
+    case phone(digest: String)
+    /// Lower case, trimmed; `likePrefix` is it with LIKE's wildcards escaped.
+    case name(text: String, likePrefix: String)
+    case nothing
+
+    /// The longest search text, in Unicode scalars (as JSON Schema counts `maxLength`).
+    public static let maxLength = 100
+
+    public init(_ q: String) throws(ServiceError) {
+        let text = q.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...Self.maxLength).contains(text.unicodeScalars.count) else {
+            throw .invalidArgument("q is 1 to \(Self.maxLength) characters", field: "q")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidArgument("q must not contain control characters", field: "q")
+        }
+        if DirectoryEntry.looksLikeEmail(text) {
+            self = .email(digest: DirectoryEntry.emailDigest(text))
+        } else if DirectoryEntry.looksLikePhone(text) {
+            self = .phone(digest: DirectoryEntry.phoneDigest(text))
+        } else if text.contains("@") {
+            self = .nothing
+        } else {
+            let lower = text.lowercased()
+            var escaped = ""
+            for character in lower {
+                if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
+                escaped.append(character)
+            }
+            self = .name(text: lower, likePrefix: escaped)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Contract
+import Foundation
+import PostgresNIO
+import SocialContract
+
+extension PeopleStore {
+    /// One directory hit: the person as `caller` may see them, and its rank for the cursor.
+    struct Hit: Sendable {
+        let person: Social.Person
+        let score: Int64
+        let id: UUID
+    }
+
+    /// The people `query` finds for `caller`, best first, after `cursor`; `limit` rows at most.
+    func search(
+        _ query: DirectoryQuery, caller: UUID, after cursor: KeysetCursor?, limit: Int
+    ) async throws -> [Hit] {
+        let afterScore = cursor?.micros ?? Int64.max
+        let afterId = cursor?.id ?? UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffffffff")!
+        let match: PostgresQuery
+        switch query {
+        case .nothing:
+            return []
+        case .email(let digest):
+            match = """
+                SELECT user_id, username, display_name, 1000000::bigint AS score FROM social.people
+                WHERE findable_by_contact AND email_digests @> ARRAY[\(digest)]::text[]
+                """
+        case .phone(let digest):
+            match = """
+                SELECT user_id, username, display_name, 1000000::bigint AS score FROM social.people
+                WHERE findable_by_contact AND phone_digest = \(digest)
+                """
+        case .name(let text, let prefix):
+            let starts = prefix + "%"
+            let wordStarts = "% " + prefix + "%"
+            match = """
+                SELECT user_id, username, display_name,
+                    (round(greatest(word_similarity(\(text), name_text),
+                        CASE WHEN name_text LIKE \(starts) OR name_text LIKE \(wordStarts) THEN 1 ELSE 0 END)
+                        * 1000000))::bigint AS score
+                FROM social.people
+                WHERE findable_by_name
+                  AND (\(text) <% name_text OR name_text LIKE \(starts) OR name_text LIKE \(wordStarts))
+                """
+        }
+        let rows = try await client.query(
+            Self.ranked(match, caller: caller, afterScore: afterScore, afterId: afterId, limit: limit), logger: logger)
+        var hits: [Hit] = []
+        for try await (id, username, display, score, relation) in rows.decode(
+            (UUID, String, String?, Int64, String).self)
+        {
+            hits.append(
+                Hit(
+                    person: Social.Person(
+                        userId: id.uuidString.lowercased(), username: username, displayName: display,
+                        relation: Social.Relation(rawValue: relation) ?? .none), score: score, id: id))
+        }
+        return hits
+    }
+
+    /// `match` (rows of user_id, username, display_name, score) without the caller and anyone
+    /// blocked either way, with the caller's relation to each, best first, as one keyset page.
+    static func ranked(_ match: PostgresQuery, caller: UUID, afterScore: Int64, afterId: UUID, limit: Int)
+        -> PostgresQuery
+    {
+        var query = match
+        let offset = query.binds.count
+        query.sql = """
+            SELECT f.user_id, f.username, f.display_name, f.score,
+                CASE WHEN EXISTS (SELECT 1 FROM social.friendships WHERE user_id = $\(offset + 1) AND friend_id = f.user_id)
+                         THEN 'friends'
+                     WHEN EXISTS (SELECT 1 FROM social.friend_requests WHERE from_user = $\(offset + 1) AND to_user = f.user_id)
+                         THEN 'requested'
+                     WHEN EXISTS (SELECT 1 FROM social.friend_requests WHERE from_user = f.user_id AND to_user = $\(offset + 1))
+                         THEN 'incoming'
+                     ELSE 'none' END
+            FROM (\(match.sql)) f
+            WHERE f.user_id <> $\(offset + 1)
+              AND NOT EXISTS (SELECT 1 FROM social.blocks
+                              WHERE (blocker = $\(offset + 1) AND blocked = f.user_id)
+                                 OR (blocker = f.user_id AND blocked = $\(offset + 1)))
+              AND (f.score, f.user_id) < ($\(offset + 2), $\(offset + 3))
+            ORDER BY f.score DESC, f.user_id DESC LIMIT $\(offset + 4)
+            """
+        query.binds.append(caller)
+        query.binds.append(afterScore)
+        query.binds.append(afterId)
+        query.binds.append(limit)
+        return query
+    }
+
+    /// `user`'s directory settings (both on for someone the directory does not know yet).
+    func privacy(of user: UUID) async throws -> Social.Privacy {
+        let rows = try await client.query(
+            "SELECT findable_by_contact, findable_by_name FROM social.people WHERE user_id = \(user)", logger: logger)
+        for try await (contact, name) in rows.decode((Bool, Bool).self) {
+            return Social.Privacy(findableByContact: contact, findableByName: name)
+        }
+        return Social.Privacy(findableByContact: true, findableByName: true)
+    }
+
+    /// Saves `user`'s directory settings; false when the directory does not know the user.
+    func setPrivacy(_ privacy: Social.Privacy, of user: UUID) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            UPDATE social.people SET findable_by_contact = \(privacy.findableByContact),
+                findable_by_name = \(privacy.findableByName)
+            WHERE user_id = \(user) RETURNING 1
+            """, logger: logger)
+        return try await rows.collect().count == 1
+    }
+}

@@ -1,0 +1,4 @@
+import ServiceKit
+import SocialService
+
+await WorkerHost.main(SocialService.spec, SocialService.definition)
