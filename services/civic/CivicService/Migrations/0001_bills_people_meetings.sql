@@ -2,12 +2,10 @@
 -- the importer's cursors and its job queue. No table here holds a coordinate or an address
 -- of a user: lookups are answered from boundaries and keep nothing.
 
--- Trigram matching for typo-tolerant search. routing's first migration creates the same
--- extension, and two CREATE EXTENSION at once make the later one fail (a unique violation on
--- pg_extension) when both services start on a fresh database. So this one waits for routing's
--- migration lock (Migrator.lockKey(schema: "routing"), FNV-1a 64 of
--- "backplane.migrate.routing") while it creates it, and any other creator's win is ignored.
-SELECT pg_advisory_xact_lock(-8212540793819928173);
+-- Trigram matching for typo-tolerant search. routing and social create the same extension;
+-- the Migrator takes one database-wide lock for every migration that creates an extension, so
+-- services starting together on a fresh database take turns (and another creator's win is
+-- ignored here all the same).
 DO $$
 BEGIN
     CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
