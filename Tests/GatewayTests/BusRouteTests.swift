@@ -100,12 +100,6 @@ struct BusRouteTests {
     /// first access point's signal as the level) and `search_venues` with the request it got
     /// (as a venue's name), for the duration of `body`.
     func withRouting(_ body: @Sendable (String) async throws -> Void) async throws {
-        let context = Context()
-        let broker = try Broker(
-            configuration: BrokerConfiguration(
-                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
-                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: 2000),
-            context: context, logger: Self.logger)
         var router = OperationRouter(service: .routing, logger: Self.logger)
         router.register(Routing.Locate.self) { request, _ in
             guard let first = request.scan.first else { throw ServiceError.invalidArgument("scan is empty", field: "scan") }
@@ -122,31 +116,11 @@ struct BusRouteTests {
                         level: 0, lat: -25.75, lon: 28.23, description: "", history: "")
                 ])
         }
-        let handler = router
-        let worker = MajordomoWorker(
-            endpoint: broker.endpoint, service: "routing", concurrency: 2, context: context, logger: Self.logger
-        ) { await handler.handle($0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await broker.run() }
-            group.addTask { try await worker.run() }
-            defer {
-                worker.drain()
-                broker.stop()
-            }
-            try await body(broker.endpoint)
-            worker.drain()
-            broker.stop()
-            try await group.waitForAll()
-        }
+        try await GatewayTests.withWorker(router, body)
     }
 
     func app(broker: String) throws -> some ApplicationProtocol {
-        let settings = try GatewaySettings(
-            ProcessEnvironment(["BROKER_URL": broker, "READINESS_SERVICES": "routing", "HTTP_PORT": "0"]))
-        let client = MajordomoClient(endpoint: broker, context: Context(), logger: Self.logger)
-        return try Gateway.buildApplication(
-            settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(),
-            logger: Self.logger, services: [client])
+        try GatewayTests().app(broker: broker, services: "routing")
     }
 
     static func json(_ response: TestResponse) throws -> [String: Any] {

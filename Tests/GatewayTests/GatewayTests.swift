@@ -45,16 +45,22 @@ struct GatewayTests {
 
     /// Runs a broker with one healthy `alpha` worker for the duration of `body`.
     func withSystem(_ body: @Sendable (String) async throws -> Void) async throws {
-        let context = Context()
-        let broker = try Self.broker(context: context)
         var router = OperationRouter(service: ServiceName("alpha"), logger: Self.logger)
         router.register(Health.self) { _, _ in
             HealthReport(service: "alpha", status: "ok", instance: "test", uptimeSeconds: 1, checks: ["database": "ok"])
         }
-        let handler = router
+        try await Self.withWorker(router, body)
+    }
+
+    /// Runs a broker and one worker answering with `router` for the duration of `body`, which
+    /// gets the broker's endpoint.
+    static func withWorker(_ router: OperationRouter, _ body: @Sendable (String) async throws -> Void) async throws {
+        let context = Context()
+        let broker = try Self.broker(context: context)
         let worker = MajordomoWorker(
-            endpoint: broker.endpoint, service: "alpha", concurrency: 2, context: context, logger: Self.logger
-        ) { await handler.handle($0) }
+            endpoint: broker.endpoint, service: router.service.rawValue, concurrency: 2, context: context,
+            logger: Self.logger
+        ) { await router.handle($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await broker.run() }
             group.addTask { try await worker.run() }
