@@ -95,7 +95,11 @@ public enum Wire {
 
     /// Decodes a reply: the payload on `ok`, the ``ServiceError`` thrown otherwise.
     public static func decodeReply<T: Decodable>(_ type: T.Type, from frames: [[UInt8]]) throws(ServiceError) -> T {
-        let payload = try replyPayload(from: frames)
+        try decodeReply(T.self, payload: try replyPayload(from: frames))
+    }
+
+    /// Decodes a successful reply's payload; one that does not match is `internal`.
+    public static func decodeReply<T: Decodable>(_ type: T.Type, payload: [UInt8]) throws(ServiceError) -> T {
         do {
             return try makeDecoder().decode(T.self, from: Data(payload))
         } catch {

@@ -34,11 +34,7 @@ public struct BusClient: Sendable {
             throw ServiceError(.internal, "could not encode \(Op.name) request: \(error)")
         }
         let reply = try await call(Op.name, on: service, payloadJSON: payload, metadata: metadata, timeout: timeout)
-        do {
-            return try Wire.makeDecoder().decode(Op.Reply.self, from: Data(reply))
-        } catch {
-            throw ServiceError(.internal, "reply payload does not match \(Op.Reply.self): \(error)")
-        }
+        return try Wire.decodeReply(Op.Reply.self, payload: reply)
     }
 
     /// Calls `operation` on `service` with a payload that is JSON already, and answers the
