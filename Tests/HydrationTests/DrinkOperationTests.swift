@@ -169,6 +169,54 @@ struct DrinkOperationTests {
         }
     }
 
+    @Test("a past day keeps the goal it had: a new goal counts from the user's day it was set on")
+    func goalHistory() async throws {
+        try await HydrationDatabase.with { db in
+            let user = UUID()
+            func plan(_ goal: Double, _ unit: Hydration.Unit, zone: String = "UTC") -> Hydration.Plan {
+                .init(dailyGoal: goal, unit: unit, remindersPerDay: 0, wake: "07:00", sleep: "22:00", timeZone: zone)
+            }
+            func glasses(_ count: Int, on day: String) async throws {
+                for _ in 0..<count {
+                    _ = try await db.call(
+                        Hydration.LogDrink.self,
+                        .init(uuid: UUID().uuidString, category: "glass", drankAt: "\(day)T10:00:00Z"), as: user)
+                }
+            }
+            func goals(_ from: String, _ to: String) async throws -> [Double] {
+                try await db.call(Hydration.History.self, .init(from: from, to: to), as: user).days.map(\.goal.oz)
+            }
+            // Never set: the standard 64 oz on every day.
+            #expect(try await goals("2026-11-22", "2026-11-22") == [64])
+            // 16 oz chosen on the 24th (the clock's day): it also holds for the days logged before.
+            _ = try await db.call(Hydration.SetPlan.self, plan(16, .oz), as: user)
+            try await glasses(2, on: "2026-11-23")
+            try await glasses(2, on: "2026-11-24")
+            // Two days later the goal goes up to 32 oz: the 23rd-25th stay met at 16 oz.
+            db.clock.advance(by: 2 * 86_400)
+            _ = try await db.call(Hydration.SetPlan.self, plan(32, .oz), as: user)
+            try await glasses(3, on: "2026-11-26")
+            let reply = try await db.call(Hydration.History.self, .init(from: "2026-11-23", to: "2026-11-26"), as: user)
+            #expect(reply.days.map(\.goal.oz) == [16, 16, 16, 32])
+            #expect(reply.days.map(\.percent) == [100, 100, 0, 75])
+            #expect(reply.streaks.map(\.days) == [2])
+            // A second change on one day replaces the first; saving the same goal again adds nothing.
+            _ = try await db.call(Hydration.SetPlan.self, plan(24, .oz), as: user)
+            _ = try await db.call(Hydration.SetPlan.self, plan(24, .oz), as: user)
+            db.clock.advance(by: 86_400)
+            _ = try await db.call(Hydration.SetPlan.self, plan(24, .oz), as: user)
+            #expect(try await goals("2026-11-23", "2026-11-27") == [16, 16, 16, 24, 24])
+            let rows = try await db.client.query(
+                "SELECT count(*)::int8 FROM hydration.goals WHERE user_id = \(user)", logger: HydrationDatabase.logger)
+            for try await count in rows.decode(Int64.self) { #expect(count == 2) }
+            // The day a goal starts is the user's day in the plan's zone: at 2026-11-27T12:00Z it
+            // is already the 28th in Auckland.
+            _ = try await db.call(Hydration.SetPlan.self, plan(2_000, .ml, zone: "Pacific/Auckland"), as: user)
+            let last = try await db.call(Hydration.History.self, .init(from: "2026-11-27", to: "2026-11-28"), as: user)
+            #expect(last.days.map(\.goal.ml) == [710, 2_000])
+        }
+    }
+
     @Test("the plan: default until set, saved with its event, the reminder text at fire time across DST")
     func planAndReminderText() async throws {
         try await HydrationDatabase.with { db in
@@ -223,7 +271,7 @@ struct DrinkOperationTests {
         }
     }
 
-    @Test("forgetting a user removes drinks, change counter and plan")
+    @Test("forgetting a user removes drinks, change counter, plan and goals")
     func forget() async throws {
         try await HydrationDatabase.with { db in
             let user = UUID()
@@ -241,6 +289,12 @@ struct DrinkOperationTests {
             try await db.client.withConnection { connection in try await db.parts.forget(user, on: connection) }
             #expect(try await db.call(Hydration.ListDrinks.self, .init(), as: user).items.isEmpty)
             #expect(!(try await db.call(Hydration.GetPlan.self, Empty(), as: user).saved))
+            for owner in [user, keep] {
+                let rows = try await db.client.query(
+                    "SELECT count(*)::int8 FROM hydration.goals WHERE user_id = \(owner)",
+                    logger: HydrationDatabase.logger)
+                for try await count in rows.decode(Int64.self) { #expect(count == (owner == keep ? 1 : 0)) }
+            }
             #expect(try await db.call(Hydration.ListDrinks.self, .init(), as: keep).items.count == 1)
             #expect(try await db.call(Hydration.GetPlan.self, Empty(), as: keep).saved)
         }

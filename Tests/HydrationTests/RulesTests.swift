@@ -22,6 +22,29 @@ struct RulesTests {
         #expect(try DrinkVolume.parse(.init(value: 5_000, unit: .ml), field: "v").femtolitres == 5_000_000_000_000_000)
     }
 
+    @Test("goal timeline: the latest change on or before a day; the first goal before it; one per day")
+    func goalTimeline() {
+        let day = LocalDay(year: 2026, month: 11, day: 10)
+        let timeline = GoalTimeline(
+            changes: [
+                .init(since: day.advanced(by: 5), femtolitres: 30), .init(since: day, femtolitres: 10),
+                .init(since: day.advanced(by: 5), femtolitres: 50),
+            ], unset: 99)
+        #expect(timeline.changes.map(\.femtolitres) == [10, 50], "the later of two changes on one day wins")
+        #expect(timeline.goal(on: day.advanced(by: -30)) == 10)
+        #expect(timeline.goal(on: day) == 10)
+        #expect(timeline.goal(on: day.advanced(by: 4)) == 10)
+        #expect(timeline.goal(on: day.advanced(by: 5)) == 50)
+        #expect(timeline.goal(on: day.advanced(by: 400)) == 50)
+        #expect(GoalTimeline(changes: [], unset: 99).goal(on: day) == 99)
+        let days = DailyProgress.days(
+            from: day.advanced(by: 4), to: day.advanced(by: 5),
+            totals: [day.advanced(by: 4): .init(femtolitres: 10, drinks: 1), day.advanced(by: 5): .init(femtolitres: 10, drinks: 1)],
+            goals: timeline)
+        #expect(days.map(\.percent) == [100, 20])
+        #expect(days.map(\.goalMet) == [true, false])
+    }
+
     @Test("a volume of 0, below, over 5 litres or too precise is refused, naming the field")
     func badVolumes() {
         for (value, unit) in [
@@ -157,7 +180,7 @@ struct RulesTests {
         for (index, amount) in met.enumerated() {
             totals[start.advanced(by: index)] = .init(femtolitres: amount, drinks: 1)
         }
-        let days = DailyProgress.days(from: start, to: start.advanced(by: 6), totals: totals, goal: goal)
+        let days = DailyProgress.days(from: start, to: start.advanced(by: 6), totals: totals, goals: GoalTimeline(changes: [], unset: goal))
         #expect(days.map(\.percent) == [100, 120, 0, 100, 100, 100, 50])
         let streaks = DailyProgress.streaks(days)
         #expect(

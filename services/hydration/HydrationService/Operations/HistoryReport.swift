@@ -24,9 +24,9 @@ public struct HistoryReport: Sendable {
             throw ServiceError.invalidArgument(
                 "at most \(Hydration.History.maxDays) days per call", field: "to")
         }
-        let plan = try await plans.plan(of: user) ?? .standard
+        let goals = try await plans.goals(of: user, through: to)
         let totals = try await drinks.totals(of: user, from: from, to: to)
-        let days = DailyProgress.days(from: from, to: to, totals: totals, goal: plan.goal.femtolitres)
+        let days = DailyProgress.days(from: from, to: to, totals: totals, goals: goals)
         let streaks = DailyProgress.streaks(days)
         return .init(
             days: days, streaks: streaks, longestStreak: streaks.map(\.days).max() ?? 0,

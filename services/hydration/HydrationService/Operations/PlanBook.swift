@@ -28,7 +28,9 @@ public struct PlanBook: Sendable {
     public func set(_ request: Hydration.Plan, _ context: OperationContext) async throws -> Hydration.PlanReply {
         let user = try context.userId()
         let plan = try PlanRules.validate(request)
-        try await plans.save(plan, for: user, now: clock.now(), requestId: context.metadata.requestId)
+        let now = clock.now()
+        let today = PlanRules.day(at: now.micros, in: plan.timeZone)
+        try await plans.save(plan, for: user, today: today, now: now, requestId: context.metadata.requestId)
         return plan.reply(saved: true)
     }
 

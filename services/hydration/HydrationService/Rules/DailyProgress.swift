@@ -12,13 +12,14 @@ public enum DailyProgress {
         }
     }
 
-    /// Every day from `from` to `to`, in order, with `goal` (femtolitres); days without drinks
-    /// count zero.
+    /// Every day from `from` to `to`, in order, each against the goal it had (femtolitres);
+    /// days without drinks count zero.
     public static func days(
-        from: LocalDay, to: LocalDay, totals: [LocalDay: Total], goal: Int64
+        from: LocalDay, to: LocalDay, totals: [LocalDay: Total], goals: GoalTimeline
     ) -> [Hydration.Day] {
         (from...to).map { day in
             let total = totals[day] ?? Total(femtolitres: 0, drinks: 0)
+            let goal = goals.goal(on: day)
             return Hydration.Day(
                 date: day.description, total: DrinkVolume.both(femtolitres: total.femtolitres),
                 goal: DrinkVolume.both(femtolitres: goal), percent: percent(total.femtolitres, of: goal),

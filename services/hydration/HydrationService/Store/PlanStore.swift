@@ -39,10 +39,44 @@ public struct PlanStore: Sendable {
         return nil
     }
 
-    /// Saves the user's plan with its `hydration.plan_changed` event; announces the event
-    /// after commit.
-    public func save(_ plan: DailyPlan, for user: UUID, now: Date, requestId: String?) async throws {
+    /// The user's goals through `day`: each saved goal from the local day it was saved on (the
+    /// standard goal when they never saved one).
+    public func goals(of user: UUID, through day: LocalDay) async throws -> GoalTimeline {
+        let rows = try await client.query(
+            """
+            SELECT (since_day - DATE '1970-01-01')::int4, goal_amount, goal_unit
+            FROM hydration.goals
+            WHERE user_id = \(user) AND since_day <= DATE '1970-01-01' + \(day.daysSinceEpoch)::int4
+            ORDER BY since_day
+            """, logger: logger)
+        var changes: [GoalTimeline.Change] = []
+        for try await (since, amount, unit) in rows.decode((Int32, Int32, String).self) {
+            let goal = DrinkVolume(amount: Int(amount), unit: Hydration.Unit(rawValue: unit) ?? .ml)
+            changes.append(.init(since: LocalDay(daysSinceEpoch: Int(since)), femtolitres: goal.femtolitres))
+        }
+        return GoalTimeline(changes: changes, unset: DailyPlan.standard.goal.femtolitres)
+    }
+
+    /// Saves the user's plan with its `hydration.plan_changed` event, and its goal as the goal
+    /// from `today` (the user's local day in the plan's zone) on when it differs from the goal
+    /// before; announces the event after commit.
+    public func save(_ plan: DailyPlan, for user: UUID, today: LocalDay, now: Date, requestId: String?) async throws {
         let event = try await client.transaction(logger: logger) { connection in
+            // A second change on one day replaces the first; an unchanged goal adds no row.
+            try await connection.query(
+                """
+                INSERT INTO hydration.goals (user_id, since_day, goal_amount, goal_unit)
+                SELECT \(user), DATE '1970-01-01' + \(today.daysSinceEpoch)::int4, \(Int32(plan.goal.amount)),
+                       \(plan.goal.unit.rawValue)
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM (
+                        SELECT goal_amount, goal_unit FROM hydration.goals
+                        WHERE user_id = \(user) AND since_day < DATE '1970-01-01' + \(today.daysSinceEpoch)::int4
+                        ORDER BY since_day DESC LIMIT 1) AS latest
+                    WHERE latest.goal_amount = \(Int32(plan.goal.amount)) AND latest.goal_unit = \(plan.goal.unit.rawValue))
+                ON CONFLICT (user_id, since_day) DO UPDATE
+                    SET goal_amount = excluded.goal_amount, goal_unit = excluded.goal_unit
+                """, logger: logger)
             try await connection.query(
                 """
                 INSERT INTO hydration.plans (user_id, goal_amount, goal_unit, reminders_per_day, wake_minute,
@@ -67,5 +101,6 @@ public struct PlanStore: Sendable {
     /// Forgets the user's plan (after `auth.account_deleted`; notify forgets the schedules itself).
     public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
         try await connection.query("DELETE FROM hydration.plans WHERE user_id = \(user)", logger: logger)
+        try await connection.query("DELETE FROM hydration.goals WHERE user_id = \(user)", logger: logger)
     }
 }
