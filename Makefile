@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-gateway bench-auth bench-flood bench-orders bench-notify bench-hydration bench-civic bench-routing bench-printing fault-run compose-config clean clean-data
+.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-notify bench-hydration bench-civic bench-routing bench-printing fault-run compose-config clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -46,6 +46,12 @@ bench-broker: release ## broker round trips: raw vs through the broker, 3 rounds
 
 bench-gateway: ## the request path against Hummingbird's hello-world: wrk on /hello, /healthz, /v1/currencies, /v1/me in one run (starts the system)
 	@$(SCRIPTS)/bench-gateway.sh
+
+bench-navup: ## NavUP: loadgen navup at USERS students (default 50000) for DURATION seconds (default 300), CPU per request of each process (starts the system)
+	@$(SCRIPTS)/cpu-per-request.sh $(or $(USERS),50000) $(or $(DURATION),300)
+
+bench-scaleout: ## two gateways from up.sh (REPLICAS_gateway=2): loadgen navup sends to both in turn, each gateway's count printed
+	@REPLICAS_gateway=$(or $(GATEWAYS),2) SERVICES="auth routing" $(SCRIPTS)/bench-system.sh navup $(or $(LOADGEN_ARGS),--users 20000 --seconds 30)
 
 bench-auth: ## login throughput and p99 vs the hashing bound, token verification (starts the system)
 	@$(SCRIPTS)/bench-system.sh login $(LOADGEN_ARGS)

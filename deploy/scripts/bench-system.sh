@@ -10,6 +10,9 @@
 #   SERVICES      services to start (default: the ones the scenario needs; login: auth)
 #   BENCH_LOG     where the system's output goes (default .data/bench-<scenario>.log)
 #   SKIP_BUILD=1  use the release executables as they are (no swift build -c release)
+#   REPLICAS_gateway=N  N gateways on consecutive ports; loadgen sends its requests to them in
+#                 turn, and each gateway's request count is printed after the run (they add up
+#                 to loadgen's total: the scale-out check of docs/benchmarks.md)
 #   BACKPLANE_BIN_DIR  where the executables are (default: the release build's folder); a folder
 #                 of links with one wrapper script runs a service under a profiler
 #   Settings of the executables (WORKER_CONCURRENCY, LOG_LEVEL, ...) pass through.
@@ -35,7 +38,16 @@ mkdir -p "$REPO_ROOT/.data"
 
 [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release)
 BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
-HTTP_PORT=$(free_port)
+GATEWAYS=${REPLICAS_gateway:-1}
+# N consecutive free ports for N gateways.
+while :; do
+    HTTP_PORT=$(free_port)
+    taken=""
+    for ((i = 1; i < GATEWAYS; i++)); do port_in_use $((HTTP_PORT + i)) && taken=1; done
+    [[ -n $taken ]] || break
+done
+URLS="http://127.0.0.1:$HTTP_PORT"
+for ((i = 1; i < GATEWAYS; i++)); do URLS+=",http://127.0.0.1:$((HTTP_PORT + i))"; done
 BROKER_PORT=$(free_port)
 XSUB_PORT=$(free_port)
 XPUB_PORT=$(free_port)
@@ -62,4 +74,19 @@ until curl -fsS "http://127.0.0.1:$HTTP_PORT/readyz" >/dev/null 2>&1; do
     sleep 0.5
 done
 info "ready; running loadgen $SCENARIO"
-"$BIN_DIR/loadgen" "$SCENARIO" --url "http://127.0.0.1:$HTTP_PORT" "$@"
+requests_of() {
+    curl -fsS "http://127.0.0.1:$1/metrics" |
+        awk '/^hb_requests_total[{ ]/ || /^hb_requests[{ ]/ { sum += $NF } END { print sum + 0 }'
+}
+declare -a before=()
+for ((i = 0; i < GATEWAYS; i++)); do before[i]=$(requests_of $((HTTP_PORT + i))); done
+"$BIN_DIR/loadgen" "$SCENARIO" --url "$URLS" "$@"
+if ((GATEWAYS > 1)); then
+    total=0
+    for ((i = 0; i < GATEWAYS; i++)); do
+        served=$(($(requests_of $((HTTP_PORT + i))) - before[i] - 1))
+        total=$((total + served))
+        echo "gateway-$((i + 1)) (port $((HTTP_PORT + i))): $served requests"
+    done
+    echo "all gateways: $total requests"
+fi

@@ -25,6 +25,9 @@
 #   SERVICES              which services to run (default "auth orders printing routing notify hydration civic social");
 #                         the broker and the gateway always run
 #   REPLICAS_<service>    number of replicas, e.g. REPLICAS_routing=3 (default 1)
+#   REPLICAS_gateway      number of gateways (default 1): gateway-1 on HTTP_PORT, gateway-2 on
+#                         HTTP_PORT+1, ...; each is a whole gateway (put a balancer in front, or
+#                         give loadgen several --base-url)
 #   SKIP_BUILD=1          do not run `swift build -c release`
 #   SKIP_BOOTSTRAP=1      do not run bootstrap.sh
 #   SMTP_SINK=0           do not start the local SMTP sink (it starts with notify unless SMTP_HOST
@@ -70,8 +73,8 @@ FORCE_KILL=""
 
 # ---------------------------------------------------------------------------- preparation
 
-# plan_processes: fills PLAN with the names to start, in order: broker, services, gateway.
-# A service with REPLICAS_<name>=N>1 gets names name-1..name-N.
+# plan_processes: fills PLAN with the names to start, in order: broker, services, gateways.
+# A service (or the gateway) with REPLICAS_<name>=N>1 gets names name-1..name-N.
 plan_processes() {
     PLAN=(broker)
     local svc n i var
@@ -86,7 +89,15 @@ plan_processes() {
             for ((i = 1; i <= n; i++)); do PLAN+=("$svc-$i"); done
         fi
     done
-    PLAN+=(gateway)
+    n=${REPLICAS_gateway:-1}
+    [[ $n =~ ^[1-9][0-9]*$ ]] || die "REPLICAS_gateway must be a number of at least 1, got '$n'"
+    if ((n == 1)); then
+        PLAN+=(gateway)
+    else
+        for ((i = 1; i <= n; i++)); do PLAN+=("gateway-$i"); done
+    fi
+    FIRST_GATEWAY=gateway
+    ((n == 1)) || FIRST_GATEWAY=gateway-1
     for svc in "${PLAN[@]}"; do ((${#svc} > NAME_WIDTH)) && NAME_WIDTH=${#svc}; done
     return 0
 }
@@ -94,8 +105,12 @@ plan_processes() {
 # check_ports: a port already taken would make a process fail later with a less obvious error,
 # and a foreign server on HTTP_PORT would even answer our readiness check.
 check_ports() {
-    local spec port
-    for spec in "HTTP_PORT=tcp://127.0.0.1:$HTTP_PORT" \
+    local spec port i
+    local -a gateway_ports=()
+    for ((i = 1; i < ${REPLICAS_gateway:-1}; i++)); do
+        gateway_ports+=("HTTP_PORT+$i=tcp://127.0.0.1:$((HTTP_PORT + i))")
+    done
+    for spec in "HTTP_PORT=tcp://127.0.0.1:$HTTP_PORT" "${gateway_ports[@]}" \
         "BROKER_BIND=${BROKER_BIND:-tcp://127.0.0.1:5555}" \
         "EVENTS_XSUB_BIND=${EVENTS_XSUB_BIND:-tcp://127.0.0.1:5556}" \
         "EVENTS_XPUB_BIND=${EVENTS_XPUB_BIND:-tcp://127.0.0.1:5557}"; do
@@ -170,10 +185,12 @@ prefix_lines() {
 # nothing reparented), and the descriptor is closed here at once so that only the process holds
 # the pipe and the filter sees end-of-file when it exits.
 start_process() {
-    local name=$1 exe=$2 fd pid
+    local name=$1 exe=$2 fd pid port=$HTTP_PORT
+    # gateway-I listens on HTTP_PORT+I-1 (the others do not read HTTP_PORT).
+    [[ $name == gateway-* ]] && port=$((HTTP_PORT + ${name#gateway-} - 1))
     exec {fd}> >(prefix_lines "$name")
     FILTERS+=("$!")
-    "$exe" </dev/null >&"$fd" 2>&1 &
+    HTTP_PORT=$port "$exe" </dev/null >&"$fd" 2>&1 &
     pid=$!
     exec {fd}>&-
     LIVE+=("$pid")
@@ -285,7 +302,7 @@ start_all() {
 }
 
 wait_until_ready() {
-    local url="http://127.0.0.1:$HTTP_PORT/readyz" deadline=$((SECONDS + READY_TIMEOUT)) gateway=${PID_OF[gateway]}
+    local url="http://127.0.0.1:$HTTP_PORT/readyz" deadline=$((SECONDS + READY_TIMEOUT)) gateway=${PID_OF[$FIRST_GATEWAY]}
     info "waiting for $url (up to ${READY_TIMEOUT}s)"
     until curl -fsS -o /dev/null --max-time 2 "$url" 2>/dev/null; do
         [[ -z $STOP_SIGNAL ]] || return 0
@@ -300,7 +317,12 @@ wait_until_ready() {
         fi
         nap 0.5
     done
-    info "Backplane is up: http://127.0.0.1:$HTTP_PORT  (Ctrl-C to stop)"
+    local gateways=${REPLICAS_gateway:-1}
+    if ((gateways > 1)); then
+        info "Backplane is up: http://127.0.0.1:$HTTP_PORT to :$((HTTP_PORT + gateways - 1)) ($gateways gateways)  (Ctrl-C to stop)"
+    else
+        info "Backplane is up: http://127.0.0.1:$HTTP_PORT  (Ctrl-C to stop)"
+    fi
 }
 
 supervise() {

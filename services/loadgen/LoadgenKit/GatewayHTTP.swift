@@ -2,29 +2,47 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// HTTP to the gateway as an app talks to it: JSON bodies over a pool of kept-alive
 /// HTTP/1.1 connections (one per request in flight, reused afterwards). Plain `http://` goes
 /// through ``PlainHTTPClient`` (cheap on CPU: the load generator shares the machine it
 /// measures); `https://` through AsyncHTTPClient.
 struct GatewayHTTP: Sendable {
-    /// The gateway, e.g. `http://127.0.0.1:8080`.
+    /// The gateway, e.g. `http://127.0.0.1:8080`; the first when there are several.
     let baseURL: String
+    /// Every gateway: requests go to them in turn (`--url A,B`, gateways without a balancer).
+    let baseURLs: [String]
     private let client: HTTPClient?
-    private let plain: PlainHTTPClient?
+    private let plain: [PlainHTTPClient]
+    private let turn = Turn()
 
+    /// `baseURL` may list several gateways separated by commas.
     init(baseURL: String) {
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        if let (host, port) = Self.plainEndpoint(self.baseURL) {
-            plain = PlainHTTPClient(host: host, port: port)
+        baseURLs = baseURL.split(separator: ",").map { url in
+            let url = url.trimmingCharacters(in: .whitespaces)
+            return url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
+        self.baseURL = baseURLs.first ?? baseURL
+        let endpoints = baseURLs.compactMap(Self.plainEndpoint)
+        if !endpoints.isEmpty && endpoints.count == baseURLs.count {
+            plain = endpoints.map { PlainHTTPClient(host: $0.host, port: $0.port) }
             client = nil
         } else {
-            plain = nil
+            plain = []
             client = HTTPClient(
                 eventLoopGroupProvider: .singleton,
                 configuration: .init(
                     connectionPool: .init(
                         idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 1024)))
+        }
+    }
+
+    /// The index of the next gateway, in turn.
+    private final class Turn: Sendable {
+        private let counter = Atomic<Int>(0)
+        func next(of count: Int) -> Int {
+            count == 1 ? 0 : counter.wrappingAdd(1, ordering: .relaxed).oldValue % count
         }
     }
 
@@ -65,7 +83,7 @@ struct GatewayHTTP: Sendable {
     }
 
     private func shutdown() async throws {
-        plain?.shutdown()
+        for client in plain { client.shutdown() }
         try await client?.shutdown()
     }
 
@@ -86,7 +104,8 @@ struct GatewayHTTP: Sendable {
     private func send(
         _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?, headers: [String: String]
     ) async throws -> (status: Int, body: String) {
-        if let plain {
+        if !plain.isEmpty {
+            let plain = plain[turn.next(of: plain.count)]
             var fields = headers.map { ($0.key, $0.value) }
             if let client = SimulatedClient.address {
                 fields.removeAll { $0.0.lowercased() == "x-forwarded-for" }
@@ -101,7 +120,7 @@ struct GatewayHTTP: Sendable {
             return (answer.status, String(buffer: answer.body))
         }
         guard let client else { throw PlainHTTPClient.Failure(description: "no HTTP client") }
-        var request = HTTPClientRequest(url: baseURL + path)
+        var request = HTTPClientRequest(url: baseURLs[turn.next(of: baseURLs.count)] + path)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let client = SimulatedClient.address { request.headers.replaceOrAdd(name: "X-Forwarded-For", value: client) }

@@ -43,7 +43,8 @@ public enum Loadgen {
                       most bytes one decoder held, and resident memory before, during and after
 
         Options of navup, gifter, postcard, tapwater, politimap and mixed:
-          --url URL          the gateway (default http://127.0.0.1:8080)
+          --url URL          the gateway (default http://127.0.0.1:8080); several, comma-separated,
+                             take the requests in turn (gateways with no balancer in front)
           --seconds N        length of the run (default 30)
           --users N          NavUP students (navup default 1000, mixed default 1000)
           --locate-every S, --route-every S, --search-every S
