@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-notify bench-hydration bench-civic bench-routing bench-printing fault-run compose-config clean clean-data
+.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-notify bench-hydration bench-civic bench-routing bench-printing fault-run compose-config compose-test clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -89,6 +89,9 @@ bench-civic: ## PolitiMap: first import of ~100,000 bills, 10,000 changed, fresh
 
 compose-config: ## validate docker-compose.yml (docker-compose config -q)
 	docker-compose config -q
+
+compose-test: ## run docker-compose.yml and deploy/Dockerfile for real (podman + runc): healthy, journeys, scale, a crash, down -v
+	@$(SCRIPTS)/compose-test.sh
 
 clean: ## remove build folders (.build*)
 	rm -rf .build .build-* .build_*

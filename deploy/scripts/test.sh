@@ -16,6 +16,8 @@
 #               the build, with a user's and an admin's token (deploy/scripts/api-fuzz.sh); fails on
 #               any failure of any check; its summary line gives cases, failures and seconds
 #   compose     docker-compose config -q (docker-compose.yml is valid)
+#   containers  deploy/scripts/compose-test.sh: the compose file and the image run for real with
+#               podman (healthy, every app's journey, --scale, a crash, down -v); builds release
 # Ends with a summary of which steps passed, failed or were skipped; exits non-zero when any
 # step failed, after the lines of swift test's output that name the failed tests (the whole
 # output is kept in .data/swift-test.log). PostgreSQL is always a throwaway one, on a free port, in a fresh directory
@@ -25,7 +27,8 @@
 # Environment:
 #   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
 #   SWIFT_TEST_ARGS="..."   more arguments for swift test (so do this script's own arguments)
-#   TEST_STEPS="..."        steps to run (default "imports build swift-test interop api-fuzz compose")
+#   TEST_STEPS="..."        steps to run (default "imports build swift-test interop api-fuzz compose
+#                           containers")
 #   SWIFT_TEST_TIMEOUT      seconds before swift test is stopped (default 2700)
 #   TEST_PARALLELISM=N      Swift tests that may run at once (default 1). The suites share one
 #                           PostgreSQL and two cores: run side by side, a suite that keeps a
@@ -40,7 +43,7 @@ set -euo pipefail
 LOG_TAG="test"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-: "${TEST_STEPS:=imports build swift-test interop api-fuzz compose}"
+: "${TEST_STEPS:=imports build swift-test interop api-fuzz compose containers}"
 : "${SWIFT_TEST_TIMEOUT:=2700}"
 : "${PYTEST_TIMEOUT:=900}"
 : "${TEST_PARALLELISM:=1}"
@@ -223,7 +226,7 @@ main() {
 
     local step
     for step in $TEST_STEPS; do
-        [[ $step =~ ^(imports|build|swift-test|interop|api-fuzz|compose)$ ]] || die "unknown step '$step' in TEST_STEPS"
+        [[ $step =~ ^(imports|build|swift-test|interop|api-fuzz|compose|containers)$ ]] || die "unknown step '$step' in TEST_STEPS"
     done
     [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
     start_test_db
@@ -245,6 +248,7 @@ main() {
         wanted api-fuzz && step_api_fuzz
     fi
     wanted compose && step_compose
+    wanted containers && run_step containers "$SCRIPTS_DIR/compose-test.sh"
     summary
 }
 
