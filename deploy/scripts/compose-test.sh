@@ -17,8 +17,9 @@
 #    registers and logs in on every app and makes its core requests (a postcard ordered and paid,
 #    locate/route/search, a gift bought from a friend's wish list, drinks logged and synced, bills
 #    read); every answer must be the expected one.
-# 4. `--scale routing=3`: NavUP's load through the one port; each routing replica's own CPU time
-#    shows the broker spread the requests (each must do at least a sixth of the work).
+# 4. `--scale gateway=2 --scale routing=3`: NavUP's load through the one port; each replica's own
+#    CPU time shows HAProxy spreading connections over the gateways and the broker spreading
+#    requests over routing (each must do at least a sixth of its service's work).
 # 5. A crash: orders' process is SIGKILLed inside its container while postcards are ordered; the
 #    restart policy brings the container back, and every order acknowledged to the client is in
 #    the database.
@@ -221,9 +222,11 @@ info "journeys of every app through port $GATEWAY_PORT (loadgen mixed, 20 s)"
 check_report "$OUT/journeys.json" postcard navup gifter tapwater politimap || die "a journey went wrong (above)"
 
 # ---------------------------------------------------------------------------- scale
-info "scaling routing to 3 replicas"
-compose up -d --no-build --scale routing=3 >>"$OUT/up.log" 2>&1 || die "scaling failed; see $OUT/up.log"
+info "scaling to 2 gateways (behind lb) and 3 routing replicas"
+compose up -d --no-build --scale gateway=2 --scale routing=3 >>"$OUT/up.log" 2>&1 || die "scaling failed; see $OUT/up.log"
 wait_healthy "$HEALTHY_TIMEOUT"
+# HAProxy resolves the gateway's name every few seconds and checks a new server twice.
+sleep 8
 # CPU seconds (utime + stime, in clock ticks) of the service process in a container: the child
 # of its init (`init: true`).
 service_cpu() {
@@ -232,25 +235,31 @@ service_cpu() {
     pid=$(pgrep -P "$init" | head -n 1)
     awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/${pid:-$init}/stat"
 }
-mapfile -t replicas < <(project_containers | grep -E '_routing_[0-9]+$')
-((${#replicas[@]} == 3)) || die "expected 3 routing containers, found ${#replicas[@]}: ${replicas[*]}"
+mapfile -t replicas < <(project_containers | grep -E '_(routing|gateway)_[0-9]+$')
+((${#replicas[@]} == 5)) || die "expected 2 gateway and 3 routing containers, found: ${replicas[*]}"
 declare -A before=()
 for name in "${replicas[@]}"; do before[$name]=$(service_cpu "$name"); done
 "$LOADGEN" navup --url "$URL" --seconds 15 --users 4000 --json "$OUT/scale.json" >"$OUT/scale.txt" 2>&1 ||
     die "loadgen navup failed; see $OUT/scale.txt"
-check_report "$OUT/scale.json" navup || die "NavUP requests went wrong with 3 routing replicas"
-total=0
-declare -A used=()
-for name in "${replicas[@]}"; do
-    used[$name]=$(($(service_cpu "$name") - before[$name]))
-    total=$((total + used[$name]))
-done
-((total > 0)) || die "the routing replicas used no CPU"
-for name in "${replicas[@]}"; do
-    share=$((100 * used[$name] / total))
-    info "  $name: $((used[$name] * 1000 / $(getconf CLK_TCK))) ms of CPU, $share% of routing's work"
-    ((share * 6 >= 100)) || die "$name did $share% of the work: the broker did not spread it"
-done
+check_report "$OUT/scale.json" navup || die "NavUP requests went wrong with 2 gateways and 3 routing replicas"
+# spread SERVICE: each replica of SERVICE did at least a sixth of the work (by its CPU time).
+spread() {
+    local service=$1 name total=0 share
+    local -A used=()
+    for name in "${replicas[@]}"; do
+        [[ $name =~ _${service}_[0-9]+$ ]] || continue
+        used[$name]=$(($(service_cpu "$name") - before[$name]))
+        total=$((total + used[$name]))
+    done
+    ((total > 0)) || die "the $service replicas used no CPU"
+    for name in "${!used[@]}"; do
+        share=$((100 * used[$name] / total))
+        info "  $name: $((used[$name] * 1000 / $(getconf CLK_TCK))) ms of CPU, $share% of $service's work"
+        ((share * 6 >= 100)) || die "$name did $share% of $service's work: it was not spread"
+    done
+}
+spread gateway
+spread routing
 
 # ---------------------------------------------------------------------------- a crash
 orders=$(project_containers | grep -E '_orders_[0-9]+$' | head -n 1)
