@@ -74,17 +74,13 @@ until curl -fsS "http://127.0.0.1:$HTTP_PORT/readyz" >/dev/null 2>&1; do
     sleep 0.5
 done
 info "ready; running loadgen $SCENARIO"
-requests_of() {
-    curl -fsS "http://127.0.0.1:$1/metrics" |
-        awk '/^hb_requests_total[{ ]/ || /^hb_requests[{ ]/ { sum += $NF } END { print sum + 0 }'
-}
 declare -a before=()
-for ((i = 0; i < GATEWAYS; i++)); do before[i]=$(requests_of $((HTTP_PORT + i))); done
+for ((i = 0; i < GATEWAYS; i++)); do before[i]=$(gateway_requests $((HTTP_PORT + i))); done
 "$BIN_DIR/loadgen" "$SCENARIO" --url "$URLS" "$@"
 if ((GATEWAYS > 1)); then
     total=0
     for ((i = 0; i < GATEWAYS; i++)); do
-        served=$(($(requests_of $((HTTP_PORT + i))) - before[i] - 1))
+        served=$(($(gateway_requests $((HTTP_PORT + i))) - before[i] - 1))
         total=$((total + served))
         echo "gateway-$((i + 1)) (port $((HTTP_PORT + i))): $served requests"
     done

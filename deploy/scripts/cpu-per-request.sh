@@ -45,10 +45,6 @@ ticks_of() {
     done
     echo "$total"
 }
-requests_of() {
-    curl -fsS "http://127.0.0.1:$1/metrics" |
-        awk '/^hb_requests_total[{ ]/ || /^hb_requests[{ ]/ { sum += $NF } END { print sum + 0 }'
-}
 
 deadline=$((SECONDS + 180))
 until [[ -n $(pid_of loadgen) ]]; do
@@ -71,9 +67,9 @@ for name in $PROCESSES; do
     fi
     BEFORE[$name]=$(ticks_of "${PID_OF[$name]}")
 done
-requests_before=$(requests_of "$HTTP_PORT")
+requests_before=$(gateway_requests "$HTTP_PORT")
 sleep "$WINDOW"
-requests=$(($(requests_of "$HTTP_PORT") - requests_before))
+requests=$(($(gateway_requests "$HTTP_PORT") - requests_before))
 printf '\n%-8s %10s %14s   (%s %s, %d requests in %d s = %d/s)\n' process "CPU s" "CPU µs/req" \
     "$SCENARIO" "${SCENARIO_ARGS:-$USERS users}" "$requests" "$WINDOW" $((requests / WINDOW))
 for name in $PROCESSES; do

@@ -57,6 +57,13 @@ else:
 EOF
 }
 
+# gateway_requests PORT: the HTTP requests the gateway on 127.0.0.1:PORT has answered (its
+# /metrics; the scrape itself is counted after it answers).
+gateway_requests() {
+    curl -fsS "http://127.0.0.1:$1/metrics" |
+        awk '/^hb_requests_total[{ ]/ || /^hb_requests[{ ]/ { sum += $NF } END { print sum + 0 }'
+}
+
 # as_root CMD...: runs CMD as root, through sudo when we are not root.
 as_root() {
     if [[ $EUID -eq 0 ]]; then
