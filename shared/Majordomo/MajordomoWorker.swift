@@ -70,6 +70,19 @@ public final class MajordomoWorker: Sendable {
     private let completions = Mutex(Completions())
     private let draining = Atomic<Bool>(false)
     private let wake = WakeSignal()
+    /// When the broker last sent anything (monotonic ms; 0: never on this connection).
+    private let lastHeardMs = Atomic<Int64>(0)
+
+    /// Milliseconds since the broker last spoke to this worker (a request, a heartbeat), or nil
+    /// when it has not yet on the current connection: a worker is registered while this stays
+    /// under the heartbeat expiry.
+    public var millisecondsSinceBrokerSpoke: Int64? {
+        let heard = lastHeardMs.load(ordering: .relaxed)
+        return heard == 0 ? nil : Monotonic.milliseconds() - heard
+    }
+
+    /// How long the broker may stay silent before the worker counts it gone (and reconnects).
+    public var brokerExpiryMs: Int64 { heartbeat.expiryMs }
 
     /// Creates a worker; it connects when ``run()`` starts.
     public init(
@@ -167,6 +180,7 @@ public final class MajordomoWorker: Sendable {
             socket.close()
             socket = try connect()
             poller.replace(socketSlot, with: socket)
+            lastHeardMs.store(0, ordering: .relaxed)
             generation += 1
             inHand = 0
             liveness = heartbeat.liveness
@@ -203,6 +217,7 @@ public final class MajordomoWorker: Sendable {
                         continue
                     }
                     liveness = heartbeat.liveness
+                    lastHeardMs.store(Monotonic.milliseconds(), ordering: .relaxed)
                     switch command {
                     case .request where message.count >= 5 && message.size(4) == 0:
                         // While draining, requests are left unanswered: the DISCONNECT that ends the

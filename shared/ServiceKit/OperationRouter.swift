@@ -14,6 +14,8 @@ public struct OperationRouter: Sendable {
     private var entries: [String: Entry] = [:]
     private let logger: Logger
     private let clock: any WallClock
+    /// Where answered requests are counted and timed (the admin port's `/metrics`), if anywhere.
+    public var metrics: OperationMetrics?
 
     /// An empty router.
     public init(service: ServiceName, logger: Logger, clock: any WallClock = SystemClock()) {
@@ -76,27 +78,42 @@ public struct OperationRouter: Sendable {
                 ServiceError(.deadlineExceeded, "the deadline passed before the request was handled"))
         }
         let started = ContinuousClock.now
+        let (reply, outcome) = await answer(request, entry: entry, logger: logger, started: started)
+        metrics?.record(operation: request.operation, outcome: outcome, duration: ContinuousClock.now - started)
+        return reply
+    }
+
+    /// Runs `entry` and turns what it threw into the error reply; the reply and its outcome
+    /// (`ok` or the error code).
+    private func answer(
+        _ request: Wire.IncomingRequest, entry: Entry, logger: Logger, started: ContinuousClock.Instant
+    ) async -> (reply: [[UInt8]], outcome: String) {
         do {
             let reply = try await RequestDeadline.$current.withValue(request.metadata.deadline) {
                 try await entry(request.payload, OperationContext(metadata: request.metadata, logger: logger))
             }
             logger.debug("handled", metadata: ["ms": "\((ContinuousClock.now - started).wholeMilliseconds)"])
-            return reply
+            return (reply, "ok")
         } catch let error as ServiceError {
             logger.info("refused", metadata: ["code": "\(error.code)", "reason": "\(error.message)"])
-            return Wire.encodeError(error)
+            return (Wire.encodeError(error), error.code.rawValue)
         } catch let error where UnstorableText.matches(error) {
             logger.info("refused", metadata: ["code": "invalid_argument", "reason": "text with a NUL character"])
-            return Wire.encodeError(
-                ServiceError(.invalidArgument, "text must not contain the NUL character (U+0000)"))
+            return (
+                Wire.encodeError(ServiceError(.invalidArgument, "text must not contain the NUL character (U+0000)")),
+                ErrorCode.invalidArgument.rawValue
+            )
         } catch let error where DatabaseOutage.matches(error) {
             // PostgreSQL went away (or is restarting): the request may well succeed in a moment.
             logger.warning("database unavailable", metadata: ["error": "\(SafeErrorDescription.of(error))"])
-            return Wire.encodeError(
-                ServiceError(.unavailable, "the database is not reachable just now; try again shortly"))
+            return (
+                Wire.encodeError(
+                    ServiceError(.unavailable, "the database is not reachable just now; try again shortly")),
+                ErrorCode.unavailable.rawValue
+            )
         } catch {
             logger.error("failed", metadata: ["error": "\(SafeErrorDescription.of(error))"])
-            return Wire.encodeError(.internal(requestId: request.metadata.requestId))
+            return (Wire.encodeError(.internal(requestId: request.metadata.requestId)), ErrorCode.internal.rawValue)
         }
     }
 }

@@ -57,11 +57,18 @@ extension Setting {
     /// `EVENTS_POLL_MS`: how often an event consumer looks at the event log without a nudge.
     public static let eventsPoll = Setting(
         "EVENTS_POLL_MS", default: "1000", "event consumers re-read the event log at least this often, in ms")
+    /// `ADMIN_HTTP_PORT`: the process's own operator port (`/healthz`, `/readyz`, `/metrics`).
+    public static let adminHTTPPort = Setting(
+        "ADMIN_HTTP_PORT", default: "",
+        "this process's own HTTP port for /healthz, /readyz and /metrics (never the public API); empty: none, and --probe asks through the broker")
+    /// `ADMIN_HTTP_HOST`: where the admin port listens.
+    public static let adminHTTPHost = Setting(
+        "ADMIN_HTTP_HOST", default: "127.0.0.1", "address the admin port listens on (0.0.0.0 in a container)")
 
     /// What every MDP worker service reads.
     public static let workerCommon: [Setting] = [
         .logLevel, .logFormat, .brokerURL, .eventsPublishURL, .eventsSubscribeURL, .databaseURL,
         .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .workerHandlerStart, .requestTimeout,
-        .eventsPoll,
+        .eventsPoll, .adminHTTPPort, .adminHTTPHost,
     ]
 }

@@ -3,7 +3,9 @@ import Foundation
 import Logging
 import Majordomo
 import PostgresNIO
+import Prometheus
 import ServiceLifecycle
+import Synchronization
 import Store
 import ZeroMQ
 
@@ -96,6 +98,11 @@ public enum WorkerHost {
         let brokerURL = try environment.required(.brokerURL)
         let mdpClient = MajordomoClient(endpoint: brokerURL, context: context, logger: logger)
         let started = Date()
+        let adminPort = try Self.adminPort(environment)
+        let registry = PrometheusCollectorRegistry()
+        // The worker, once the start-up made it: the admin port's readiness asks it whether the
+        // broker is hearing from it.
+        let running = Mutex<MajordomoWorker?>(nil)
         logger.info(
             "starting",
             metadata: [
@@ -110,6 +117,7 @@ public enum WorkerHost {
                 .migrate(try definition.migrations())
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
             var router = OperationRouter(service: definition.service, logger: logger, clock: clock)
+            if adminPort != nil { router.metrics = OperationMetrics(service: definition.service.rawValue, registry: registry) }
             router.register(Health.self) { _, _ in
                 let database = await Self.checkDatabase(postgres, logger: logger)
                 return HealthReport(
@@ -129,13 +137,34 @@ public enum WorkerHost {
                 concurrency: concurrency, handlerStart: handlerStart, heartbeat: heartbeat, context: context,
                 logger: logger
             ) { body in await handler.handle(body) }
+            running.withLock { $0 = worker }
             return extra + [worker]
+        }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: postgres), .init(service: mdpClient), .init(service: startup),
+        ]
+        if let adminPort {
+            let admin = AdminEndpoint(
+                host: try environment.required(.adminHTTPHost), port: adminPort, registry: registry, logger: logger
+            ) {
+                let database = await Self.checkDatabase(postgres, logger: logger)
+                let broker: String
+                switch running.withLock({ $0 }) {
+                case nil: broker = "starting (migrations and set-up not finished)"
+                case let worker?:
+                    if let silence = worker.millisecondsSinceBrokerSpoke, silence <= worker.brokerExpiryMs {
+                        broker = "ok"
+                    } else {
+                        broker = "not registered: no word from the broker within \(worker.brokerExpiryMs) ms"
+                    }
+                }
+                return ["database": database, "broker": broker]
+            }
+            services.append(.init(service: admin))
         }
         let group = ServiceGroup(
             configuration: .init(
-                services: [
-                    .init(service: postgres), .init(service: mdpClient), .init(service: startup),
-                ],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 cancellationSignals: [],
                 logger: logger))
@@ -164,8 +193,21 @@ public enum WorkerHost {
         }
     }
 
-    /// `--probe`: asks the service's `health` operation through the broker.
+    /// `ADMIN_HTTP_PORT` as a port, or nil when it is empty.
+    static func adminPort(_ environment: ProcessEnvironment) throws -> Int? {
+        guard let text = environment.string(.adminHTTPPort), !text.isEmpty else { return nil }
+        return try environment.int(.adminHTTPPort, in: 1...65_535)
+    }
+
+    /// `--probe`: with `ADMIN_HTTP_PORT`, this process's own `/readyz`; without, the service's
+    /// `health` operation through the broker (which any replica may answer).
     public static func probe(_ service: ServiceName, environment: ProcessEnvironment, logger: Logger) async throws {
+        if let port = try adminPort(environment) {
+            let (status, body) = try AdminProbe.get(port: port, path: "/readyz")
+            guard status == 200 else { throw ServiceError(.unavailable, "\(service) is not ready: \(body)") }
+            print("\(service) ok (admin port \(port))")
+            return
+        }
         let report = try await ProbeClient.call(environment: environment, logger: logger) { bus in
             try await bus.call(
                 Health.self, on: service, Empty(), metadata: RequestMetadata(requestId: "probe-\(UUID().uuidString)"),

@@ -1,0 +1,73 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Each worker's own admin port (`ADMIN_HTTP_PORT`): liveness, readiness of this process, its
+/// metrics, and `--probe` asking it rather than any replica through the broker.
+@Suite("System: a worker's admin port (real processes)", .serialized)
+struct AdminPortTests {
+    func admin(_ port: Int, _ path: String) async -> HTTP.Response? {
+        await offPool { HTTP.request(port: port, method: "GET", path: path) }
+    }
+
+    func eventually(
+        _ port: Int, _ path: String, status: Int, within seconds: TimeInterval = 30
+    ) async throws -> HTTP.Response? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var last: HTTP.Response?
+        while Date() < deadline {
+            last = await admin(port, path)
+            if last?.status == status { return last }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return last
+    }
+
+    @Test("/healthz, /readyz (database and broker), /metrics with operations by outcome; --probe asks this process")
+    func adminPort() async throws {
+        let system = try SystemHarness()
+        let port = try SystemHarness.freePort()
+        let adminEnv = ["ADMIN_HTTP_PORT": "\(port)"]
+        try system.start("broker")
+        try system.start("auth", extra: adminEnv)
+        try system.start("gateway")
+
+        let ready = try await eventually(port, "/readyz", status: 200)
+        #expect(ready?.status == 200, "\(ready?.body ?? "no answer")\n\(system.logs())")
+        #expect(ready?.body == #"{"checks":{"broker":"ok","database":"ok"},"status":"ok"}"#)
+        #expect(await admin(port, "/healthz")?.status == 200)
+
+        // Requests through the gateway are counted by operation and outcome.
+        let username = "admin_port_\(UInt32.random(in: 0...UInt32.max))"
+        let registered = await system.post(
+            "/v1/auth/register", json: #"{"username":"\#(username)","password":"Lund2026x"}"#)
+        #expect(registered?.status == 201)
+        let wrong = await system.post(
+            "/v1/auth/login", json: #"{"username":"\#(username)","password":"Lund2026y"}"#)
+        #expect(wrong?.status == 401)
+        let metrics = await admin(port, "/metrics")?.body ?? ""
+        #expect(metrics.contains(#"backplane_operations_total{service="auth",operation="register",outcome="ok"} 1"#))
+        #expect(metrics.contains(#"backplane_operations_total{service="auth",operation="login",outcome="unauthenticated"} 1"#))
+        #expect(metrics.contains(#"backplane_operation_duration_seconds_count{service="auth",operation="register"} 1"#))
+        for name in ["process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds"] {
+            #expect(metrics.contains("\n\(name) "), "\(name) in /metrics")
+        }
+        #expect(!metrics.contains(username), "no user data in metric labels")
+
+        // --probe asks this process's own /readyz.
+        let (probed, output) = try await system.runToEnd("auth", arguments: ["--probe"], extra: adminEnv)
+        #expect(probed == 0 && output.contains("admin port \(port)"), "\(output)")
+
+        // Without the broker the process is alive but not ready, and says why; --probe fails.
+        let broker = try #require(system.processes.first { $0.name == "broker" }?.process)
+        kill(broker.processIdentifier, SIGKILL)
+        let unready = try await eventually(port, "/readyz", status: 503)
+        #expect(unready?.status == 503)
+        #expect(unready?.body.contains(#""broker":"not registered"#) == true, "\(unready?.body ?? "")")
+        #expect(unready?.body.contains(#""database":"ok""#) == true)
+        #expect(await admin(port, "/healthz")?.status == 200)
+        let (failed, _) = try await system.runToEnd("auth", arguments: ["--probe"], extra: adminEnv)
+        #expect(failed != 0)
+        _ = await system.stopAll()
+    }
+}
