@@ -71,7 +71,7 @@ struct LocalImportTests {
             // The meeting's agenda links the item's bill id, readable through list_meetings.
             let meetings = try await db.call(
                 Civic.ListMeetings.self,
-                .init(jurisdiction: Self.council, from: "2026-12-01T00:00:00Z", to: "2026-12-03T00:00:00Z", page: .init()))
+                .init(jurisdiction: Self.council, from: "2026-12-01T00:00:00Z", to: "2026-12-04T00:00:00Z", page: .init()))
             let bills = try await db.call(Civic.ListBills.self, .init(jurisdiction: Self.council, q: "parking", page: .init()))
             let billId = try #require(bills.items.first?.id)
             #expect(meetings.items.count == 1 && meetings.items.first?.agenda.first?.billIds == [billId])

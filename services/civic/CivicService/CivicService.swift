@@ -108,7 +108,9 @@ public enum CivicService {
         let owing = try resources.consumer(name: "civic.push", topics: [Civic.BillIntroduced.topic]) {
             event, connection in
             let bill = try Wire.makeDecoder().decode(Civic.BillIntroduced.self, from: event.payload)
-            if try await parts.pushes.owe(bill, now: clock.now(), on: connection) > 0 { nudge.yield() }
+            let owed = try await parts.pushes.owe(
+                bill, introducedAt: event.createdAt, now: clock.now(), on: connection)
+            if owed > 0 { nudge.yield() }
         }
         var pusher = NewBillPusher(
             pushes: parts.pushes, submit: .overBus(resources.bus), clock: resources.clock, wake: wake,

@@ -16,18 +16,21 @@ public struct PushStore: Sendable {
         self.logger = logger
     }
 
-    /// For a new bill: one outbox row per matching subscription (its jurisdiction among theirs,
-    /// and one of their subjects among the bill's, or no subjects named), in the consumer's
-    /// transaction; a replayed event adds nothing. How many were added.
+    /// For a new bill introduced at `introducedAt` (its event's time): one outbox row per
+    /// subscription that existed then and matches (its jurisdiction among theirs, and one of
+    /// their subjects among the bill's, or no subjects named), in the consumer's transaction; a
+    /// replayed event adds nothing. How many were added.
     @discardableResult
-    public func owe(_ bill: Civic.BillIntroduced, now: Date, on connection: PostgresConnection) async throws -> Int {
+    public func owe(_ bill: Civic.BillIntroduced, introducedAt: Date, now: Date, on connection: PostgresConnection)
+        async throws -> Int
+    {
         guard let billId = UUID(uuidString: bill.billId) else { return 0 }
         let rows = try await connection.query(
             """
             INSERT INTO civic.push_outbox (subscription_id, bill_id, created_at)
             SELECT s.id, b.id, \(now) FROM civic.bills b
             JOIN civic.subscriptions s ON b.jurisdiction_id = ANY (s.jurisdictions)
-            WHERE b.id = \(billId)
+            WHERE b.id = \(billId) AND s.created_at <= \(introducedAt)
               AND (cardinality(s.subjects) = 0 OR EXISTS (
                   SELECT 1 FROM unnest(s.subjects) wanted, unnest(b.subjects) has WHERE lower(wanted) = lower(has)))
             ON CONFLICT DO NOTHING
