@@ -230,7 +230,7 @@ struct CivicHTTPTests {
         let adminName = "civic-admin-\(UUID().uuidString.prefix(6))"
         let civicSettings = [
             "CIVIC_FEED_URL": "http://127.0.0.1:\(feedPort)", "CIVIC_FEED_API_KEY": Self.apiKey,
-            "CIVIC_IMPORT_INTERVAL_S": "5", "CIVIC_PUSH_GATHER_S": "0", "EVENTS_POLL_MS": "200",
+            "CIVIC_IMPORT_INTERVAL_S": "5", "CIVIC_PUSH_GATHER_S": "3", "EVENTS_POLL_MS": "200",
         ]
         try system.start("broker")
         try system.start("auth", extra: ["ADMIN_USERNAME": adminName, "ADMIN_PASSWORD": "Admin2026x"])

@@ -41,8 +41,9 @@ public struct PushStore: Sendable {
         return added
     }
 
-    /// Decides the pushes of up to `limit` devices whose owed bills are at least `gather` old
-    /// (so the bills of one import run go together): single pushes, or one summary when more
+    /// Decides the pushes of up to `limit` devices whose oldest owed bill is at least `gather`
+    /// old, taking every bill each is owed by then (so the bills of one import run go together):
+    /// single pushes, or one summary when more
     /// than three would reach the device within the hour (``PushBatching``). Each device's row
     /// is locked while it is decided, so replicas never decide for the same device at once. How
     /// many pushes were decided.
@@ -69,7 +70,7 @@ public struct PushStore: Sendable {
                 """
                 SELECT o.subscription_id, b.id, b.identifier, b.title, b.level FROM civic.push_outbox o
                 JOIN civic.bills b ON b.id = o.bill_id
-                WHERE o.subscription_id = ANY (\(subscriptions)) AND o.push_id IS NULL AND o.created_at <= \(cutoff)
+                WHERE o.subscription_id = ANY (\(subscriptions)) AND o.push_id IS NULL
                 ORDER BY o.created_at, b.introduced_at, b.id
                 """, logger: logger)
             for try await (subscription, bill, identifier, title, level) in pending.decode(
