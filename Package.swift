@@ -369,7 +369,7 @@ let package = Package(
         .target(
             name: "CivicService",
             dependencies: [
-                "AuthContract", "CivicContract", "Contract", "ServiceKit", "Store",
+                "AuthContract", "CivicContract", "Contract", "NotifyContract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -561,7 +561,8 @@ let package = Package(
         .testTarget(
             name: "CivicTests",
             dependencies: [
-                "CivicContract", "CivicService", "Contract", "ServiceKit", "Store", "TestSupport", "ZeroMQ",
+                "CivicContract", "CivicService", "Contract", "NotifyContract", "NotifyService", "ServiceKit", "Store",
+                "TestSupport", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

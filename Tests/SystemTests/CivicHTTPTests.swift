@@ -212,4 +212,151 @@ struct CivicHTTPTests {
             #expect(!metrics.contains(fragment), "a coordinate (\(fragment)) is in /metrics")
         }
     }
+
+    @Test("new-bill push end to end: subscriptions over HTTP, bills introduced in the feed and by a local file reach each device once through notify (a kill -9 of civic between), tokens in no log")
+    func newBillPush() async throws {
+        let (standin, feedPort) = try await startStandin()
+        defer {
+            kill(standin.processIdentifier, SIGKILL)
+            standin.waitUntilExit()
+        }
+        SecretLedger.note(Self.apiKey, as: "feed API key")
+        let push = try await NotifyHTTPTests.Sink("deploy/push-sink/push_sink.py") { port, dir in
+            ["--port", "\(port)", "--log", dir.appendingPathComponent("out/push.jsonl").path]
+        }
+        defer { push.stop() }
+        let system = try SystemHarness(ownDatabase: true)
+        defer { _ = system.stopBlocking() }
+        let adminName = "civic-admin-\(UUID().uuidString.prefix(6))"
+        let civicSettings = [
+            "CIVIC_FEED_URL": "http://127.0.0.1:\(feedPort)", "CIVIC_FEED_API_KEY": Self.apiKey,
+            "CIVIC_IMPORT_INTERVAL_S": "5", "CIVIC_PUSH_GATHER_S": "3", "EVENTS_POLL_MS": "200",
+        ]
+        try system.start("broker")
+        try system.start("auth", extra: ["ADMIN_USERNAME": adminName, "ADMIN_PASSWORD": "Admin2026x"])
+        try system.start(
+            "notify",
+            extra: [
+                "FCM_ENDPOINT": "http://127.0.0.1:\(push.port)", "FCM_PROJECT_ID": "local",
+                "FCM_ACCESS_TOKEN": "local-token", "DELIVERY_POLL_MS": "100", "SMTP_HOST": "none",
+            ])
+        var civic = try system.start("civic", extra: civicSettings)
+        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,notify,civic"])
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        var meetings = 0
+        while Date() < deadline, meetings < 34 {
+            meetings = (json(await system.get("/v1/civic/meetings?limit=100")?.body)["items"] as? [Any])?.count ?? 0
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        let city = "ocd-jurisdiction/country:us/state:ca/place:san_luis_obispo/government"
+        let county = "ocd-jurisdiction/country:us/state:ca/county:san_luis_obispo/government"
+
+        // Subscriptions: no account; the same token replaces; the secret guards changes.
+        let tokenA = "civic-a-\(UUID().uuidString)"
+        let tokenB = "civic-b-\(UUID().uuidString)"
+        func subscribe(_ token: String, _ jurisdiction: String) async -> HTTP.Response? {
+            await system.send(
+                "POST", "/v1/civic/subscriptions",
+                json: #"{"deviceToken": "\#(token)", "platform": "android", "app": "politimap", "jurisdictions": ["\#(jurisdiction)"]}"#)
+        }
+        let first = try #require(await subscribe(tokenA, county))
+        #expect(first.status == 201 && !first.body.contains(tokenA))
+        let a = try #require(await subscribe(tokenA, city))
+        #expect(a.status == 200 && json(a.body)["id"] as? String == json(first.body)["id"] as? String)
+        let b = try #require(await subscribe(tokenB, county))
+        #expect(b.status == 201)
+        let idA = try #require(json(a.body)["id"] as? String)
+        let idB = try #require(json(b.body)["id"] as? String)
+        let secretB = try #require(json(b.body)["secret"] as? String)
+        let oldSecretA = try #require(json(first.body)["secret"] as? String)
+        SecretLedger.note(oldSecretA, as: "subscription secret")
+        SecretLedger.note(try #require(json(a.body)["secret"] as? String), as: "subscription secret")
+        SecretLedger.note(secretB, as: "subscription secret")
+        let filter = #"{"jurisdictions": ["\#(county)"]}"#
+        #expect(
+            await system.send("PUT", "/v1/civic/subscriptions/\(idA)", json: filter, headers: ["X-Subscription-Secret": oldSecretA])?
+                .status == 404)
+        #expect(await system.send("PUT", "/v1/civic/subscriptions/\(idB)", json: filter)?.status == 400)
+        let updated = await system.send(
+            "PUT", "/v1/civic/subscriptions/\(idB)", json: filter, headers: ["X-Subscription-Secret": secretB])
+        #expect(updated?.status == 200 && (json(updated?.body)["jurisdictions"] as? [String]) == [county])
+        let badPlatform = await system.send(
+            "POST", "/v1/civic/subscriptions",
+            json: #"{"deviceToken": "x-\#(UUID().uuidString)", "platform": "ios", "app": "politimap", "jurisdictions": ["somewhere"]}"#)
+        #expect(badPlatform?.status == 400)
+        let tokenC = "civic-c-\(UUID().uuidString)"
+        let c = try #require(await subscribe(tokenC, city))
+        let idC = try #require(json(c.body)["id"] as? String)
+        let secretC = try #require(json(c.body)["secret"] as? String)
+        SecretLedger.note(secretC, as: "subscription secret")
+        #expect(
+            await system.send("DELETE", "/v1/civic/subscriptions/\(idC)", headers: ["X-Subscription-Secret": secretC])?
+                .status == 204)
+        #expect(
+            await system.send("DELETE", "/v1/civic/subscriptions/\(idC)", headers: ["X-Subscription-Secret": secretC])?
+                .status == 404)
+
+        // Two new council bills and five new county bills in the feed: A gets two pushes, B one summary.
+        for (jurisdiction, count) in [(city, 2), (county, 5)] {
+            let body = #"{"jurisdiction": "\#(jurisdiction)", "count": \#(count)}"#
+            _ = await offPool { HTTP.request(port: feedPort, method: "POST", path: "/_standin/introduce", body: body) }
+        }
+        func pushes() -> [[String: Any]] {
+            (push.files(".jsonl").first ?? "").split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        func pushed(_ token: String) -> [[String: Any]] { pushes().filter { $0["token"] as? String == token } }
+        let wait = Date().addingTimeInterval(60)
+        while Date() < wait, pushed(tokenA).count < 2 || pushed(tokenB).count < 1 {
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        #expect(pushed(tokenA).count == 2, "\(pushes())")
+        #expect(pushed(tokenB).count == 1 && (pushed(tokenB).first?["title"] as? String) == "5 new bills", "\(pushes())")
+        #expect(pushed(tokenA).allSatisfy { $0["title"] as? String == "New local bill" }, "\(pushes())")
+        #expect(pushed(tokenC).isEmpty)
+
+        // kill -9 civic and start it again: its import and consumer run again, nothing is pushed twice.
+        kill(civic.processIdentifier, SIGKILL)
+        civic.waitUntilExit()
+        civic = try system.start("civic", extra: civicSettings)
+        try await Task.sleep(for: .seconds(12))
+
+        // A council item from a local file (an editor's): A gets a third single push.
+        func token(_ name: String, _ password: String) async throws -> String {
+            let login = await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "\#(password)"}"#)
+            return try #require(json(login?.body)["accessToken"] as? String)
+        }
+        let admin = ["Authorization": "Bearer \(try await token(adminName, "Admin2026x"))"]
+        let file = """
+            {"format": "politimap-local/1", "jurisdiction": {"id": "\(city)", "name": "San Luis Obispo"},
+             "body": "San Luis Obispo City Council",
+             "items": [{"id": "push-test-item", "session": "2026", "identifier": "Item 99",
+                        "title": "A local item", "updatedAt": "2026-11-24T12:00:00Z"}]}
+            """
+        #expect(await system.send("POST", "/v1/admin/civic/imports", json: file)?.status == 401)
+        let refused = await system.send(
+            "POST", "/v1/admin/civic/imports", json: file.replacingOccurrences(of: "2026-11-24T12:00:00Z", with: "soon"),
+            headers: admin)
+        #expect(refused?.status == 400)
+        #expect((json(refused?.body)["details"] as? [String: Any])?["field"] as? String == "items[0].updatedAt")
+        let imported = await system.send("POST", "/v1/admin/civic/imports", json: file, headers: admin)
+        #expect(imported?.status == 200 && json(imported?.body)["billsNew"] as? Int == 1, "\(imported?.body ?? "")")
+        let again = await system.send("POST", "/v1/admin/civic/imports", json: file, headers: admin)
+        #expect(json(again?.body)["billsNew"] as? Int == 0 && json(again?.body)["billsUnchanged"] as? Int == 1)
+        let third = Date().addingTimeInterval(30)
+        while Date() < third, pushed(tokenA).count < 3 { try await Task.sleep(for: .milliseconds(300)) }
+        try await Task.sleep(for: .seconds(3))
+        #expect(pushed(tokenA).count == 3, "\(pushes())")
+        #expect(pushed(tokenB).count == 1, "\(pushes())")
+        #expect((pushed(tokenA).last?["body"] as? String)?.contains("Item 99") == true, "\(pushes())")
+        _ = await system.stopAll()
+        let logs = system.logs()
+        for secret in [tokenA, tokenB, tokenC] { #expect(!logs.contains(secret), "a push token is in a log") }
+        _ = civic
+    }
 }

@@ -8,7 +8,7 @@ enum SecretLedger {
     /// JSON fields whose values are secrets, in requests and in answers.
     static let secretFields: Set<String> = [
         "password", "currentPassword", "newPassword", "accessToken", "refreshToken", "resetToken", "token",
-        "number", "cardNumber", "pushToken",
+        "number", "cardNumber", "pushToken", "deviceToken",
     ]
 
     private static let secrets = Mutex<[String: String]>([:])  // secret -> what it is
@@ -21,6 +21,7 @@ enum SecretLedger {
             switch name.lowercased() {
             case "authorization": found[String(value.dropFirst("Bearer ".count))] = "bearer token"
             case "idempotency-key": found[value] = "idempotency key"
+            case "x-subscription-secret": found[value] = "subscription secret"
             default: break
             }
         }

@@ -68,6 +68,8 @@ export SERVICES RESTART=always READINESS_SERVICES=${SERVICES// /,}
 # civic imports every minute, and the stand-in's feed changes every round (new and changed
 # bills), so that there is an import to cut short when civic is killed.
 export CIVIC_IMPORT_INTERVAL_S=${CIVIC_IMPORT_INTERVAL_S:-60}
+# New-bill pushes are decided 5 s after their bills arrive (not 60), so they settle in the run.
+export CIVIC_PUSH_GATHER_S=${CIVIC_PUSH_GATHER_S:-5}
 export SMTP_PORT=${SMTP_PORT:-$(free_port)} SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data" CIVIC_STANDIN_PORT=${CIVIC_STANDIN_PORT:-$(free_port)}
 
 info "starting the system (services: $SERVICES; log in $OUT/system.log)"
@@ -91,6 +93,20 @@ wait_ready() {
     done
 }
 wait_ready 120 || die "not ready after 120 s; see $OUT/system.log"
+
+# PolitiMap devices subscribed to new bills (one per level, one by subject), so that the kills
+# cut into new-bill pushes too; reconcile.sh checks none was lost or doubled.
+if [[ " $SERVICES " == *" civic "* ]]; then
+    for jurisdiction in country:us/state:ca/place:san_luis_obispo country:us/state:ca/county:san_luis_obispo \
+        country:us/state:ca country:us; do
+        curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' \
+            -d "{\"deviceToken\": \"fault-$RANDOM$RANDOM-${jurisdiction//[:\/]/-}\", \"platform\": \"android\", \"app\": \"politimap\", \"jurisdictions\": [\"ocd-jurisdiction/$jurisdiction/government\"]}" \
+            "http://127.0.0.1:$HTTP_PORT/v1/civic/subscriptions" || warn "could not subscribe a device to $jurisdiction"
+    done
+    curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' \
+        -d "{\"deviceToken\": \"fault-$RANDOM$RANDOM-subjects\", \"platform\": \"android\", \"app\": \"politimap\", \"jurisdictions\": [\"ocd-jurisdiction/country:us/state:ca/government\", \"ocd-jurisdiction/country:us/government\"], \"subjects\": [\"Immigration\", \"Education\"]}" \
+        "http://127.0.0.1:$HTTP_PORT/v1/civic/subscriptions" || warn "could not subscribe a device by subject"
+fi
 
 info "load: mixed for ${DURATION}s (users $USERS, logins $LOGIN_RATE/s, postcards $POSTCARD_RATE/s, gifts $GIFT_RATE/s)"
 "$BIN_DIR/loadgen" mixed --url "http://127.0.0.1:$HTTP_PORT" --seconds "$DURATION" --users "$USERS" \

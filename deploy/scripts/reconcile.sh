@@ -176,6 +176,28 @@ SELECT 'civic import runs (finished, failed or cut short)', count(*), 0 FROM civ
 SELECT 'civic import jobs dead-lettered', count(*), 1 FROM civic.jobs WHERE state = 'dead';
 SQL
 )
+    if has_schema civic.pushes && has_schema notify.notifications; then
+        # New-bill push: every (device, bill) a bill_introduced event after the subscription owes
+        # is in the outbox, every decided push was handed to notify under its own id, and notify
+        # holds no device notification civic did not decide.
+        report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
+SELECT 'civic device subscriptions', count(*), 0 FROM civic.subscriptions;
+SELECT 'civic new-bill pushes handed to notify', count(*), 0 FROM civic.pushes WHERE sent_at IS NOT NULL;
+SELECT 'civic (device, bill) pairs owed but not in the outbox', count(*), 1
+  FROM events.log e JOIN civic.bills b ON b.id::text = e.payload->>'billId'
+  JOIN civic.subscriptions s ON b.jurisdiction_id = ANY (s.jurisdictions)
+   AND (cardinality(s.subjects) = 0 OR EXISTS (
+        SELECT 1 FROM unnest(s.subjects) w, unnest(b.subjects) h WHERE lower(w) = lower(h)))
+  WHERE e.topic = 'civic.bill_introduced' AND e.created_at > s.created_at
+    AND NOT EXISTS (SELECT 1 FROM civic.push_outbox o WHERE o.subscription_id = s.id AND o.bill_id = b.id);
+SELECT 'civic new-bill pushes decided but not handed to notify', count(*), 1 FROM civic.pushes WHERE sent_at IS NULL;
+SELECT 'civic new-bill pushes marked sent that notify does not hold', count(*), 1 FROM civic.pushes p
+  WHERE p.sent_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM notify.notifications n WHERE n.id = p.id);
+SELECT 'notify device notifications civic never decided', count(*), 1 FROM notify.notifications n
+  WHERE n.device IS NOT NULL AND NOT EXISTS (SELECT 1 FROM civic.pushes p WHERE p.id = n.id);
+SQL
+)
+    fi
     if [[ -n ${CIVIC_FEED_BILLS:-} ]]; then
         stored=$(psql "$DATABASE_URL" -qAt -c "SELECT count(*) FROM civic.bills")
         missing=$((CIVIC_FEED_BILLS - stored))

@@ -33,6 +33,8 @@ public enum CivicService {
         public let people: PeopleStore
         public let meetings: MeetingStore
         public let bookmarks: BookmarkStore
+        public let subscriptions: SubscriptionStore
+        public let pushes: PushStore
         public let atlas: BoundaryAtlas
         public let clock: any WallClock
 
@@ -41,6 +43,8 @@ public enum CivicService {
             people = PeopleStore(client: client, logger: logger)
             meetings = MeetingStore(client: client, logger: logger)
             bookmarks = BookmarkStore(client: client, logger: logger)
+            subscriptions = SubscriptionStore(client: client, logger: logger)
+            pushes = PushStore(client: client, logger: logger)
             atlas = try BoundaryAtlas.shipped()
             self.clock = clock
         }
@@ -52,6 +56,7 @@ public enum CivicService {
         let directory = PeopleDirectory(people: parts.people, clock: parts.clock)
         let calendar = MeetingCalendar(meetings: parts.meetings, clock: parts.clock)
         let shelf = BookmarkShelf(bookmarks: parts.bookmarks, clock: parts.clock)
+        let desk = SubscriptionDesk(subscriptions: parts.subscriptions, clock: parts.clock)
         router.register(Civic.ListJurisdictions.self) { try await catalog.jurisdictions($0, $1) }
         router.register(Civic.ListBills.self) { try await catalog.list($0, $1) }
         router.register(Civic.GetBill.self) { try await catalog.get($0, $1) }
@@ -68,13 +73,21 @@ public enum CivicService {
         router.register(Civic.ListBookmarks.self) { try await shelf.list($0, $1) }
         router.register(Civic.Boundaries.self) { try await parts.atlas.boundaries($0, $1) }
         router.register(Civic.Lookup.self) { try await parts.atlas.lookup($0, $1) }
+        router.register(Civic.CreateSubscription.self) { try await desk.create($0, $1) }
+        router.register(Civic.UpdateSubscription.self) { try await desk.update($0, $1) }
+        router.register(Civic.DeleteSubscription.self) { try await desk.delete($0, $1) }
     }
 
-    /// Its migrations, operations, the import schedule and the consumer that forgets deleted accounts.
+    /// Its migrations, operations, the import schedule, the consumer that forgets deleted accounts,
+    /// and new-bill push: the consumer that owes each subscribed device the bill, and the pusher
+    /// that hands the decided pushes to notify.
     public static let definition = WorkerDefinition(service: .civic, migrations: migrations) { router, resources in
         let publisher = try resources.publisher()
         let parts = try Parts(client: resources.postgres, clock: resources.clock, logger: resources.logger)
         register(parts, on: &router)
+        let local = LocalImporter(
+            client: resources.postgres, events: publisher, clock: resources.clock, logger: resources.logger)
+        router.register(Civic.ImportLocal.self) { try await local.apply($0, $1) }
         let settings = try FeedSettings(environment: resources.environment)
         let feed = FeedClient(http: HTTPClient.shared, settings: settings, logger: resources.logger)
         let importer = Importer(
@@ -90,6 +103,19 @@ public enum CivicService {
             guard let user = UUID(uuidString: deleted.userId) else { return }
             try await parts.bookmarks.forget(user, on: connection)
         }
-        return [publisher.service, forgetter, scheduler]
+        let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let clock = resources.clock
+        let owing = try resources.consumer(name: "civic.push", topics: [Civic.BillIntroduced.topic]) {
+            event, connection in
+            let bill = try Wire.makeDecoder().decode(Civic.BillIntroduced.self, from: event.payload)
+            let owed = try await parts.pushes.owe(
+                bill, introducedAt: event.createdAt, now: clock.now(), on: connection)
+            if owed > 0 { nudge.yield() }
+        }
+        var pusher = NewBillPusher(
+            pushes: parts.pushes, submit: .overBus(resources.bus), clock: resources.clock, wake: wake,
+            logger: resources.logger)
+        pusher.gather = Double(try resources.environment.int(FeedSettings.pushGather, in: 0...3600))
+        return [publisher.service, forgetter, scheduler, owing, pusher]
     }
 }

@@ -50,6 +50,28 @@ public enum Notify {
         public static let message = "message"
     }
 
+    /// A device addressed directly, without an account (PolitiMap's new-bill subscriptions).
+    public struct PushDevice: Codable, Sendable, Equatable {
+        /// The sender's own id for the device (civic: the subscription id); the delivery log
+        /// names it, never the token.
+        public var deviceId: String
+        /// The APNs (`ios`) or FCM (`android`, `web`) token: a secret.
+        public var token: String
+        /// `ios`, `android` or `web`.
+        public var platform: String
+        /// The app, for the APNs topic (e.g. `politimap`).
+        public var app: String?
+        /// `production` (default) or `sandbox`, for `ios`.
+        public var apnsEnvironment: String?
+        public init(deviceId: String, token: String, platform: String, app: String?, apnsEnvironment: String? = nil) {
+            self.deviceId = deviceId
+            self.token = token
+            self.platform = platform
+            self.app = app
+            self.apnsEnvironment = apnsEnvironment
+        }
+    }
+
     /// `send`: one notification, by any service. Idempotent by `notificationId`: the same id with
     /// the same content answers `created: false`; with different content, `conflict`.
     public enum Send: ServiceOperation {
@@ -69,9 +91,12 @@ public enum Notify {
             public var locale: String?
             /// The template's variables.
             public var variables: [String: String]
+            /// One device to push to instead of an account's (PolitiMap's subscriptions have no
+            /// account): push only, no inbox, no preferences.
+            public var device: PushDevice?
             public init(
                 notificationId: String, userId: String? = nil, email: String? = nil, kind: String,
-                locale: String? = nil, variables: [String: String] = [:]
+                locale: String? = nil, variables: [String: String] = [:], device: PushDevice? = nil
             ) {
                 self.notificationId = notificationId
                 self.userId = userId
@@ -79,6 +104,7 @@ public enum Notify {
                 self.kind = kind
                 self.locale = locale
                 self.variables = variables
+                self.device = device
             }
         }
 

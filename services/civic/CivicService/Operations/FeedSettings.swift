@@ -54,7 +54,11 @@ public struct FeedSettings: Sendable, Equatable {
     public static let importInterval = Setting(
         "CIVIC_IMPORT_INTERVAL_S", default: "3600", "seconds between scheduled imports (at most 86400); 0 turns them off")
 
-    public static let all = [feedURL, feedAPIKey, feedJurisdictions, feedPageSize, importInterval]
+    public static let pushGather = Setting(
+        "CIVIC_PUSH_GATHER_S", default: "60",
+        "seconds a new bill waits before its pushes are decided, so one import's bills for a device go together (0 to 3600)")
+
+    public static let all = [feedURL, feedAPIKey, feedJurisdictions, feedPageSize, importInterval, pushGather]
 
     /// The settings of `environment`.
     public init(environment: ProcessEnvironment) throws {

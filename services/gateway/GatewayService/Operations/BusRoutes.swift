@@ -1,4 +1,5 @@
 import AuthContract
+import CivicContract
 import Contract
 import Foundation
 import OrdersContract
@@ -34,5 +35,7 @@ extension BusRoute {
         .building("getVenue", .get, "/v1/campus/venues/{id}", Routing.GetVenue.self, access: .anyone) { input in
             .init(id: input.path("id"))
         },
+        // PolitiMap's local format for bodies without an API: civic checks the civic_editor role.
+        .forwardingBody("importCivicLocal", .post, "/v1/admin/civic/imports", Civic.ImportLocal.self, access: .signedIn),
     ]
 }

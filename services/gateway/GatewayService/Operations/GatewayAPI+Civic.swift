@@ -295,3 +295,52 @@ extension GatewayAPI {
                         }))))
     }
 }
+
+/// PolitiMap's new-bill push: subscriptions per device push token, no account; the token only
+/// in a body, the secret only in a header.
+extension GatewayAPI {
+    func createCivicSubscription(_ input: Operations.CreateCivicSubscription.Input) async throws
+        -> Operations.CreateCivicSubscription.Output
+    {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await callOpenly(
+            Civic.CreateSubscription.self,
+            .init(
+                deviceToken: body.deviceToken, platform: body.platform.rawValue, app: body.app,
+                apnsEnvironment: body.apnsEnvironment?.rawValue, jurisdictions: body.jurisdictions,
+                subjects: body.subjects ?? []))
+        let created = Components.Schemas.CivicSubscriptionCreated(
+            id: reply.id, secret: reply.secret, subscription: .init(reply.subscription))
+        return reply.created ? .created(.init(body: .json(created))) : .ok(.init(body: .json(created)))
+    }
+
+    func updateCivicSubscription(_ input: Operations.UpdateCivicSubscription.Input) async throws
+        -> Operations.UpdateCivicSubscription.Output
+    {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let reply = try await callOpenly(
+            Civic.UpdateSubscription.self,
+            .init(
+                id: input.path.id, secret: input.headers.xSubscriptionSecret, jurisdictions: body.jurisdictions,
+                subjects: body.subjects ?? [], deviceToken: body.deviceToken,
+                apnsEnvironment: body.apnsEnvironment?.rawValue))
+        return .ok(.init(body: .json(.init(reply))))
+    }
+
+    func deleteCivicSubscription(_ input: Operations.DeleteCivicSubscription.Input) async throws
+        -> Operations.DeleteCivicSubscription.Output
+    {
+        _ = try await callOpenly(
+            Civic.DeleteSubscription.self, .init(id: input.path.id, secret: input.headers.xSubscriptionSecret))
+        return .noContent(.init())
+    }
+}
+
+extension Components.Schemas.CivicSubscription {
+    init(_ subscription: Civic.Subscription) {
+        self.init(
+            id: subscription.id, platform: .init(rawValue: subscription.platform) ?? .web, app: subscription.app,
+            jurisdictions: subscription.jurisdictions, subjects: subscription.subjects,
+            createdAt: FeedTime.date(subscription.createdAt), updatedAt: FeedTime.date(subscription.updatedAt))
+    }
+}

@@ -74,6 +74,18 @@ extension Deliverer {
             let contact = notification.userId.flatMap { contacts[$0] }
             if job.kind == Notify.Channel.email {
                 plan.settled += planMail(job, notification, contact, lookupFailure, earlier, into: &plan.mails)
+            } else if let device = notification.device {
+                // One device without an account: pushed unless an earlier attempt reached it.
+                let reached = earlier.pushed[notification.id] ?? []
+                let target = Auth.Device(
+                    deviceId: device.deviceId, userId: "", token: device.token, platform: device.platform,
+                    osVersion: "", app: device.app,
+                    apnsEnvironment: Auth.APNsEnvironment(rawValue: device.apnsEnvironment ?? "") ?? .production)
+                if reached.contains(device.deviceId) {
+                    plan.settled.append(.done(job))
+                } else {
+                    plan.pushes.append(.init(job: job, notification: notification, devices: [target]))
+                }
             } else if notification.userId == nil {
                 plan.settled.append(.done(job))
             } else if let lookupFailure {

@@ -31,7 +31,12 @@ extension Deliverer {
                     body: notification.body, app: device.app, apnsEnvironment: device.apnsEnvironment))
             switch outcome {
             case .delivered:
-                lines.append(notification.line(channel, "sent", target: device.token, detail: device.platform))
+                // A device without an account is named by its sender's id, never by its token.
+                let target = notification.device == nil ? device.token : device.deviceId
+                lines.append(notification.line(channel, "sent", target: target, detail: device.platform))
+            case .invalidToken(let reason) where notification.device != nil:
+                // Not auth's token: the sender (civic) owns it; the refusal is in the log.
+                lines.append(notification.line(channel, "skipped", target: device.deviceId, detail: "token refused: \(reason)"))
             case .invalidToken(let reason):
                 do {
                     try await directory.forget(token: device.token)

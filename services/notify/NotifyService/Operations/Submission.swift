@@ -17,15 +17,37 @@ public struct Submission: Sendable, Equatable {
     public var locale: String?
     /// The template variables.
     public var variables: [String: String]
+    /// One device addressed without an account (push only).
+    public var device: Notify.PushDevice?
 
     /// Checks a request.
     public init(
-        id: UUID, userId: UUID?, email: String?, kind: String, locale: String? = nil, variables: [String: String]
+        id: UUID, userId: UUID?, email: String?, kind: String, locale: String? = nil, variables: [String: String],
+        device: Notify.PushDevice? = nil
     ) throws(ServiceError) {
         let known = try NotificationCatalog.kind(kind)
         try known.check(variables)
-        guard userId != nil || email != nil else {
-            throw ServiceError.invalidArgument("give a userId, an email, or both", field: "userId")
+        if let device {
+            guard userId == nil, email == nil else {
+                throw ServiceError.invalidArgument("a device is addressed without a userId or an email", field: "device")
+            }
+            guard known.channels.contains(Notify.Channel.push) else {
+                throw ServiceError.invalidArgument("kind \(kind) is not pushed", field: "device")
+            }
+            guard ["ios", "android", "web"].contains(device.platform) else {
+                throw ServiceError.invalidArgument("device.platform must be ios, android or web", field: "device.platform")
+            }
+            guard !device.token.isEmpty, device.token.count <= 4096, !device.deviceId.isEmpty else {
+                throw ServiceError.invalidArgument("device needs a token and a deviceId", field: "device.token")
+            }
+            guard device.apnsEnvironment == nil || ["production", "sandbox"].contains(device.apnsEnvironment!) else {
+                throw ServiceError.invalidArgument(
+                    "device.apnsEnvironment must be production or sandbox", field: "device.apnsEnvironment")
+            }
+        } else {
+            guard userId != nil || email != nil else {
+                throw ServiceError.invalidArgument("give a userId, an email, or both", field: "userId")
+            }
         }
         if let email, !(email.contains("@") && email.count <= 254 && !email.contains(where: \.isWhitespace)) {
             throw ServiceError.invalidArgument("email must be an e-mail address", field: "email")
@@ -36,6 +58,7 @@ public struct Submission: Sendable, Equatable {
         self.kind = kind
         self.locale = locale
         self.variables = variables
+        self.device = device
     }
 
     /// From the wire request.
@@ -52,14 +75,19 @@ public struct Submission: Sendable, Equatable {
         }
         try self.init(
             id: id, userId: userId, email: request.email, kind: request.kind, locale: request.locale,
-            variables: request.variables)
+            variables: request.variables, device: request.device)
     }
 
     /// A digest of everything but the id, to tell a repeat from a different request with the
     /// same id.
     public var contentHash: String {
         let vars = variables.keys.sorted().map { "\($0)=\(variables[$0]!)" }.joined(separator: "\u{1F}")
-        return DerivedID.hash(
-            [userId?.uuidString ?? "", email ?? "", kind, locale ?? "", vars].joined(separator: "\u{1E}"))
+        var parts = [userId?.uuidString ?? "", email ?? "", kind, locale ?? "", vars]
+        if let device {
+            parts.append(
+                [device.deviceId, device.token, device.platform, device.app ?? "", device.apnsEnvironment ?? ""]
+                    .joined(separator: "\u{1F}"))
+        }
+        return DerivedID.hash(parts.joined(separator: "\u{1E}"))
     }
 }

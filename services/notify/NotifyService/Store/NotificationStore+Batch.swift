@@ -25,7 +25,11 @@ extension NotificationStore {
             let wanted = submission.locale ?? settings.locale ?? "en"
             locale = kind.templates[wanted] == nil ? "en" : wanted
             rendered = kind.template(for: locale).render(submission.variables)
-            possible = kind.channels.filter { $0 == Notify.Channel.email || submission.userId != nil }
+            possible = kind.channels.filter { channel in
+                // A device addressed without an account is pushed, nothing else.
+                if submission.device != nil { return channel == Notify.Channel.push }
+                return channel == Notify.Channel.email || submission.userId != nil
+            }
             let kind = kind
             channels = possible.filter { kind.critical || settings.allows(kind: kind.name, channel: $0) }
             deliverAfter = kind.critical ? now : settings.deliverAfter(now)

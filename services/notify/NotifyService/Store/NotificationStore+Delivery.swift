@@ -1,4 +1,5 @@
 import Foundation
+import NotifyContract
 import PostgresNIO
 import Store
 
@@ -10,17 +11,19 @@ extension NotificationStore {
         guard !ids.isEmpty else { return [:] }
         let rows = try await client.query(
             """
-            SELECT id, user_id, email, kind, locale, variables::text, title, body FROM \(unescaped: schema).notifications
+            SELECT id, user_id, email, kind, locale, variables::text, title, body, device::text
+            FROM \(unescaped: schema).notifications
             WHERE id = ANY(\(ids))
             """, logger: logger)
         var found: [UUID: Stored] = [:]
-        for try await (id, userId, email, kind, locale, variables, title, body) in rows.decode(
-            (UUID, UUID?, String?, String, String, String, String, String).self)
+        for try await (id, userId, email, kind, locale, variables, title, body, device) in rows.decode(
+            (UUID, UUID?, String?, String, String, String, String, String, String?).self)
         {
             let decoded = try JSONDecoder().decode([String: String].self, from: Data(variables.utf8))
             found[id] = Stored(
                 id: id, userId: userId, email: email, kind: kind, locale: locale, variables: decoded, title: title,
-                body: body)
+                body: body,
+                device: try device.map { try JSONDecoder().decode(Notify.PushDevice.self, from: Data($0.utf8)) })
         }
         return found
     }

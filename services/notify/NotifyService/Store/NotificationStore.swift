@@ -44,13 +44,14 @@ public struct NotificationStore: Sendable {
             prepared.kind, prepared.locale, prepared.rendered, prepared.channels, prepared.possible
         )
         let (deliverAfter, variables, hash) = (prepared.deliverAfter, prepared.variables, prepared.hash)
+        let device = try submission.device.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let inserted = try await connection.query(
             """
             INSERT INTO \(unescaped: schema).notifications (id, user_id, email, kind, locale, critical, variables, title, body,
-                request_hash, created_at, deliver_after, in_inbox)
+                request_hash, created_at, deliver_after, in_inbox, device)
             VALUES (\(submission.id), \(submission.userId), \(submission.email), \(kind.name), \(locale),
                 \(kind.critical), \(variables)::text::jsonb, \(rendered.title), \(rendered.text), \(hash), \(now),
-                \(deliverAfter), \(channels.contains(Notify.Channel.inapp)))
+                \(deliverAfter), \(channels.contains(Notify.Channel.inapp)), \(device)::text::jsonb)
             ON CONFLICT (id) DO NOTHING
             RETURNING id
             """, logger: logger
@@ -118,6 +119,8 @@ public struct NotificationStore: Sendable {
         public var variables: [String: String]
         public var title: String
         public var body: String
+        /// The one device it is addressed to, when it has no account.
+        public var device: Notify.PushDevice? = nil
     }
 }
 

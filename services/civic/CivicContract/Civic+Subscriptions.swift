@@ -1,0 +1,130 @@
+import Contract
+
+extension Civic {
+    /// What a device wants to hear about: new bills of these jurisdictions, on these subjects.
+    public struct SubscriptionFilter: Codable, Sendable, Equatable {
+        /// Open Civic Data jurisdiction ids (1-20), e.g. `ocd-jurisdiction/country:us/state:ca/government`.
+        public var jurisdictions: [String]
+        /// Bill subjects (0-50); empty: every subject.
+        public var subjects: [String]
+        public init(jurisdictions: [String], subjects: [String] = []) {
+            self.jurisdictions = jurisdictions
+            self.subjects = subjects
+        }
+    }
+
+    /// A subscription as its device sees it (never the push token).
+    public struct Subscription: Codable, Sendable, Equatable {
+        public var id: String
+        public var platform: String
+        public var app: String
+        public var jurisdictions: [String]
+        public var subjects: [String]
+        /// RFC 3339.
+        public var createdAt: String
+        public var updatedAt: String
+        public init(
+            id: String, platform: String, app: String, jurisdictions: [String], subjects: [String], createdAt: String,
+            updatedAt: String
+        ) {
+            self.id = id
+            self.platform = platform
+            self.app = app
+            self.jurisdictions = jurisdictions
+            self.subjects = subjects
+            self.createdAt = createdAt
+            self.updatedAt = updatedAt
+        }
+    }
+
+    /// `create_subscription`: new-bill pushes for one device push token, no account. The token
+    /// is a secret: it is stored to push to, never answered, logged or put in a URL. The same
+    /// token and app again replaces that device's subscription (new filter, new secret).
+    public enum CreateSubscription: ServiceOperation {
+        public static let service = ServiceName.civic
+        public static let name = "create_subscription"
+        public struct Request: Codable, Sendable, Equatable {
+            public var deviceToken: String
+            /// `ios`, `android` or `web`.
+            public var platform: String
+            /// The app that registered the token (`politimap`), for its APNs topic.
+            public var app: String
+            /// `production` (default) or `sandbox` (a development build), for `ios`.
+            public var apnsEnvironment: String?
+            public var jurisdictions: [String]
+            public var subjects: [String]
+            public init(
+                deviceToken: String, platform: String, app: String, apnsEnvironment: String? = nil,
+                jurisdictions: [String], subjects: [String] = []
+            ) {
+                self.deviceToken = deviceToken
+                self.platform = platform
+                self.app = app
+                self.apnsEnvironment = apnsEnvironment
+                self.jurisdictions = jurisdictions
+                self.subjects = subjects
+            }
+        }
+        public struct Reply: Codable, Sendable, Equatable {
+            public var id: String
+            /// The only credential to change or end the subscription; shown once.
+            public var secret: String
+            /// False when the device's earlier subscription was replaced.
+            public var created: Bool
+            public var subscription: Subscription
+            public init(id: String, secret: String, created: Bool, subscription: Subscription) {
+                self.id = id
+                self.secret = secret
+                self.created = created
+                self.subscription = subscription
+            }
+        }
+    }
+
+    /// Which subscription, and its secret.
+    public struct SubscriptionRef: Codable, Sendable, Equatable {
+        public var id: String
+        public var secret: String
+        public init(id: String, secret: String) {
+            self.id = id
+            self.secret = secret
+        }
+    }
+
+    /// `update_subscription`: a new filter (and optionally a renewed push token); not found for
+    /// an unknown id or a wrong secret alike.
+    public enum UpdateSubscription: ServiceOperation {
+        public static let service = ServiceName.civic
+        public static let name = "update_subscription"
+        public struct Request: Codable, Sendable, Equatable {
+            public var id: String
+            public var secret: String
+            public var jurisdictions: [String]
+            public var subjects: [String]
+            /// A token the platform renewed; nil keeps the current one.
+            public var deviceToken: String?
+            public var apnsEnvironment: String?
+            public init(
+                id: String, secret: String, jurisdictions: [String], subjects: [String] = [],
+                deviceToken: String? = nil, apnsEnvironment: String? = nil
+            ) {
+                self.id = id
+                self.secret = secret
+                self.jurisdictions = jurisdictions
+                self.subjects = subjects
+                self.deviceToken = deviceToken
+                self.apnsEnvironment = apnsEnvironment
+            }
+        }
+        public typealias Reply = Subscription
+    }
+
+    /// `delete_subscription`: no more pushes to that device; not found for an unknown id or a
+    /// wrong secret alike.
+    public enum DeleteSubscription: ServiceOperation {
+        public static let service = ServiceName.civic
+        public static let name = "delete_subscription"
+        public typealias Request = SubscriptionRef
+        public typealias Reply = Empty
+    }
+}

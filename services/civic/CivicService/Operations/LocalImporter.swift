@@ -1,0 +1,74 @@
+import CivicContract
+import Contract
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceKit
+import Store
+
+/// Imports a file of the local format (``LocalFormat``) for a body without an API: checked
+/// whole first, then applied in one transaction (all or nothing) through the importer's own
+/// upserts, with `civic.bill_introduced` for each new item appended in that transaction and
+/// announced after it commits. The same file again changes nothing.
+public struct LocalImporter: Sendable {
+    let client: PostgresClient
+    let writer: ImportWriter
+    let events: EventPublisher
+    let clock: any WallClock
+    let logger: Logger
+
+    public init(client: PostgresClient, events: EventPublisher, clock: any WallClock, logger: Logger) {
+        self.client = client
+        self.writer = ImportWriter(logger: logger)
+        self.events = events
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// `import_local`, for `civic_editor`s.
+    public func apply(_ file: Civic.LocalFile, _ context: OperationContext) async throws -> Civic.ImportLocal.Reply {
+        _ = try context.requireRole(.civicEditor)
+        return try await apply(file)
+    }
+
+    /// Applies `file`.
+    public func apply(_ file: Civic.LocalFile) async throws -> Civic.ImportLocal.Reply {
+        let (bills, meetings) = try LocalFormat.records(file)
+        let now = clock.now()
+        let (reply, appended) = try await client.transaction(logger: logger) { connection in
+            var reply = Civic.ImportLocal.Reply(billsNew: 0, billsChanged: 0, billsUnchanged: 0, meetings: 0)
+            let jurisdiction = bills.first?.jurisdiction ?? meetings.first?.jurisdiction
+            if let jurisdiction { try await writer.jurisdiction(jurisdiction, now: now, on: connection) }
+            var introduced: [(topic: String, payload: any Encodable)] = []
+            for record in bills {
+                switch try await writer.bill(record, now: now, on: connection) {
+                case .new(let id):
+                    reply.billsNew += 1
+                    introduced.append(
+                        (
+                            Civic.BillIntroduced.topic,
+                            Civic.BillIntroduced(
+                                billId: id.uuidString.lowercased(), jurisdictionId: record.jurisdiction.id,
+                                level: record.jurisdiction.level, identifier: record.identifier, title: record.title,
+                                subjects: record.subjects)
+                        ))
+                case .changed: reply.billsChanged += 1
+                case .unchanged: reply.billsUnchanged += 1
+                }
+            }
+            for record in meetings where try await writer.meeting(record, on: connection) { reply.meetings += 1 }
+            let appended =
+                introduced.isEmpty
+                ? [] : try await events.append(introduced, requestId: nil, on: connection, logger: logger)
+            return (reply, appended)
+        }
+        for event in appended { events.announce(event) }
+        logger.info(
+            "local file imported",
+            metadata: [
+                "jurisdiction": "\(file.jurisdiction.id)", "billsNew": "\(reply.billsNew)",
+                "billsChanged": "\(reply.billsChanged)", "meetings": "\(reply.meetings)",
+            ])
+        return reply
+    }
+}
