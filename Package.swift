@@ -656,6 +656,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "social-bench",
+            dependencies: [
+                "SocialService", "SocialContract", "Contract", "ServiceKit", "Store", "ZeroMQ",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "services/social/bench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "hydration-bench",
             dependencies: [
                 "HydrationService", "HydrationContract", "NotifyContract", "NotifyService", "Contract", "ServiceKit",

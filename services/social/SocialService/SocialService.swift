@@ -40,6 +40,7 @@ public enum SocialService {
         public let catalog: any CatalogProvider
         public let favourites: FavouriteStore
         public let contacts: ContactStore
+        public let addresses: AddressStore
         public let clock: any WallClock
 
         public init(
@@ -51,6 +52,7 @@ public enum SocialService {
             self.catalog = catalog ?? SandboxCatalog(client: client, logger: logger)
             favourites = FavouriteStore(client: client, logger: logger)
             contacts = ContactStore(client: client, logger: logger)
+            addresses = AddressStore(client: client, logger: logger)
             self.clock = clock
         }
     }
@@ -60,7 +62,7 @@ public enum SocialService {
         let friendBook = FriendBook(friends: parts.friends, people: parts.people, clock: parts.clock)
         let lists = FriendLists(friends: parts.friends)
         let catalog = CatalogBrowsing(provider: parts.catalog)
-        let gifts = GiftCheck(provider: parts.catalog, friends: parts.friends, people: parts.people)
+        let gifts = GiftCheck(provider: parts.catalog, friends: parts.friends, people: parts.people, addresses: parts.addresses)
         let directory = Directory(people: parts.people)
         let wishes = WishList(
             favourites: parts.favourites, friends: parts.friends, catalog: parts.catalog, clock: parts.clock)
@@ -74,6 +76,10 @@ public enum SocialService {
         router.register(Social.AddContact.self) { try await book.add($0, $1) }
         router.register(Social.UpdateContact.self) { try await book.update($0, $1) }
         router.register(Social.DeleteContact.self) { try await book.delete($0, $1) }
+        router.register(Social.ResolveContacts.self) { try await book.resolve($0, $1) }
+        let profile = ProfileAddresses(addresses: parts.addresses, clock: parts.clock)
+        router.register(Social.GetAddresses.self) { try await profile.get($0, $1) }
+        router.register(Social.SetAddresses.self) { try await profile.set($0, $1) }
         router.register(Social.GetPrivacy.self) { try await directory.privacy($0, $1) }
         router.register(Social.SetPrivacy.self) { try await directory.setPrivacy($0, $1) }
         router.register(Social.SendFriendRequest.self) { try await friendBook.send($0, $1) }
