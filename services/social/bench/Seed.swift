@@ -71,7 +71,7 @@ struct Seed: Sendable {
             INSERT INTO social.favourites (id, user_id, item_id, note, title, image_url, price_amount, currency, added_at)
             SELECT gen_random_uuid(), ('5bbe0000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid, c.id::text,
                 NULL, c.title, c.image_url, c.price_amount, c.currency, now() - make_interval(mins => k)
-            FROM generate_series(1, \(launchers)) AS n, generate_series(1, \(favourites)) AS k
+            FROM generate_series(1, \(launchers)) AS n CROSS JOIN generate_series(1, \(favourites)) AS k
             JOIN social.catalog_items c ON c.number = 1 + ((n * 37 + k * 101) % 20000)
             ON CONFLICT DO NOTHING
             """

@@ -74,7 +74,8 @@ enum SocialBench {
             try await run(options, only: only)
             return 0
         } catch {
-            FileHandle.standardError.write(Data("social-bench: \(error)\n".utf8))
+            // The bench's own SQL and the server's message (no secret goes into either).
+            FileHandle.standardError.write(Data("social-bench: \(String(reflecting: error))\n".utf8))
             return 1
         }
     }
