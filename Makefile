@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-notify bench-hydration bench-civic bench-routing bench-printing fault-run compose-config compose-test clean clean-data
+.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run compose-config compose-test clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -83,6 +83,12 @@ bench-hydration: ## TapWater: first sync of a year, incremental syncs at 500/s, 
 	"$$(swift build -c release --show-bin-path)/hydration-bench" --only first-sync
 	"$$(swift build -c release --show-bin-path)/hydration-bench" --only incremental
 	"$$(swift build -c release --show-bin-path)/hydration-bench" --only reminders --compression 288
+
+bench-social: ## Gifter: directory search over 100,000 users, catalogue search, launch pull-down, each at 500/s (release build; needs DATABASE_URL)
+	swift build -c release --product social-bench
+	"$$(swift build -c release --show-bin-path)/social-bench" --only directory
+	"$$(swift build -c release --show-bin-path)/social-bench" --only catalog
+	"$$(swift build -c release --show-bin-path)/social-bench" --only launch
 
 bench-civic: ## PolitiMap: first import of ~100,000 bills, 10,000 changed, freshness, list/detail/lookup at ~1,000 req/s (release build)
 	$(SCRIPTS)/bench-civic.sh

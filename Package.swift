@@ -402,6 +402,9 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "services/social/SocialService",
             resources: [.copy("Migrations")],
@@ -577,6 +580,8 @@ let package = Package(
                 "Majordomo", "ServiceKit", "Store", "TestSupport", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/SocialTests",
             swiftSettings: strict
@@ -657,6 +662,16 @@ let package = Package(
                 "Contract",
             ],
             path: "services/routing/bench",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "social-bench",
+            dependencies: [
+                "SocialService", "SocialContract", "Contract", "ServiceKit", "Store", "ZeroMQ",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "services/social/bench",
             swiftSettings: strict
         ),
         .executableTarget(

@@ -142,6 +142,47 @@ struct AccountTests {
         }
     }
 
+    @Test("username change: the rules of registration, 409 when taken, login with the new name, the event carries it")
+    func usernameChange() async throws {
+        try await withWorld { world in
+            let (id, old) = try await world.signUp()
+            let (_, taken) = try await world.signUp("b")
+            let manager = world.parts.manager
+            let fresh = "ann_\(UUID().uuidString.prefix(8).lowercased())"
+            let changed = try await manager.updateProfile(id, .init(username: "  \(fresh.uppercased()) "))
+            #expect(changed.username == fresh, "stored canonical: trimmed, lower case")
+            #expect(changed.email == old, "other fields stay")
+            let session = try await world.parts.sessions.login(.init(username: fresh, password: "Lund2026x"))
+            #expect(!session.accessToken.isEmpty)
+            #expect(await code { _ = try await world.parts.sessions.login(.init(username: old, password: "Lund2026x")) } == .unauthenticated)
+            for (name, expected) in [
+                (taken.uppercased(), ErrorCode.alreadyExists), ("ab", .invalidArgument), ("ann lund", .invalidArgument),
+                ("", .invalidArgument), ("x@nowhere", .invalidArgument),
+            ] {
+                do {
+                    _ = try await manager.updateProfile(id, .init(username: name, displayName: "Not Saved"))
+                    Issue.record("username '\(name)' should have been refused")
+                } catch let error as ServiceError {
+                    #expect(error.code == expected, "\(name)")
+                    #expect(error.details?["field"] == .string("username"))
+                }
+            }
+            let after = try await manager.profile(id)
+            #expect(after.username == fresh && after.displayName == nil, "a refused change changes nothing")
+            // The same name again is no conflict with oneself.
+            #expect(try await manager.updateProfile(id, .init(username: fresh)).username == fresh)
+            let rows = try await world.client.query(
+                """
+                SELECT payload->>'username' FROM events.log
+                WHERE topic = \(Auth.ProfileChanged.topic) AND payload->>'userId' = \(id.uuidString.lowercased())
+                ORDER BY seq
+                """, logger: AuthenticatorTests.logger)
+            var names: [String] = []
+            for try await name in rows.decode(String.self) { names.append(name) }
+            #expect(names.first == old && names.dropFirst().allSatisfy { $0 == fresh } && names.count == 3)
+        }
+    }
+
     @Test("change password: the current one is checked, the rules apply, every other session ends")
     func changePassword() async throws {
         try await withWorld { world in

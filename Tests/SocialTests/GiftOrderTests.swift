@@ -20,6 +20,15 @@ struct GiftOrderTests {
     struct Orders_: Sendable {
         let book: OrderBook
         let wallet: Wallet
+        /// Resolves `contactIds` as orders' place_order handler does, before the book.
+        let contacts: SocialContacts
+
+        /// Places `request` as orders' `place_order` operation does: contacts first, then the book.
+        func place(_ request: Orders.PlaceOrder.Request, actor: Actor) async throws -> Orders.PlaceOrder.Reply {
+            let resolved = try await SocialContacts.resolve(
+                request, buyer: UUID(uuidString: actor.userId)!, requestId: "t", contacts: contacts)
+            return try await book.place(resolved, idempotencyKey: UUID().uuidString, actor: actor, requestId: "t")
+        }
     }
 
     /// A broker with one social worker on `db`'s router, and orders' parts asking it.
@@ -50,9 +59,10 @@ struct GiftOrderTests {
         ) { await router.handle($0) }
         let mdp = MajordomoClient(endpoint: broker.endpoint, context: context, logger: logger)
         let provider = SandboxPaymentProvider()
+        let bus = BusClient(client: mdp, defaultTimeout: .seconds(10))
         let book = OrderBook(
             client: client, quoting: quoting, provider: provider, events: publisher, images: nil,
-            gifts: SocialGifts(bus: BusClient(client: mdp, defaultTimeout: .seconds(10))),
+            gifts: SocialGifts(bus: bus),
             keyLifetime: configuration.keyLifetime, clock: clock, logger: logger)
         let wallet = Wallet(store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -64,7 +74,7 @@ struct GiftOrderTests {
                 worker.drain()
                 broker.stop()
             }
-            try await body(Orders_(book: book, wallet: wallet))
+            try await body(Orders_(book: book, wallet: wallet, contacts: SocialContacts(bus: bus)))
             mdp.stop()
             worker.drain()
             broker.stop()
@@ -211,6 +221,84 @@ struct GiftOrderTests {
             let error = await db.error(
                 Social.CheckGift.self, .init(buyerId: ann.uuidString, itemId: UUID().uuidString), as: ann)
             #expect(error?.code == .permissionDenied)
+        }
+    }
+
+    @Test("a gift ships to the friend's shared shipping address unless the buyer enters one; never to an unshared one")
+    func giftShipping() async throws {
+        try await SocialDatabase.with { db in
+            try await Self.withOrders(db) { orders in
+                let scene = try await Self.scene(db, orders)
+                func shippedTo(_ address: Orders.PostalAddress?) async throws -> Orders.PostalAddress? {
+                    let placed = try await orders.place(
+                        Self.order(
+                            scene,
+                            .init(
+                                itemId: scene.item.id, quantity: 1, friendUserId: scene.friend.uuidString,
+                                shippingAddress: address)), actor: scene.buyer)
+                    return try await orders.book.detail(placed.id, actor: scene.buyer).gift?.shippingAddress
+                }
+                _ = try await db.call(Social.SetAddresses.self, .init(shippingAddress: ProfileTests.home), as: scene.friend)
+                #expect(try await shippedTo(nil) == nil, "not shared (the default): the buyer does not learn it")
+                _ = try await db.call(
+                    Social.SetAddresses.self, .init(shippingAddress: ProfileTests.home, shareShippingWithFriends: true),
+                    as: scene.friend)
+                #expect(try await shippedTo(nil)?.line1 == "Storgatan 1", "shared with friends: shipped there")
+                #expect(try await shippedTo(ProfileTests.office) == ProfileTests.office, "the buyer's own entry wins")
+            }
+        }
+    }
+
+    @Test("contactIds: postcard and e-card recipients from the buyer's address book; another's contact 404, a missing address 400")
+    func contactRecipients() async throws {
+        try await SocialDatabase.with { db in
+            try await Self.withOrders(db) { orders in
+                let scene = try await Self.scene(db, orders)
+                let ann = UUID(uuidString: scene.buyer.userId)!
+                let eva = try await db.call(
+                    Social.AddContact.self, .init(name: "Eva Lind", address: ProfileTests.home, email: "eva@example.org"),
+                    as: ann)
+                let max = try await db.call(Social.AddContact.self, .init(name: "Max", email: "max@example.org"), as: ann)
+                let others = try await db.call(
+                    Social.AddContact.self, .init(name: "Bo's", address: ProfileTests.office), as: scene.friend)
+                func postcard(_ ids: [String], inline: [Orders.PostalRecipient] = []) -> Orders.PlaceOrder.Request {
+                    .init(
+                        kind: "postcard", postcard: .init(size: "A6", recipients: inline, contactIds: ids), currency: "EUR",
+                        paymentMethodId: scene.card)
+                }
+                let inline = Orders.PostalRecipient(name: "Ida", address: ProfileTests.office)
+                let placed = try await orders.place(postcard([eva.id], inline: [inline]), actor: scene.buyer)
+                let detail = try await orders.book.detail(placed.id, actor: scene.buyer)
+                #expect(detail.postcard?.recipients.map(\.name) == ["Ida", "Eva Lind"])
+                #expect(detail.postcard?.recipients.last?.address.country == "SE")
+                #expect(detail.postcard?.contactIds == nil, "a stored order has every recipient inline")
+                let card = try await orders.place(
+                    .init(
+                        kind: "ecard", ecard: .init(recipients: [], contactIds: [max.id, eva.id]), currency: "EUR",
+                        paymentMethodId: scene.card), actor: scene.buyer)
+                let ecard = try await orders.book.detail(card.id, actor: scene.buyer).ecard
+                #expect(ecard?.recipients.map(\.email) == ["max@example.org", "eva@example.org"])
+                // Refusals name the field; nothing is placed.
+                let before = try await orders.book.list(.init(), actor: scene.buyer).items.count
+                let foreign = await Self.code { _ = try await orders.place(postcard([eva.id, others.id]), actor: scene.buyer) }
+                #expect(foreign?.0 == .notFound && foreign?.1 == "postcard.contactIds[1]")
+                let unknown = await Self.code { _ = try await orders.place(postcard([UUID().uuidString]), actor: scene.buyer) }
+                #expect(unknown?.0 == .notFound && unknown?.1 == "postcard.contactIds[0]")
+                let noAddress = await Self.code { _ = try await orders.place(postcard([eva.id, max.id]), actor: scene.buyer) }
+                #expect(noAddress?.0 == .invalidArgument && noAddress?.1 == "postcard.contactIds[1]")
+                let notId = await Self.code { _ = try await orders.place(postcard(["eva"]), actor: scene.buyer) }
+                #expect(notId?.0 == .invalidArgument && notId?.1 == "postcard.contactIds[0]")
+                let noneAtAll = await Self.code { _ = try await orders.place(postcard([]), actor: scene.buyer) }
+                #expect(noneAtAll?.0 == .invalidArgument)
+                #expect(try await orders.book.list(.init(), actor: scene.buyer).items.count == before)
+                // The wire form: recipients may be left out when contactIds names them.
+                let body = #"{"size": "A6", "contactIds": ["\#(eva.id)"]}"#
+                let decoded = try Wire.decodePayload(Orders.PostcardDetails.self, from: Array(body.utf8))
+                #expect(decoded.recipients.isEmpty && decoded.contactIds == [eva.id])
+                #expect(throws: (any Error).self) {
+                    try Wire.decodePayload(Orders.PostcardDetails.self, from: Array(#"{"size": "A6"}"#.utf8))
+                }
+            }
         }
     }
 }

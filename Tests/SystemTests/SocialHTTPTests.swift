@@ -211,4 +211,74 @@ struct SocialHTTPTests {
         #expect(await ann.send("DELETE", "/v1/me/contacts/\(id)").status == 204)
         #expect((json(await ann.send("GET", "/v1/me/contacts").body)["items"] as? [Any])?.isEmpty == true)
     }
+
+    @Test("the profile over HTTP: username change (400, 409), billing and shipping addresses, a gift shipped to a friend's shared address, contactIds in orders")
+    func profile() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let (ann, annId) = try await user(system, "ann")
+        let (bo, boId) = try await user(system, "bo")
+        let boName = try #require(json(await bo.send("GET", "/v1/me").body)["username"] as? String)
+        // Username: the rules, 409 when taken; e-mail and display name still change alongside.
+        let fresh = "ann_\(UUID().uuidString.prefix(8).lowercased())"
+        let renamed = await ann.send("PATCH", "/v1/me", json: #"{"username": "\#(fresh)", "displayName": "Ann"}"#)
+        #expect(renamed.status == 200 && json(renamed.body)["username"] as? String == fresh, "\(renamed.body)")
+        #expect(json(renamed.body)["displayName"] as? String == "Ann")
+        let taken = await ann.send("PATCH", "/v1/me", json: #"{"username": "\#(boName)"}"#)
+        #expect(taken.status == 409 && orders.field(taken) == "username", "\(taken.body)")
+        let bad = await ann.send("PATCH", "/v1/me", json: #"{"username": "no spaces allowed"}"#)
+        #expect(bad.status == 400 && orders.field(bad) == "username")
+        let email = await ann.send("PATCH", "/v1/me", json: #"{"email": "ann@example.org"}"#)
+        #expect(email.status == 200 && json(email.body)["username"] as? String == fresh)
+        // Addresses: none until set; a PUT replaces; 400 names the field; 401 without a token.
+        let none = await bo.send("GET", "/v1/me/addresses")
+        #expect(none.status == 200 && json(none.body)["shareShippingWithFriends"] as? Bool == false, "\(none.body)")
+        let home = #"{"line1": "Storgatan 1", "city": "Lund", "postalCode": "22350", "country": "se"}"#
+        let put = await bo.send(
+            "PUT", "/v1/me/addresses",
+            json: #"{"billingAddress": \#(home), "shippingAddress": \#(home), "shareShippingWithFriends": true}"#)
+        #expect(put.status == 200 && (json(put.body)["shippingAddress"] as? [String: Any])?["country"] as? String == "SE")
+        let wrong = await bo.send("PUT", "/v1/me/addresses", json: #"{"billingAddress": {"line1": "x", "city": "y", "country": "Sweden"}}"#)
+        #expect(wrong.status == 400 && orders.field(wrong) == "billingAddress.country", "\(wrong.body)")
+        #expect(await Client(port: system.httpPort, token: nil).send("GET", "/v1/me/addresses").status == 401)
+        // A gift for Bo, who shares: shipped to Bo's address without Ann entering it.
+        _ = try await request(ann, to: boId)
+        #expect(await bo.send("POST", "/v1/me/friend-requests/\(annId)/accept").status == 200)
+        let search = await ann.send("GET", "/v1/catalog/items?q=teapot&limit=20")
+        let item = try #require((json(search.body)["items"] as? [[String: Any]])?.first { $0["available"] as? Bool == true })
+        let itemId = try #require(item["id"] as? String)
+        let card = await ann.send(
+            "POST", "/v1/payment-methods",
+            json: #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#)
+        let cardId = try #require(json(card.body)["id"] as? String)
+        let gift = await ann.send(
+            "POST", "/v1/orders",
+            json: #"{"kind": "gift", "currency": "EUR", "paymentMethodId": "\#(cardId)", "gift": {"itemId": "\#(itemId)", "quantity": 1, "friendUserId": "\#(boId)"}}"#,
+            headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(gift.status == 201, "\(gift.body)")
+        let giftId = try #require(json(gift.body)["id"] as? String)
+        let shown = await ann.send("GET", "/v1/orders/\(giftId)")
+        let shipped = ((json(shown.body)["gift"] as? [String: Any])?["shippingAddress"] as? [String: Any])
+        #expect(shipped?["line1"] as? String == "Storgatan 1", "\(shown.body)")
+        // contactIds: a postcard to a contact of Ann's; Bo's contact is 404 naming the field.
+        let eva = await ann.send("POST", "/v1/me/contacts", json: #"{"name": "Eva Lind", "address": \#(home)}"#)
+        let evaId = try #require(json(eva.body)["id"] as? String)
+        let bos = await bo.send("POST", "/v1/me/contacts", json: #"{"name": "Max", "address": \#(home)}"#)
+        let bosId = try #require(json(bos.body)["id"] as? String)
+        func postcard(_ ids: [String]) async -> HTTP.Response {
+            let list = ids.map { "\"\($0)\"" }.joined(separator: ", ")
+            return await ann.send(
+                "POST", "/v1/orders",
+                json: #"{"kind": "postcard", "currency": "EUR", "paymentMethodId": "\#(cardId)", "postcard": {"size": "A6", "contactIds": [\#(list)]}}"#,
+                headers: ["Idempotency-Key": UUID().uuidString])
+        }
+        let sent = await postcard([evaId])
+        #expect(sent.status == 201, "\(sent.body)")
+        let sentId = try #require(json(sent.body)["id"] as? String)
+        let detail = json(await ann.send("GET", "/v1/orders/\(sentId)").body)
+        let recipients = (detail["postcard"] as? [String: Any])?["recipients"] as? [[String: Any]]
+        #expect(recipients?.map { $0["name"] as? String } == ["Eva Lind"])
+        let foreign = await postcard([bosId])
+        #expect(foreign.status == 404 && orders.field(foreign) == "postcard.contactIds[0]", "\(foreign.body)")
+    }
 }

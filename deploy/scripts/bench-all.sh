@@ -5,7 +5,7 @@
 #   make bench                          # everything, in the order below
 #   make bench BENCHES="auth orders"    # or deploy/scripts/bench-all.sh auth orders
 #
-# Names: broker, auth, orders, navup, routing, notify, hydration, printing, fault. Each one's output is shown
+# Names: broker, auth, orders, navup, routing, notify, hydration, social, printing, fault. Each one's output is shown
 # and kept in .data/bench/NAME.txt; at the end a table says which ran and which failed (the run
 # goes on after a failure). One release build first; then SKIP_BUILD=1 for all of them.
 #
@@ -17,7 +17,7 @@ set -euo pipefail
 LOG_TAG=bench
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ALL="broker auth flood orders navup routing notify hydration printing fault"
+ALL="broker auth flood orders navup routing notify hydration social printing fault"
 if (($# > 0)); then BENCHES="$*"; fi
 : "${BENCHES:=$ALL}" "${NAVUP_USERS:=10000 50000}" "${NAVUP_SECONDS:=30}"
 for name in $BENCHES; do
@@ -68,6 +68,11 @@ run_bench() {
             local case
             for case in first-sync incremental; do "$BIN_DIR/hydration-bench" --only "$case" || return 1; done
             "$BIN_DIR/hydration-bench" --only reminders --compression 288
+            ;;
+        social)
+            notify_database
+            local case
+            for case in directory catalog launch; do "$BIN_DIR/social-bench" --only "$case" || return 1; done
             ;;
         printing) make --no-print-directory bench-printing ;;
         fault) "$SCRIPTS_DIR/fault-run.sh" ;;

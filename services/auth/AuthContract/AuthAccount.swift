@@ -6,19 +6,24 @@ extension Auth {
     /// The roles an account can hold (the wire's ``Contract/Role``).
     public typealias Role = Contract.Role
 
-    /// Changes to a profile: a field left out stays as it is; an empty string clears it.
+    /// Changes to a profile: a field left out stays as it is; an empty string clears e-mail,
+    /// phone or display name. A username cannot be cleared: a new one follows the rules of
+    /// registration (``Username``) and must not be taken.
     public struct ProfileChanges: Codable, Sendable, Equatable {
+        public var username: String?
         public var email: String?
         public var phone: String?
         public var displayName: String?
-        public init(email: String? = nil, phone: String? = nil, displayName: String? = nil) {
+        public init(username: String? = nil, email: String? = nil, phone: String? = nil, displayName: String? = nil) {
+            self.username = username
             self.email = email
             self.phone = phone
             self.displayName = displayName
         }
     }
 
-    /// `update_profile`: the caller changes their own e-mail, phone or display name.
+    /// `update_profile`: the caller changes their own username, e-mail, phone or display name
+    /// (`already_exists` when the new username is taken).
     public enum UpdateProfile: ServiceOperation {
         public static let service = ServiceName.auth
         public static let name = "update_profile"

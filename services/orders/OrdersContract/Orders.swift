@@ -282,15 +282,35 @@ extension Orders {
         public var edits: [JSONValue]?
         public var greeting: String?
         public var recipients: [PostalRecipient]
+        /// In a request: contacts of the buyer's address book (social) to send the card to as
+        /// well, each by its id; orders adds each as a recipient (name and postal address) before
+        /// the order is placed, so a stored order never carries them.
+        public var contactIds: [String]?
         public init(
             size: String, imageId: String? = nil, edits: [JSONValue]? = nil, greeting: String? = nil,
-            recipients: [PostalRecipient]
+            recipients: [PostalRecipient], contactIds: [String]? = nil
         ) {
             self.size = size
             self.imageId = imageId
             self.edits = edits
             self.greeting = greeting
             self.recipients = recipients
+            self.contactIds = contactIds
+        }
+
+        enum CodingKeys: String, CodingKey { case size, imageId, edits, greeting, recipients, contactIds }
+
+        /// Decodes the details; `recipients` may be left out when `contactIds` names them all.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            size = try container.decode(String.self, forKey: .size)
+            imageId = try container.decodeIfPresent(String.self, forKey: .imageId)
+            edits = try container.decodeIfPresent([JSONValue].self, forKey: .edits)
+            greeting = try container.decodeIfPresent(String.self, forKey: .greeting)
+            contactIds = try container.decodeIfPresent([String].self, forKey: .contactIds)
+            recipients =
+                try container.decodeIfPresent([PostalRecipient].self, forKey: .recipients)
+                ?? (contactIds == nil ? try container.decode([PostalRecipient].self, forKey: .recipients) : [])
         }
     }
 
@@ -306,9 +326,13 @@ extension Orders {
         /// How the card is signed on its back (default: the account's display name).
         public var senderName: String?
         public var recipients: [EmailRecipient]
+        /// In a request: contacts of the buyer's address book (social) to send the card to as
+        /// well, each by its id; orders adds each as a recipient (name and e-mail address) before
+        /// the order is placed, so a stored order never carries them.
+        public var contactIds: [String]?
         public init(
             imageId: String? = nil, edits: [JSONValue]? = nil, size: String? = nil, greeting: String? = nil,
-            senderName: String? = nil, recipients: [EmailRecipient]
+            senderName: String? = nil, recipients: [EmailRecipient], contactIds: [String]? = nil
         ) {
             self.imageId = imageId
             self.edits = edits
@@ -316,6 +340,23 @@ extension Orders {
             self.greeting = greeting
             self.senderName = senderName
             self.recipients = recipients
+            self.contactIds = contactIds
+        }
+
+        enum CodingKeys: String, CodingKey { case imageId, edits, size, greeting, senderName, recipients, contactIds }
+
+        /// Decodes the details; `recipients` may be left out when `contactIds` names them all.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            imageId = try container.decodeIfPresent(String.self, forKey: .imageId)
+            edits = try container.decodeIfPresent([JSONValue].self, forKey: .edits)
+            size = try container.decodeIfPresent(String.self, forKey: .size)
+            greeting = try container.decodeIfPresent(String.self, forKey: .greeting)
+            senderName = try container.decodeIfPresent(String.self, forKey: .senderName)
+            contactIds = try container.decodeIfPresent([String].self, forKey: .contactIds)
+            recipients =
+                try container.decodeIfPresent([EmailRecipient].self, forKey: .recipients)
+                ?? (contactIds == nil ? try container.decode([EmailRecipient].self, forKey: .recipients) : [])
         }
     }
 
@@ -343,7 +384,8 @@ extension Orders {
         public var friendUserId: String?
         public var friendName: String?
         public var message: String?
-        /// Where it is shipped, when the buyer entered an address.
+        /// Where it is shipped: the address the buyer entered, else the friend's shipping address
+        /// when the friend shares it with friends (for a gift to oneself, the buyer's own), else none.
         public var shippingAddress: PostalAddress?
         public init(
             item: GiftItem, recipientKind: String, friendUserId: String? = nil, friendName: String? = nil,

@@ -134,7 +134,8 @@ public enum OrdersService {
         let wallet = Wallet(
             store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,
             clock: resources.clock)
-        register(quoting: quoting, wallet: wallet, book: book, on: &router)
+        register(
+            quoting: quoting, wallet: wallet, book: book, contacts: SocialContacts(bus: resources.bus), on: &router)
         let printing = try resources.consumer(name: "orders.printing", topics: Orders.PrintingTopic.all) {
             event, connection in
             try await book.apply(printing: event, on: connection)
@@ -145,7 +146,12 @@ public enum OrdersService {
     }
 
     /// Registers the service's operations.
-    public static func register(quoting: Quoting, wallet: Wallet, book: OrderBook, on router: inout OperationRouter) {
+    /// `contacts` resolves the address-book contacts a postcard or e-card order names, before
+    /// the order book places it (nil: such an order is `unavailable`).
+    public static func register(
+        quoting: Quoting, wallet: Wallet, book: OrderBook, contacts: SocialContacts? = nil,
+        on router: inout OperationRouter
+    ) {
         router.register(Orders.Quote.self) { request, context in
             try await quoting.quote(request, actor: context.metadata.actor, metadata: context.metadata)
         }
@@ -164,9 +170,13 @@ public enum OrdersService {
             return Empty()
         }
         router.register(Orders.PlaceOrder.self) { request, context in
-            try await book.place(
-                request, idempotencyKey: try context.metadata.requireIdempotencyKey(),
-                actor: try context.requireActor(), requestId: context.metadata.requestId)
+            let actor = try context.requireActor()
+            let key = try context.metadata.requireIdempotencyKey()
+            let buyer = try OrderBook.userId(actor)
+            // Contacts named instead of inline recipients are looked up first, outside any transaction.
+            let resolved = try await SocialContacts.resolve(
+                request, buyer: buyer, requestId: context.metadata.requestId, contacts: contacts)
+            return try await book.place(resolved, idempotencyKey: key, actor: actor, requestId: context.metadata.requestId)
         }
         router.register(Orders.ListOrders.self) { request, context in
             try await book.list(request, actor: try context.requireActor())

@@ -108,3 +108,27 @@ extension Social {
         public typealias Reply = Empty
     }
 }
+
+extension Social {
+    /// `resolve_contacts`: asked by orders (a service call: no actor, or an admin) before it places
+    /// a postcard or e-card order that names contacts: those of `contactIds` that are `userId`'s
+    /// contacts, in no particular order. An id that is not theirs is simply left out.
+    public enum ResolveContacts: ServiceOperation {
+        public static let service = ServiceName.social
+        public static let name = "resolve_contacts"
+        /// The most ids one request may name (an order's recipient limit).
+        public static let maxIds = 100
+        public struct Request: Codable, Sendable, Equatable {
+            public var userId: String
+            public var contactIds: [String]
+            public init(userId: String, contactIds: [String]) {
+                self.userId = userId
+                self.contactIds = contactIds
+            }
+        }
+        public struct Reply: Codable, Sendable, Equatable {
+            public var contacts: [Contact]
+            public init(contacts: [Contact]) { self.contacts = contacts }
+        }
+    }
+}

@@ -29,8 +29,13 @@ extension Social {
             public var friends: Bool?
             /// The buyer's name as friends see it, for the recipient's notice.
             public var buyerName: String?
+            /// Where the gift may ship unless the buyer enters an address: the friend's shipping
+            /// address when they are friends and the friend shares it with friends; for a gift
+            /// without a recipient, the buyer's own shipping address. Nil otherwise.
+            public var shippingAddress: Orders.PostalAddress?
             public init(
-                itemId: String, title: String, unitPrice: Orders.Money, available: Bool, friends: Bool?, buyerName: String?
+                itemId: String, title: String, unitPrice: Orders.Money, available: Bool, friends: Bool?, buyerName: String?,
+                shippingAddress: Orders.PostalAddress? = nil
             ) {
                 self.itemId = itemId
                 self.title = title
@@ -38,6 +43,7 @@ extension Social {
                 self.available = available
                 self.friends = friends
                 self.buyerName = buyerName
+                self.shippingAddress = shippingAddress
             }
         }
     }

@@ -13,10 +13,28 @@ import Store
 public enum SocialService {
     static let catalogProvider = Setting(
         "CATALOG_PROVIDER", default: "sandbox",
-        "where products come from: `sandbox` (20,000 generated products in PostgreSQL, works offline)")
+        "where products come from: `sandbox` (20,000 generated products in PostgreSQL, works offline) or `amazon` "
+            + "(the Product Advertising API 5.0; AMAZON_* settings)")
+    static let amazonAccessKey = Setting("AMAZON_ACCESS_KEY", default: nil, "PA-API access key (CATALOG_PROVIDER=amazon)")
+    static let amazonSecretKey = Setting(
+        "AMAZON_SECRET_KEY", default: nil, "PA-API secret key, signs each request (SigV4)", secret: true)
+    static let amazonPartnerTag = Setting("AMAZON_PARTNER_TAG", default: nil, "the Associates partner tag, e.g. store-20")
+    static let amazonMarketplace = Setting(
+        "AMAZON_MARKETPLACE", default: "www.amazon.com", "the PA-API marketplace, e.g. www.amazon.de")
+    static let amazonHost = Setting(
+        "AMAZON_HOST", default: "webservices.amazon.com", "the marketplace's PA-API host, e.g. webservices.amazon.de")
+    static let amazonRegion = Setting(
+        "AMAZON_REGION", default: "us-east-1", "the host's signing region (eu-west-1 for European marketplaces)")
+    static let amazonEndpoint = Setting(
+        "AMAZON_ENDPOINT", default: nil, "where PA-API calls go (default https://AMAZON_HOST; a stand-in's URL offline)")
+    static let catalogCacheSeconds = Setting(
+        "CATALOG_CACHE_SECONDS", default: "300", "how long the amazon catalogue's answers are reused (0: never)")
 
     /// The settings this service adds to every worker's.
-    static let own = [catalogProvider]
+    static let own = [
+        catalogProvider, amazonAccessKey, amazonSecretKey, amazonPartnerTag, amazonMarketplace, amazonHost,
+        amazonRegion, amazonEndpoint, catalogCacheSeconds,
+    ]
 
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
@@ -40,6 +58,7 @@ public enum SocialService {
         public let catalog: any CatalogProvider
         public let favourites: FavouriteStore
         public let contacts: ContactStore
+        public let addresses: AddressStore
         public let clock: any WallClock
 
         public init(
@@ -51,6 +70,7 @@ public enum SocialService {
             self.catalog = catalog ?? SandboxCatalog(client: client, logger: logger)
             favourites = FavouriteStore(client: client, logger: logger)
             contacts = ContactStore(client: client, logger: logger)
+            addresses = AddressStore(client: client, logger: logger)
             self.clock = clock
         }
     }
@@ -60,7 +80,7 @@ public enum SocialService {
         let friendBook = FriendBook(friends: parts.friends, people: parts.people, clock: parts.clock)
         let lists = FriendLists(friends: parts.friends)
         let catalog = CatalogBrowsing(provider: parts.catalog)
-        let gifts = GiftCheck(provider: parts.catalog, friends: parts.friends, people: parts.people)
+        let gifts = GiftCheck(provider: parts.catalog, friends: parts.friends, people: parts.people, addresses: parts.addresses)
         let directory = Directory(people: parts.people)
         let wishes = WishList(
             favourites: parts.favourites, friends: parts.friends, catalog: parts.catalog, clock: parts.clock)
@@ -74,6 +94,10 @@ public enum SocialService {
         router.register(Social.AddContact.self) { try await book.add($0, $1) }
         router.register(Social.UpdateContact.self) { try await book.update($0, $1) }
         router.register(Social.DeleteContact.self) { try await book.delete($0, $1) }
+        router.register(Social.ResolveContacts.self) { try await book.resolve($0, $1) }
+        let profile = ProfileAddresses(addresses: parts.addresses, clock: parts.clock)
+        router.register(Social.GetAddresses.self) { try await profile.get($0, $1) }
+        router.register(Social.SetAddresses.self) { try await profile.set($0, $1) }
         router.register(Social.GetPrivacy.self) { try await directory.privacy($0, $1) }
         router.register(Social.SetPrivacy.self) { try await directory.setPrivacy($0, $1) }
         router.register(Social.SendFriendRequest.self) { try await friendBook.send($0, $1) }
@@ -114,14 +138,31 @@ public enum SocialService {
     /// Its migrations, operations, and the consumer of auth's profile and deletion events and of
     /// orders' paid orders.
     public static let definition = WorkerDefinition(service: .social, migrations: migrations) { router, resources in
-        let provider = try resources.environment.required(catalogProvider)
-        guard provider == "sandbox" else {
+        let environment = resources.environment
+        let provider = try environment.required(catalogProvider)
+        let catalog: (any CatalogProvider)?
+        switch provider {
+        case "sandbox":
+            catalog = nil
+        case "amazon":
+            catalog = AmazonCatalog(
+                settings: AmazonSettings(
+                    accessKey: try environment.required(amazonAccessKey),
+                    secretKey: try environment.required(amazonSecretKey),
+                    partnerTag: try environment.required(amazonPartnerTag),
+                    marketplace: try environment.required(amazonMarketplace),
+                    host: try environment.required(amazonHost), region: try environment.required(amazonRegion),
+                    endpoint: environment.string(amazonEndpoint),
+                    cacheTTL: TimeInterval(try environment.int(catalogCacheSeconds, in: 0...86_400))),
+                clock: resources.clock, logger: resources.logger)
+        default:
             throw ServiceError(
-                .invalidArgument, "CATALOG_PROVIDER=\(provider) is not valid: expected sandbox")
+                .invalidArgument, "CATALOG_PROVIDER=\(provider) is not valid: expected sandbox or amazon")
         }
         let publisher = try resources.publisher()
         let parts = Parts(
-            client: resources.postgres, events: publisher, clock: resources.clock, logger: resources.logger)
+            client: resources.postgres, events: publisher, catalog: catalog, clock: resources.clock,
+            logger: resources.logger)
         register(parts, on: &router)
         let directory = try resources.consumer(
             name: "social.auth", topics: [Auth.ProfileChanged.topic, Auth.AccountDeleted.topic, Orders.Topic.paid]

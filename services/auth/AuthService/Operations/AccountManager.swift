@@ -35,10 +35,15 @@ public struct AccountManager: Sendable {
         return profile
     }
 
-    /// Applies `changes` after checking each field: e-mail address, E.164 phone, a display name of
-    /// 1-100 characters without control characters. An empty string clears a field.
+    /// Applies `changes` after checking each field: a username by the rules of registration
+    /// (``Username``; `already_exists` when another account has it), e-mail address, E.164 phone,
+    /// a display name of 1-100 characters without control characters. An empty string clears
+    /// e-mail, phone or display name.
     public func updateProfile(_ userId: UUID, _ changes: Auth.ProfileChanges) async throws -> Auth.Profile {
         var assignments: [(column: String, value: String?)] = []
+        let newUsername: String? =
+            if let raw = changes.username { try Username(raw, field: "username").value } else { nil }
+        if let newUsername { assignments.append(("username", newUsername)) }
         if let email = changes.email?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() {
             if !email.isEmpty, !Username.isValidEmail(email) {
                 throw ServiceError.invalidArgument("email is not a valid e-mail address", field: "email")
@@ -63,7 +68,13 @@ public struct AccountManager: Sendable {
         }
         guard !assignments.isEmpty else { return try await profile(userId) }
         let (event, profile) = try await accounts.client.transaction(logger: accounts.logger) { connection in
-            try await accounts.update(userId, assignments, now: clock.now(), on: connection)
+            do {
+                try await accounts.update(userId, assignments, now: clock.now(), on: connection)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                throw ServiceError(
+                    .alreadyExists, "the username '\(newUsername ?? "")' is taken",
+                    details: ["field": "username"])
+            }
             guard let profile = try await accounts.profile(id: userId, on: connection) else {
                 throw ServiceError(.notFound, "the account no longer exists")
             }
@@ -151,7 +162,7 @@ extension AccountStore {
     func update(
         _ id: UUID, _ assignments: [(column: String, value: String?)], now: Date, on connection: PostgresConnection
     ) async throws {
-        let allowed: Set = ["email", "phone", "display_name"]
+        let allowed: Set = ["username", "email", "phone", "display_name"]
         var bindings = PostgresBindings()
         var sets: [String] = []
         for (column, value) in assignments {

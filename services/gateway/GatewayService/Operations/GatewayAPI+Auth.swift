@@ -64,7 +64,8 @@ extension GatewayAPI {
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
         let profile = try await callAsCaller(
-            Auth.UpdateProfile.self, .init(email: body.email, phone: body.phone, displayName: body.displayName))
+            Auth.UpdateProfile.self,
+            .init(username: body.username, email: body.email, phone: body.phone, displayName: body.displayName))
         return .ok(.init(body: .json(.init(profile))))
     }
 

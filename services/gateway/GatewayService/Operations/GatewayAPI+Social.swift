@@ -89,6 +89,16 @@ extension GatewayAPI {
         return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
     }
 
+    func getAddresses(_ input: Operations.GetAddresses.Input) async throws -> Operations.GetAddresses.Output {
+        .ok(.init(body: .json(try OrdersJSON.convert(try await callAsCaller(Social.GetAddresses.self, Empty())))))
+    }
+
+    func setAddresses(_ input: Operations.SetAddresses.Input) async throws -> Operations.SetAddresses.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let request: Social.Addresses = try OrdersJSON.convert(body)
+        return .ok(.init(body: .json(try OrdersJSON.convert(try await callAsCaller(Social.SetAddresses.self, request)))))
+    }
+
     func getPrivacy(_ input: Operations.GetPrivacy.Input) async throws -> Operations.GetPrivacy.Output {
         .ok(.init(body: .json(try OrdersJSON.convert(try await callAsCaller(Social.GetPrivacy.self, Empty())))))
     }

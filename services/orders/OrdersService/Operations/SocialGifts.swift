@@ -22,7 +22,8 @@ public struct SocialGifts: Sendable {
             .init(buyerId: buyer.uuidString.lowercased(), itemId: gift.itemId, friendUserId: gift.friendUserId),
             metadata: RequestMetadata(requestId: requestId), timeout: .seconds(5))
         let details = try GiftRules.details(
-            gift, item: (reply.title, reply.unitPrice, reply.available), friends: reply.friends)
+            gift, item: (reply.title, reply.unitPrice, reply.available), friends: reply.friends,
+            sharedAddress: reply.shippingAddress)
         return (details, reply.buyerName)
     }
 }

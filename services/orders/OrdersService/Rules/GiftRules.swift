@@ -37,9 +37,12 @@ public enum GiftRules {
 
     /// The gift as it will be bought, from social's answer: `failed_precondition` (422) when the
     /// item cannot be bought now, `permission_denied` (403) when the recipient is not the
-    /// buyer's friend.
+    /// buyer's friend. It ships to the address the buyer entered, else to `sharedAddress` (the
+    /// friend's shipping address when the friend shares it with friends, or the buyer's own for a
+    /// gift to themselves), else nowhere yet.
     public static func details(
-        _ gift: Orders.GiftOrder, item: (title: String, unitPrice: Orders.Money, available: Bool), friends: Bool?
+        _ gift: Orders.GiftOrder, item: (title: String, unitPrice: Orders.Money, available: Bool), friends: Bool?,
+        sharedAddress: Orders.PostalAddress? = nil
     ) throws(ServiceError) -> Orders.GiftDetails {
         guard item.available else {
             throw ServiceError(
@@ -52,6 +55,6 @@ public enum GiftRules {
         return Orders.GiftDetails(
             item: Orders.GiftItem(id: gift.itemId, title: item.title, unitPrice: item.unitPrice, quantity: gift.quantity),
             recipientKind: gift.friendUserId == nil ? "self" : "friend", friendUserId: gift.friendUserId?.lowercased(),
-            message: gift.message, shippingAddress: gift.shippingAddress)
+            message: gift.message, shippingAddress: gift.shippingAddress ?? sharedAddress)
     }
 }

@@ -57,4 +57,22 @@ public struct AddressBook: Sendable {
         }
         return Empty()
     }
+
+    /// `resolve_contacts`: for services (orders) and admins only, as a client could otherwise
+    /// read another user's address book.
+    public func resolve(_ request: Social.ResolveContacts.Request, _ context: OperationContext) async throws
+        -> Social.ResolveContacts.Reply
+    {
+        if context.metadata.actor != nil { _ = try context.requireRole(.admin) }
+        guard let user = UUID(uuidString: request.userId) else {
+            throw ServiceError.invalidArgument("userId must be a UUID", field: "userId")
+        }
+        guard request.contactIds.count <= Social.ResolveContacts.maxIds else {
+            throw ServiceError.invalidArgument(
+                "at most \(Social.ResolveContacts.maxIds) contactIds", field: "contactIds")
+        }
+        let ids = request.contactIds.compactMap(UUID.init(uuidString:))
+        guard !ids.isEmpty else { return .init(contacts: []) }
+        return .init(contacts: try await contacts.contacts(Array(Set(ids)), of: user))
+    }
 }

@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import OrdersContract
 import ServiceKit
 import SocialContract
 
@@ -10,11 +11,13 @@ public struct GiftCheck: Sendable {
     let provider: any CatalogProvider
     let friends: FriendStore
     let people: PeopleStore
+    let addresses: AddressStore
 
-    public init(provider: any CatalogProvider, friends: FriendStore, people: PeopleStore) {
+    public init(provider: any CatalogProvider, friends: FriendStore, people: PeopleStore, addresses: AddressStore) {
         self.provider = provider
         self.friends = friends
         self.people = people
+        self.addresses = addresses
     }
 
     /// `check_gift`.
@@ -29,14 +32,20 @@ public struct GiftCheck: Sendable {
             throw ServiceError(.notFound, "no catalogue item \(request.itemId)", details: ["field": "gift.itemId"])
         }
         var friendsNow: Bool?
+        var shipTo: Orders.PostalAddress?
         if let friend = request.friendUserId {
             guard let friendId = UUID(uuidString: friend) else {
                 throw ServiceError.invalidArgument("friendUserId must be a UUID", field: "gift.friendUserId")
             }
             friendsNow = try await friends.areFriends(buyer, friendId)
+            // The friend's address only to a friend, and only when the friend shares it.
+            if friendsNow == true { shipTo = try await addresses.shipping(of: friendId, own: false) }
+        } else {
+            shipTo = try await addresses.shipping(of: buyer, own: true)
         }
         return .init(
             itemId: item.id, title: item.title, unitPrice: item.price, available: item.available,
-            friends: friendsNow, buyerName: friendsNow == true ? try await people.name(of: buyer) : nil)
+            friends: friendsNow, buyerName: friendsNow == true ? try await people.name(of: buyer) : nil,
+            shippingAddress: shipTo)
     }
 }

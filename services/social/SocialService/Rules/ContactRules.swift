@@ -25,18 +25,7 @@ public enum ContactRules {
         } else if creating {
             throw .invalidArgument("a contact needs a name", field: "name")
         }
-        if var address = fields.address {
-            for (value, field) in [(address.line1, "address.line1"), (address.city, "address.city")] {
-                guard (1...200).contains(value.trimmingCharacters(in: .whitespaces).unicodeScalars.count) else {
-                    throw .invalidArgument("\(field) is 1 to 200 characters", field: field)
-                }
-            }
-            address.country = address.country.uppercased()
-            guard address.country.count == 2, address.country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-                throw .invalidArgument("address.country is an ISO 3166-1 alpha-2 code", field: "address.country")
-            }
-            checked.address = address
-        }
+        if let address = fields.address { checked.address = try Self.address(address, field: "address") }
         if let email = fields.email?.trimmingCharacters(in: .whitespaces) {
             if email.isEmpty {
                 checked.email = .some(nil)
@@ -58,6 +47,29 @@ public enum ContactRules {
             }
         }
         return checked
+    }
+
+    /// A postal address checked (street and city 1 to 200 characters, an ISO 3166-1 alpha-2
+    /// country, upper-cased); a refusal names `field.line1`, `field.city` or `field.country`.
+    public static func address(_ given: Orders.PostalAddress, field: String) throws(ServiceError)
+        -> Orders.PostalAddress
+    {
+        var address = given
+        for (value, part) in [(address.line1, "line1"), (address.city, "city")] {
+            guard (1...200).contains(value.trimmingCharacters(in: .whitespaces).unicodeScalars.count) else {
+                throw .invalidArgument("\(field).\(part) is 1 to 200 characters", field: "\(field).\(part)")
+            }
+        }
+        for (value, part) in [(address.line2, "line2"), (address.postalCode, "postalCode"), (address.region, "region")] {
+            guard (value?.unicodeScalars.count ?? 0) <= 200 else {
+                throw .invalidArgument("\(field).\(part) is at most 200 characters", field: "\(field).\(part)")
+            }
+        }
+        address.country = address.country.uppercased()
+        guard address.country.count == 2, address.country.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw .invalidArgument("\(field).country is an ISO 3166-1 alpha-2 code", field: "\(field).country")
+        }
+        return address
     }
 
     /// Whether a postcard recipient is this contact: the same name (ignoring case and spaces

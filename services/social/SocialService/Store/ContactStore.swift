@@ -96,6 +96,14 @@ public struct ContactStore: Sendable {
         }
     }
 
+    /// Those of `ids` that are `user`'s contacts.
+    func contacts(_ ids: [UUID], of user: UUID) async throws -> [Social.Contact] {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.columns) FROM social.contacts WHERE user_id = \(user) AND id = ANY(\(ids))",
+            logger: logger)
+        return try await Self.rows(rows).map(\.contact)
+    }
+
     /// Counts a paid postcard order's recipients against its buyer's contacts, once per event.
     func count(_ order: Orders.OrderEvent, eventId: UUID, now: Date, on connection: PostgresConnection) async throws {
         guard let postcard = order.postcard, let user = UUID(uuidString: order.userId) else { return }

@@ -39,7 +39,7 @@ public struct PeopleStore: Sendable {
     }
 
     /// Forgets everything social keeps of `user` (after `auth.account_deleted`): the directory
-    /// entry, requests either way, friendships on both sides, blocks either way, the wish list and the address book.
+    /// entry, requests either way, friendships on both sides, blocks either way, the wish list, the address book and the profile's addresses.
     public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
@@ -47,7 +47,8 @@ public struct PeopleStore: Sendable {
                  requests AS (DELETE FROM social.friend_requests WHERE from_user = \(user) OR to_user = \(user)),
                  friends AS (DELETE FROM social.friendships WHERE user_id = \(user) OR friend_id = \(user)),
                  favourites AS (DELETE FROM social.favourites WHERE user_id = \(user)),
-                 contacts AS (DELETE FROM social.contacts WHERE user_id = \(user))
+                 contacts AS (DELETE FROM social.contacts WHERE user_id = \(user)),
+                 addresses AS (DELETE FROM social.addresses WHERE user_id = \(user))
             DELETE FROM social.blocks WHERE blocker = \(user) OR blocked = \(user)
             """, logger: logger)
     }

@@ -1,0 +1,3 @@
+import Foundation
+
+exit(await SocialBench.main(Array(CommandLine.arguments.dropFirst())))
