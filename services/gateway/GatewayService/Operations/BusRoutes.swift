@@ -16,6 +16,7 @@ extension BusRoute {
         },
         .forwardingBody("locate", .post, "/v1/campus/locate", Routing.Locate.self, access: .anyone),
         .forwardingBody("planRoute", .post, "/v1/campus/routes", Routing.PlanRoute.self, access: .anyone),
+        .forwardingBody("nextClass", .post, "/v1/campus/routes/next-class", Routing.NextClass.self, access: .signedIn),
         .building("searchVenues", .get, "/v1/campus/venues", Routing.SearchVenues.self, access: .anyone) {
             input throws(ServiceError) in
             var near: (lat: Double, lon: Double)?
@@ -34,5 +35,14 @@ extension BusRoute {
         .building("getVenue", .get, "/v1/campus/venues/{id}", Routing.GetVenue.self, access: .anyone) { input in
             .init(id: input.path("id"))
         },
+        .forwardingBody("setMyModules", .put, "/v1/me/modules", Routing.SetMyModules.self, access: .signedIn),
+        .building("getMyTimetable", .get, "/v1/me/timetable", Routing.MyTimetable.self, access: .signedIn) {
+            input throws(ServiceError) in
+            .init(from: try input.string("from"), to: try input.string("to"))
+        },
+        .building(
+            "revokeTimetableFeed", .delete, "/v1/me/timetable/feed", Routing.RevokeTimetableFeed.self,
+            access: .signedIn, status: .noContent
+        ) { _ in Empty() },
     ]
 }

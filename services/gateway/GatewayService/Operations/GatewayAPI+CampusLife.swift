@@ -149,7 +149,7 @@ extension Components.Schemas.MyWeek {
     init(_ week: Routing.MyWeek) {
         self.init(
             weekStart: week.weekStart, steps: week.steps, distance: week.distance, venues: week.venues,
-            goals: week.goals.map {
+            lecturesAttended: week.lecturesAttended, goals: week.goals.map {
                 .init(
                     goal: .init($0.goal), progress: $0.progress, completed: $0.completed,
                     voucher: $0.voucher.map { .init($0) })
