@@ -353,4 +353,42 @@ struct TimetableTests {
             #expect(try await db.completions(of: goal.id).count == 1)
         }
     }
+
+    @Test("events that concern me come first: my module, my module's faculty, a venue of my classes; then the rest")
+    func myEvents() async throws {
+        try await RoutingDatabase.with { db in
+            let world = try await Self.world(db)
+            _ = try await db.timetable.importTimetable(.init(format: "ical", text: world.calendar()), now: db.clock.now())
+            let student = UUID()
+            _ = try await db.timetable.setModules([world.code], user: student)
+            let now = db.clock.now()
+            let hall = try #require(UUID(uuidString: world.hall.id))
+            func add(_ title: String, hours: Double, venue: UUID? = nil, modules: [String]? = nil, faculties: [String]? = nil)
+                async throws -> String
+            {
+                try await db.events.create(
+                    .init(
+                        title: title, kind: "cultural", startsAt: now.addingTimeInterval(hours * 3600),
+                        endsAt: now.addingTimeInterval(hours * 3600 + 3600), modules: modules, faculties: faculties),
+                    venue: venue, id: UUID(), now: now
+                ).id
+            }
+            // Far in the test's own future, before every other test's events of this week.
+            let other = try await add("Open day", hours: -0.5)
+            let faculty = try await add("Faculty braai", hours: -0.4, faculties: ["  engineering "])
+            let module = try await add("Guest lecture", hours: -0.3, modules: [world.code])
+            let venue = try await add("Exhibition in the hall", hours: -0.2, venue: hall)
+            let reply = try await db.timetable.myEvents(user: student, events: db.events, now: now, limit: 200)
+            let ids = reply.items.map(\.event.id)
+            let mine = [faculty, module, venue]
+            #expect(Array(ids.prefix(3)) == mine)
+            #expect(reply.items.prefix(3).allSatisfy { $0.concernsMe })
+            #expect(reply.items[1].because == ["module:\(world.code)"])
+            #expect(reply.items[2].because == ["venue:\(world.hall.id)"])
+            #expect(reply.items[0].because.first?.hasPrefix("faculty:") == true)
+            #expect(reply.items.first { $0.event.id == other }?.concernsMe == false)
+            let stranger = try await db.timetable.myEvents(user: UUID(), events: db.events, now: now, limit: 200)
+            #expect(stranger.items.filter { mine.contains($0.event.id) }.allSatisfy { !$0.concernsMe })
+        }
+    }
 }

@@ -98,6 +98,27 @@ extension RoutingHTTPTests {
         let renewed = json(await send(system, "GET", "/v1/me/timetable", token: student)?.body)["feedUrl"] as? String
         #expect(renewed != nil && renewed != feedURL)
 
+        // An event for the module concerns the student, and comes first.
+        let soon = Date().addingTimeInterval(1800).formatted(.iso8601)
+        let later = Date().addingTimeInterval(5400).formatted(.iso8601)
+        let event =
+            #"{"title": "Exam briefing \#(uid)", "kind": "cultural", "startsAt": "\#(soon)", "endsAt": "\#(later)", "modules": ["\#(code)"]}"#
+        let createdEvent = await send(system, "POST", "/v1/admin/campus/events", body: event, token: admin)
+        #expect(createdEvent?.status == 201, "\(createdEvent?.body ?? "")")
+        #expect((json(createdEvent?.body)["modules"] as? [String]) == [code])
+        if let eventId = json(createdEvent?.body)["id"] as? String {
+            defer {
+                _ = HTTP.request(
+                    port: system.httpPort, method: "DELETE", path: "/v1/admin/campus/events/\(eventId)",
+                    headers: ["Authorization": "Bearer \(admin)"])
+            }
+            #expect(await system.get("/v1/me/events")?.status == 401)
+            let mine = await send(system, "GET", "/v1/me/events?limit=200", token: student)
+            let first = (json(mine?.body)["items"] as? [[String: Any]])?.first
+            #expect((first?["event"] as? [String: Any])?["id"] as? String == eventId, "\(mine?.body ?? "")")
+            #expect(first?["concernsMe"] as? Bool == true)
+        }
+
         // The next class is the tutorial in two hours (the lecture has started).
         let from = try await venueId(system, "Merensky%20Library")
         let next = await send(

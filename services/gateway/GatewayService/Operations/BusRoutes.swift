@@ -35,6 +35,10 @@ extension BusRoute {
         .building("getVenue", .get, "/v1/campus/venues/{id}", Routing.GetVenue.self, access: .anyone) { input in
             .init(id: input.path("id"))
         },
+        .building("listMyEvents", .get, "/v1/me/events", Routing.MyEvents.self, access: .signedIn) {
+            input throws(ServiceError) in
+            .init(limit: try input.integer("limit"))
+        },
         .forwardingBody("setMyModules", .put, "/v1/me/modules", Routing.SetMyModules.self, access: .signedIn),
         .building("getMyTimetable", .get, "/v1/me/timetable", Routing.MyTimetable.self, access: .signedIn) {
             input throws(ServiceError) in

@@ -103,7 +103,7 @@ extension GatewayAPI {
     static func draft(_ body: Components.Schemas.CampusEventDraft) -> Routing.EventDraft {
         Routing.EventDraft(
             title: body.title, kind: body.kind.rawValue, venueId: body.venueId, startsAt: body.startsAt,
-            endsAt: body.endsAt, description: body.description)
+            endsAt: body.endsAt, description: body.description, modules: body.modules, faculties: body.faculties)
     }
 
     static func draft(_ body: Components.Schemas.GoalDraft) -> Routing.GoalDraft {
@@ -117,7 +117,8 @@ extension Components.Schemas.CampusEvent {
     init(_ event: Routing.CampusEvent) {
         self.init(
             id: event.id, title: event.title, kind: .init(rawValue: event.kind) ?? .cultural, venueId: event.venueId,
-            venueName: event.venueName, startsAt: event.startsAt, endsAt: event.endsAt, description: event.description)
+            venueName: event.venueName, startsAt: event.startsAt, endsAt: event.endsAt, description: event.description,
+            modules: event.modules, faculties: event.faculties)
     }
 }
 

@@ -19,6 +19,10 @@ extension RoutingAPI {
         router.register(Routing.TimetableFeed.self) { request, _ in
             try await timetable.feed(secret: request.secret, now: clock.now())
         }
+        router.register(Routing.MyEvents.self) { request, context in
+            let limit = try Routing.MyEvents.pageSize.limit(request.limit)
+            return try await timetable.myEvents(user: try context.userId(), events: events, now: clock.now(), limit: limit)
+        }
         router.register(Routing.RevokeTimetableFeed.self) { _, context in
             try await timetable.revokeFeed(user: try context.userId())
             return Empty()

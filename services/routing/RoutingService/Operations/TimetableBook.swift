@@ -248,3 +248,29 @@ extension TimetableBook {
             .filter { $0.venue?.id == id && AttendanceWindow.contains(now, start: $0.start, end: $0.end) }
     }
 }
+
+extension TimetableBook {
+    /// Upcoming events, those concerning the user first (see ``Routing/MyEvents``): the first
+    /// ``maximumEventsConsidered`` upcoming events are ranked.
+    public func myEvents(user: UUID, events: CampusEventStore, now: Date, limit: Int) async throws
+        -> Routing.MyEvents.Reply
+    {
+        let mine = try await store.concerns(of: user)
+        let upcoming = try await events.upcoming(
+            kind: nil, venue: nil, now: now, before: nil, limit: Self.maximumEventsConsidered)
+        let ranked = upcoming.map { event in
+            var because: [String] = []
+            because += event.modules.filter { mine.modules.contains($0) }.map { "module:\($0)" }
+            because += event.faculties.filter { mine.faculties.contains(TimetableNames.matchKey($0)) }
+                .map { "faculty:\($0)" }
+            if let venue = event.venueId, mine.venues.contains(venue) { because.append("venue:\(venue)") }
+            return Routing.MyEvent(event: event, concernsMe: !because.isEmpty, because: because)
+        }
+        // A stable partition: concerning first, each group in the store's order (soonest first).
+        let items = ranked.filter(\.concernsMe) + ranked.filter { !$0.concernsMe }
+        return .init(items: Array(items.prefix(limit)))
+    }
+
+    /// How many upcoming events `myEvents` ranks.
+    public static let maximumEventsConsidered = 1_000
+}

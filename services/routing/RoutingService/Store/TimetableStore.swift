@@ -112,6 +112,31 @@ public struct TimetableStore: Sendable {
         }
     }
 
+    /// What concerns a user: their module codes, those modules' faculties (as
+    /// `TimetableNames.matchKey`) and the venues (ids, lower case) of their classes.
+    public func concerns(of user: UUID) async throws -> (modules: Set<String>, faculties: Set<String>, venues: Set<String>) {
+        var modules = Set<String>()
+        var faculties = Set<String>()
+        var venues = Set<String>()
+        let rows = try await client.query(
+            """
+            SELECT mo.code, mo.faculty FROM routing.enrolments e JOIN routing.modules mo ON mo.code = e.module_code
+            WHERE e.user_id = \(user)
+            """, logger: logger)
+        for try await (code, faculty) in rows.decode((String, String).self) {
+            modules.insert(code)
+            if !faculty.isEmpty { faculties.insert(TimetableNames.matchKey(faculty)) }
+        }
+        let venueRows = try await client.query(
+            """
+            SELECT DISTINCT m.venue_id FROM routing.enrolments e
+            JOIN routing.class_meetings m ON m.module_code = e.module_code
+            WHERE e.user_id = \(user) AND m.venue_id IS NOT NULL
+            """, logger: logger)
+        for try await venue in venueRows.decode(UUID.self) { venues.insert(venue.uuidString.lowercased()) }
+        return (modules, faculties, venues)
+    }
+
     /// Whether any module is stored (the sample timetable is imported only into an empty one).
     public func hasModules() async throws -> Bool {
         let rows = try await client.query("SELECT EXISTS (SELECT 1 FROM routing.modules)", logger: logger)
