@@ -152,5 +152,16 @@ extension RoutingHTTPTests {
             ($0["goal"] as? [String: Any])?["id"] as? String == goalId
         }
         #expect(progress?["completed"] as? Bool == true && (progress?["voucher"] as? [String: Any]) != nil)
+
+        // Admins list and delete modules (the meetings and enrolments go with them).
+        #expect(await send(system, "GET", "/v1/admin/campus/modules", token: student)?.status == 403)
+        let modules = await send(system, "GET", "/v1/admin/campus/modules", token: admin)
+        let listed = (json(modules?.body)["items"] as? [[String: Any]])?.first { $0["code"] as? String == code }
+        #expect(listed?["meetings"] as? Int == 3, "\(modules?.body.prefix(300) ?? "")")
+        let encoded = code.replacingOccurrences(of: " ", with: "%20")
+        #expect(await send(system, "DELETE", "/v1/admin/campus/modules/\(encoded)", token: admin)?.status == 204)
+        #expect(await send(system, "DELETE", "/v1/admin/campus/modules/\(encoded)", token: admin)?.status == 404)
+        let emptied = json(await send(system, "GET", "/v1/me/timetable", token: student)?.body)
+        #expect((emptied["modules"] as? [String]) == [])
     }
 }

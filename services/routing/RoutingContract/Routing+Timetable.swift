@@ -197,3 +197,44 @@ extension Routing {
         }
     }
 }
+
+extension Routing {
+    /// A module with the number of its class meetings.
+    public struct Module: Codable, Sendable, Equatable {
+        public var code: String
+        public var name: String
+        public var faculty: String
+        public var meetings: Int
+        public init(code: String, name: String, faculty: String, meetings: Int) {
+            self.code = code
+            self.name = name
+            self.faculty = faculty
+            self.meetings = meetings
+        }
+    }
+
+    /// `list_modules` (admin): every module, by code.
+    public enum ListModules: ServiceOperation {
+        public static let service = ServiceName.routing
+        public static let name = "list_modules"
+        public typealias Request = Empty
+        public struct Reply: Codable, Sendable, Equatable {
+            public var items: [Module]
+            public init(items: [Module]) { self.items = items }
+        }
+    }
+
+    /// A module code in a request.
+    public struct ByModuleCode: Codable, Sendable, Equatable {
+        public var code: String
+        public init(code: String) { self.code = code }
+    }
+
+    /// `delete_module` (admin): a module with its meetings and enrolments.
+    public enum DeleteModule: ServiceOperation {
+        public static let service = ServiceName.routing
+        public static let name = "delete_module"
+        public typealias Request = ByModuleCode
+        public typealias Reply = Empty
+    }
+}

@@ -39,6 +39,13 @@ extension BusRoute {
             input throws(ServiceError) in
             .init(limit: try input.integer("limit"))
         },
+        .building("listModules", .get, "/v1/admin/campus/modules", Routing.ListModules.self, access: .signedIn) { _ in
+            Empty()
+        },
+        .building(
+            "deleteModule", .delete, "/v1/admin/campus/modules/{code}", Routing.DeleteModule.self, access: .signedIn,
+            status: .noContent
+        ) { input in .init(code: input.path("code")) },
         .forwardingBody("setMyModules", .put, "/v1/me/modules", Routing.SetMyModules.self, access: .signedIn),
         .building("getMyTimetable", .get, "/v1/me/timetable", Routing.MyTimetable.self, access: .signedIn) {
             input throws(ServiceError) in

@@ -10,6 +10,15 @@ extension RoutingAPI {
             _ = try context.requireRole(.admin)
             return try await timetable.importTimetable(request, now: clock.now())
         }
+        router.register(Routing.ListModules.self) { _, context in
+            _ = try context.requireRole(.admin)
+            return .init(items: try await timetable.store.modules())
+        }
+        router.register(Routing.DeleteModule.self) { request, context in
+            _ = try context.requireRole(.admin)
+            try await timetable.deleteModule(request.code)
+            return Empty()
+        }
         router.register(Routing.SetMyModules.self) { request, context in
             try await timetable.setModules(request.codes, user: try context.userId())
         }

@@ -274,3 +274,14 @@ extension TimetableBook {
     /// How many upcoming events `myEvents` ranks.
     public static let maximumEventsConsidered = 1_000
 }
+
+extension TimetableBook {
+    /// Deletes a module (its meetings and enrolments go with it); 404 when there is none.
+    public func deleteModule(_ typed: String) async throws {
+        let text = typed.removingPercentEncoding ?? typed
+        guard let (code, rest) = TimetableNames.moduleCode(prefixOf: text), rest.trimmingCharacters(in: .whitespaces).isEmpty,
+            try await store.deleteModule(code)
+        else { throw ServiceError.notFound("no module \(typed.prefix(30))") }
+        memo.forgetAll()
+    }
+}

@@ -137,6 +137,29 @@ public struct TimetableStore: Sendable {
         return (modules, faculties, venues)
     }
 
+    /// Every module with its number of meetings, by code.
+    public func modules() async throws -> [Routing.Module] {
+        let rows = try await client.query(
+            """
+            SELECT mo.code, mo.name, mo.faculty,
+                   (SELECT count(*) FROM routing.class_meetings m WHERE m.module_code = mo.code)
+            FROM routing.modules mo ORDER BY mo.code
+            """, logger: logger)
+        var modules: [Routing.Module] = []
+        for try await (code, name, faculty, meetings) in rows.decode((String, String, String, Int).self) {
+            modules.append(.init(code: code, name: name, faculty: faculty, meetings: meetings))
+        }
+        return modules
+    }
+
+    /// Deletes a module with its meetings and enrolments; false when there was none.
+    public func deleteModule(_ code: String) async throws -> Bool {
+        let rows = try await client.query(
+            "DELETE FROM routing.modules WHERE code = \(code) RETURNING code", logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
     /// Whether any module is stored (the sample timetable is imported only into an empty one).
     public func hasModules() async throws -> Bool {
         let rows = try await client.query("SELECT EXISTS (SELECT 1 FROM routing.modules)", logger: logger)
