@@ -300,7 +300,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "services/routing/RoutingService",
-            resources: [.copy("Store/navup-campus.osm"), .copy("Migrations")],
+            resources: [.copy("Store/navup-campus.osm"), .copy("Store/sample-timetable.csv"), .copy("Migrations")],
             swiftSettings: strict
         ),
         .executableTarget(

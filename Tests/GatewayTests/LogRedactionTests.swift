@@ -21,6 +21,10 @@ struct LogRedactionTests {
         #expect(paths.redact("/v1/rewards/ABCD-1234/redeem") == "/v1/rewards/{}/redeem")
         #expect(paths.redact("/v1/print-jobs/0b7c/pdf") == "/v1/print-jobs/{}/pdf")
         #expect(paths.redact("/no/such/\(Self.secret)") == "/{}/{}/{}")
+        // A timetable feed's address is its secret: the access log never shows it.
+        let feed = "q7Vd9-kR2xW_4mLp0sNc8tYb3ZaHf6JeUo1GiTnXyQw"
+        #expect(paths.redact("/v1/timetables/\(feed).ics") == "/v1/timetables/{}")
+        #expect(paths.redact("/v1/me/timetable/feed") == "/v1/me/timetable/feed")
         #expect(paths.redact("/") == "/")
     }
 

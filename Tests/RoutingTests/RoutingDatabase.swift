@@ -19,6 +19,7 @@ struct RoutingDatabase: Sendable {
     let events: CampusEventStore
     let pins: PinStore
     let venues: VenueStore
+    let timetable: TimetableBook
 
     static let logger: Logger = {
         var logger = Logger(label: "routing-test")
@@ -46,8 +47,18 @@ struct RoutingDatabase: Sendable {
                     client: client, clock: clock, goals: GoalBook(client: client, events: publisher, logger: logger),
                     events: CampusEventStore(client: client, logger: logger),
                     pins: PinStore(client: client, logger: logger),
-                    venues: VenueStore(client: client, logger: logger)))
+                    venues: VenueStore(client: client, logger: logger),
+                    timetable: timetable(client)))
         }
+    }
+
+    /// A timetable book on `client`, in the campus zone, its feeds under `https://navup.test/v1/timetables`.
+    static func timetable(_ client: PostgresClient) -> TimetableBook {
+        let venues = VenueStore(client: client, logger: logger)
+        return TimetableBook(
+            store: TimetableStore(client: client, logger: logger), venues: venues,
+            venueCache: VenueCache(store: venues), campusZone: TimeZone(identifier: "Africa/Johannesburg")!,
+            feedBaseURL: "https://navup.test/v1/timetables/")
     }
 
     /// This test's week.

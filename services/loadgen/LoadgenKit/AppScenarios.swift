@@ -4,7 +4,9 @@ import Synchronization
 /// The apps' traffic through the gateway, as open-loop arrivals (see ``OpenLoop``).
 ///
 /// - `navup`: simulated students, each locating itself by Wi-Fi every 10 s, asking for a route
-///   every 60 s and searching for a venue every 120 s (periods configurable).
+///   every 60 s, searching for a venue every 120 s and asking for the way to its next class every
+///   hour (periods configurable; the next-class requests are signed in, as `--accounts` students
+///   with sample modules shared among the simulated ones).
 /// - `gifter`: logins at a fixed rate, a share of them with a wrong password aimed at a few
 ///   accounts, which therefore get held (their answers, 401 and 423, are correct answers); and
 ///   gift journeys between friends (see `AppScenarios+Gifts.swift`).
@@ -24,6 +26,8 @@ struct AppScenarios {
         var locateEvery = 10.0
         var routeEvery = 60.0
         var searchEvery = 120.0
+        /// Each NavUP student's next-class period, seconds (0: none).
+        var nextClassEvery = 3_600.0
         var loginRate = 0.0
         var wrongShare = 0.1
         /// Gifter: gift journeys per second (search, favourite, purchase for a friend).
@@ -64,7 +68,18 @@ struct AppScenarios {
             if settings.users > 0 {
                 progress("NavUP: reading the campus (access points, venues)")
                 let campus = try await Campus.load(http)
-                sources.append(navup(http, campus: campus, tally: tally))
+                var students: [String] = []
+                if settings.nextClassEvery > 0 {
+                    progress("NavUP: registering \(settings.accounts) students with sample modules (next class)")
+                    do {
+                        students = try await navupStudents(http, count: settings.accounts)
+                    } catch {
+                        // Without auth (SERVICES=routing runs) there are no students: the other
+                        // requests go on, anonymous as before.
+                        progress("NavUP: no next-class requests, students could not sign in (\(error))")
+                    }
+                }
+                sources.append(navup(http, campus: campus, students: students, tally: tally))
             }
             if settings.loginRate > 0 {
                 progress("Gifter: registering \(settings.accounts) accounts")
@@ -152,7 +167,43 @@ struct AppScenarios {
         }
     }
 
-    func navup(_ http: GatewayHTTP, campus: Campus, tally: Tally) -> PeriodicUsers {
+    /// Modules of the sample timetable (`deploy/campus/generate_timetable.py`) students take.
+    static let sampleModules = [
+        "COS 110", "COS 132", "COS 151", "COS 212", "COS 214", "COS 221", "COS 226", "COS 301", "COS 330",
+        "COS 332", "WTW 114", "WTW 115", "WTW 124", "STK 110", "PHY 114", "ENG 110", "PSY 110", "ECO 110",
+    ]
+
+    /// Signed-in students (their access tokens), each taking four sample modules. A campus
+    /// without those modules answers 400 to the enrolment, which leaves the student with none
+    /// (their next-class requests are then 404s, correct answers).
+    func navupStudents(_ http: GatewayHTTP, count: Int) async throws -> [String] {
+        let accounts = try await register(http, count: count, prefix: "navup", card: false)
+        return try await withThrowingTaskGroup(of: String.self) { group in
+            for (index, account) in accounts.enumerated() {
+                group.addTask {
+                    try await SimulatedClient.acting(as: index) {
+                        let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
+                        let login = try await Self.setup(http, "/v1/auth/login", credentials)
+                        guard let token = jsonField("accessToken", in: login.body) else {
+                            throw BenchError("login \(account.name): HTTP \(login.status) \(login.body)")
+                        }
+                        let shift = index % Self.sampleModules.count
+                        let modules = Self.sampleModules[shift...] + Self.sampleModules[..<shift]
+                        let codes = modules.prefix(4).map { #""\#($0)""# }.joined(separator: ", ")
+                        _ = try await http.send(
+                            .PUT, "/v1/me/modules", json: #"{"codes": [\#(codes)]}"#,
+                            headers: ["Authorization": "Bearer \(token)"])
+                        return token
+                    }
+                }
+            }
+            var tokens: [String] = []
+            for try await token in group { tokens.append(token) }
+            return tokens
+        }
+    }
+
+    func navup(_ http: GatewayHTTP, campus: Campus, students: [String], tally: Tally) -> PeriodicUsers {
         let locate = PeriodicUsers.Action(every: settings.locateEvery) { user, due in
             await SimulatedClient.acting(as: user) {
                 var random = SystemRandomNumberGenerator()
@@ -204,7 +255,24 @@ struct AppScenarios {
                 tally.record("navup search", status: status, latency: .now - due, expected: [200])
             }
         }
-        return PeriodicUsers(users: settings.users, actions: [locate, route, search])
+        var actions = [locate, route, search]
+        if !students.isEmpty {
+            actions.append(
+                PeriodicUsers.Action(every: settings.nextClassEvery) { user, due in
+                    await SimulatedClient.acting(as: user) {
+                        let from = campus.venues.randomElement()!
+                        let answer = try? await http.post(
+                            "/v1/campus/routes/next-class", #"{"from": {"venueId": "\#(from.id)"}}"#,
+                            headers: ["Authorization": "Bearer \(students[user % students.count])"])
+                        let status = answer?.status ?? 0
+                        // 404: no class in the next 12 hours (nights, weekends); an off-map venue is a 400.
+                        let offMap: Set<Int> = answer?.body.contains(#""off_map""#) == true ? [400] : []
+                        tally.record(
+                            "navup next class", status: status, latency: .now - due, expected: offMap.union([200, 404]))
+                    }
+                })
+        }
+        return PeriodicUsers(users: settings.users, actions: actions)
     }
 
     // MARK: Gifter
@@ -413,6 +481,7 @@ struct AppScenarios {
             "scenario": outcome.scenario, "seconds": outcome.seconds, "orderRetries": outcome.retries,
             "settings": [
                 "users": settings.users, "locateEvery": settings.locateEvery, "routeEvery": settings.routeEvery,
+                "nextClassEvery": settings.nextClassEvery,
                 "searchEvery": settings.searchEvery, "loginRate": settings.loginRate,
                 "wrongShare": settings.wrongShare, "postcardRate": settings.postcardRate,
                 "accounts": settings.accounts, "inFlight": settings.inFlight,

@@ -47,8 +47,10 @@ public enum Loadgen {
                              take the requests in turn (gateways with no balancer in front)
           --seconds N        length of the run (default 30)
           --users N          NavUP students (navup default 1000, mixed default 1000)
-          --locate-every S, --route-every S, --search-every S
-                             each student's periods in seconds (default 10, 60, 120)
+          --locate-every S, --route-every S, --search-every S, --next-class-every S
+                             each student's periods in seconds (default 10, 60, 120, 3600; the
+                             next-class requests are signed in as --accounts students with sample
+                             modules; --next-class-every 0 registers none)
           --login-rate N     Gifter logins per second (gifter default 20, mixed default 5)
           --wrong-share F    share of logins with a wrong password (default 0.1)
           --gift-rate N      Gifter gift journeys per second between friends made at set-up: a
@@ -130,7 +132,8 @@ public enum Loadgen {
         let options = try ScenarioOptions(
             scenario, options,
             known: [
-                "url", "seconds", "users", "locate-every", "route-every", "search-every", "login-rate", "wrong-share",
+                "url", "seconds", "users", "locate-every", "route-every", "search-every", "next-class-every", "login-rate",
+                "wrong-share",
                 "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged", "tapwater-users",
                 "drink-every", "sync-every", "acknowledged-drinks", "politimap-users", "open-every", "gift-rate",
             ])
@@ -141,6 +144,7 @@ public enum Loadgen {
         settings.locateEvery = try options.number("locate-every", 10)
         settings.routeEvery = try options.number("route-every", 60)
         settings.searchEvery = try options.number("search-every", 120)
+        settings.nextClassEvery = try options.number("next-class-every", 3_600)
         settings.loginRate = try options.number("login-rate", scenario == "gifter" ? 20 : scenario == "mixed" ? 5 : 0)
         settings.wrongShare = try options.number("wrong-share", 0.1)
         settings.giftRate = try options.number("gift-rate", scenario == "gifter" ? 5 : scenario == "mixed" ? 1 : 0)

@@ -18,10 +18,16 @@ extension Routing {
         public var startsAt: Date
         public var endsAt: Date
         public var description: String
+        /// Module codes the event is for (empty: none in particular).
+        public var modules: [String]
+        /// Faculties the event is for (empty: none in particular).
+        public var faculties: [String]
         public init(
             id: String, title: String, kind: String, venueId: String?, venueName: String?, startsAt: Date,
-            endsAt: Date, description: String
+            endsAt: Date, description: String, modules: [String] = [], faculties: [String] = []
         ) {
+            self.modules = modules
+            self.faculties = faculties
             self.id = id
             self.title = title
             self.kind = kind
@@ -41,10 +47,16 @@ extension Routing {
         public var startsAt: Date
         public var endsAt: Date
         public var description: String?
+        /// Module codes the event is for.
+        public var modules: [String]?
+        /// Faculties the event is for.
+        public var faculties: [String]?
         public init(
             title: String, kind: String, venueId: String? = nil, startsAt: Date, endsAt: Date,
-            description: String? = nil
+            description: String? = nil, modules: [String]? = nil, faculties: [String]? = nil
         ) {
+            self.modules = modules
+            self.faculties = faculties
             self.title = title
             self.kind = kind
             self.venueId = venueId
@@ -174,5 +186,39 @@ extension Routing {
         public static let name = "delete_pin"
         public typealias Request = ByID
         public typealias Reply = Empty
+    }
+}
+
+extension Routing {
+    /// An upcoming event and whether (and why) it concerns the caller.
+    public struct MyEvent: Codable, Sendable, Equatable {
+        public var event: CampusEvent
+        public var concernsMe: Bool
+        /// Why: `module:COS 301`, `faculty:Humanities`, `venue:<venue id>` (a venue of one of the
+        /// caller's classes).
+        public var because: [String]
+        public init(event: CampusEvent, concernsMe: Bool, because: [String]) {
+            self.event = event
+            self.concernsMe = concernsMe
+            self.because = because
+        }
+    }
+
+    /// `my_events`: upcoming events, those that concern the caller (a module of theirs, a
+    /// faculty of one of their modules, a venue where they have a class) first, each group
+    /// soonest first.
+    public enum MyEvents: ServiceOperation {
+        public static let service = ServiceName.routing
+        public static let name = "my_events"
+        public static let pageSize = PageSize(default: 50, max: 200)
+        public struct Request: Codable, Sendable, Equatable {
+            /// 1 to 200 (default 50).
+            public var limit: Int?
+            public init(limit: Int? = nil) { self.limit = limit }
+        }
+        public struct Reply: Codable, Sendable, Equatable {
+            public var items: [MyEvent]
+            public init(items: [MyEvent]) { self.items = items }
+        }
     }
 }

@@ -2,8 +2,9 @@ import Contract
 import Foundation
 
 extension Routing {
-    /// What a weekly goal counts: `steps`, `distance` (metres) or `venues` (distinct venues visited).
-    public static let goalMetrics = ["steps", "distance", "venues"]
+    /// What a weekly goal counts: `steps`, `distance` (metres), `venues` (distinct venues visited)
+    /// or `lectures_attended` (class occurrences attended, see `AttendanceWindow`).
+    public static let goalMetrics = ["steps", "distance", "venues", "lectures_attended"]
 
     /// A weekly goal an admin set: reach `target` of `metric` in the week starting `weekStart`.
     public struct Goal: Codable, Sendable, Equatable {
@@ -118,17 +119,20 @@ extension Routing {
         public var distance: Int64
         /// Distinct venues visited this week.
         public var venues: Int64
+        /// Class occurrences attended this week.
+        public var lecturesAttended: Int64
         public var goals: [GoalProgress]
         /// Goals this very request completed (activity reports only).
         public var justCompleted: [String]?
         public init(
-            weekStart: String, steps: Int64, distance: Int64, venues: Int64, goals: [GoalProgress],
-            justCompleted: [String]? = nil
+            weekStart: String, steps: Int64, distance: Int64, venues: Int64, lecturesAttended: Int64 = 0,
+            goals: [GoalProgress], justCompleted: [String]? = nil
         ) {
             self.weekStart = weekStart
             self.steps = steps
             self.distance = distance
             self.venues = venues
+            self.lecturesAttended = lecturesAttended
             self.goals = goals
             self.justCompleted = justCompleted
         }

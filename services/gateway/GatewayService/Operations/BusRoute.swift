@@ -140,6 +140,8 @@ struct BusRoute: Sendable {
         let reply = try await bus.call(
             operation, on: service, payloadJSON: try payload(input), metadata: scope.metadata(deadline: timeout),
             timeout: timeout)
+        // A 204 has no content (RFC 9110 §15.3.5): the service's empty reply is not sent.
+        if status == .noContent { return Response(status: status) }
         return Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))

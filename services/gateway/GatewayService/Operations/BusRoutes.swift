@@ -17,6 +17,7 @@ extension BusRoute {
         },
         .forwardingBody("locate", .post, "/v1/campus/locate", Routing.Locate.self, access: .anyone),
         .forwardingBody("planRoute", .post, "/v1/campus/routes", Routing.PlanRoute.self, access: .anyone),
+        .forwardingBody("nextClass", .post, "/v1/campus/routes/next-class", Routing.NextClass.self, access: .signedIn),
         .building("searchVenues", .get, "/v1/campus/venues", Routing.SearchVenues.self, access: .anyone) {
             input throws(ServiceError) in
             var near: (lat: Double, lon: Double)?
@@ -37,5 +38,25 @@ extension BusRoute {
         },
         // PolitiMap's local format for bodies without an API: civic checks the civic_editor role.
         .forwardingBody("importCivicLocal", .post, "/v1/admin/civic/imports", Civic.ImportLocal.self, access: .signedIn),
+        .building("listMyEvents", .get, "/v1/me/events", Routing.MyEvents.self, access: .signedIn) {
+            input throws(ServiceError) in
+            .init(limit: try input.integer("limit"))
+        },
+        .building("listModules", .get, "/v1/admin/campus/modules", Routing.ListModules.self, access: .signedIn) { _ in
+            Empty()
+        },
+        .building(
+            "deleteModule", .delete, "/v1/admin/campus/modules/{code}", Routing.DeleteModule.self, access: .signedIn,
+            status: .noContent
+        ) { input in .init(code: input.path("code")) },
+        .forwardingBody("setMyModules", .put, "/v1/me/modules", Routing.SetMyModules.self, access: .signedIn),
+        .building("getMyTimetable", .get, "/v1/me/timetable", Routing.MyTimetable.self, access: .signedIn) {
+            input throws(ServiceError) in
+            .init(from: try input.string("from"), to: try input.string("to"))
+        },
+        .building(
+            "revokeTimetableFeed", .delete, "/v1/me/timetable/feed", Routing.RevokeTimetableFeed.self,
+            access: .signedIn, status: .noContent
+        ) { _ in Empty() },
     ]
 }

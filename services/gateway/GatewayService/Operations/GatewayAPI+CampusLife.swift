@@ -103,7 +103,7 @@ extension GatewayAPI {
     static func draft(_ body: Components.Schemas.CampusEventDraft) -> Routing.EventDraft {
         Routing.EventDraft(
             title: body.title, kind: body.kind.rawValue, venueId: body.venueId, startsAt: body.startsAt,
-            endsAt: body.endsAt, description: body.description)
+            endsAt: body.endsAt, description: body.description, modules: body.modules, faculties: body.faculties)
     }
 
     static func draft(_ body: Components.Schemas.GoalDraft) -> Routing.GoalDraft {
@@ -117,7 +117,8 @@ extension Components.Schemas.CampusEvent {
     init(_ event: Routing.CampusEvent) {
         self.init(
             id: event.id, title: event.title, kind: .init(rawValue: event.kind) ?? .cultural, venueId: event.venueId,
-            venueName: event.venueName, startsAt: event.startsAt, endsAt: event.endsAt, description: event.description)
+            venueName: event.venueName, startsAt: event.startsAt, endsAt: event.endsAt, description: event.description,
+            modules: event.modules, faculties: event.faculties)
     }
 }
 
@@ -149,7 +150,7 @@ extension Components.Schemas.MyWeek {
     init(_ week: Routing.MyWeek) {
         self.init(
             weekStart: week.weekStart, steps: week.steps, distance: week.distance, venues: week.venues,
-            goals: week.goals.map {
+            lecturesAttended: week.lecturesAttended, goals: week.goals.map {
                 .init(
                     goal: .init($0.goal), progress: $0.progress, completed: $0.completed,
                     voucher: $0.voucher.map { .init($0) })

@@ -118,3 +118,39 @@ extension Components.Schemas.AccessPoint {
             capacity: point.capacity)
     }
 }
+
+/// Timetables: the admin import (iCalendar or CSV text) and the private feed (iCalendar out).
+extension GatewayAPI {
+    /// Largest timetable file an admin may import.
+    static let maximumTimetableBytes = 8 * 1024 * 1024
+
+    func importTimetable(_ input: Operations.ImportTimetable.Input) async throws -> Operations.ImportTimetable.Output {
+        let scope = try self.scope
+        _ = try scope.requireActor()
+        let (format, body): (String, HTTPBody) =
+            switch input.body {
+            case .textCalendar(let body): ("ical", body)
+            case .csv(let body): ("csv", body)
+            }
+        let text = try await String(collecting: body, upTo: Self.maximumTimetableBytes)
+        let reply = try await bus.call(
+            Routing.ImportTimetable.self, .init(format: format, text: text),
+            metadata: scope.metadata(deadline: .seconds(120)))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        modulesCreated: reply.modulesCreated, modulesUpdated: reply.modulesUpdated,
+                        meetingsCreated: reply.meetingsCreated, meetingsUpdated: reply.meetingsUpdated,
+                        meetingsUnchanged: reply.meetingsUnchanged, meetingsCancelled: reply.meetingsCancelled,
+                        unmatchedLocations: reply.unmatchedLocations))))
+    }
+
+    /// No bearer token: the secret in the path is the capability (and is logged as `{}`).
+    func getTimetableFeed(_ input: Operations.GetTimetableFeed.Input) async throws
+        -> Operations.GetTimetableFeed.Output
+    {
+        let reply = try await callOpenly(Routing.TimetableFeed.self, .init(secret: input.path.file))
+        return .ok(.init(body: .textCalendar(HTTPBody(reply.calendar))))
+    }
+}

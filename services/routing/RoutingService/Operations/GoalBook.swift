@@ -79,20 +79,50 @@ public struct GoalBook: Sendable {
         return completed
     }
 
-    /// The user's totals for `week`: steps, metres, distinct venues.
+    /// The user's totals for `week`: steps, metres, distinct venues, classes attended.
     func totals(user: UUID, week: CampusWeek, on connection: PostgresConnection) async throws
-        -> (steps: Int64, distance: Int64, venues: Int64)
+        -> Totals
     {
         let rows = try await connection.query(
             """
             SELECT coalesce((SELECT steps FROM routing.activity WHERE user_id = \(user) AND week_start = \(week.start)::date), 0),
                    coalesce((SELECT distance FROM routing.activity WHERE user_id = \(user) AND week_start = \(week.start)::date), 0),
-                   (SELECT count(*) FROM routing.venue_visits WHERE user_id = \(user) AND week_start = \(week.start)::date)
+                   (SELECT count(*) FROM routing.venue_visits WHERE user_id = \(user) AND week_start = \(week.start)::date),
+                   (SELECT count(*) FROM routing.class_attendance WHERE user_id = \(user) AND week_start = \(week.start)::date)
             """, logger: logger)
-        for try await (steps, distance, venues) in rows.decode((Int64, Int64, Int64).self) {
-            return (steps, distance, venues)
+        for try await (steps, distance, venues, lectures) in rows.decode((Int64, Int64, Int64, Int64).self) {
+            return Totals(steps: steps, distance: distance, venues: venues, lectures: lectures)
         }
-        return (0, 0, 0)
+        return Totals(steps: 0, distance: 0, venues: 0, lectures: 0)
+    }
+
+    /// What a user did in a week.
+    struct Totals {
+        var steps: Int64
+        var distance: Int64
+        var venues: Int64
+        var lectures: Int64
+    }
+
+    /// Records that the user attended the occurrence of `meeting` starting at `start` (once),
+    /// then issues what that completes. Returns the ids of the goals completed.
+    @discardableResult
+    public func attend(meeting: UUID, start: Date, user: UUID, now: Date, requestId: String?) async throws -> [String] {
+        let week = CampusWeek(containing: now)
+        let (completed, stored) = try await transaction { connection in
+            let rows = try await connection.query(
+                """
+                INSERT INTO routing.class_attendance (user_id, meeting_id, occurrence_start, week_start, attended_at)
+                VALUES (\(user), \(meeting), \(start), \(week.start)::date, \(now))
+                ON CONFLICT DO NOTHING RETURNING meeting_id
+                """, logger: logger)
+            var isNew = false
+            for try await _ in rows { isNew = true }
+            guard isNew else { return ([String](), [StoredEvent]()) }
+            return try await issueVouchers(user: user, week: week, now: now, requestId: requestId, on: connection)
+        }
+        for event in stored { events.announce(event) }
+        return completed
     }
 
     /// Issues a voucher for every goal of `week` the user has reached and holds none for, with
@@ -127,10 +157,11 @@ public struct GoalBook: Sendable {
         return (completed, stored)
     }
 
-    func progress(of goal: Routing.Goal, _ totals: (steps: Int64, distance: Int64, venues: Int64)) -> Int64 {
+    func progress(of goal: Routing.Goal, _ totals: Totals) -> Int64 {
         switch goal.metric {
         case "steps": totals.steps
         case "distance": totals.distance
+        case "lectures_attended": totals.lectures
         default: totals.venues
         }
     }
@@ -155,7 +186,7 @@ public struct GoalBook: Sendable {
             }
             return Routing.MyWeek(
                 weekStart: week.start, steps: totals.steps, distance: totals.distance, venues: totals.venues,
-                goals: goals)
+                lecturesAttended: totals.lectures, goals: goals)
         }
     }
 }

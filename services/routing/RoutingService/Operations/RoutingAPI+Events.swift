@@ -9,14 +9,16 @@ extension RoutingAPI {
         router.register(Routing.ListEvents.self) { request, _ in try await listEvents(request) }
         router.register(Routing.CreateEvent.self) { request, context in
             _ = try context.requireRole(.admin)
-            let venue = try await eventVenue(try Self.validated(request))
-            return try await events.create(request, venue: venue, id: UUID(), now: clock.now())
+            let draft = try Self.validated(request)
+            let venue = try await eventVenue(draft)
+            return try await events.create(draft, venue: venue, id: UUID(), now: clock.now())
         }
         router.register(Routing.UpdateEvent.self) { request, context in
             _ = try context.requireRole(.admin)
             let id = try Self.uuid(request.id, field: "id", what: "event")
-            let venue = try await eventVenue(try Self.validated(request.event))
-            guard let event = try await events.update(id: id, with: request.event, venue: venue, now: clock.now())
+            let draft = try Self.validated(request.event)
+            let venue = try await eventVenue(draft)
+            guard let event = try await events.update(id: id, with: draft, venue: venue, now: clock.now())
             else { throw ServiceError.notFound("no event \(request.id)") }
             return event
         }
@@ -90,6 +92,20 @@ extension RoutingAPI {
         }
         guard draft.endsAt >= draft.startsAt else {
             throw ServiceError.invalidArgument("endsAt must not be before startsAt", field: "endsAt")
+        }
+        var draft = draft
+        if let modules = draft.modules {
+            guard modules.count <= 20 else { throw ServiceError.invalidArgument("at most 20 modules", field: "modules") }
+            do { draft.modules = try TimetableBook.normalised(modules) } catch {
+                throw ServiceError.invalidArgument(error.message, field: "modules")
+            }
+        }
+        if let faculties = draft.faculties {
+            let trimmed = faculties.map { $0.trimmingCharacters(in: .whitespaces) }
+            guard trimmed.count <= 20, trimmed.allSatisfy({ (1...200).contains($0.count) }) else {
+                throw ServiceError.invalidArgument("at most 20 faculties of 1-200 characters", field: "faculties")
+            }
+            draft.faculties = trimmed
         }
         return draft
     }

@@ -96,6 +96,7 @@ extension RoutingAPI {
             guard let venue = nearby.first(where: { $0.level == estimate.level }), let id = UUID(uuidString: venue.id)
             else { return }
             let now = clock.now()
+            await recordAttendance(user: user, venue: id, now: now, context: context)
             let visit = VisitMemo.Visit(user: user, week: CampusWeek(containing: now).start, venue: id)
             // A phone reports every few seconds from the same hall: the visit is stored once.
             guard !visits.contains(visit) else { return }
@@ -107,12 +108,33 @@ extension RoutingAPI {
         }
     }
 
+    /// Counts the fix as attending each of the user's classes at `venue` whose attendance window
+    /// (``AttendanceWindow``) holds `now`; only the meeting and the occurrence's start are kept.
+    func recordAttendance(user: UUID, venue: UUID, now: Date, context: OperationContext) async {
+        do {
+            for occurrence in try await timetable.attendable(user: user, venue: venue, now: now) {
+                guard let meeting = UUID(uuidString: occurrence.meetingId) else { continue }
+                let attendance = VisitMemo.Attendance(user: user, meeting: meeting, start: occurrence.start)
+                // A phone in a lecture reports every few seconds: stored once.
+                guard !visits.contains(attendance) else { continue }
+                try await goals.attend(
+                    meeting: meeting, start: occurrence.start, user: user, now: now,
+                    requestId: context.metadata.requestId)
+                visits.insert(attendance)
+            }
+        } catch {
+            context.logger.warning(
+                "could not record a class attendance", metadata: ["error": "\(SafeErrorDescription.of(error))"])
+        }
+    }
+
     static func validated(_ draft: Routing.GoalDraft, now: Date) throws(ServiceError) -> CampusWeek {
         guard !draft.title.trimmingCharacters(in: .whitespaces).isEmpty, draft.title.count <= 200 else {
             throw ServiceError.invalidArgument("title must be 1-200 characters", field: "title")
         }
         guard Routing.goalMetrics.contains(draft.metric) else {
-            throw ServiceError.invalidArgument("metric must be steps, distance or venues", field: "metric")
+            throw ServiceError.invalidArgument(
+                "metric must be steps, distance, venues or lectures_attended", field: "metric")
         }
         guard draft.target > 0, draft.target <= 100_000_000 else {
             throw ServiceError.invalidArgument("target must be 1...100,000,000", field: "target")

@@ -19,6 +19,7 @@ struct RoutingAPI: Sendable {
     let events: CampusEventStore
     let pins: PinStore
     let goals: GoalBook
+    let timetable: TimetableBook
     let locator = WifiLocator()
     /// Visits already stored by this replica (see ``VisitMemo``).
     let visits = VisitMemo()
@@ -82,6 +83,8 @@ struct RoutingAPI: Sendable {
         }
         registerEventsAndPins(on: &router)
         registerGoals(on: &router)
+        registerTimetable(on: &router)
+        registerNextClass(on: &router)
     }
 
     func searchVenues(_ request: Routing.SearchVenues.Request) async throws -> Routing.SearchVenues.Reply {

@@ -14,8 +14,25 @@ final class VisitMemo: Sendable {
         let venue: UUID
     }
 
+    /// A class occurrence attended.
+    struct Attendance: Hashable, Sendable {
+        let user: UUID
+        let meeting: UUID
+        let start: Date
+    }
+
     static let capacity = 500_000
     private let visits = Mutex<Set<Visit>>([])
+    private let attendances = Mutex<Set<Attendance>>([])
+
+    func contains(_ attendance: Attendance) -> Bool { attendances.withLock { $0.contains(attendance) } }
+
+    func insert(_ attendance: Attendance) {
+        attendances.withLock { attendances in
+            if attendances.count >= Self.capacity { attendances.removeAll(keepingCapacity: true) }
+            attendances.insert(attendance)
+        }
+    }
 
     func contains(_ visit: Visit) -> Bool { visits.withLock { $0.contains(visit) } }
 

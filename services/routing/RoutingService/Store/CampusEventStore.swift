@@ -15,7 +15,7 @@ public struct CampusEventStore: Sendable {
         self.logger = logger
     }
 
-    private typealias Row = (UUID, String, String, UUID?, String?, Date, Date, String)
+    private typealias Row = (UUID, String, String, UUID?, String?, Date, Date, String, [String], [String])
 
     /// Events not ended at `now`, of `kind`, at `venue`, starting before `before`; soonest first
     /// (ties by id), after the event at `after` (its start in microseconds and its id).
@@ -24,7 +24,7 @@ public struct CampusEventStore: Sendable {
     ) async throws -> [Routing.CampusEvent] {
         let rows = try await client.query(
             """
-            SELECT e.id, e.title, e.kind, e.venue_id, v.name, e.starts_at, e.ends_at, e.description
+            SELECT e.id, e.title, e.kind, e.venue_id, v.name, e.starts_at, e.ends_at, e.description, e.modules, e.faculties
             FROM routing.events e LEFT JOIN routing.venues v ON v.id = e.venue_id
             WHERE e.ends_at >= \(now)
               AND (\(kind)::text IS NULL OR e.kind = \(kind)::text)
@@ -46,11 +46,12 @@ public struct CampusEventStore: Sendable {
         let rows = try await client.query(
             """
             WITH e AS (
-              INSERT INTO routing.events (id, title, kind, venue_id, description, starts_at, ends_at, updated_at)
+              INSERT INTO routing.events (
+                id, title, kind, venue_id, description, starts_at, ends_at, updated_at, modules, faculties)
               VALUES (\(id), \(draft.title), \(draft.kind), \(venue), \(draft.description ?? ""), \(draft.startsAt),
-                      \(draft.endsAt), \(now))
+                      \(draft.endsAt), \(now), \(draft.modules ?? [])::text[], \(draft.faculties ?? [])::text[])
               RETURNING *)
-            SELECT e.id, e.title, e.kind, e.venue_id, v.name, e.starts_at, e.ends_at, e.description
+            SELECT e.id, e.title, e.kind, e.venue_id, v.name, e.starts_at, e.ends_at, e.description, e.modules, e.faculties
             FROM e LEFT JOIN routing.venues v ON v.id = e.venue_id
             """, logger: logger)
         guard let event = try await Self.events(rows).first else {
@@ -68,10 +69,11 @@ public struct CampusEventStore: Sendable {
             WITH e AS (
               UPDATE routing.events SET title = \(draft.title), kind = \(draft.kind), venue_id = \(venue),
                 description = \(draft.description ?? ""), starts_at = \(draft.startsAt), ends_at = \(draft.endsAt),
-                updated_at = \(now)
+                updated_at = \(now), modules = \(draft.modules ?? [])::text[],
+                faculties = \(draft.faculties ?? [])::text[]
               WHERE id = \(id)
               RETURNING *)
-            SELECT e.id, e.title, e.kind, e.venue_id, v.name, e.starts_at, e.ends_at, e.description
+            SELECT e.id, e.title, e.kind, e.venue_id, v.name, e.starts_at, e.ends_at, e.description, e.modules, e.faculties
             FROM e LEFT JOIN routing.venues v ON v.id = e.venue_id
             """, logger: logger)
         return try await Self.events(rows).first
@@ -91,7 +93,7 @@ public struct CampusEventStore: Sendable {
                 Routing.CampusEvent(
                     id: row.0.uuidString.lowercased(), title: row.1, kind: row.2,
                     venueId: row.3?.uuidString.lowercased(), venueName: row.4, startsAt: row.5, endsAt: row.6,
-                    description: row.7))
+                    description: row.7, modules: row.8, faculties: row.9))
         }
         return events
     }

@@ -47,6 +47,7 @@ public enum RouteClass: String, Sendable, CaseIterable {
         Key(method: "POST", path: "/v1/auth/username-reminder"): .recovery,
         Key(method: "GET", path: "/v1/campus/venues"): .search,
         Key(method: "POST", path: "/v1/campus/routes"): .search,
+        Key(method: "POST", path: "/v1/campus/routes/next-class"): .search,
         Key(method: "POST", path: "/v1/campus/locate"): .search,
         Key(method: "POST", path: "/v1/postcards/preview"): .search,
         Key(method: "GET", path: "/v1/users"): .search,
