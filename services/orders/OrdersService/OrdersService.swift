@@ -33,10 +33,20 @@ public enum OrdersService {
     static let paymentProvider = Setting(
         "PAYMENT_PROVIDER", default: "sandbox", "payment provider; only the built-in test-mode `sandbox` exists")
 
+    static let paymentRecovery = Setting(
+        "PAYMENT_RECOVERY_AFTER_MS", default: "60000",
+        "an order pending_payment this long is finished or released by the sweeper (above the provider's timeout)")
+    static let paymentInFlightWait = Setting(
+        "PAYMENT_INFLIGHT_WAIT_MS", default: "3000",
+        "how long a retry waits for its key's running payment before a 409 payment_in_progress")
+    static let paymentSweep = Setting(
+        "PAYMENT_SWEEP_MS", default: "1000",
+        "how often the payment sweeper looks for orders to recover and captures, voids or refunds to make")
+
     /// The settings this service adds to every worker's.
     static let own = [
         priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteMinutes, ratesPath,
-        ratesRefresh, keyHours, postageCache, paymentProvider,
+        ratesRefresh, keyHours, postageCache, paymentProvider, paymentRecovery, paymentInFlightWait, paymentSweep,
     ]
 
     /// What the executable is and reads, for `--help`.
@@ -70,6 +80,10 @@ public enum OrdersService {
         public var keyLifetime: TimeInterval
         public var ratesRefresh: Duration
         public var postageCache: Duration
+        /// The payment phases' timing.
+        public var payments: PaymentTiming
+        /// How often the payment sweeper runs.
+        public var paymentSweep: Duration
 
         /// Reads the settings.
         public init(_ environment: ProcessEnvironment) throws {
@@ -95,6 +109,13 @@ public enum OrdersService {
             keyLifetime = TimeInterval(try environment.int(OrdersService.keyHours, in: 24...8_760) * 3600)
             ratesRefresh = .seconds(try environment.int(OrdersService.ratesRefresh, in: 0...3600))
             postageCache = .seconds(try environment.int(OrdersService.postageCache, in: 0...86_400))
+            let recovery =
+                TimeInterval(try environment.int(OrdersService.paymentRecovery, in: 1000...86_400_000)) / 1000
+            payments = PaymentTiming(
+                recoveryAfter: recovery,
+                inFlightWait: .milliseconds(try environment.int(OrdersService.paymentInFlightWait, in: 0...60_000)),
+                lease: recovery)
+            paymentSweep = .milliseconds(try environment.int(OrdersService.paymentSweep, in: 10...3_600_000))
             let provider = try environment.required(OrdersService.paymentProvider)
             guard provider == "sandbox" else {
                 throw invalid(OrdersService.paymentProvider, provider, "sandbox")
@@ -106,8 +127,8 @@ public enum OrdersService {
         ServiceError(.invalidArgument, "\(setting.name)=\(value) is not valid: expected \(expected)")
     }
 
-    /// Its migrations, operations, the printing-events consumer, the event publisher and the
-    /// sweeper of expired keys; the health operation is built in.
+    /// Its migrations, operations, the printing-events consumer, the event publisher, the
+    /// sweeper of expired keys and the payment sweeper; the health operation is built in.
     public static let definition = WorkerDefinition(service: .orders, migrations: migrations) { router, resources in
         let configuration = try Configuration(resources.environment)
         let rates = RatesStore(client: resources.postgres, logger: resources.logger)
@@ -126,10 +147,12 @@ public enum OrdersService {
                 logger: resources.logger),
             validity: configuration.quoteValidity,
             ratesRefresh: configuration.ratesRefresh, clock: resources.clock, logger: resources.logger)
-        let provider = SandboxPaymentProvider()
+        let provider = SandboxPaymentProvider(
+            record: .postgres(resources.postgres, logger: resources.logger), clock: resources.clock)
         let book = OrderBook(
             client: resources.postgres, quoting: quoting, provider: provider, events: publisher,
-            images: PrintingImages(bus: resources.bus), gifts: SocialGifts(bus: resources.bus), keyLifetime: configuration.keyLifetime, clock: resources.clock,
+            images: PrintingImages(bus: resources.bus), gifts: SocialGifts(bus: resources.bus),
+            keyLifetime: configuration.keyLifetime, payments: configuration.payments, clock: resources.clock,
             logger: resources.logger)
         let wallet = Wallet(
             store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,
@@ -141,7 +164,8 @@ public enum OrdersService {
         }
         let sweeper = Sweeper(
             client: resources.postgres, clock: resources.clock, interval: .seconds(3600), logger: resources.logger)
-        return [publisher.service, printing, sweeper]
+        let payments = PaymentSweeper(book: book, interval: configuration.paymentSweep, logger: resources.logger)
+        return [publisher.service, printing, sweeper, payments]
     }
 
     /// Registers the service's operations.

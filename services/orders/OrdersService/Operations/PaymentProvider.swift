@@ -49,4 +49,23 @@ public protocol PaymentProvider: Sendable {
     func void(authorization: String, idempotencyKey: String) async throws -> String
     /// Gives captured money back; returns the refund id.
     func refund(authorization: String, amount: Money, idempotencyKey: String) async throws -> String
+    /// What the provider did for a call made with `idempotencyKey`: its result, or nil when it
+    /// never received one (the recovery sweeper asks this after a crash or a timeout).
+    func outcome(of idempotencyKey: String) async throws -> PaymentOutcome?
+}
+
+/// What a provider did for one idempotency key.
+public enum PaymentOutcome: Sendable, Hashable {
+    /// The call succeeded with this id (authorization, capture, void or refund).
+    case succeeded(reference: String)
+    /// The call was refused.
+    case declined(PaymentDeclined)
+
+    /// The id, or the decline thrown.
+    public func reference() throws(PaymentDeclined) -> String {
+        switch self {
+        case .succeeded(let reference): return reference
+        case .declined(let declined): throw declined
+        }
+    }
 }
