@@ -193,6 +193,29 @@ struct PaymentPhasesTests {
         }
     }
 
+    @Test("a job that fails before the settler ran after production started is captured, then refunded")
+    func failedBeforeCapture() async throws {
+        try await OrdersFixture.with { db in
+            let ann = db.user()
+            let placed = try await db.book.place(
+                db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
+            for topic in [Orders.PrintingTopic.jobAccepted, Orders.PrintingTopic.jobFailed] {
+                let payload = try Wire.makeEncoder().encode(Orders.PrintingJobEvent(orderId: placed.id, reason: "jam"))
+                let event = StoredEvent(
+                    seq: 0, xid: 0, id: UUID(), topic: topic, producer: "printing", payload: payload, requestId: nil,
+                    createdAt: db.clock.now())
+                try await db.client.withTransaction(logger: OrdersFixture.logger) { connection in
+                    try await db.book.apply(printing: event, on: connection)
+                }
+            }
+            try await db.book.settle(UUID(uuidString: placed.id)!)
+            let detail = try await db.book.detail(placed.id, actor: ann)
+            #expect(detail.history.map(\.state) == ["pending_payment", "paid", "in_production", "failed", "refunded"])
+            let ledger = try await db.ledger(placed.id)
+            #expect(ledger.sum == 0 && ledger.movements == ["authorize": 1, "capture": 2, "refund": 1])
+        }
+    }
+
     @Test("the periodic sweep recovers due orders; 50 identical concurrent orders still make one authorization")
     func sweepAndConcurrency() async throws {
         try await OrdersFixture.with(

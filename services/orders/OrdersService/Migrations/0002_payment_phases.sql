@@ -9,6 +9,7 @@
 ALTER TABLE orders
     ADD COLUMN payment_due_at timestamptz,
     ADD COLUMN released       boolean NOT NULL DEFAULT false,  -- the hold voided or the charge refunded
+    ADD COLUMN capture_owed   boolean NOT NULL DEFAULT false,  -- production started: the hold is to be captured
     ADD COLUMN gift_notice    jsonb;                            -- Orders.GiftReceived, sent once paid
 CREATE INDEX orders_payment_due ON orders (payment_due_at) WHERE payment_due_at IS NOT NULL;
 -- Phase 3 (and the sweeper) store the outcome under the key by the order it names.

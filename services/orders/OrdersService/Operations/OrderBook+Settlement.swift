@@ -19,6 +19,8 @@ extension OrderBook {
         let authorization: String?
         let captured: Bool
         let released: Bool
+        /// Production started: the hold is to be captured (then refunded if the job failed).
+        let captureOwed: Bool
         let token: String
         /// The lease this claim holds (the order's `payment_due_at` while it works).
         let lease: Date
@@ -41,7 +43,7 @@ extension OrderBook {
 
     /// Does `orderId`'s due payment step now, if it has one and no one else holds it.
     func settle(_ orderId: UUID) async throws {
-        if let due = try await claimDue(orderId) { try await work(due) }
+        while let due = try await claimDue(orderId) { try await work(due) }
     }
 
     /// Claims the most overdue order (or `orderId`, if due) for ``PaymentTiming/lease``, in a
@@ -57,10 +59,12 @@ extension OrderBook {
                   ORDER BY payment_due_at LIMIT 1 FOR UPDATE SKIP LOCKED) due
             WHERE o.id = due.id
             RETURNING o.id, o.user_id, o.kind, o.state, o.currency, o.total_amount, o.details::text,
-                      o.gift_notice::text, o.authorization_id, o.captured, o.released,
+                      o.gift_notice::text, o.authorization_id, o.captured, o.released, o.capture_owed,
                       (SELECT pm.token FROM orders.payment_methods pm WHERE pm.id = o.payment_method_id)
             """, logger: logger)
-        typealias Row = (UUID, UUID, String, String, String, Int64, String, String?, String?, Bool, Bool, String?)
+        typealias Row = (
+            UUID, UUID, String, String, String, Int64, String, String?, String?, Bool, Bool, Bool, String?
+        )
         let decoder = Wire.makeDecoder()
         for try await row in rows.decode(Row.self) {
             guard let state = OrderState(rawValue: row.3) else {
@@ -70,7 +74,8 @@ extension OrderBook {
                 orderId: row.0, userId: row.1, kind: row.2, state: state, total: Money(amount: row.5, currency: row.4),
                 content: try decoder.decode(Content.self, from: Data(row.6.utf8)),
                 giftNotice: try row.7.map { try decoder.decode(Orders.GiftReceived.self, from: Data($0.utf8)) },
-                authorization: row.8, captured: row.9, released: row.10, token: row.11 ?? "", lease: lease)
+                authorization: row.8, captured: row.9, released: row.10, captureOwed: row.11, token: row.12 ?? "",
+                lease: lease)
         }
         return nil
     }
@@ -91,7 +96,8 @@ extension OrderBook {
         }
         guard
             let step = PaymentStep.due(
-                state: due.state, authorized: due.authorization != nil, captured: due.captured, released: due.released),
+                state: due.state, authorized: due.authorization != nil, captured: due.captured,
+                released: due.released, captureOwed: due.captureOwed),
             let authorization = due.authorization
         else {
             try await client.query(
@@ -134,11 +140,12 @@ extension OrderBook {
         async throws -> [StoredEvent]
     {
         let rows = try await connection.query(
-            "SELECT state, captured, released FROM orders.orders WHERE id = \(due.orderId) FOR UPDATE",
+            "SELECT state, captured, released, capture_owed FROM orders.orders WHERE id = \(due.orderId) FOR UPDATE",
             logger: logger)
-        var found: (String, Bool, Bool)?
-        for try await row in rows.decode((String, Bool, Bool).self) { found = row }
-        guard let (stateText, wasCaptured, wasReleased) = found, let current = OrderState(rawValue: stateText) else {
+        var found: (String, Bool, Bool, Bool)?
+        for try await row in rows.decode((String, Bool, Bool, Bool).self) { found = row }
+        guard let (stateText, wasCaptured, wasReleased, owed) = found, let current = OrderState(rawValue: stateText)
+        else {
             throw ServiceError(.internal, "order \(due.orderId) vanished while its payment step ran")
         }
         let amount = due.total.amount
@@ -162,7 +169,9 @@ extension OrderBook {
         }
         let now = clock.now()
         let state = states.last?.state ?? current
-        let more = PaymentStep.due(state: state, authorized: true, captured: captured, released: released) != nil
+        let more =
+            PaymentStep.due(state: state, authorized: true, captured: captured, released: released, captureOwed: owed)
+            != nil
         try await connection.query(
             """
             UPDATE orders.orders

@@ -61,14 +61,14 @@ extension OrderBook {
     ) async throws -> [StoredEvent] {
         let rows = try await connection.query(
             """
-            SELECT user_id, kind, state, currency, total_amount, authorization_id, captured, released
+            SELECT user_id, kind, state, currency, total_amount, authorization_id, captured, released, capture_owed
             FROM orders.orders WHERE id = \(orderId) FOR UPDATE
             """, logger: logger)
-        var found: (UUID, String, String, String, Int64, String?, Bool, Bool)?
-        for try await row in rows.decode((UUID, String, String, String, Int64, String?, Bool, Bool).self) {
+        var found: (UUID, String, String, String, Int64, String?, Bool, Bool, Bool)?
+        for try await row in rows.decode((UUID, String, String, String, Int64, String?, Bool, Bool, Bool).self) {
             found = row
         }
-        guard let (userId, kind, stateText, currency, amount, authorization, captured, released) = found,
+        guard let (userId, kind, stateText, currency, amount, authorization, captured, released, owed) = found,
             owner == nil || owner == userId
         else { throw ServiceError.notFound("no such order") }
         guard let current = OrderState(rawValue: stateText) else {
@@ -79,14 +79,16 @@ extension OrderBook {
         _ = try current.move(to: target)
 
         let now = clock.now()
+        let captureOwed = owed || target == .inProduction
         let due =
             PaymentStep.due(
-                state: target, authorized: authorization != nil, captured: captured, released: released) != nil
+                state: target, authorized: authorization != nil, captured: captured, released: released,
+                captureOwed: captureOwed) != nil
         // A step already claimed (due in the future: its lease) keeps its lease; the settler
         // that holds it looks again at what is due when it commits.
         try await connection.query(
             """
-            UPDATE orders.orders SET state = \(target.rawValue), updated_at = \(now),
+            UPDATE orders.orders SET state = \(target.rawValue), updated_at = \(now), capture_owed = \(captureOwed),
                 payment_due_at = CASE WHEN \(due) THEN greatest(coalesce(payment_due_at, \(now)), \(now))
                                       ELSE payment_due_at END
             WHERE id = \(orderId)
