@@ -54,11 +54,12 @@ struct OrdersFixture: Sendable {
             let sandbox = SandboxPaymentProvider(record: .postgres(client, logger: logger), clock: clock)
             let publisher = EventPublisher(
                 log: events, producer: .orders, context: context, endpoint: "tcp://127.0.0.1:1")
+            let provider = wrap(sandbox)
             let book = OrderBook(
-                client: client, quoting: quoting, provider: wrap(sandbox), events: publisher,
+                client: client, quoting: quoting, provider: provider, events: publisher,
                 images: nil, keyLifetime: configuration.keyLifetime, payments: payments, clock: clock, logger: logger)
             let wallet = Wallet(
-                store: PaymentMethodStore(client: client, logger: logger), provider: sandbox, clock: clock)
+                store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
             try await body(
                 OrdersFixture(
                     client: client, clock: clock, quoting: quoting, wallet: wallet, book: book, sandbox: sandbox,

@@ -31,7 +31,16 @@ public enum OrdersService {
         "how long printing's postage answers are reused (a new postage file reaches quotes within it; 0: ask each time)"
     )
     static let paymentProvider = Setting(
-        "PAYMENT_PROVIDER", default: "sandbox", "payment provider; only the built-in test-mode `sandbox` exists")
+        "PAYMENT_PROVIDER", default: "sandbox",
+        "payment provider: `sandbox` (built in, test mode) or `stripe` (PaymentIntents; needs STRIPE_API_KEY)")
+    static let stripeAPIKey = Setting(
+        "STRIPE_API_KEY", default: nil, "Stripe secret key (sk_...), with PAYMENT_PROVIDER=stripe", secret: true)
+    static let stripeBaseURL = Setting(
+        "STRIPE_BASE_URL", default: "https://api.stripe.com", "Stripe's API (or the stand-in, deploy/stripe-standin)")
+    static let stripeTimeout = Setting(
+        "STRIPE_TIMEOUT_MS", default: "10000", "how long one Stripe request may take before it is retried")
+    static let stripeRetries = Setting(
+        "STRIPE_RETRIES", default: "2", "retries of a Stripe request (same Idempotency-Key) after a timeout or a 5xx")
 
     static let paymentRecovery = Setting(
         "PAYMENT_RECOVERY_AFTER_MS", default: "60000",
@@ -47,6 +56,7 @@ public enum OrdersService {
     static let own = [
         priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteMinutes, ratesPath,
         ratesRefresh, keyHours, postageCache, paymentProvider, paymentRecovery, paymentInFlightWait, paymentSweep,
+        stripeAPIKey, stripeBaseURL, stripeTimeout, stripeRetries,
     ]
 
     /// What the executable is and reads, for `--help`.
@@ -84,6 +94,8 @@ public enum OrdersService {
         public var payments: PaymentTiming
         /// How often the payment sweeper runs.
         public var paymentSweep: Duration
+        /// Stripe's settings when `PAYMENT_PROVIDER=stripe`; nil for the sandbox.
+        public var stripe: StripePaymentProvider.Settings?
 
         /// Reads the settings.
         public init(_ environment: ProcessEnvironment) throws {
@@ -117,8 +129,19 @@ public enum OrdersService {
                 lease: recovery)
             paymentSweep = .milliseconds(try environment.int(OrdersService.paymentSweep, in: 10...3_600_000))
             let provider = try environment.required(OrdersService.paymentProvider)
-            guard provider == "sandbox" else {
-                throw invalid(OrdersService.paymentProvider, provider, "sandbox")
+            switch provider {
+            case "sandbox":
+                stripe = nil
+            case "stripe":
+                guard let key = environment.string(OrdersService.stripeAPIKey), !key.isEmpty else {
+                    throw ServiceError(.invalidArgument, "PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY")
+                }
+                stripe = StripePaymentProvider.Settings(
+                    apiKey: key, baseURL: try environment.required(OrdersService.stripeBaseURL),
+                    timeout: .milliseconds(try environment.int(OrdersService.stripeTimeout, in: 100...120_000)),
+                    retries: try environment.int(OrdersService.stripeRetries, in: 0...10))
+            default:
+                throw invalid(OrdersService.paymentProvider, provider, "sandbox or stripe")
             }
         }
     }
@@ -147,8 +170,13 @@ public enum OrdersService {
                 logger: resources.logger),
             validity: configuration.quoteValidity,
             ratesRefresh: configuration.ratesRefresh, clock: resources.clock, logger: resources.logger)
-        let provider = SandboxPaymentProvider(
-            record: .postgres(resources.postgres, logger: resources.logger), clock: resources.clock)
+        let provider: any PaymentProvider =
+            if let stripe = configuration.stripe {
+                StripePaymentProvider(settings: stripe, logger: resources.logger)
+            } else {
+                SandboxPaymentProvider(
+                    record: .postgres(resources.postgres, logger: resources.logger), clock: resources.clock)
+            }
         let book = OrderBook(
             client: resources.postgres, quoting: quoting, provider: provider, events: publisher,
             images: PrintingImages(bus: resources.bus), gifts: SocialGifts(bus: resources.bus),

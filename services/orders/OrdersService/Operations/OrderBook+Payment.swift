@@ -28,6 +28,10 @@ extension OrderBook {
         case paid(authorization: String, capture: String?)
         /// Refused; with the authorization and its void when the capture was refused after it.
         case declined(PaymentDeclined, authorization: String?, void: String?)
+        /// The buyer must confirm the payment (3-D Secure): the order stays `pending_payment`
+        /// until the provider says how it ended (a webhook or the sweeper asks), and the client
+        /// gets a 402 with the client secret.
+        case actionRequired(PaymentDeclined)
         /// No answer (a timeout, a 5xx, a crash): the recovery sweeper finds out later.
         case unknown
     }
@@ -45,6 +49,13 @@ extension OrderBook {
         let order = payment.orderId
         do {
             let authorization: String
+            if !recovering, payment.capturedAtOnce,
+                let charged = try await provider.authorizeAndCapture(
+                    token: payment.token, amount: payment.total,
+                    idempotencyKey: PaymentStep.key("authorize", order: order))
+            {
+                return .paid(authorization: charged, capture: charged)
+            }
             if recovering {
                 guard let outcome = try await provider.outcome(of: PaymentStep.key("authorize", order: order)) else {
                     return .declined(Self.notCompleted, authorization: nil, void: nil)
@@ -67,7 +78,23 @@ extension OrderBook {
                 return .declined(refused, authorization: authorization, void: void)
             }
         } catch let refused as PaymentDeclined {
-            return .declined(refused, authorization: nil, void: nil)
+            guard let waiting = refused.pendingAuthorization else {
+                return .declined(refused, authorization: nil, void: nil)
+            }
+            guard recovering else { return .actionRequired(refused) }
+            // The buyer never finished: cancel the payment still waiting at the provider.
+            do {
+                _ = try await provider.void(
+                    authorization: waiting, idempotencyKey: PaymentStep.key("void", order: order))
+            } catch {
+                logger.warning(
+                    "canceling a payment the buyer never confirmed failed; tried again later",
+                    metadata: ["order": "\(order)", "error": "\(SafeErrorDescription.of(error))"])
+                return .unknown
+            }
+            return .declined(
+                PaymentDeclined(reason: refused.reason, message: "the payment was not confirmed in time"),
+                authorization: nil, void: nil)
         } catch {
             logger.warning(
                 "the payment provider did not answer; the order is left to the recovery sweeper",
@@ -91,6 +118,8 @@ extension OrderBook {
         switch charged {
         case .unknown:
             return nil
+        case .actionRequired(let refusal):
+            return try await awaitAction(payment, refusal)
         case .paid(let authorized, let capture):
             authorization = authorized
             movements.append(
@@ -154,6 +183,36 @@ extension OrderBook {
             let stored = try await self.appendOutcome(
                 payment, state: state, declined: declined, at: now, requestId: requestId, on: connection)
             return (result, stored)
+        }
+    }
+
+    /// Phase 3 for a payment waiting for the buyer's 3-D Secure step: the order stays
+    /// `pending_payment` with the provider's payment as its authorization, due for the sweeper
+    /// after ``PaymentTiming/actionWindow``; the 402 with the client secret is the answer under
+    /// the key until the payment ends (then the stored answer becomes the final one).
+    func awaitAction(_ payment: PendingPayment, _ refusal: PaymentDeclined) async throws -> Placed? {
+        var error = refusal.serviceError
+        error.details?["orderId"] = .string(payment.orderId.uuidString.lowercased())
+        let response = String(decoding: try Wire.makeEncoder().encode(error), as: UTF8.self)
+        return try await transaction { connection -> Placed? in
+            let now = self.clock.now()
+            let rows = try await connection.query(
+                """
+                UPDATE orders.orders
+                SET authorization_id = \(refusal.pendingAuthorization), updated_at = \(now),
+                    payment_due_at = \(now.addingTimeInterval(self.payments.actionWindow))
+                WHERE id = \(payment.orderId) AND state = 'pending_payment'
+                RETURNING id
+                """, logger: self.logger)
+            var updated = false
+            for try await _ in rows.decode(UUID.self) { updated = true }
+            guard updated else { return nil }
+            try await connection.query(
+                """
+                UPDATE orders.idempotency_keys SET status = \(error.code.rawValue), response = \(response)::jsonb
+                WHERE order_id = \(payment.orderId)
+                """, logger: self.logger)
+            return (.failure(error), [])
         }
     }
 
