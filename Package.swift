@@ -477,7 +477,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "TestSupport",
-                "AuthContract", "RoutingContract",
+                "AuthContract", "OrdersContract", "RoutingContract",
                 "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

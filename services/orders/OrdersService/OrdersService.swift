@@ -39,6 +39,11 @@ public enum OrdersService {
         "STRIPE_BASE_URL", default: "https://api.stripe.com", "Stripe's API (or the stand-in, deploy/stripe-standin)")
     static let stripeTimeout = Setting(
         "STRIPE_TIMEOUT_MS", default: "10000", "how long one Stripe request may take before it is retried")
+    static let stripeWebhookSecret = Setting(
+        "STRIPE_WEBHOOK_SECRET", default: nil,
+        "signing secret (whsec_...) of POST /v1/webhooks/stripe; unset: the endpoint answers 404", secret: true)
+    static let stripeWebhookTolerance = Setting(
+        "STRIPE_WEBHOOK_TOLERANCE_S", default: "300", "how far a webhook's signed timestamp may be from now")
     static let stripeRetries = Setting(
         "STRIPE_RETRIES", default: "2", "retries of a Stripe request (same Idempotency-Key) after a timeout or a 5xx")
 
@@ -56,7 +61,7 @@ public enum OrdersService {
     static let own = [
         priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteMinutes, ratesPath,
         ratesRefresh, keyHours, postageCache, paymentProvider, paymentRecovery, paymentInFlightWait, paymentSweep,
-        stripeAPIKey, stripeBaseURL, stripeTimeout, stripeRetries,
+        stripeAPIKey, stripeBaseURL, stripeTimeout, stripeRetries, stripeWebhookSecret, stripeWebhookTolerance,
     ]
 
     /// What the executable is and reads, for `--help`.
@@ -96,6 +101,8 @@ public enum OrdersService {
         public var paymentSweep: Duration
         /// Stripe's settings when `PAYMENT_PROVIDER=stripe`; nil for the sandbox.
         public var stripe: StripePaymentProvider.Settings?
+        /// The webhook signature check; nil when no secret is set.
+        public var webhookSignature: StripeSignature?
 
         /// Reads the settings.
         public init(_ environment: ProcessEnvironment) throws {
@@ -128,6 +135,10 @@ public enum OrdersService {
                 inFlightWait: .milliseconds(try environment.int(OrdersService.paymentInFlightWait, in: 0...60_000)),
                 lease: recovery)
             paymentSweep = .milliseconds(try environment.int(OrdersService.paymentSweep, in: 10...3_600_000))
+            let tolerance = TimeInterval(try environment.int(OrdersService.stripeWebhookTolerance, in: 1...86_400))
+            webhookSignature = environment.string(OrdersService.stripeWebhookSecret).flatMap {
+                $0.isEmpty ? nil : StripeSignature(secret: $0, tolerance: tolerance)
+            }
             let provider = try environment.required(OrdersService.paymentProvider)
             switch provider {
             case "sandbox":
@@ -186,6 +197,8 @@ public enum OrdersService {
             store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,
             clock: resources.clock)
         register(quoting: quoting, wallet: wallet, book: book, on: &router)
+        let webhooks = StripeWebhooks(book: book, signature: configuration.webhookSignature)
+        router.register(Orders.StripeWebhook.self) { request, _ in try await webhooks.receive(request) }
         let printing = try resources.consumer(name: "orders.printing", topics: Orders.PrintingTopic.all) {
             event, connection in
             try await book.apply(printing: event, on: connection)

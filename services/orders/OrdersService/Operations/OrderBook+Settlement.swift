@@ -5,6 +5,11 @@ import PostgresNIO
 import ServiceKit
 import Store
 
+extension OrderBook.DuePayment {
+    /// What a refund of the order gives back: the total less what was refunded already.
+    var rest: Money { Money(amount: total.amount - refunded, currency: total.currency) }
+}
+
 extension OrderBook {
     /// An order claimed for its outstanding payment work: a recovery (still `pending_payment`)
     /// or a ``PaymentStep``.
@@ -21,6 +26,8 @@ extension OrderBook {
         let released: Bool
         /// Production started: the hold is to be captured (then refunded if the job failed).
         let captureOwed: Bool
+        /// What was given back so far (refunds in the ledger, e.g. one made at the processor).
+        let refunded: Int64
         let token: String
         /// The lease this claim holds (the order's `payment_due_at` while it works).
         let lease: Date
@@ -60,10 +67,12 @@ extension OrderBook {
             WHERE o.id = due.id
             RETURNING o.id, o.user_id, o.kind, o.state, o.currency, o.total_amount, o.details::text,
                       o.gift_notice::text, o.authorization_id, o.captured, o.released, o.capture_owed,
+                      (SELECT coalesce(-sum(l.amount), 0)::bigint FROM orders.ledger l
+                       WHERE l.order_id = o.id AND l.movement = 'refund'),
                       (SELECT pm.token FROM orders.payment_methods pm WHERE pm.id = o.payment_method_id)
             """, logger: logger)
         typealias Row = (
-            UUID, UUID, String, String, String, Int64, String, String?, String?, Bool, Bool, Bool, String?
+            UUID, UUID, String, String, String, Int64, String, String?, String?, Bool, Bool, Bool, Int64, String?
         )
         let decoder = Wire.makeDecoder()
         for try await row in rows.decode(Row.self) {
@@ -74,7 +83,8 @@ extension OrderBook {
                 orderId: row.0, userId: row.1, kind: row.2, state: state, total: Money(amount: row.5, currency: row.4),
                 content: try decoder.decode(Content.self, from: Data(row.6.utf8)),
                 giftNotice: try row.7.map { try decoder.decode(Orders.GiftReceived.self, from: Data($0.utf8)) },
-                authorization: row.8, captured: row.9, released: row.10, captureOwed: row.11, token: row.12 ?? "",
+                authorization: row.8, captured: row.9, released: row.10, captureOwed: row.11, refunded: row.12,
+                token: row.13 ?? "",
                 lease: lease)
         }
         return nil
@@ -118,7 +128,7 @@ extension OrderBook {
                 reference = try await provider.void(authorization: authorization, idempotencyKey: key)
             case .refund:
                 reference = try await provider.refund(
-                    authorization: authorization, amount: due.total, idempotencyKey: key)
+                    authorization: authorization, amount: due.rest, idempotencyKey: key)
             }
         } catch {
             logger.error(
@@ -161,7 +171,8 @@ extension OrderBook {
             movements.append(Movement(movement: "void", account: "hold", amount: -amount, reference: reference))
             released = true
         case .refund where !released && captured:
-            movements.append(Movement(movement: "refund", account: "charge", amount: -amount, reference: reference))
+            movements.append(
+                Movement(movement: "refund", account: "charge", amount: -due.rest.amount, reference: reference))
             released = true
             if current == .failed { states.append((.refunded, "the payment was refunded")) }
         default:
