@@ -39,3 +39,41 @@ extension Orders {
         public static let refunded = "orders.refunded"
     }
 }
+
+extension Orders {
+    /// `refund_order` (admins, with an Idempotency-Key): gives back part or all of an order's
+    /// captured payment.
+    public enum RefundOrder: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "refund_order"
+
+        /// The order, the amount in its currency's minor units (all that is left when absent)
+        /// and why.
+        public struct Request: Codable, Sendable, Hashable {
+            public var id: String
+            public var amount: Int64?
+            public var reason: String?
+            public init(id: String, amount: Int64? = nil, reason: String? = nil) {
+                self.id = id
+                self.amount = amount
+                self.reason = reason
+            }
+        }
+
+        /// The refund made and what the order has had back in all.
+        public struct Reply: Codable, Sendable, Hashable {
+            public var orderId: String
+            public var refundId: String
+            public var amount: Money
+            public var refundedTotal: Money
+            public var state: String
+            public init(orderId: String, refundId: String, amount: Money, refundedTotal: Money, state: String) {
+                self.orderId = orderId
+                self.refundId = refundId
+                self.amount = amount
+                self.refundedTotal = refundedTotal
+                self.state = state
+            }
+        }
+    }
+}

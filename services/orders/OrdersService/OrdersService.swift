@@ -239,6 +239,11 @@ public enum OrdersService {
         router.register(Orders.GetOrder.self) { request, context in
             try await book.detail(request.id, actor: try context.requireActor())
         }
+        router.register(Orders.RefundOrder.self) { request, context in
+            try await book.refund(
+                request, idempotencyKey: try context.metadata.requireIdempotencyKey(),
+                actor: try context.requireRole(.admin))
+        }
         router.register(Orders.CancelOrder.self) { request, context in
             try await book.cancel(request.id, actor: try context.requireActor(), requestId: context.metadata.requestId)
         }

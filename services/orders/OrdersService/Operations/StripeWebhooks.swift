@@ -111,6 +111,8 @@ extension OrderBook {
                 SELECT o.id, o.user_id, o.kind, o.state, o.currency, o.total_amount, o.captured,
                        (SELECT coalesce(-sum(l.amount), 0)::bigint FROM orders.ledger l
                         WHERE l.order_id = o.id AND l.movement = 'refund')
+                       + (SELECT coalesce(sum(r.amount), 0)::bigint FROM orders.refunds r
+                          WHERE r.order_id = o.id AND r.status = 'pending')
                 FROM orders.orders o WHERE o.authorization_id = \(intent) FOR UPDATE OF o
                 """, logger: self.logger)
             var found: (UUID, UUID, String, String, String, Int64, Bool, Int64)?
