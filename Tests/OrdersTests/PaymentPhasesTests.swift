@@ -59,7 +59,16 @@ struct PaymentPhasesTests {
                 probing.seen.withLock { Array($0.suffix(3)) } == [
                     "capture in_production", "authorize pending_payment", "void canceled",
                 ])
-            let keys = probing.keys.withLock { $0 }
+            // The probe does see a transaction holding the order: it would have failed the
+            // checks above had one been open.
+            let orderId = UUID(uuidString: other.id)!
+            try await db.client.withTransaction(logger: OrdersFixture.logger) { connection in
+                try await connection.query(
+                    "SELECT 1 FROM orders.orders WHERE id = \(orderId) FOR UPDATE", logger: OrdersFixture.logger)
+                await probing.probe("held", key: PaymentStep.key("authorize", order: orderId))
+            }
+            #expect(probing.seen.withLock { $0.last } == "held LOCKED")
+            let keys = probing.keys.withLock { $0 }.dropLast()
             #expect(keys.allSatisfy { $0.hasPrefix("order-") && !$0.contains(clientKey) })
             #expect(keys.first == PaymentStep.key("authorize", order: UUID(uuidString: postcard.id)!))
         }
