@@ -254,6 +254,9 @@ let package = Package(
                 "NotifyContract", "OrdersContract", "PrintingContract", "SocialContract",
                 "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -480,7 +483,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "TestSupport",
-                "AuthContract", "RoutingContract",
+                "AuthContract", "OrdersContract", "RoutingContract",
                 "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -527,6 +530,8 @@ let package = Package(
                 "Contract", "OrdersService", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/OrdersTests",
             swiftSettings: strict

@@ -18,6 +18,9 @@ struct OrdersFixture: Sendable {
     let quoting: Quoting
     let wallet: Wallet
     let book: OrderBook
+    /// The sandbox provider, keeping its record in `orders.sandbox_payments`.
+    let sandbox: SandboxPaymentProvider
+    let publisher: EventPublisher
 
     static let logger: Logger = {
         var logger = Logger(label: "orders-test")
@@ -29,7 +32,12 @@ struct OrdersFixture: Sendable {
     static let context = Context()
 
     /// Runs `body` with a migrated database and fresh service parts.
-    static func with(_ body: @Sendable (OrdersFixture) async throws -> Void) async throws {
+    /// `provider` wraps the sandbox for the book (a test double that fails between phases);
+    /// `payments` sets the phases' timing.
+    static func with(
+        provider wrap: @Sendable (SandboxPaymentProvider) -> any PaymentProvider = { $0 },
+        payments: PaymentTiming = PaymentTiming(), _ body: @Sendable (OrdersFixture) async throws -> Void
+    ) async throws {
         try await PostgresFixture.withClient(maximumConnections: 20, logger: logger) { client in
             // Real time (whole seconds), since orders processes of other suites sweep expired rows
             // by their own clocks.
@@ -43,15 +51,19 @@ struct OrdersFixture: Sendable {
             let quoting = Quoting(
                 client: client, pricing: configuration.pricing, tariffs: BuiltInPostageTariff(configuration.tariff),
                 validity: configuration.quoteValidity, clock: clock, logger: logger)
-            let provider = SandboxPaymentProvider()
+            let sandbox = SandboxPaymentProvider(record: .postgres(client, logger: logger), clock: clock)
             let publisher = EventPublisher(
                 log: events, producer: .orders, context: context, endpoint: "tcp://127.0.0.1:1")
+            let provider = wrap(sandbox)
             let book = OrderBook(
                 client: client, quoting: quoting, provider: provider, events: publisher,
-                images: nil, keyLifetime: configuration.keyLifetime, clock: clock, logger: logger)
+                images: nil, keyLifetime: configuration.keyLifetime, payments: payments, clock: clock, logger: logger)
             let wallet = Wallet(
                 store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
-            try await body(OrdersFixture(client: client, clock: clock, quoting: quoting, wallet: wallet, book: book))
+            try await body(
+                OrdersFixture(
+                    client: client, clock: clock, quoting: quoting, wallet: wallet, book: book, sandbox: sandbox,
+                    publisher: publisher))
         }
     }
 
@@ -93,7 +105,16 @@ struct OrdersFixture: Sendable {
         return (sum, movements)
     }
 
-    /// Delivers a printing job event as the consumer would: in a transaction.
+    /// Another order book on the same database (another replica, or the process restarted after
+    /// a crash) with `provider` (the plain sandbox by default).
+    func book(provider: (any PaymentProvider)? = nil, payments: PaymentTiming = PaymentTiming()) -> OrderBook {
+        OrderBook(
+            client: client, quoting: quoting, provider: provider ?? sandbox, events: publisher, images: nil,
+            keyLifetime: book.keyLifetime, payments: payments, clock: clock, logger: Self.logger)
+    }
+
+    /// Delivers a printing job event as the consumer would: in a transaction; then makes the
+    /// money movement the move calls for, as the service's settler does after that commit.
     func printing(_ topic: String, order: String, reason: String? = nil) async throws {
         let payload = try Wire.makeEncoder().encode(Orders.PrintingJobEvent(orderId: order, reason: reason))
         let event = StoredEvent(
@@ -102,6 +123,7 @@ struct OrdersFixture: Sendable {
         try await client.withTransaction(logger: Self.logger) { connection in
             try await book.apply(printing: event, on: connection)
         }
+        try await book.settle(UUID(uuidString: order)!)
     }
 
     /// Topics of the events the orders service logged for `orderId`, in log order.

@@ -300,6 +300,38 @@ struct OrdersHTTPTests {
         }
     }
 
+    @Test("admin refunds over HTTP: 200 partial then the rest, the same key answers the same refund, 403, 400, 422")
+    func refundsOverHTTP() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let (ann, _) = try await signUp(system, "ann")
+        let (_, operator_) = try await signUp(system, "ops")
+        try await Self.grantAdmin(operator_)
+        let admin = try await signIn(system, operator_)
+        let saved = await ann.send(
+            "POST", "/v1/payment-methods",
+            json: #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#)
+        let card = try #require(json(saved.body)["id"] as? String)
+        let ecard = #"{"kind": "ecard", "ecard": {"recipients": [{"email": "bo@example.org"}]}, "currency": "EUR", "paymentMethodId": "\#(card)"}"#
+        let placed = await ann.send("POST", "/v1/orders", json: ecard, headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(placed.status == 201, "\(placed.body)")
+        let id = try #require(json(placed.body)["id"] as? String)
+        let path = "/v1/admin/orders/\(id)/refund"
+        #expect(await ann.send("POST", path, json: "{}", headers: ["Idempotency-Key": "k1"]).status == 403)
+        #expect(await admin.send("POST", path, json: "{}").status == 400, "no Idempotency-Key")
+        let partial = await admin.send("POST", path, json: #"{"amount": 10, "reason": "late"}"#, headers: ["Idempotency-Key": "k1"])
+        #expect(partial.status == 200, "\(partial.body)")
+        #expect((json(partial.body)["refundedTotal"] as? [String: Any])?["amount"] as? Int == 10)
+        let again = await admin.send("POST", path, json: #"{"amount": 10, "reason": "late"}"#, headers: ["Idempotency-Key": "k1"])
+        #expect(json(again.body)["refundId"] as? String == json(partial.body)["refundId"] as? String)
+        #expect(await admin.send("POST", path, json: #"{"amount": 100000}"#, headers: ["Idempotency-Key": "k2"]).status == 422)
+        let rest = await admin.send("POST", path, json: "{}", headers: ["Idempotency-Key": "k3"])
+        #expect(rest.status == 200, "\(rest.body)")
+        #expect(
+            (json(rest.body)["refundedTotal"] as? [String: Any])?["amount"] as? Int
+                == (json(placed.body)["total"] as? [String: Any])?["amount"] as? Int)
+    }
+
     static func withDatabase(
         url: String = SystemHarness.databaseURL, _ body: (PostgresClient, Logger) async throws -> Void
     ) async throws {

@@ -31,12 +31,37 @@ public enum OrdersService {
         "how long printing's postage answers are reused (a new postage file reaches quotes within it; 0: ask each time)"
     )
     static let paymentProvider = Setting(
-        "PAYMENT_PROVIDER", default: "sandbox", "payment provider; only the built-in test-mode `sandbox` exists")
+        "PAYMENT_PROVIDER", default: "sandbox",
+        "payment provider: `sandbox` (built in, test mode) or `stripe` (PaymentIntents; needs STRIPE_API_KEY)")
+    static let stripeAPIKey = Setting(
+        "STRIPE_API_KEY", default: nil, "Stripe secret key (sk_...), with PAYMENT_PROVIDER=stripe", secret: true)
+    static let stripeBaseURL = Setting(
+        "STRIPE_BASE_URL", default: "https://api.stripe.com", "Stripe's API (or the stand-in, deploy/stripe-standin)")
+    static let stripeTimeout = Setting(
+        "STRIPE_TIMEOUT_MS", default: "10000", "how long one Stripe request may take before it is retried")
+    static let stripeWebhookSecret = Setting(
+        "STRIPE_WEBHOOK_SECRET", default: nil,
+        "signing secret (whsec_...) of POST /v1/webhooks/stripe; unset: the endpoint answers 404", secret: true)
+    static let stripeWebhookTolerance = Setting(
+        "STRIPE_WEBHOOK_TOLERANCE_S", default: "300", "how far a webhook's signed timestamp may be from now")
+    static let stripeRetries = Setting(
+        "STRIPE_RETRIES", default: "2", "retries of a Stripe request (same Idempotency-Key) after a timeout or a 5xx")
+
+    static let paymentRecovery = Setting(
+        "PAYMENT_RECOVERY_AFTER_MS", default: "60000",
+        "an order pending_payment this long is finished or released by the sweeper (above the provider's timeout)")
+    static let paymentInFlightWait = Setting(
+        "PAYMENT_INFLIGHT_WAIT_MS", default: "3000",
+        "how long a retry waits for its key's running payment before a 409 payment_in_progress")
+    static let paymentSweep = Setting(
+        "PAYMENT_SWEEP_MS", default: "1000",
+        "how often the payment sweeper looks for orders to recover and captures, voids or refunds to make")
 
     /// The settings this service adds to every worker's.
     static let own = [
         priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteMinutes, ratesPath,
-        ratesRefresh, keyHours, postageCache, paymentProvider,
+        ratesRefresh, keyHours, postageCache, paymentProvider, paymentRecovery, paymentInFlightWait, paymentSweep,
+        stripeAPIKey, stripeBaseURL, stripeTimeout, stripeRetries, stripeWebhookSecret, stripeWebhookTolerance,
     ]
 
     /// What the executable is and reads, for `--help`.
@@ -70,6 +95,14 @@ public enum OrdersService {
         public var keyLifetime: TimeInterval
         public var ratesRefresh: Duration
         public var postageCache: Duration
+        /// The payment phases' timing.
+        public var payments: PaymentTiming
+        /// How often the payment sweeper runs.
+        public var paymentSweep: Duration
+        /// Stripe's settings when `PAYMENT_PROVIDER=stripe`; nil for the sandbox.
+        public var stripe: StripePaymentProvider.Settings?
+        /// The webhook signature check; nil when no secret is set.
+        public var webhookSignature: StripeSignature?
 
         /// Reads the settings.
         public init(_ environment: ProcessEnvironment) throws {
@@ -95,9 +128,31 @@ public enum OrdersService {
             keyLifetime = TimeInterval(try environment.int(OrdersService.keyHours, in: 24...8_760) * 3600)
             ratesRefresh = .seconds(try environment.int(OrdersService.ratesRefresh, in: 0...3600))
             postageCache = .seconds(try environment.int(OrdersService.postageCache, in: 0...86_400))
+            let recovery =
+                TimeInterval(try environment.int(OrdersService.paymentRecovery, in: 1000...86_400_000)) / 1000
+            payments = PaymentTiming(
+                recoveryAfter: recovery,
+                inFlightWait: .milliseconds(try environment.int(OrdersService.paymentInFlightWait, in: 0...60_000)),
+                lease: recovery)
+            paymentSweep = .milliseconds(try environment.int(OrdersService.paymentSweep, in: 10...3_600_000))
+            let tolerance = TimeInterval(try environment.int(OrdersService.stripeWebhookTolerance, in: 1...86_400))
+            webhookSignature = environment.string(OrdersService.stripeWebhookSecret).flatMap {
+                $0.isEmpty ? nil : StripeSignature(secret: $0, tolerance: tolerance)
+            }
             let provider = try environment.required(OrdersService.paymentProvider)
-            guard provider == "sandbox" else {
-                throw invalid(OrdersService.paymentProvider, provider, "sandbox")
+            switch provider {
+            case "sandbox":
+                stripe = nil
+            case "stripe":
+                guard let key = environment.string(OrdersService.stripeAPIKey), !key.isEmpty else {
+                    throw ServiceError(.invalidArgument, "PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY")
+                }
+                stripe = StripePaymentProvider.Settings(
+                    apiKey: key, baseURL: try environment.required(OrdersService.stripeBaseURL),
+                    timeout: .milliseconds(try environment.int(OrdersService.stripeTimeout, in: 100...120_000)),
+                    retries: try environment.int(OrdersService.stripeRetries, in: 0...10))
+            default:
+                throw invalid(OrdersService.paymentProvider, provider, "sandbox or stripe")
             }
         }
     }
@@ -106,8 +161,8 @@ public enum OrdersService {
         ServiceError(.invalidArgument, "\(setting.name)=\(value) is not valid: expected \(expected)")
     }
 
-    /// Its migrations, operations, the printing-events consumer, the event publisher and the
-    /// sweeper of expired keys; the health operation is built in.
+    /// Its migrations, operations, the printing-events consumer, the event publisher, the
+    /// sweeper of expired keys and the payment sweeper; the health operation is built in.
     public static let definition = WorkerDefinition(service: .orders, migrations: migrations) { router, resources in
         let configuration = try Configuration(resources.environment)
         let rates = RatesStore(client: resources.postgres, logger: resources.logger)
@@ -126,23 +181,33 @@ public enum OrdersService {
                 logger: resources.logger),
             validity: configuration.quoteValidity,
             ratesRefresh: configuration.ratesRefresh, clock: resources.clock, logger: resources.logger)
-        let provider = SandboxPaymentProvider()
+        let provider: any PaymentProvider =
+            if let stripe = configuration.stripe {
+                StripePaymentProvider(settings: stripe, logger: resources.logger)
+            } else {
+                SandboxPaymentProvider(
+                    record: .postgres(resources.postgres, logger: resources.logger), clock: resources.clock)
+            }
         let book = OrderBook(
             client: resources.postgres, quoting: quoting, provider: provider, events: publisher,
-            images: PrintingImages(bus: resources.bus), gifts: SocialGifts(bus: resources.bus), keyLifetime: configuration.keyLifetime, clock: resources.clock,
+            images: PrintingImages(bus: resources.bus), gifts: SocialGifts(bus: resources.bus),
+            keyLifetime: configuration.keyLifetime, payments: configuration.payments, clock: resources.clock,
             logger: resources.logger)
         let wallet = Wallet(
             store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,
             clock: resources.clock)
         register(
             quoting: quoting, wallet: wallet, book: book, contacts: SocialContacts(bus: resources.bus), on: &router)
+        let webhooks = StripeWebhooks(book: book, signature: configuration.webhookSignature)
+        router.register(Orders.StripeWebhook.self) { request, _ in try await webhooks.receive(request) }
         let printing = try resources.consumer(name: "orders.printing", topics: Orders.PrintingTopic.all) {
             event, connection in
             try await book.apply(printing: event, on: connection)
         }
         let sweeper = Sweeper(
             client: resources.postgres, clock: resources.clock, interval: .seconds(3600), logger: resources.logger)
-        return [publisher.service, printing, sweeper]
+        let payments = PaymentSweeper(book: book, interval: configuration.paymentSweep, logger: resources.logger)
+        return [publisher.service, printing, sweeper, payments]
     }
 
     /// Registers the service's operations.
@@ -183,6 +248,11 @@ public enum OrdersService {
         }
         router.register(Orders.GetOrder.self) { request, context in
             try await book.detail(request.id, actor: try context.requireActor())
+        }
+        router.register(Orders.RefundOrder.self) { request, context in
+            try await book.refund(
+                request, idempotencyKey: try context.metadata.requireIdempotencyKey(),
+                actor: try context.requireRole(.admin))
         }
         router.register(Orders.CancelOrder.self) { request, context in
             try await book.cancel(request.id, actor: try context.requireActor(), requestId: context.metadata.requestId)

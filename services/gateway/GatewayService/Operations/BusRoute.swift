@@ -31,8 +31,11 @@ struct BusRoute: Sendable {
         let parameters: Parameters
         /// The query, decoded.
         let query: [String: [String]]
-        /// The body (only collected for ``forwardingBody(_:_:_:_:access:status:)`` routes).
+        /// The body (only collected for ``forwardingBody(_:_:_:_:access:status:)`` and
+        /// ``rawBody(_:_:_:_:access:status:_:)`` routes).
         let body: ByteBuffer?
+        /// The request's headers.
+        var headers: HTTPFields = [:]
 
         /// The one value of query parameter `name`, or nil; given twice is a 400.
         func string(_ name: String) throws(ServiceError) -> String? {
@@ -46,7 +49,9 @@ struct BusRoute: Sendable {
         /// Query parameter `name` as an integer, or nil when absent (its range is the service's rule).
         func integer(_ name: String) throws(ServiceError) -> Int? {
             guard let text = try string(name) else { return nil }
-            guard let value = Int(text) else { throw ServiceError.invalidArgument("\(name) must be an integer", field: name) }
+            guard let value = Int(text) else {
+                throw ServiceError.invalidArgument("\(name) must be an integer", field: name)
+            }
             return value
         }
 
@@ -114,6 +119,26 @@ struct BusRoute: Sendable {
             })
     }
 
+    /// A route whose payload is made from the request's exact body bytes and its headers (a
+    /// webhook, whose signature covers the bytes as sent).
+    static func rawBody<Op: ServiceOperation>(
+        _ operationId: String, _ method: HTTPRequest.Method, _ path: String, _ operation: Op.Type,
+        access: Access, status: HTTPResponse.Status = .ok,
+        _ request: @escaping @Sendable (Input) throws(ServiceError) -> Op.Request
+    ) -> BusRoute {
+        BusRoute(
+            operationId: operationId, method: method, path: path, service: Op.service, operation: Op.name,
+            access: access, status: status, readsBody: true,
+            payload: { input throws(ServiceError) in
+                let value = try request(input)
+                do {
+                    return Array(try Wire.makeEncoder().encode(value))
+                } catch {
+                    throw ServiceError(.internal, "could not encode the \(Op.name) request")
+                }
+            })
+    }
+
     /// Serves the route on `router`, calling through `bus` with `timeout` as the deadline.
     func register<Context: RequestContext>(on router: Router<Context>, bus: BusClient, timeout: Duration) {
         router.on(RouterPath(path), method: method) { request, context in
@@ -136,7 +161,9 @@ struct BusRoute: Sendable {
             }
             body = try await request.body.collect(upTo: maxBody)
         }
-        let input = Input(parameters: parameters, query: Self.values(of: request.uri.queryParameters), body: body)
+        let input = Input(
+            parameters: parameters, query: Self.values(of: request.uri.queryParameters), body: body,
+            headers: request.headers)
         let reply = try await bus.call(
             operation, on: service, payloadJSON: try payload(input), metadata: scope.metadata(deadline: timeout),
             timeout: timeout)

@@ -2,9 +2,14 @@ import AuthContract
 import CivicContract
 import Contract
 import Foundation
+import HTTPTypes
+import NIOCore
 import OrdersContract
 import RoutingContract
 import ServiceKit
+
+/// The header Stripe signs its webhooks with.
+private let stripeSignature = HTTPField.Name("Stripe-Signature")!
 
 extension BusRoute {
     /// Every endpoint the gateway serves by passing bytes through (see ``BusRoute``): the reads
@@ -31,7 +36,8 @@ extension BusRoute {
             }
             return .init(
                 q: try input.string("q"), kind: try input.string("kind"), nearLat: near?.lat, nearLon: near?.lon,
-                limit: try input.integer("limit"), radius: try input.number("radius"), cursor: try input.string("cursor"))
+                limit: try input.integer("limit"), radius: try input.number("radius"),
+                cursor: try input.string("cursor"))
         },
         .building("getVenue", .get, "/v1/campus/venues/{id}", Routing.GetVenue.self, access: .anyone) { input in
             .init(id: input.path("id"))
@@ -58,5 +64,13 @@ extension BusRoute {
             "revokeTimetableFeed", .delete, "/v1/me/timetable/feed", Routing.RevokeTimetableFeed.self,
             access: .signedIn, status: .noContent
         ) { _ in Empty() },
+        .rawBody("receiveStripeWebhook", .post, "/v1/webhooks/stripe", Orders.StripeWebhook.self, access: .anyone) {
+            input throws(ServiceError) in
+            guard let body = input.body, body.readableBytes > 0 else {
+                throw ServiceError(.invalidArgument, "send the event as a JSON body")
+            }
+            return Orders.StripeWebhook.Request(
+                payload: String(buffer: body), signature: input.headers[stripeSignature])
+        },
     ]
 }

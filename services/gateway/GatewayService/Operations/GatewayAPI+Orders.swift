@@ -106,3 +106,14 @@ enum OrdersJSON {
     }
 
 }
+
+extension GatewayAPI {
+    func refundOrder(_ input: Operations.RefundOrder.Input) async throws -> Operations.RefundOrder.Output {
+        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
+        let key = try IdempotencyKey.validated(input.headers.idempotencyKey)
+        let refund = try await callAsCaller(
+            Orders.RefundOrder.self, .init(id: input.path.id, amount: body.amount, reason: body.reason),
+            idempotencyKey: key)
+        return .ok(.init(body: .json(try OrdersJSON.convert(refund))))
+    }
+}

@@ -8,12 +8,17 @@ import PrintingContract
 import Store
 
 extension OrderBook {
-    /// Places an order once per idempotency key: the first request claims the key, prices the
-    /// order, authorizes the card and stores its result under the key, all in one transaction;
-    /// any later request with the key and the same body gets that result (one in flight at the
-    /// same time waits for the first to commit), with another body a `conflict`. A declined card
-    /// is a `payment_required` (402) with the reason, and the failed order is kept. A request
-    /// that fails validation leaves the key unclaimed. The key comes checked
+    /// Places an order once per idempotency key, in three phases with no transaction open while
+    /// the provider is called: (1) one transaction claims the key and writes the order as
+    /// `pending_payment`; (2) the card is authorized (and, for e-cards and gifts, captured) with
+    /// idempotency keys derived from the order; (3) one transaction writes the outcome, its
+    /// ledger rows, its events and the answer under the key. Any later request with the key and
+    /// the same body gets that answer (one arriving while the payment runs waits up to
+    /// ``PaymentTiming/inFlightWait`` for it, then gets ``Self/inProgress(_:)``, a 409 with
+    /// `Retry-After`), with another body a `conflict`. A declined card is a `payment_required`
+    /// (402) with the reason, and the failed order is kept. A provider that does not answer
+    /// leaves the order to the recovery sweeper (``sweepPayments()``). A request that fails
+    /// validation leaves the key unclaimed. The key comes checked
     /// (``IdempotencyKey/validated(_:)``, by the gateway).
     public func place(_ request: Orders.PlaceOrder.Request, idempotencyKey key: String, actor: Actor, requestId: String)
         async throws -> Orders.PlaceOrder.Reply
@@ -58,7 +63,8 @@ extension OrderBook {
             priced = .failure(error)
         }
         let (content, notice) = (draft, giftNotice)
-        let outcome = try await transaction { connection -> Placed? in
+        // Phase 1: the key and the order, pending payment.
+        let opened = try await transaction { connection -> PendingPayment? in
             guard
                 let card = try await self.claim(claim, card: UUID(uuidString: request.paymentMethodId), on: connection)
             else { return nil }
@@ -69,14 +75,20 @@ extension OrderBook {
             let order = NewOrder(
                 id: UUID(), claim: claim, kind: request.kind, content: content, breakdown: breakdown, card: card,
                 quoteId: request.quoteId.flatMap(UUID.init(uuidString:)), giftNotice: notice)
-            return try await self.insert(order, requestId: requestId, on: connection)
+            try await self.insertPending(order, on: connection)
+            return PendingPayment(
+                orderId: order.id, userId: userId, kind: order.kind, token: card.token, total: breakdown.total,
+                content: content, giftNotice: notice)
         }
-        guard let (result, stored) = outcome else {
-            // Another request with the key committed first: answer what it answered.
-            guard let earlier = try await replay(userId: userId, key: key, hash: hash) else {
-                throw ServiceError(.conflict, "the request with this Idempotency-Key did not finish; retry")
-            }
-            return try earlier.get()
+        // Another request with the key committed first: answer what it answered.
+        guard let pending = opened else { return try await earlierAnswer(userId: userId, key: key, hash: hash) }
+        // Phase 2: the provider, with no transaction open.
+        let charged = await charge(pending, recovering: false)
+        if case .unknown = charged { throw inProgress(retryAfter: payments.recoveryAfter) }
+        // Phase 3: the outcome.
+        guard let (result, stored) = try await finish(pending, charged, requestId: requestId) else {
+            // The recovery sweeper finished the order first; its answer is under the key.
+            return try await earlierAnswer(userId: userId, key: key, hash: hash)
         }
         for event in stored { events.announce(event) }
         return try result.get()
@@ -168,94 +180,32 @@ extension OrderBook {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
-    /// Authorizes, then writes the order with its states, ledger rows and the result under the
-    /// key in one statement, and appends the events.
-    func insert(_ order: NewOrder, requestId: String, on connection: PostgresConnection) async throws -> Placed {
+    /// Writes the order as `pending_payment` (its first state, no ledger rows, no events) and
+    /// names it under the key, in one statement; the recovery sweeper may take it once
+    /// ``PaymentTiming/recoveryAfter`` has passed.
+    func insertPending(_ order: NewOrder, on connection: PostgresConnection) async throws {
         let now = clock.now()
-        let userId = order.claim.userId
-        let total = order.breakdown.total
-        var movements: [Movement] = []
-        var authorization: String?
-        // Nothing is printed for e-cards and gifts: their money is taken at once.
-        let captureNow = Orders.OrderKind(rawValue: order.kind)?.capturedAtOnce ?? true
-        var declined: PaymentDeclined?
-        do {
-            let authorized = try await provider.authorize(
-                token: order.card.token, amount: total, idempotencyKey: "authorize:\(userId):\(order.claim.key)")
-            authorization = authorized
-            movements.append(
-                Movement(movement: "authorize", account: "hold", amount: total.amount, reference: authorized))
-            if captureNow {
-                let capture = try await provider.capture(
-                    authorization: authorized, amount: total, idempotencyKey: "capture:\(order.id)")
-                movements.append(
-                    Movement(movement: "capture", account: "hold", amount: -total.amount, reference: capture))
-                movements.append(
-                    Movement(movement: "capture", account: "charge", amount: total.amount, reference: capture))
-            }
-        } catch let refusal as PaymentDeclined {
-            declined = refusal
-        }
-        let state: OrderState = declined == nil ? .paid : .failed
-        let orderId = order.id.uuidString.lowercased()
-        let result: Result<Orders.PlaceOrder.Reply, ServiceError>
-        if let declined {
-            var error = declined.serviceError
-            error.details?["orderId"] = .string(orderId)
-            result = .failure(error)
-        } else {
-            result = .success(Orders.PlaceOrder.Reply(id: orderId, state: state.rawValue, total: total))
-        }
-
         let encoder = Wire.makeEncoder()
         let breakdown = String(decoding: try encoder.encode(order.breakdown), as: UTF8.self)
         let details = String(decoding: try encoder.encode(order.content), as: UTF8.self)
-        let (status, response): (String, Data) =
-            switch result {
-            case .success(let reply): ("ok", try encoder.encode(reply))
-            case .failure(let error): (error.code.rawValue, try encoder.encode(error))
-            }
-        let states = [OrderState.pendingPayment.rawValue, state.rawValue]
+        let notice = try order.giftNotice.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         let rows = try await connection.execute(
             InsertStatement(
-                order: order, state: state.rawValue, now: now, authorization: authorization,
-                captured: captureNow && authorization != nil, declinedReason: declined?.reason, states: states,
-                breakdown: breakdown, details: details, provider: provider.name, movements: movements,
-                status: status, response: String(decoding: response, as: UTF8.self)),
+                order: order, now: now, due: now.addingTimeInterval(payments.recoveryAfter), breakdown: breakdown,
+                details: details, giftNotice: notice),
             logger: logger)
         for try await _ in rows {}
+    }
 
-        let event = Orders.OrderEvent(
-            orderId: orderId, userId: userId.uuidString.lowercased(), kind: order.kind,
-            from: OrderState.pendingPayment.rawValue, state: state.rawValue, at: now, reason: declined?.reason,
-            total: total)
-        // The outcome (with the content, for printing), the state change and the customer's
-        // notice (notify's `order_succeeded` / `order_failed`), in one statement.
-        let user = userId.uuidString.lowercased()
-        var outcome = event
-        let notice: (topic: String, payload: any Encodable)
-        if let declined {
-            notice = (
-                Notify.OrderFailed.topic, Notify.OrderFailed(userId: user, orderId: orderId, reason: declined.message)
-            )
-        } else {
-            outcome.postcard = order.content.postcard
-            outcome.ecard = order.content.ecard
-            notice = (Notify.OrderSucceeded.topic, Notify.OrderSucceeded(userId: user, orderId: orderId))
-        }
-        var appended: [(topic: String, payload: any Encodable)] = [
-            (declined == nil ? Orders.Topic.paid : Orders.Topic.paymentFailed, outcome),
-            (Orders.Topic.stateChanged, event), notice,
-        ]
-        if declined == nil, let gift = order.giftNotice { appended.append((Orders.GiftReceived.topic, gift)) }
-        let stored = try await events.append(appended, requestId: requestId, on: connection, logger: logger)
-        return (result, stored)
+    /// What an earlier request with the key left: its answer, or a payment still running.
+    enum Earlier: Sendable {
+        case answered(Result<Orders.PlaceOrder.Reply, ServiceError>)
+        case inProgress
     }
 
     /// The stored result of an earlier request with the key, if any (unexpired); a `conflict`
     /// when that request had another body.
-    func replay(userId: UUID, key: String, hash: String) async throws -> Result<Orders.PlaceOrder.Reply, ServiceError>?
-    {
+    func replay(userId: UUID, key: String, hash: String) async throws -> Earlier? {
         let rows = try await client.query(
             """
             SELECT request_hash, status, response::text FROM orders.idempotency_keys
@@ -267,14 +217,52 @@ extension OrderBook {
                     .conflict, "this Idempotency-Key was used with a different request; use a new key",
                     details: ["field": "Idempotency-Key"])
             }
+            if status == "pending" { return .inProgress }
             let decoder = Wire.makeDecoder()
             if status == "ok" {
-                return .success(try decoder.decode(Orders.PlaceOrder.Reply.self, from: Data(response.utf8)))
+                return .answered(.success(try decoder.decode(Orders.PlaceOrder.Reply.self, from: Data(response.utf8))))
             }
-            return .failure(try decoder.decode(ServiceError.self, from: Data(response.utf8)))
+            return .answered(.failure(try decoder.decode(ServiceError.self, from: Data(response.utf8))))
         }
         return nil
     }
+
+    /// The answer of the earlier request with the key, waiting up to
+    /// ``PaymentTiming/inFlightWait`` while its payment runs; then ``inProgress(retryAfter:)``.
+    func earlierAnswer(userId: UUID, key: String, hash: String) async throws -> Orders.PlaceOrder.Reply {
+        var waited = Duration.zero
+        var pause = Duration.milliseconds(5)
+        while true {
+            switch try await replay(userId: userId, key: key, hash: hash) {
+            case nil:
+                throw ServiceError(.conflict, "the request with this Idempotency-Key did not finish; retry")
+            case .answered(let result):
+                return try result.get()
+            case .inProgress:
+                guard waited < payments.inFlightWait else {
+                    throw inProgress(retryAfter: 2)
+                }
+                let step = min(pause, payments.inFlightWait - waited)
+                try await Task.sleep(for: step)
+                waited += step
+                pause = min(pause * 2, .milliseconds(200))
+            }
+        }
+    }
+
+    /// The 409 a retry gets while the payment of the order under its key is still running:
+    /// `details.reason` is `payment_in_progress`, and `Retry-After` says when to ask again.
+    func inProgress(retryAfter: TimeInterval) -> ServiceError {
+        ServiceError(
+            .conflict, "the payment of the order under this Idempotency-Key is in progress; retry with the same key",
+            details: [
+                "reason": .string(Self.paymentInProgress),
+                "retryAfterSeconds": .number(max(1, retryAfter.rounded(.up))),
+            ])
+    }
+
+    /// `details.reason` of ``inProgress(retryAfter:)``.
+    public static let paymentInProgress = "payment_in_progress"
 
     /// A usable key: 1 to 255 visible ASCII characters.
     /// SHA-256 of the request in the contract's canonical JSON (sorted keys). The JSON carries an
@@ -386,78 +374,52 @@ extension OrderBook {
         throw ServiceError.invalidArgument("nothing to price", field: "kind")
     }
 
-    /// ``insert(_:requestId:on:)``'s statement, prepared once per connection: the order, its two
-    /// states, its ledger rows and the result under the key.
+    /// ``insertPending(_:on:)``'s statement, prepared once per connection: the order, its first
+    /// state and its id under the key.
     struct InsertStatement: PostgresPreparedStatement {
         static let sql = """
             WITH new_order AS (
                 INSERT INTO orders.orders
                     (id, user_id, kind, state, currency, total_amount, breakdown, details, search_text,
-                     payment_method_id, authorization_id, captured, quote_id, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13, $14, $14)
+                     payment_method_id, quote_id, created_at, updated_at, payment_due_at, gift_notice)
+                VALUES ($1, $2, $3, 'pending_payment', $4, $5, $6::jsonb, $7::jsonb, $8, $9, $10, $11, $11, $12,
+                        $13::jsonb)
                 RETURNING id
-            ), new_states AS (
-                INSERT INTO orders.order_states (order_id, seq, state, at, reason)
-                SELECT new_order.id, s.position, s.state, $14, CASE WHEN s.position = 2 THEN $15 END
-                FROM new_order, unnest($16::text[]) WITH ORDINALITY AS s(state, position)
-            ), new_ledger AS (
-                INSERT INTO orders.ledger
-                    (order_id, user_id, movement, account, amount, currency, provider, provider_ref, created_at)
-                SELECT new_order.id, $2, m.movement, m.account, m.amount, $5, $17, m.reference, $14
-                FROM new_order,
-                     unnest($18::text[], $19::text[], $20::bigint[], $21::text[])
-                     WITH ORDINALITY AS m(movement, account, amount, reference, position)
-                ORDER BY m.position
+            ), new_state AS (
+                INSERT INTO orders.order_states (order_id, seq, state, at)
+                SELECT new_order.id, 1, 'pending_payment', $11 FROM new_order
             )
-            UPDATE orders.idempotency_keys
-            SET order_id = (SELECT id FROM new_order), status = $22, response = $23::jsonb
-            WHERE user_id = $2 AND key = $24
+            UPDATE orders.idempotency_keys SET order_id = (SELECT id FROM new_order)
+            WHERE user_id = $2 AND key = $14
             """
         static let bindingDataTypes: [PostgresDataType] = [
-            .uuid, .uuid, .text, .text, .text, .int8, .text, .text, .text, .uuid, .text, .bool, .uuid, .timestamptz,
-            .text, .textArray, .text, .textArray, .textArray, .int8Array, .textArray, .text, .text, .text,
+            .uuid, .uuid, .text, .text, .int8, .text, .text, .text, .uuid, .uuid, .timestamptz, .timestamptz, .text,
+            .text,
         ]
         typealias Row = Void
 
         let order: NewOrder
-        let state: String
         let now: Date
-        let authorization: String?
-        let captured: Bool
-        let declinedReason: String?
-        let states: [String]
+        let due: Date
         let breakdown: String
         let details: String
-        let provider: String
-        let movements: [Movement]
-        let status: String
-        let response: String
+        let giftNotice: String?
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 24)
+            var bindings = PostgresBindings(capacity: 14)
             bindings.append(order.id)
             bindings.append(order.claim.userId)
             bindings.append(order.kind)
-            bindings.append(state)
             bindings.append(order.breakdown.total.currency)
             bindings.append(order.breakdown.total.amount)
             bindings.append(breakdown)
             bindings.append(details)
             bindings.append(order.content.searchText)
             bindings.append(order.card.id)
-            bindings.append(authorization)
-            bindings.append(captured)
             bindings.append(order.quoteId)
             bindings.append(now)
-            bindings.append(declinedReason)
-            bindings.append(states)
-            bindings.append(provider)
-            bindings.append(movements.map(\.movement))
-            bindings.append(movements.map(\.account))
-            bindings.append(movements.map(\.amount))
-            bindings.append(movements.map(\.reference))
-            bindings.append(status)
-            bindings.append(response)
+            bindings.append(due)
+            bindings.append(giftNotice)
             bindings.append(order.claim.key)
             return bindings
         }

@@ -5,8 +5,9 @@ import PostgresNIO
 import Store
 
 extension OrderBook {
-    /// Cancels the caller's order if production has not started (422 otherwise): the hold is
-    /// voided, or a captured payment refunded.
+    /// Cancels the caller's order if production has not started (422 otherwise; 409
+    /// `payment_in_progress` while its payment runs): the hold is voided, or a captured payment
+    /// refunded, after the cancellation commits.
     public func cancel(_ id: String, actor: Actor, requestId: String) async throws -> Orders.OrderDetail {
         let userId = try Self.userId(actor)
         guard let orderId = UUID(uuidString: id) else { throw ServiceError.notFound("no such order") }
@@ -16,10 +17,13 @@ extension OrderBook {
                 on: connection)
         }
         for event in stored { events.announce(event) }
+        try await settle(orderId)
         return try await detail(id, actor: actor)
     }
 
-    /// Applies one of printing's job events, inside the consumer's transaction. Events that no
+    /// Applies one of printing's job events, inside the consumer's transaction; the capture,
+    /// void or refund the move calls for is left to the settler (``sweepPayments()``), which
+    /// runs after that transaction has committed. Events that no
     /// longer apply (a duplicate, a job for a canceled order) are logged and skipped, so that
     /// one odd event never blocks the events behind it.
     public func apply(printing event: StoredEvent, on connection: PostgresConnection) async throws {
@@ -47,75 +51,58 @@ extension OrderBook {
         }
     }
 
-    /// Moves an order to `target` with the money movement the move implies, records the state
-    /// (and `refunded` after a failure that gave captured money back) and appends the events.
-    /// `owner` (when given) must own the order, else `not_found`.
+    /// Moves an order to `target`, records the state and appends the events; when the move calls
+    /// for a money movement (``PaymentStep``) the order is marked due for the settler, which
+    /// moves the money after this transaction commits. `owner` (when given) must own the order,
+    /// else `not_found`.
     func move(
         _ orderId: UUID, to target: OrderState, reason: String?, owner: UUID?, requestId: String?,
         on connection: PostgresConnection
     ) async throws -> [StoredEvent] {
         let rows = try await connection.query(
             """
-            SELECT user_id, kind, state, currency, total_amount, authorization_id, captured
+            SELECT user_id, kind, state, currency, total_amount, authorization_id, captured, released, capture_owed
             FROM orders.orders WHERE id = \(orderId) FOR UPDATE
             """, logger: logger)
-        var found: (UUID, String, String, String, Int64, String?, Bool)?
-        for try await row in rows.decode((UUID, String, String, String, Int64, String?, Bool).self) { found = row }
-        guard let (userId, kind, stateText, currency, amount, authorization, wasCaptured) = found,
+        var found: (UUID, String, String, String, Int64, String?, Bool, Bool, Bool)?
+        for try await row in rows.decode((UUID, String, String, String, Int64, String?, Bool, Bool, Bool).self) {
+            found = row
+        }
+        guard let (userId, kind, stateText, currency, amount, authorization, captured, released, owed) = found,
             owner == nil || owner == userId
         else { throw ServiceError.notFound("no such order") }
         guard let current = OrderState(rawValue: stateText) else {
             throw ServiceError(.internal, "order \(orderId) has an unknown state \(stateText)")
         }
         if current == target { return [] }
+        if current == .pendingPayment { throw inProgress(retryAfter: 2) }
         _ = try current.move(to: target)
 
         let now = clock.now()
-        var states: [(state: OrderState, reason: String?)] = [(target, reason)]
-        var captured = wasCaptured
-        var movements: [Movement] = []
-        let total = Money(amount: amount, currency: currency)
-        switch target {
-        case .inProduction where !captured:
-            if let authorization {
-                let capture = try await provider.capture(
-                    authorization: authorization, amount: total, idempotencyKey: "capture:\(orderId)")
-                movements.append(Movement(movement: "capture", account: "hold", amount: -amount, reference: capture))
-                movements.append(Movement(movement: "capture", account: "charge", amount: amount, reference: capture))
-                captured = true
-            }
-        case .failed, .canceled:
-            if let authorization, captured {
-                let refund = try await provider.refund(
-                    authorization: authorization, amount: total, idempotencyKey: "refund:\(orderId)")
-                movements.append(Movement(movement: "refund", account: "charge", amount: -amount, reference: refund))
-                if target == .failed { states.append((.refunded, "the payment was refunded")) }
-            } else if let authorization {
-                let void = try await provider.void(authorization: authorization, idempotencyKey: "void:\(orderId)")
-                movements.append(Movement(movement: "void", account: "hold", amount: -amount, reference: void))
-            }
-        default: break
-        }
+        let captureOwed = owed || target == .inProduction
+        let due =
+            PaymentStep.due(
+                state: target, authorized: authorization != nil, captured: captured, released: released,
+                captureOwed: captureOwed) != nil
+        // A step already claimed (due in the future: its lease) keeps its lease; the settler
+        // that holds it looks again at what is due when it commits.
         try await connection.query(
             """
-            UPDATE orders.orders SET state = \(states.last!.state.rawValue), captured = \(captured), updated_at = \(now)
+            UPDATE orders.orders SET state = \(target.rawValue), updated_at = \(now), capture_owed = \(captureOwed),
+                payment_due_at = CASE WHEN \(due) THEN greatest(coalesce(payment_due_at, \(now)), \(now))
+                                      ELSE payment_due_at END
             WHERE id = \(orderId)
             """, logger: logger)
-        try await recordStates(states, order: orderId, at: now, on: connection)
-        try await ledger(movements, order: orderId, user: userId, currency: currency, at: now, on: connection)
-
+        try await recordStates([(target, reason)], order: orderId, at: now, on: connection)
+        let event = Orders.OrderEvent(
+            orderId: orderId.uuidString.lowercased(), userId: userId.uuidString.lowercased(), kind: kind,
+            from: current.rawValue, state: target.rawValue, at: now, reason: reason,
+            total: Money(amount: amount, currency: currency))
         var stored: [StoredEvent] = []
-        var from = current
-        for (state, reason) in states {
-            let event = Orders.OrderEvent(
-                orderId: orderId.uuidString.lowercased(), userId: userId.uuidString.lowercased(), kind: kind,
-                from: from.rawValue, state: state.rawValue, at: now, reason: reason, total: total)
-            if state == .canceled {
-                stored.append(try await append(Orders.Topic.canceled, event, requestId: requestId, on: connection))
-            }
-            stored.append(try await append(Orders.Topic.stateChanged, event, requestId: requestId, on: connection))
-            from = state
+        if target == .canceled {
+            stored.append(try await append(Orders.Topic.canceled, event, requestId: requestId, on: connection))
         }
+        stored.append(try await append(Orders.Topic.stateChanged, event, requestId: requestId, on: connection))
         return stored
     }
 }

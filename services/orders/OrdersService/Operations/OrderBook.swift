@@ -8,7 +8,8 @@ import Store
 
 /// Orders: placing (idempotent, with payment), moving through their states with the money
 /// movements each move implies, and reading the history. Every change, its ledger rows and its
-/// events commit in one transaction.
+/// events commit in one transaction; no transaction is open while the payment provider is called
+/// (see ``place(_:idempotencyKey:actor:requestId:)`` and ``sweepPayments()``).
 public struct OrderBook: Sendable {
     let client: PostgresClient
     let quoting: Quoting
@@ -25,13 +26,16 @@ public struct OrderBook: Sendable {
     let gifts: SocialGifts?
     /// How long an idempotency key is remembered (at least 24 hours).
     public let keyLifetime: TimeInterval
+    /// When the recovery sweeper steps in, and how long a retry waits for a running payment.
+    public let payments: PaymentTiming
 
     /// Creates the order book.
     public init(
         client: PostgresClient, quoting: Quoting, provider: any PaymentProvider, events: EventPublisher,
-        images: PrintingImages?, gifts: SocialGifts? = nil, keyLifetime: TimeInterval, clock: any WallClock,
-        logger: Logger
+        images: PrintingImages?, gifts: SocialGifts? = nil, keyLifetime: TimeInterval,
+        payments: PaymentTiming = PaymentTiming(), clock: any WallClock, logger: Logger
     ) {
+        self.payments = payments
         self.images = images
         self.gifts = gifts
         self.client = client

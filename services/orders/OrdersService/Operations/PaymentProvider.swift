@@ -14,20 +14,31 @@ public struct TokenizedCard: Sendable, Hashable {
 /// Why a provider refused to move money.
 public struct PaymentDeclined: Error, Sendable, Hashable {
     /// A machine-readable reason: `card_declined`, `insufficient_funds`, `expired_card`,
-    /// `processing_error`.
+    /// `processing_error`, `authentication_required`.
     public let reason: String
     /// A sentence for the user.
     public let message: String
+    /// For `authentication_required` (3-D Secure): the provider's payment still waiting for the
+    /// buyer, which finishes or is canceled later.
+    public let pendingAuthorization: String?
+    /// For `authentication_required`: what the app needs to run the buyer's step (Stripe's
+    /// PaymentIntent client secret). Goes to the buyer only, never to a log.
+    public let clientSecret: String?
 
     /// Creates a decline.
-    public init(reason: String, message: String) {
+    public init(reason: String, message: String, pendingAuthorization: String? = nil, clientSecret: String? = nil) {
         self.reason = reason
         self.message = message
+        self.pendingAuthorization = pendingAuthorization
+        self.clientSecret = clientSecret
     }
 
-    /// The contract error (HTTP 402) with the reason in `details.reason`.
+    /// The contract error (HTTP 402) with the reason in `details.reason` (and, for 3-D Secure,
+    /// the client secret in `details.clientSecret`).
     public var serviceError: ServiceError {
-        ServiceError(.paymentRequired, message, details: ["reason": .string(reason)])
+        var details: [String: JSONValue] = ["reason": .string(reason)]
+        if let clientSecret { details["clientSecret"] = .string(clientSecret) }
+        return ServiceError(.paymentRequired, message, details: details)
     }
 }
 
@@ -49,4 +60,33 @@ public protocol PaymentProvider: Sendable {
     func void(authorization: String, idempotencyKey: String) async throws -> String
     /// Gives captured money back; returns the refund id.
     func refund(authorization: String, amount: Money, idempotencyKey: String) async throws -> String
+    /// What the provider did for a call made with `idempotencyKey`: its result, or nil when it
+    /// never received one (the recovery sweeper asks this after a crash or a timeout).
+    func outcome(of idempotencyKey: String) async throws -> PaymentOutcome?
+    /// Authorizes and captures in one call where the provider can (automatic capture, for
+    /// e-cards and gifts); nil when it cannot, and the caller authorizes, then captures.
+    func authorizeAndCapture(token: String, amount: Money, idempotencyKey: String) async throws -> String?
+}
+
+extension PaymentProvider {
+    /// Not offered: authorize, then capture.
+    public func authorizeAndCapture(token: String, amount: Money, idempotencyKey: String) async throws -> String? {
+        nil
+    }
+}
+
+/// What a provider did for one idempotency key.
+public enum PaymentOutcome: Sendable, Hashable {
+    /// The call succeeded with this id (authorization, capture, void or refund).
+    case succeeded(reference: String)
+    /// The call was refused.
+    case declined(PaymentDeclined)
+
+    /// The id, or the decline thrown.
+    public func reference() throws(PaymentDeclined) -> String {
+        switch self {
+        case .succeeded(let reference): return reference
+        case .declined(let declined): throw declined
+        }
+    }
 }

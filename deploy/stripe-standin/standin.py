@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""A local stand-in of the subset of Stripe's PaymentIntents API that orders uses, so that the
+tests (and `make up` with PAYMENT_PROVIDER=stripe) run the real adapter without the network.
+It moves no money and keeps everything in memory.
+
+Served (form-encoded bodies, `Authorization: Bearer STANDIN_API_KEY`, JSON answers):
+  POST /v1/payment_intents               amount, currency, payment_method, confirm=true,
+                                         capture_method=manual|automatic, metadata[k]=v
+  GET  /v1/payment_intents/{id}
+  POST /v1/payment_intents/{id}/capture  amount_to_capture?
+  POST /v1/payment_intents/{id}/cancel
+  GET  /v1/payment_intents/search        query=metadata['k']:'v'
+  POST /v1/refunds                       payment_intent, amount?
+Every POST honours `Idempotency-Key`: the same key with the same parameters answers the first
+answer again (`Idempotent-Replayed: true`), with other parameters a 400 `idempotency_error`.
+
+Test payment methods (as a processor's test mode has them): `pm_card_visa` (and any other
+`pm_...`) succeeds; `pm_card_chargeDeclined` card_declined; `pm_card_chargeDeclinedInsufficientFunds`
+insufficient_funds; `pm_card_chargeDeclinedExpiredCard` expired_card;
+`pm_card_chargeDeclinedProcessingError` processing_error; `pm_card_authenticationRequired`
+needs 3-D Secure (`requires_action`).
+
+Control API under /_standin (never part of Stripe):
+  POST /_standin/faults   {"delay_ms": N, "fail_5xx": N, "fail_after": bool, "timeout": N,
+                           "timeout_s": S}
+      delay_ms: every request waits N ms first; fail_5xx: the next N POSTs answer 500 (with
+      fail_after, after doing the work, as when the answer is lost); timeout: the next N POSTs
+      do the work and then hang for timeout_s seconds (default 30) before answering.
+  POST /_standin/authenticate  {"payment_intent": ID, "succeed": true|false}  the buyer's 3-D
+                           Secure step: requires_action → requires_capture / succeeded, or a
+                           failed authentication
+  GET  /_standin/stats     payment intents by status, captured and refunded sums, POSTs by key
+  GET  /_standin/intents   every payment intent
+
+Environment: STANDIN_PORT (8096), STANDIN_HOST (127.0.0.1), STANDIN_API_KEY (sk_test_standin).
+Prints "stripe-standin on HOST:PORT" once it listens.
+"""
+import json
+import os
+import secrets
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+DECLINES = {
+    "pm_card_chargeDeclined": ("card_declined", "generic_decline", "Your card was declined."),
+    "pm_card_chargeDeclinedInsufficientFunds": ("card_declined", "insufficient_funds", "Your card has insufficient funds."),
+    "pm_card_chargeDeclinedExpiredCard": ("expired_card", None, "Your card has expired."),
+    "pm_card_chargeDeclinedProcessingError": ("processing_error", None, "An error occurred while processing your card."),
+}
+NEEDS_ACTION = "pm_card_authenticationRequired"
+
+
+class StripeError(Exception):
+    def __init__(self, status, kind, message, code=None, decline_code=None, intent=None):
+        super().__init__(message)
+        self.status, self.kind, self.message = status, kind, message
+        self.code, self.decline_code, self.intent = code, decline_code, intent
+
+    def body(self):
+        error = {"type": self.kind, "message": self.message}
+        if self.code:
+            error["code"] = self.code
+        if self.decline_code:
+            error["decline_code"] = self.decline_code
+        if self.intent is not None:
+            error["payment_intent"] = self.intent
+        return {"error": error}
+
+
+class State:
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.intents = {}
+        self.refunds = {}
+        self.idempotent = {}  # key -> (method, path, params, status, body)
+        self.faults = {"delay_ms": 0, "fail_5xx": 0, "fail_after": False, "timeout": 0, "timeout_s": 30}
+        self.posts_by_key = {}
+
+    def new_id(self, prefix):
+        return prefix + "_" + secrets.token_hex(12)
+
+    def create_intent(self, params):
+        try:
+            amount = int(params.get("amount", ""))
+        except ValueError:
+            raise StripeError(400, "invalid_request_error", "Invalid integer: amount", code="parameter_invalid_integer")
+        if amount < 1:
+            raise StripeError(400, "invalid_request_error", "amount must be at least 1", code="amount_too_small")
+        currency = params.get("currency", "")
+        if len(currency) != 3 or currency != currency.lower():
+            raise StripeError(400, "invalid_request_error", "Invalid currency", code="parameter_invalid")
+        method = params.get("payment_method", "")
+        if not method.startswith("pm_"):
+            raise StripeError(400, "invalid_request_error", "No such PaymentMethod", code="resource_missing")
+        capture = params.get("capture_method", "automatic")
+        if capture not in ("manual", "automatic", "automatic_async"):
+            raise StripeError(400, "invalid_request_error", "Invalid capture_method", code="parameter_invalid")
+        metadata = {k[len("metadata["):-1]: v for k, v in params.items() if k.startswith("metadata[") and k.endswith("]")}
+        pid = self.new_id("pi")
+        intent = {
+            "id": pid, "object": "payment_intent", "amount": amount, "amount_capturable": 0,
+            "amount_received": 0, "currency": currency, "capture_method": capture,
+            "payment_method": method, "status": "requires_confirmation", "metadata": metadata,
+            "client_secret": pid + "_secret_" + secrets.token_hex(8), "latest_charge": None,
+            "last_payment_error": None, "next_action": None, "created": int(time.time()),
+            "amount_refunded": 0,
+        }
+        self.intents[pid] = intent
+        if params.get("confirm") in ("true", "1"):
+            self.confirm(intent)
+        return intent
+
+    def confirm(self, intent):
+        method = intent["payment_method"]
+        if method in DECLINES:
+            code, decline, message = DECLINES[method]
+            intent["status"] = "requires_payment_method"
+            intent["last_payment_error"] = {"type": "card_error", "code": code, "decline_code": decline, "message": message}
+            raise StripeError(402, "card_error", message, code=code, decline_code=decline, intent=dict(intent))
+        if method == NEEDS_ACTION:
+            intent["status"] = "requires_action"
+            intent["next_action"] = {"type": "use_stripe_sdk", "use_stripe_sdk": {"type": "three_d_secure_redirect"}}
+            return
+        self.authorized(intent)
+
+    def authorized(self, intent):
+        intent["next_action"] = None
+        intent["latest_charge"] = self.new_id("ch")
+        if intent["capture_method"] == "manual":
+            intent["status"] = "requires_capture"
+            intent["amount_capturable"] = intent["amount"]
+        else:
+            intent["status"] = "succeeded"
+            intent["amount_received"] = intent["amount"]
+
+    def intent(self, pid):
+        intent = self.intents.get(pid)
+        if intent is None:
+            raise StripeError(404, "invalid_request_error", "No such payment_intent: '%s'" % pid, code="resource_missing")
+        return intent
+
+    def capture(self, pid, params):
+        intent = self.intent(pid)
+        if intent["status"] != "requires_capture":
+            raise StripeError(
+                400, "invalid_request_error",
+                "This PaymentIntent could not be captured because it has a status of %s." % intent["status"],
+                code="payment_intent_unexpected_state", intent=dict(intent))
+        amount = int(params.get("amount_to_capture", intent["amount"]))
+        if amount < 1 or amount > intent["amount_capturable"]:
+            raise StripeError(400, "invalid_request_error", "amount_to_capture is too large", code="parameter_invalid")
+        intent["status"] = "succeeded"
+        intent["amount_received"] = amount
+        intent["amount_capturable"] = 0
+        return intent
+
+    def cancel(self, pid):
+        intent = self.intent(pid)
+        if intent["status"] not in ("requires_payment_method", "requires_capture", "requires_confirmation", "requires_action"):
+            raise StripeError(
+                400, "invalid_request_error",
+                "You cannot cancel this PaymentIntent because it has a status of %s." % intent["status"],
+                code="payment_intent_unexpected_state", intent=dict(intent))
+        intent["status"] = "canceled"
+        intent["amount_capturable"] = 0
+        return intent
+
+    def refund(self, params):
+        intent = self.intent(params.get("payment_intent", ""))
+        if intent["status"] != "succeeded":
+            raise StripeError(400, "invalid_request_error", "This PaymentIntent has not been captured", code="charge_not_captured")
+        left = intent["amount_received"] - intent["amount_refunded"]
+        amount = int(params.get("amount", left))
+        if amount < 1 or amount > left:
+            raise StripeError(
+                400, "invalid_request_error", "Refund amount is greater than unrefunded amount",
+                code="charge_already_refunded" if left == 0 else "amount_too_large")
+        intent["amount_refunded"] += amount
+        rid = self.new_id("re")
+        refund = {"id": rid, "object": "refund", "amount": amount, "currency": intent["currency"],
+                  "payment_intent": intent["id"], "charge": intent["latest_charge"], "status": "succeeded",
+                  "created": int(time.time())}
+        self.refunds[rid] = refund
+        return refund
+
+    def search(self, query):
+        # metadata['key']:'value'
+        found = []
+        if query.startswith("metadata['") and "']:'" in query and query.endswith("'"):
+            key, value = query[len("metadata['"):-1].split("']:'", 1)
+            found = [i for i in self.intents.values() if i["metadata"].get(key) == value]
+        return {"object": "search_result", "data": found, "has_more": False, "next_page": None}
+
+    def stats(self):
+        by_status = {}
+        for intent in self.intents.values():
+            by_status[intent["status"]] = by_status.get(intent["status"], 0) + 1
+        captured = sum(i["amount_received"] for i in self.intents.values())
+        refunded = sum(r["amount"] for r in self.refunds.values())
+        return {"intents": by_status, "captured": captured, "refunded": refunded,
+                "posts_by_key": self.posts_by_key}
+
+
+STATE = State()
+API_KEY = os.environ.get("STANDIN_API_KEY", "sk_test_standin")
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def answer(self, status, body, headers=None):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def read_body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length).decode() if length else ""
+
+    def authorized(self):
+        if self.headers.get("Authorization") != "Bearer " + API_KEY:
+            self.answer(401, {"error": {"type": "invalid_request_error", "message": "Invalid API Key provided"}})
+            return False
+        return True
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        if url.path == "/_standin/stats":
+            with STATE.lock:
+                return self.answer(200, STATE.stats())
+        if url.path == "/_standin/intents":
+            with STATE.lock:
+                return self.answer(200, {"data": list(STATE.intents.values())})
+        if not self.authorized():
+            return
+        time.sleep(STATE.faults["delay_ms"] / 1000)
+        try:
+            with STATE.lock:
+                if url.path == "/v1/payment_intents/search":
+                    query = dict(parse_qsl(url.query)).get("query", "")
+                    return self.answer(200, STATE.search(query))
+                if url.path.startswith("/v1/payment_intents/"):
+                    return self.answer(200, STATE.intent(unquote(url.path.split("/")[3])))
+        except StripeError as error:
+            return self.answer(error.status, error.body())
+        self.answer(404, {"error": {"type": "invalid_request_error", "message": "Unrecognized request URL"}})
+
+    def control(self, path, body):
+        with STATE.lock:
+            if path == "/_standin/faults":
+                STATE.faults.update(body)
+                return self.answer(200, STATE.faults)
+            if path == "/_standin/authenticate":
+                intent = STATE.intents.get(body.get("payment_intent", ""))
+                if intent is None or intent["status"] != "requires_action":
+                    return self.answer(400, {"error": "not awaiting action"})
+                if body.get("succeed", True):
+                    STATE.authorized(intent)
+                else:
+                    intent["status"] = "requires_payment_method"
+                    intent["next_action"] = None
+                    intent["last_payment_error"] = {
+                        "type": "card_error", "code": "authentication_required", "decline_code": None,
+                        "message": "The customer did not complete 3-D Secure."}
+                return self.answer(200, intent)
+        self.answer(404, {"error": "no such control"})
+
+    def do_POST(self):
+        url = urlsplit(self.path)
+        raw = self.read_body()
+        if url.path.startswith("/_standin/"):
+            return self.control(url.path, json.loads(raw or "{}"))
+        if not self.authorized():
+            return
+        if self.headers.get("Content-Type", "").split(";")[0] != "application/x-www-form-urlencoded":
+            return self.answer(400, {"error": {"type": "invalid_request_error", "message": "form-encoded body expected"}})
+        params = dict(parse_qsl(raw, keep_blank_values=True))
+        key = self.headers.get("Idempotency-Key")
+        with STATE.lock:
+            faults = dict(STATE.faults)
+            fail_now = STATE.faults["fail_5xx"] > 0
+            if fail_now:
+                STATE.faults["fail_5xx"] -= 1
+            hang_now = STATE.faults["timeout"] > 0
+            if hang_now:
+                STATE.faults["timeout"] -= 1
+            if key:
+                STATE.posts_by_key[key] = STATE.posts_by_key.get(key, 0) + 1
+        time.sleep(faults["delay_ms"] / 1000)
+        if fail_now and not faults["fail_after"]:
+            return self.answer(500, {"error": {"type": "api_error", "message": "stand-in fault"}})
+        with STATE.lock:
+            if key and key in STATE.idempotent:
+                method, path, earlier, status, body = STATE.idempotent[key]
+                if (method, path, earlier) != ("POST", url.path, params):
+                    return self.answer(400, {"error": {
+                        "type": "idempotency_error",
+                        "message": "Keys for idempotent requests can only be used with the same parameters they were first used with."}})
+                replay = (status, body)
+            else:
+                replay = None
+                try:
+                    status, body = 200, self.route(url.path, params)
+                except StripeError as error:
+                    status, body = error.status, error.body()
+                if key and status != 404:
+                    STATE.idempotent[key] = ("POST", url.path, params, status, body)
+        if hang_now:
+            time.sleep(faults["timeout_s"])
+        if fail_now:
+            return self.answer(500, {"error": {"type": "api_error", "message": "stand-in fault after the work"}})
+        if replay:
+            return self.answer(replay[0], replay[1], {"Idempotent-Replayed": "true"})
+        self.answer(status, body)
+
+    def route(self, path, params):
+        if path == "/v1/payment_intents":
+            return dict(STATE.create_intent(params))
+        if path == "/v1/refunds":
+            return STATE.refund(params)
+        parts = path.split("/")
+        if len(parts) == 5 and parts[2] == "payment_intents" and parts[4] == "capture":
+            return dict(STATE.capture(parts[3], params))
+        if len(parts) == 5 and parts[2] == "payment_intents" and parts[4] == "cancel":
+            return dict(STATE.cancel(parts[3]))
+        raise StripeError(404, "invalid_request_error", "Unrecognized request URL (POST: %s)" % path)
+
+
+def main():
+    host = os.environ.get("STANDIN_HOST", "127.0.0.1")
+    port = int(os.environ.get("STANDIN_PORT", "8096"))
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    print("stripe-standin on %s:%d" % (host, server.server_address[1]), flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

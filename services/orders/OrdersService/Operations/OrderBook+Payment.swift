@@ -1,0 +1,249 @@
+import Contract
+import Foundation
+import NotifyContract
+import OrdersContract
+import PostgresNIO
+import ServiceKit
+import Store
+
+extension OrderBook {
+    /// An order committed as `pending_payment`: what phases 2 and 3 need.
+    struct PendingPayment: Sendable {
+        let orderId: UUID
+        let userId: UUID
+        let kind: String
+        /// The provider's token of the card.
+        let token: String
+        let total: Money
+        let content: Content
+        let giftNotice: Orders.GiftReceived?
+
+        /// Nothing is printed for e-cards and gifts: their money is taken at once.
+        var capturedAtOnce: Bool { Orders.OrderKind(rawValue: kind)?.capturedAtOnce ?? true }
+    }
+
+    /// What phase 2 learned from the provider.
+    enum ChargeResult: Sendable {
+        /// Authorized, and captured when the kind is captured at once.
+        case paid(authorization: String, capture: String?)
+        /// Refused; with the authorization and its void when the capture was refused after it.
+        case declined(PaymentDeclined, authorization: String?, void: String?)
+        /// The buyer must confirm the payment (3-D Secure): the order stays `pending_payment`
+        /// until the provider says how it ended (a webhook or the sweeper asks), and the client
+        /// gets a 402 with the client secret.
+        case actionRequired(PaymentDeclined)
+        /// No answer (a timeout, a 5xx, a crash): the recovery sweeper finds out later.
+        case unknown
+    }
+
+    /// The decline the recovery sweeper answers when the provider never received the order's
+    /// authorization: the order is released and the client may place it again.
+    static let notCompleted = PaymentDeclined(
+        reason: "processing_error", message: "the payment could not be completed; place the order again")
+
+    /// Phase 2: authorizes (or, `recovering`, asks the provider what the order's authorization
+    /// came to) and captures at once where the kind wants it; a capture refused after the
+    /// authorization voids it. Runs with no transaction open; every call carries a key derived
+    /// from the order, so a repeat moves no money twice.
+    func charge(_ payment: PendingPayment, recovering: Bool) async -> ChargeResult {
+        let order = payment.orderId
+        do {
+            let authorization: String
+            if !recovering, payment.capturedAtOnce,
+                let charged = try await provider.authorizeAndCapture(
+                    token: payment.token, amount: payment.total,
+                    idempotencyKey: PaymentStep.key("authorize", order: order))
+            {
+                return .paid(authorization: charged, capture: charged)
+            }
+            if recovering {
+                guard let outcome = try await provider.outcome(of: PaymentStep.key("authorize", order: order)) else {
+                    return .declined(Self.notCompleted, authorization: nil, void: nil)
+                }
+                authorization = try outcome.reference()
+            } else {
+                authorization = try await provider.authorize(
+                    token: payment.token, amount: payment.total,
+                    idempotencyKey: PaymentStep.key("authorize", order: order))
+            }
+            guard payment.capturedAtOnce else { return .paid(authorization: authorization, capture: nil) }
+            do {
+                let capture = try await provider.capture(
+                    authorization: authorization, amount: payment.total,
+                    idempotencyKey: PaymentStep.key("capture", order: order))
+                return .paid(authorization: authorization, capture: capture)
+            } catch let refused as PaymentDeclined {
+                let void = try await provider.void(
+                    authorization: authorization, idempotencyKey: PaymentStep.key("void", order: order))
+                return .declined(refused, authorization: authorization, void: void)
+            }
+        } catch let refused as PaymentDeclined {
+            guard let waiting = refused.pendingAuthorization else {
+                return .declined(refused, authorization: nil, void: nil)
+            }
+            guard recovering else { return .actionRequired(refused) }
+            // The buyer never finished: cancel the payment still waiting at the provider.
+            do {
+                _ = try await provider.void(
+                    authorization: waiting, idempotencyKey: PaymentStep.key("void", order: order))
+            } catch {
+                logger.warning(
+                    "canceling a payment the buyer never confirmed failed; tried again later",
+                    metadata: ["order": "\(order)", "error": "\(SafeErrorDescription.of(error))"])
+                return .unknown
+            }
+            return .declined(
+                PaymentDeclined(reason: refused.reason, message: "the payment was not confirmed in time"),
+                authorization: nil, void: nil)
+        } catch {
+            logger.warning(
+                "the payment provider did not answer; the order is left to the recovery sweeper",
+                metadata: [
+                    "order": "\(order)", "provider": "\(provider.name)", "error": "\(SafeErrorDescription.of(error))",
+                ])
+            return .unknown
+        }
+    }
+
+    /// Phase 3: in one transaction, if the order is still `pending_payment`, writes the outcome:
+    /// its state (`paid` or `failed`), the ledger rows, the answer under the key and the events.
+    /// Nil when the order had already left `pending_payment` (the request and the recovery
+    /// sweeper raced; the provider gave both the same answer).
+    func finish(_ payment: PendingPayment, _ charged: ChargeResult, requestId: String?) async throws -> Placed? {
+        let total = payment.total
+        var movements: [Movement] = []
+        var authorization: String?
+        var captured = false
+        var declined: PaymentDeclined?
+        switch charged {
+        case .unknown:
+            return nil
+        case .actionRequired(let refusal):
+            return try await awaitAction(payment, refusal)
+        case .paid(let authorized, let capture):
+            authorization = authorized
+            movements.append(
+                Movement(movement: "authorize", account: "hold", amount: total.amount, reference: authorized))
+            if let capture {
+                captured = true
+                movements.append(
+                    Movement(movement: "capture", account: "hold", amount: -total.amount, reference: capture))
+                movements.append(
+                    Movement(movement: "capture", account: "charge", amount: total.amount, reference: capture))
+            }
+        case .declined(let refusal, let authorized, let void):
+            declined = refusal
+            authorization = authorized
+            if let authorized, let void {
+                movements.append(
+                    Movement(movement: "authorize", account: "hold", amount: total.amount, reference: authorized))
+                movements.append(Movement(movement: "void", account: "hold", amount: -total.amount, reference: void))
+            }
+        }
+        let state: OrderState = declined == nil ? .paid : .failed
+        let orderId = payment.orderId.uuidString.lowercased()
+        let result: Result<Orders.PlaceOrder.Reply, ServiceError>
+        if let declined {
+            var error = declined.serviceError
+            error.details?["orderId"] = .string(orderId)
+            result = .failure(error)
+        } else {
+            result = .success(Orders.PlaceOrder.Reply(id: orderId, state: state.rawValue, total: total))
+        }
+        let encoder = Wire.makeEncoder()
+        let (status, response): (String, Data) =
+            switch result {
+            case .success(let reply): ("ok", try encoder.encode(reply))
+            case .failure(let error): (error.code.rawValue, try encoder.encode(error))
+            }
+        let released = authorization != nil && declined != nil
+        return try await transaction { connection -> Placed? in
+            let rows = try await connection.query(
+                "SELECT state FROM orders.orders WHERE id = \(payment.orderId) FOR UPDATE", logger: self.logger)
+            var current: String?
+            for try await state in rows.decode(String.self) { current = state }
+            guard current == OrderState.pendingPayment.rawValue else { return nil }
+            let now = self.clock.now()
+            try await connection.query(
+                """
+                UPDATE orders.orders
+                SET state = \(state.rawValue), authorization_id = \(authorization), captured = \(captured),
+                    released = \(released), payment_due_at = NULL, updated_at = \(now)
+                WHERE id = \(payment.orderId)
+                """, logger: self.logger)
+            try await self.recordStates([(state, declined?.reason)], order: payment.orderId, at: now, on: connection)
+            try await self.ledger(
+                movements, order: payment.orderId, user: payment.userId, currency: total.currency, at: now,
+                on: connection)
+            try await connection.query(
+                """
+                UPDATE orders.idempotency_keys SET status = \(status), response = \(String(decoding: response, as: UTF8.self))::jsonb
+                WHERE order_id = \(payment.orderId)
+                """, logger: self.logger)
+            let stored = try await self.appendOutcome(
+                payment, state: state, declined: declined, at: now, requestId: requestId, on: connection)
+            return (result, stored)
+        }
+    }
+
+    /// Phase 3 for a payment waiting for the buyer's 3-D Secure step: the order stays
+    /// `pending_payment` with the provider's payment as its authorization, due for the sweeper
+    /// after ``PaymentTiming/actionWindow``; the 402 with the client secret is the answer under
+    /// the key until the payment ends (then the stored answer becomes the final one).
+    func awaitAction(_ payment: PendingPayment, _ refusal: PaymentDeclined) async throws -> Placed? {
+        var error = refusal.serviceError
+        error.details?["orderId"] = .string(payment.orderId.uuidString.lowercased())
+        let response = String(decoding: try Wire.makeEncoder().encode(error), as: UTF8.self)
+        return try await transaction { connection -> Placed? in
+            let now = self.clock.now()
+            let rows = try await connection.query(
+                """
+                UPDATE orders.orders
+                SET authorization_id = \(refusal.pendingAuthorization), updated_at = \(now),
+                    payment_due_at = \(now.addingTimeInterval(self.payments.actionWindow))
+                WHERE id = \(payment.orderId) AND state = 'pending_payment'
+                RETURNING id
+                """, logger: self.logger)
+            var updated = false
+            for try await _ in rows.decode(UUID.self) { updated = true }
+            guard updated else { return nil }
+            try await connection.query(
+                """
+                UPDATE orders.idempotency_keys SET status = \(error.code.rawValue), response = \(response)::jsonb
+                WHERE order_id = \(payment.orderId)
+                """, logger: self.logger)
+            return (.failure(error), [])
+        }
+    }
+
+    /// The outcome (with the content, for printing), the state change and the customer's
+    /// notice (notify's `order_succeeded` / `order_failed`), and a gift's notice to its
+    /// recipient, in one statement.
+    func appendOutcome(
+        _ payment: PendingPayment, state: OrderState, declined: PaymentDeclined?, at now: Date, requestId: String?,
+        on connection: PostgresConnection
+    ) async throws -> [StoredEvent] {
+        let orderId = payment.orderId.uuidString.lowercased()
+        let user = payment.userId.uuidString.lowercased()
+        let event = Orders.OrderEvent(
+            orderId: orderId, userId: user, kind: payment.kind, from: OrderState.pendingPayment.rawValue,
+            state: state.rawValue, at: now, reason: declined?.reason, total: payment.total)
+        var outcome = event
+        let notice: (topic: String, payload: any Encodable)
+        if let declined {
+            notice = (
+                Notify.OrderFailed.topic, Notify.OrderFailed(userId: user, orderId: orderId, reason: declined.message)
+            )
+        } else {
+            outcome.postcard = payment.content.postcard
+            outcome.ecard = payment.content.ecard
+            notice = (Notify.OrderSucceeded.topic, Notify.OrderSucceeded(userId: user, orderId: orderId))
+        }
+        var appended: [(topic: String, payload: any Encodable)] = [
+            (declined == nil ? Orders.Topic.paid : Orders.Topic.paymentFailed, outcome),
+            (Orders.Topic.stateChanged, event), notice,
+        ]
+        if declined == nil, let gift = payment.giftNotice { appended.append((Orders.GiftReceived.topic, gift)) }
+        return try await events.append(appended, requestId: requestId, on: connection, logger: logger)
+    }
+}

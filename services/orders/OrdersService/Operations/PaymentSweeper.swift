@@ -1,0 +1,30 @@
+import Foundation
+import Logging
+import ServiceKit
+import ServiceLifecycle
+import Store
+
+/// Runs ``OrderBook/sweepPayments(limit:)`` at start and then every `interval` (and again at
+/// once while a round found a full batch): it recovers orders a crash or a silent provider left
+/// `pending_payment`, and makes the captures, voids and refunds that state changes call for.
+struct PaymentSweeper: Service {
+    let book: OrderBook
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await loop() }
+    }
+
+    func loop() async {
+        let batch = 100
+        while !Task.isCancelled {
+            do {
+                while try await book.sweepPayments(limit: batch) == batch, !Task.isCancelled {}
+            } catch {
+                logger.warning("sweeping payments failed", metadata: ["error": "\(SafeErrorDescription.of(error))"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+}
