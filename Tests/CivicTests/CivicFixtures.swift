@@ -29,37 +29,16 @@ final class StandinFeed: Sendable {
     let port: Int
     let log: URL
 
-    static var script: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("deploy/openstates-standin/standin.py")
-    }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init(scale: Double = 0.1, apiKey: String? = nil) async throws {
         try TestLayers.requireProcesses()
         port = try TestPorts.free()
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("standin-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script.path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["STANDIN_PORT"] = "\(port)"
-        environment["STANDIN_SCALE"] = "\(scale)"
+        var environment = ["STANDIN_SCALE": "\(scale)"]
         environment["STANDIN_API_KEY"] = apiKey
-        process.environment = environment
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        self.process = process
-        for _ in 0..<100 {
-            if (try? String(contentsOf: log, encoding: .utf8))?.contains("openstates-standin on") == true { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        process.terminate()
-        throw FixtureError("the stand-in did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        (process, log) = try await PythonStandin.start(
+            "openstates-standin", port: port, environment: environment, banner: "openstates-standin on")
     }
 
     /// POSTs `body` to the stand-in's control API and returns the JSON answer.

@@ -10,41 +10,14 @@ final class StripeStandin: Sendable {
     let log: URL
     static let apiKey = "sk_test_standin"
 
-    static var script: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("deploy/stripe-standin/standin.py")
-    }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init() async throws {
         try TestLayers.requireProcesses()
         port = try TestPorts.free()
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("stripe-standin-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script.path]
-        var environment = ProcessInfo.processInfo.environment
-        environment["STANDIN_PORT"] = "\(port)"
-        environment["STANDIN_API_KEY"] = Self.apiKey
-        process.environment = environment
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        self.process = process
-        for _ in 0..<100 {
-            if (try? String(contentsOf: log, encoding: .utf8))?.contains("stripe-standin on") == true { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        process.terminate()
-        throw StandinError(
-            description: "the stand-in did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-    }
-
-    struct StandinError: Error, CustomStringConvertible {
-        let description: String
+        (process, log) = try await PythonStandin.start(
+            "stripe-standin", port: port, environment: ["STANDIN_API_KEY": Self.apiKey], banner: "stripe-standin on")
     }
 
     /// POSTs `body` to the stand-in's control API and returns the JSON answer.

@@ -27,36 +27,15 @@ struct AmazonCatalogTests {
         static let secret = "c2VjcmV0LWZvci10aGUtc3RhbmQtaW4"
         static let tag = "backplane-20"
 
-        static var script: URL {
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("deploy/paapi-standin/standin.py")
-        }
 
         init() async throws {
             try TestLayers.requireProcesses()
             port = try TestPorts.free()
-            log = FileManager.default.temporaryDirectory.appendingPathComponent("paapi-\(UUID().uuidString).log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", Self.script.path]
-            var environment = ProcessInfo.processInfo.environment
-            environment["STANDIN_PORT"] = "\(port)"
-            environment["STANDIN_ACCESS_KEY"] = Self.access
-            environment["STANDIN_SECRET_KEY"] = Self.secret
-            environment["STANDIN_PARTNER_TAG"] = Self.tag
-            process.environment = environment
-            let handle = try FileHandle(forWritingTo: log)
-            process.standardOutput = handle
-            process.standardError = handle
-            try process.run()
-            self.process = process
-            for _ in 0..<100 {
-                if (try? String(contentsOf: log, encoding: .utf8))?.contains("paapi-standin on") == true { return }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            process.terminate()
-            throw ServiceError(.internal, "the stand-in did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+            (process, log) = try await PythonStandin.start(
+                "paapi-standin", port: port,
+                environment: [
+                    "STANDIN_ACCESS_KEY": Self.access, "STANDIN_SECRET_KEY": Self.secret, "STANDIN_PARTNER_TAG": Self.tag,
+                ], banner: "paapi-standin on")
         }
 
         func stop() {
