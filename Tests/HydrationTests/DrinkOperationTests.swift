@@ -192,6 +192,8 @@ struct DrinkOperationTests {
             _ = try await db.call(Hydration.SetPlan.self, plan(16, .oz), as: user)
             try await glasses(2, on: "2026-11-23")
             try await glasses(2, on: "2026-11-24")
+            // Days before the first goal, asked on their own, count against it too.
+            #expect(try await goals("2026-11-21", "2026-11-23") == [16, 16, 16])
             // Two days later the goal goes up to 32 oz: the 23rd-25th stay met at 16 oz.
             db.clock.advance(by: 2 * 86_400)
             _ = try await db.call(Hydration.SetPlan.self, plan(32, .oz), as: user)

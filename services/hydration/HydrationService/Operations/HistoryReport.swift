@@ -24,7 +24,7 @@ public struct HistoryReport: Sendable {
             throw ServiceError.invalidArgument(
                 "at most \(Hydration.History.maxDays) days per call", field: "to")
         }
-        let goals = try await plans.goals(of: user, through: to)
+        let goals = try await plans.goals(of: user)
         let totals = try await drinks.totals(of: user, from: from, to: to)
         let days = DailyProgress.days(from: from, to: to, totals: totals, goals: goals)
         let streaks = DailyProgress.streaks(days)

@@ -39,15 +39,14 @@ public struct PlanStore: Sendable {
         return nil
     }
 
-    /// The user's goals through `day`: each saved goal from the local day it was saved on (the
-    /// standard goal when they never saved one).
-    public func goals(of user: UUID, through day: LocalDay) async throws -> GoalTimeline {
+    /// The user's goals: each saved goal from the local day it was saved on (the standard goal
+    /// when they never saved one). All of them, also those after the days asked about: the
+    /// days before the first saved goal count against it.
+    public func goals(of user: UUID) async throws -> GoalTimeline {
         let rows = try await client.query(
             """
             SELECT (since_day - DATE '1970-01-01')::int4, goal_amount, goal_unit
-            FROM hydration.goals
-            WHERE user_id = \(user) AND since_day <= DATE '1970-01-01' + \(day.daysSinceEpoch)::int4
-            ORDER BY since_day
+            FROM hydration.goals WHERE user_id = \(user) ORDER BY since_day
             """, logger: logger)
         var changes: [GoalTimeline.Change] = []
         for try await (since, amount, unit) in rows.decode((Int32, Int32, String).self) {
