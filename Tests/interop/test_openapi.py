@@ -42,8 +42,26 @@ def walk(node, path=()):
 
 
 def test_no_null_values():
-    nulls = ["/".join(map(str, path)) for path, value in walk(load()) if value is None]
+    # A null member of an `enum` list is meant: it is how a nullable enum admits null
+    # (`type: [string, 'null'], enum: [a, b, null]`). Anywhere else a null is a slip.
+    nulls = [
+        "/".join(map(str, path))
+        for path, value in walk(load())
+        if value is None and not (len(path) >= 2 and path[-2] == "enum" and isinstance(path[-1], int))
+    ]
     assert nulls == [], f"keys without a value (an unquoted comma or colon?): {nulls}"
+
+
+def test_a_nullable_enum_is_a_nullable_type():
+    """`null` in an enum needs 'null' among the types, and the reverse (else null is refused)."""
+    wrong = []
+    for path, value in walk(load()):
+        if isinstance(value, dict) and isinstance(value.get("enum"), list):
+            types = value.get("type")
+            nullable_type = isinstance(types, list) and "null" in types
+            if (None in value["enum"]) != nullable_type:
+                wrong.append("/".join(map(str, path)))
+    assert wrong == []
 
 
 def test_every_reference_resolves():

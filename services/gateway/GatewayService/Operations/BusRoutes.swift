@@ -66,11 +66,13 @@ extension BusRoute {
         ) { _ in Empty() },
         .rawBody("receiveStripeWebhook", .post, "/v1/webhooks/stripe", Orders.StripeWebhook.self, access: .anyone) {
             input throws(ServiceError) in
+            guard let signature = input.headers[stripeSignature], !signature.isEmpty else {
+                throw ServiceError.invalidArgument("the Stripe-Signature header is missing", field: "Stripe-Signature")
+            }
             guard let body = input.body, body.readableBytes > 0 else {
                 throw ServiceError(.invalidArgument, "send the event as a JSON body")
             }
-            return Orders.StripeWebhook.Request(
-                payload: String(buffer: body), signature: input.headers[stripeSignature])
+            return Orders.StripeWebhook.Request(payload: String(buffer: body), signature: signature)
         },
     ]
 }
