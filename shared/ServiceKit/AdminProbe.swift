@@ -29,16 +29,19 @@ enum AdminProbe {
         guard connected == 0 else {
             throw ServiceError(.unavailable, "probe: nothing answers on the admin port \(port) (errno \(errno))")
         }
-        let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
         guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else {
             throw ServiceError(.unavailable, "probe: could not send to the admin port \(port)")
         }
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
+        // Until the server closes, or the whole body its Content-Length announces is in: a probe
+        // must not wait out its timeout on a connection kept alive.
         while answer.count < 65_536 {
             let count = recv(fd, &buffer, buffer.count, 0)
             if count <= 0 { break }
             answer.append(contentsOf: buffer[0..<count])
+            if Self.complete(answer) { break }
         }
         let text = String(decoding: answer, as: UTF8.self)
         // "HTTP/1.1 200 OK\r\n..."
@@ -48,5 +51,16 @@ enum AdminProbe {
         }
         let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
         return (status, body)
+    }
+
+    /// Whether `answer` holds the head and as many body bytes as its Content-Length says.
+    static func complete(_ answer: [UInt8]) -> Bool {
+        let text = String(decoding: answer, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { return false }
+        let head = text[..<end.lowerBound].lowercased()
+        guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        else { return false }
+        return text[end.upperBound...].utf8.count >= length
     }
 }
