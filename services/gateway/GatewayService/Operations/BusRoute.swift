@@ -106,17 +106,7 @@ struct BusRoute: Sendable {
         access: Access, status: HTTPResponse.Status = .ok,
         _ request: @escaping @Sendable (Input) throws(ServiceError) -> Op.Request
     ) -> BusRoute {
-        BusRoute(
-            operationId: operationId, method: method, path: path, service: Op.service, operation: Op.name,
-            access: access, status: status, readsBody: false,
-            payload: { input throws(ServiceError) in
-                let value = try request(input)
-                do {
-                    return Array(try Wire.makeEncoder().encode(value))
-                } catch {
-                    throw ServiceError(.internal, "could not encode the \(Op.name) request")
-                }
-            })
+        encoding(operationId, method, path, operation, access: access, status: status, readsBody: false, request)
     }
 
     /// A route whose payload is made from the request's exact body bytes and its headers (a
@@ -126,9 +116,18 @@ struct BusRoute: Sendable {
         access: Access, status: HTTPResponse.Status = .ok,
         _ request: @escaping @Sendable (Input) throws(ServiceError) -> Op.Request
     ) -> BusRoute {
+        encoding(operationId, method, path, operation, access: access, status: status, readsBody: true, request)
+    }
+
+    /// A route whose payload is `request`'s value, encoded; with `readsBody`, the body is read first.
+    private static func encoding<Op: ServiceOperation>(
+        _ operationId: String, _ method: HTTPRequest.Method, _ path: String, _ operation: Op.Type,
+        access: Access, status: HTTPResponse.Status, readsBody: Bool,
+        _ request: @escaping @Sendable (Input) throws(ServiceError) -> Op.Request
+    ) -> BusRoute {
         BusRoute(
             operationId: operationId, method: method, path: path, service: Op.service, operation: Op.name,
-            access: access, status: status, readsBody: true,
+            access: access, status: status, readsBody: readsBody,
             payload: { input throws(ServiceError) in
                 let value = try request(input)
                 do {
