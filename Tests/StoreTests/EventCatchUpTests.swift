@@ -41,6 +41,30 @@ struct EventCatchUpTests {
         }
     }
 
+    @Test("lag: a consumer's unhandled events of its topics, less those handled live, none after catch-up")
+    func lagCountsUnhandledEventsOfTheConsumersTopics() async throws {
+        try await Support.withEventLog { client, log in
+            let appended = try await Support.appendCommitted(
+                (0..<5).map { Support.event($0 == 4 ? "other" : "orders.paid", $0) }, to: log, client: client)
+            _ = try await Support.waitForReadable(5, in: log)
+            let first = try await log.lag(consumer: "printing", topics: ["orders.paid"])
+            #expect(first == ConsumerLag(events: 4, oldest: appended[0].createdAt))
+            #expect(first.seconds(now: appended[0].createdAt.addingTimeInterval(90)) == 90)
+
+            // Handled live: no longer behind on it, though the cursor has not moved.
+            _ = try await client.withConnection { connection in
+                try await log.markHandled(consumer: "printing", eventId: appended[0].id, on: connection)
+            }
+            #expect(try await log.lag(consumer: "printing", topics: ["orders.paid"])
+                == ConsumerLag(events: 3, oldest: appended[1].createdAt))
+
+            try await log.catchUp(consumer: "printing", topics: ["orders.paid"]) { _, _ in }
+            let none = try await log.lag(consumer: "printing", topics: ["orders.paid"])
+            #expect(none == ConsumerLag(events: 0, oldest: nil))
+            #expect(none.seconds(now: Date()) == 0)
+        }
+    }
+
     @Test func aRestartedConsumerResumesFromItsCursor() async throws {
         try await Support.withEventLog { client, log in
             let schema = log.schema

@@ -136,6 +136,24 @@ struct JobQueueTests {
         }
     }
 
+    @Test("depth: queued, running and dead jobs, and how long the oldest due job has waited")
+    func depthCountsEachStateAndTheOldestDueJob() async throws {
+        try await withQueue { client, queue, clock in
+            #expect(try await queue.depth() == QueueDepth(queued: 0, running: 0, dead: 0, oldestDue: nil))
+            let start = clock.now()
+            for n in 0..<3 { try await queue.enqueue(kind: "render", payload: payload(n)) }
+            try await queue.enqueue(kind: "render", payload: payload(9), runAt: start.addingTimeInterval(3_600))
+            clock.advance(by: 30)
+            let running = try await queue.claim(lease: 60)
+            let dead = try #require(try await queue.claim(lease: 60).first)
+            _ = try await queue.fail(dead, reason: "invalid image", permanent: true)
+            #expect(running.count == 1)
+            // Two due jobs were claimed, one is due since `start`, one waits for its hour.
+            #expect(try await queue.depth() == QueueDepth(queued: 2, running: 1, dead: 1, oldestDue: start))
+            #expect(try await JobQueue.tables(in: queue.schema, client: client, logger: TestDatabase.logger) == ["jobs"])
+        }
+    }
+
     @Test func permanentFailureIsDeadLetteredAtOnce() async throws {
         try await withQueue { _, queue, _ in
             try await queue.enqueue(kind: "render", payload: payload(1), maxAttempts: 5)

@@ -30,6 +30,8 @@ struct AdminPortTests {
         let adminEnv = ["ADMIN_HTTP_PORT": "\(port)"]
         try system.start("broker")
         try system.start("auth", extra: adminEnv)
+        let notifyPort = try SystemHarness.freePort()
+        try system.start("notify", extra: ["ADMIN_HTTP_PORT": "\(notifyPort)"])
         try system.start("gateway")
 
         let ready = try await eventually(port, "/readyz", status: 200)
@@ -53,6 +55,29 @@ struct AdminPortTests {
             #expect(metrics.contains("\n\(name) "), "\(name) in /metrics")
         }
         #expect(!metrics.contains(username), "no user data in metric labels")
+
+        // A worker with a job table and durable consumers shows its backlog: jobs by state (the
+        // dead letters among them), the oldest due job's wait, and each consumer's lag, which
+        // reaches 0 once notify has handled the registration.
+        _ = try await eventually(notifyPort, "/readyz", status: 200)
+        let deadline = Date().addingTimeInterval(30)
+        var backlog = ""
+        while Date() < deadline {
+            backlog = await admin(notifyPort, "/metrics")?.body ?? ""
+            if backlog.contains(#"backplane_event_consumer_lag_events{service="notify",consumer="notify.auth"} 0"#) { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        for line in [
+            #"backplane_event_consumer_lag_events{service="notify",consumer="notify.auth"} 0"#,
+            #"backplane_event_consumer_lag_seconds{service="notify",consumer="notify.auth"} 0"#,
+            #"backplane_event_consumer_lag_events{service="notify",consumer="notify.services"} "#,
+            #"backplane_jobs{service="notify",queue="jobs",state="dead"} "#,
+            #"backplane_jobs{service="notify",queue="jobs",state="queued"} "#,
+            #"backplane_job_oldest_due_age_seconds{service="notify",queue="jobs"} "#,
+        ] {
+            #expect(backlog.contains(line), "\(line) in notify's /metrics:\n\(backlog)")
+        }
+        #expect(!backlog.contains("backplane_workload_scrape_errors_total"))
 
         // --probe asks this process's own /readyz.
         let (probed, output) = try await system.runToEnd("auth", arguments: ["--probe"], extra: adminEnv)

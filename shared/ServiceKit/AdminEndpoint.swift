@@ -24,16 +24,20 @@ public struct AdminEndpoint: Service {
     let port: Int
     let registry: PrometheusCollectorRegistry
     let readiness: Readiness
+    /// Run before each `/metrics` answer, to set gauges read on demand (a worker's backlog).
+    let beforeScrape: @Sendable () async -> Void
     let logger: Logger
 
     public init(
         host: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger,
+        beforeScrape: @escaping @Sendable () async -> Void = {},
         readiness: @escaping Readiness
     ) {
         self.host = host
         self.port = port
         self.registry = registry
         self.readiness = readiness
+        self.beforeScrape = beforeScrape
         self.logger = logger
     }
 
@@ -52,7 +56,7 @@ public struct AdminEndpoint: Service {
 
     public func run() async throws {
         let router = Router()
-        let (registry, readiness) = (self.registry, self.readiness)
+        let (registry, readiness, beforeScrape) = (self.registry, self.readiness, self.beforeScrape)
         router.get("/healthz") { _, _ -> Response in
             Self.text(.ok, "ok\n", type: "text/plain; charset=utf-8")
         }
@@ -61,6 +65,7 @@ public struct AdminEndpoint: Service {
             return Self.text(ready ? .ok : .serviceUnavailable, json, type: "application/json")
         }
         router.get("/metrics") { _, _ -> Response in
+            await beforeScrape()
             ProcessMetrics.update(registry)
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -29,6 +29,8 @@ public struct WorkerResources: Sendable {
     public let events: EventLog
     /// How often event consumers re-read the log without a nudge (`EVENTS_POLL_MS`).
     public let eventsPollInterval: Duration
+    /// The admin port's backlog figures, when the port is on: consumers made here are counted.
+    let workload: WorkloadMetrics?
 
     /// A publisher of this service's events (producer ``service``), connected at `EVENTS_PUB_URL`;
     /// return its ``EventPublisher/service`` from ``WorkerDefinition/configure`` so that it runs.
@@ -42,7 +44,8 @@ public struct WorkerResources: Sendable {
     public func consumer(
         name: String, topics: [String], handler: @escaping EventConsumer.Handler
     ) throws -> EventConsumer {
-        EventConsumer(
+        workload?.watch(consumer: name, topics: topics)
+        return EventConsumer(
             name: name, topics: topics, log: events, context: context,
             endpoint: try environment.required(.eventsSubscribeURL), pollInterval: eventsPollInterval, logger: logger,
             handler: handler)
@@ -103,6 +106,12 @@ public enum WorkerHost {
         // The worker, once the start-up made it: the admin port's readiness asks it whether the
         // broker is hearing from it.
         let running = Mutex<MajordomoWorker?>(nil)
+        let events = EventLog(client: postgres, clock: clock, logger: logger)
+        let workload = adminPort.map { _ in
+            WorkloadMetrics(
+                service: definition.service.rawValue, registry: registry, postgres: postgres, events: events,
+                clock: clock, logger: logger)
+        }
         logger.info(
             "starting",
             metadata: [
@@ -111,7 +120,6 @@ public enum WorkerHost {
             ])
 
         let startup = StartupService(logger: logger) {
-            let events = EventLog(client: postgres, clock: clock, logger: logger)
             try await events.migrate()
             let applied = try await Migrator(client: postgres, schema: definition.service.rawValue, logger: logger)
                 .migrate(try definition.migrations())
@@ -129,7 +137,7 @@ public enum WorkerHost {
                 service: definition.service, postgres: postgres,
                 bus: BusClient(client: mdpClient, defaultTimeout: timeout),
                 context: context, environment: environment, logger: logger, clock: clock, events: events,
-                eventsPollInterval: eventsPoll)
+                eventsPollInterval: eventsPoll, workload: workload)
             let extra = try await definition.configure(&router, resources)
             let handler = router
             let worker = MajordomoWorker(
@@ -145,7 +153,8 @@ public enum WorkerHost {
         ]
         if let adminPort {
             let admin = AdminEndpoint(
-                host: try environment.required(.adminHTTPHost), port: adminPort, registry: registry, logger: logger
+                host: try environment.required(.adminHTTPHost), port: adminPort, registry: registry, logger: logger,
+                beforeScrape: { await workload?.update() }
             ) {
                 let database = await Self.checkDatabase(postgres, logger: logger)
                 let broker: String

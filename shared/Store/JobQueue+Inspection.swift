@@ -46,3 +46,62 @@ extension JobQueue {
         return counts
     }
 }
+
+/// A job table's figures for an operator: what waits, what runs, what died, and how long the
+/// oldest job due has waited.
+public struct QueueDepth: Sendable, Equatable {
+    /// Jobs waiting (due now or later).
+    public let queued: Int
+    /// Jobs a worker holds a lease on.
+    public let running: Int
+    /// Dead letters: jobs that used their attempts or were refused for good.
+    public let dead: Int
+    /// The `run_at` of the oldest queued job that is due, or nil when none is due.
+    public let oldestDue: Date?
+
+    /// Creates the figures.
+    public init(queued: Int, running: Int, dead: Int, oldestDue: Date?) {
+        self.queued = queued
+        self.running = running
+        self.dead = dead
+        self.oldestDue = oldestDue
+    }
+}
+
+extension JobQueue {
+    /// Queued, running and dead jobs and the oldest due job, each read through the table's
+    /// partial index for that state, so a table of many finished jobs costs nothing extra.
+    public func depth() async throws -> QueueDepth {
+        let name = try qualifiedName()
+        let now = clock.now()
+        let rows = try await client.query(
+            """
+            SELECT (SELECT count(*) FROM \(unescaped: name) WHERE state = 'queued'),
+                   (SELECT count(*) FROM \(unescaped: name) WHERE state = 'running'),
+                   (SELECT count(*) FROM \(unescaped: name) WHERE state = 'dead'),
+                   (SELECT min(run_at) FROM \(unescaped: name) WHERE state = 'queued' AND run_at <= \(now))
+            """,
+            logger: logger
+        )
+        for try await (queued, running, dead, oldest) in rows.decode((Int, Int, Int, Date?).self) {
+            return QueueDepth(queued: queued, running: running, dead: dead, oldestDue: oldest)
+        }
+        throw StoreError(.unexpectedResult, "no figures came back for \(name)")
+    }
+
+    /// The job tables in `schema`: every table with the columns ``migrationSQL(schema:table:)``
+    /// creates, in name order.
+    public static func tables(in schema: String, client: PostgresClient, logger: Logger) async throws -> [String] {
+        let rows = try await client.query(
+            """
+            SELECT table_name::text FROM information_schema.columns
+            WHERE table_schema = \(schema) AND column_name IN ('dead_reason', 'locked_until', 'max_attempts', 'dedupe_key')
+            GROUP BY table_name HAVING count(*) = 4 ORDER BY table_name
+            """,
+            logger: logger
+        )
+        var tables: [String] = []
+        for try await table in rows.decode(String.self) { tables.append(table) }
+        return tables
+    }
+}

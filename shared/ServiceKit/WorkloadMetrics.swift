@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Prometheus
+import Store
+import Synchronization
+
+/// A worker's backlog for its `/metrics`, read from the database at each scrape:
+///
+/// - `backplane_jobs{service,queue,state}`: jobs `queued`, `running` and `dead` (the dead
+///   letters) in each job table of the service's schema;
+/// - `backplane_job_oldest_due_age_seconds{service,queue}`: how long the oldest due job has
+///   waited (0 when none is due);
+/// - `backplane_event_consumer_lag_events{service,consumer}` and
+///   `backplane_event_consumer_lag_seconds{service,consumer}`: the events of a durable
+///   consumer's topics it has not handled, and the age of the oldest;
+/// - `backplane_workload_scrape_errors_total{service}`: scrapes whose database reads failed (the
+///   figures above then keep their last values).
+public final class WorkloadMetrics: Sendable {
+    let service: String
+    let registry: PrometheusCollectorRegistry
+    let postgres: PostgresClient
+    let events: EventLog
+    let clock: any WallClock
+    let logger: Logger
+    /// The durable consumers the service made: name and topics.
+    private let consumers = Mutex<[String: [String]]>([:])
+
+    init(
+        service: String, registry: PrometheusCollectorRegistry, postgres: PostgresClient, events: EventLog,
+        clock: any WallClock, logger: Logger
+    ) {
+        self.service = service
+        self.registry = registry
+        self.postgres = postgres
+        self.events = events
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Counts `name`'s lag from now on.
+    func watch(consumer name: String, topics: [String]) {
+        consumers.withLock { $0[name] = topics }
+    }
+
+    /// Reads the figures and sets the gauges.
+    func update() async {
+        do {
+            let now = clock.now()
+            for table in try await JobQueue.tables(in: service, client: postgres, logger: logger) {
+                let depth = try await JobQueue(
+                    client: postgres, schema: service, table: table, clock: clock, logger: logger
+                ).depth()
+                for (state, count) in [("queued", depth.queued), ("running", depth.running), ("dead", depth.dead)] {
+                    gauge("jobs", "", "jobs by state; dead ones are the dead letters", [("queue", table), ("state", state)])
+                        .set(Double(count))
+                }
+                gauge(
+                    "job_oldest_due_age", "seconds", "how long the oldest due job has waited", [("queue", table)]
+                ).set(depth.oldestDue.map { max(0, now.timeIntervalSince($0)) } ?? 0)
+            }
+            for (name, topics) in consumers.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+                let lag = try await events.lag(consumer: name, topics: topics)
+                gauge("event_consumer_lag", "events", "events of the consumer's topics not handled yet", [("consumer", name)])
+                    .set(Double(lag.events))
+                gauge("event_consumer_lag", "seconds", "age of the oldest event not handled yet", [("consumer", name)])
+                    .set(lag.seconds(now: now))
+            }
+        } catch {
+            registry.makeCounter(
+                descriptor: .init(
+                    namespace: "backplane", metricName: "workload_scrape_errors", unitName: "total",
+                    helpText: "scrapes whose job and consumer figures could not be read"),
+                labels: [("service", service)]
+            ).increment()
+            logger.warning(
+                "job and consumer figures not read", metadata: ["error": "\(SafeErrorDescription.of(error))"])
+        }
+    }
+
+    private func gauge(_ name: String, _ unit: String, _ help: String, _ labels: [(String, String)]) -> Gauge {
+        registry.makeGauge(
+            descriptor: .init(namespace: "backplane", metricName: name, unitName: unit, helpText: help),
+            labels: [("service", service)] + labels)
+    }
+}
