@@ -77,7 +77,7 @@ struct AdminPortTests {
         ] {
             #expect(backlog.contains(line), "\(line) in notify's /metrics:\n\(backlog)")
         }
-        #expect(!backlog.contains("backplane_workload_scrape_errors_total"))
+        #expect(backlog.contains(#"backplane_workload_scrape_errors_total{service="notify"} 0"#))
 
         // --probe asks this process's own /readyz.
         let (probed, output) = try await system.runToEnd("auth", arguments: ["--probe"], extra: adminEnv)

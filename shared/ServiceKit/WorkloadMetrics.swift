@@ -36,6 +36,16 @@ public final class WorkloadMetrics: Sendable {
         self.events = events
         self.clock = clock
         self.logger = logger
+        // Present from the first scrape, so an alert on its rate has a series to read.
+        _ = scrapeErrors
+    }
+
+    private var scrapeErrors: Counter {
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "backplane", metricName: "workload_scrape_errors", unitName: "total",
+                helpText: "scrapes whose job and consumer figures could not be read"),
+            labels: [("service", service)])
     }
 
     /// Counts `name`'s lag from now on.
@@ -67,12 +77,7 @@ public final class WorkloadMetrics: Sendable {
                     .set(lag.seconds(now: now))
             }
         } catch {
-            registry.makeCounter(
-                descriptor: .init(
-                    namespace: "backplane", metricName: "workload_scrape_errors", unitName: "total",
-                    helpText: "scrapes whose job and consumer figures could not be read"),
-                labels: [("service", service)]
-            ).increment()
+            scrapeErrors.increment()
             logger.warning(
                 "job and consumer figures not read", metadata: ["error": "\(SafeErrorDescription.of(error))"])
         }
