@@ -177,6 +177,7 @@ let package = Package(
             dependencies: [
                 "Majordomo", "ServiceKit", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "ZeroMQ",
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "services/broker/BrokerService",
             swiftSettings: strict

@@ -4,6 +4,7 @@ import GatewayService
 import HTTPTypes
 import OpenAPIRuntime
 import ServiceKit
+import Store
 import Testing
 
 @testable import GatewayService
@@ -41,6 +42,14 @@ struct LogRedactionTests {
         #expect(SafeErrorDescription.of(Failure.rejected(token: Self.secret)).hasSuffix("Failure.rejected"))
         #expect(!SafeErrorDescription.of(Detailed(password: Self.secret)).contains(Self.secret))
         #expect(SafeErrorDescription.of(ServiceError(.notFound, "no such order")) == "not_found: no such order")
+        // A migration edited after it was applied is named, so the operator knows what to fix;
+        // other store errors give only their code, since their messages may quote values.
+        #expect(
+            SafeErrorDescription.of(StoreError(.migrationChecksumMismatch, "migration 1 (bills) in schema 'civic' was changed"))
+                == "migration_checksum_mismatch: migration 1 (bills) in schema 'civic' was changed")
+        #expect(
+            SafeErrorDescription.of(StoreError(.unexpectedResult, "job with dedupe key '\(Self.secret)'"))
+                == "StoreError unexpected_result")
         struct Body: Decodable { let amount: Int }
         do {
             _ = try JSONDecoder().decode(Body.self, from: Data(#"{"amount": "\#(Self.secret)"}"#.utf8))

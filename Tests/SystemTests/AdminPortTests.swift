@@ -28,11 +28,13 @@ struct AdminPortTests {
         let system = try SystemHarness()
         let port = try SystemHarness.freePort()
         let adminEnv = ["ADMIN_HTTP_PORT": "\(port)"]
-        try system.start("broker")
+        let brokerPort = try SystemHarness.freePort()
+        try system.start("broker", extra: ["ADMIN_HTTP_PORT": "\(brokerPort)"])
         try system.start("auth", extra: adminEnv)
         let notifyPort = try SystemHarness.freePort()
         try system.start("notify", extra: ["ADMIN_HTTP_PORT": "\(notifyPort)"])
-        try system.start("gateway")
+        let gatewayPort = try SystemHarness.freePort()
+        try system.start("gateway", extra: ["ADMIN_HTTP_PORT": "\(gatewayPort)", "READINESS_SERVICES": "auth,notify"])
 
         let ready = try await eventually(port, "/readyz", status: 200)
         #expect(ready?.status == 200, "\(ready?.body ?? "no answer")\n\(system.logs())")
@@ -78,6 +80,37 @@ struct AdminPortTests {
             #expect(backlog.contains(line), "\(line) in notify's /metrics:\n\(backlog)")
         }
         #expect(backlog.contains(#"backplane_workload_scrape_errors_total{service="notify"} 0"#))
+
+        // The broker's own port: per service, requests accepted, waiting and live workers, and
+        // its counters; its --probe asks it there.
+        let brokerReady = try await eventually(brokerPort, "/readyz", status: 200)
+        #expect(brokerReady?.body == #"{"checks":{"loop":"ok"},"status":"ok"}"#)
+        let brokerMetrics = await admin(brokerPort, "/metrics")?.body ?? ""
+        for line in [
+            #"backplane_broker_workers{service="auth"} 1"#, #"backplane_broker_queued{service="auth"} 0"#,
+            #"backplane_broker_workers{service="notify"} 1"#, "backplane_broker_replies_total ",
+            "backplane_broker_expired_total ", "backplane_broker_abandoned_total ",
+        ] {
+            #expect(brokerMetrics.contains(line), "\(line) in the broker's /metrics:\n\(brokerMetrics)")
+        }
+        let accepted = brokerMetrics.split(separator: "\n")
+            .first { $0.hasPrefix(#"backplane_broker_requests_total{service="auth"} "#) }
+            .flatMap { Int($0.split(separator: " ").last ?? "") }
+        #expect((accepted ?? 0) >= 2, "the registration and the login went through the broker")
+        let (brokerProbed, brokerOutput) = try await system.runToEnd(
+            "broker", arguments: ["--probe"], extra: ["ADMIN_HTTP_PORT": "\(brokerPort)"])
+        #expect(brokerProbed == 0 && brokerOutput.contains("admin port \(brokerPort)"), "\(brokerOutput)")
+
+        // The gateway's own port: ready while its broker answers; the same registry as its
+        // public /metrics, with the process figures.
+        let gatewayReady = try await eventually(gatewayPort, "/readyz", status: 200)
+        #expect(gatewayReady?.body == #"{"checks":{"broker":"ok"},"status":"ok"}"#)
+        let gatewayMetrics = await admin(gatewayPort, "/metrics")?.body ?? ""
+        #expect(gatewayMetrics.contains(#"hb_requests{http_route="/v1/auth/register""#), "\(gatewayMetrics)")
+        #expect(gatewayMetrics.contains("\nprocess_open_fds "))
+        let (gatewayProbed, gatewayOutput) = try await system.runToEnd(
+            "gateway", arguments: ["--probe"], extra: ["ADMIN_HTTP_PORT": "\(gatewayPort)"])
+        #expect(gatewayProbed == 0 && gatewayOutput.contains("admin port \(gatewayPort)"), "\(gatewayOutput)")
 
         // --probe asks this process's own /readyz.
         let (probed, output) = try await system.runToEnd("auth", arguments: ["--probe"], extra: adminEnv)

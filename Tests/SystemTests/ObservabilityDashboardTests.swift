@@ -3,7 +3,7 @@ import Testing
 
 /// The on-call dashboard (`deploy/observability/grafana/dashboards/backplane.json`) reads only
 /// metrics the processes really serve: every metric name in a panel's query is found in a
-/// scrape of a running gateway and of services' admin ports after some traffic.
+/// scrape of a running gateway and of the broker's and services' admin ports after some traffic.
 @Suite("System: the Grafana dashboard's metrics exist (real processes)", .serialized)
 struct ObservabilityDashboardTests {
     static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -39,7 +39,7 @@ struct ObservabilityDashboardTests {
                 == ["hb_requests"])
     }
 
-    @Test("every metric a dashboard panel uses is served by the gateway or a service's admin port")
+    @Test("every metric a dashboard panel uses is served by the gateway, the broker or a service")
     func everyPanelMetricExists() async throws {
         let data = try Data(
             contentsOf: Self.repoRoot.appendingPathComponent("deploy/observability/grafana/dashboards/backplane.json"))
@@ -58,7 +58,8 @@ struct ObservabilityDashboardTests {
         let system = try SystemHarness()
         let authPort = try SystemHarness.freePort()
         let notifyPort = try SystemHarness.freePort()
-        try system.start("broker")
+        let brokerPort = try SystemHarness.freePort()
+        try system.start("broker", extra: ["ADMIN_HTTP_PORT": "\(brokerPort)"])
         try system.start("auth", extra: ["ADMIN_HTTP_PORT": "\(authPort)"])
         try system.start("notify", extra: ["ADMIN_HTTP_PORT": "\(notifyPort)"])
         // A login limit of one a minute, so that the second login is refused and counted.
@@ -75,7 +76,7 @@ struct ObservabilityDashboardTests {
         #expect(await system.post("/v1/auth/login", json: #"{"username":"\#(username)","password":"Lund2026x"}"#)?.status == 429)
 
         var served = Set<String>()
-        for port in [system.httpPort, authPort, notifyPort] {
+        for port in [system.httpPort, brokerPort, authPort, notifyPort] {
             let body = await offPool { HTTP.request(port: port, method: "GET", path: "/metrics") }?.body ?? ""
             for line in body.split(separator: "\n") where !line.hasPrefix("#") {
                 if let name = line.split(whereSeparator: { $0 == "{" || $0 == " " }).first { served.insert(String(name)) }

@@ -88,6 +88,8 @@ export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0
 export EVENTS_XPUB_BIND="tcp://127.0.0.1:$XPUB_PORT" EVENTS_SUB_URL="tcp://127.0.0.1:$XPUB_PORT"
 export SMTP_PORT=$(free_port) SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data" CIVIC_STANDIN_PORT=$(free_port)
 export ADMIN_USERNAME ADMIN_PASSWORD
+# Its ports are free ones picked at random; the admin ports (a fixed range by default) stay off.
+export ADMIN_PORT_BASE=off
 # The fuzzer sends thousands of requests a minute from one address: with the rate limits on,
 # most would be 429s and the run would check the limiter instead of the API. The limits have
 # their own tests (RateLimitHTTPTests, GatewayTests) and benchmark (make bench-flood).

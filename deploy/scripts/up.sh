@@ -28,6 +28,10 @@
 #   REPLICAS_gateway      number of gateways (default 1): gateway-1 on HTTP_PORT, gateway-2 on
 #                         HTTP_PORT+1, ...; each is a whole gateway (put a balancer in front, or
 #                         give loadgen several --base-url)
+#   ADMIN_PORT_BASE       first admin port (default 9100): every process gets its own
+#                         ADMIN_HTTP_PORT (/healthz, /readyz, /metrics), base+0 for the broker,
+#                         then each service replica and gateway in start order, shown in its
+#                         "started" line; off: none
 #   SKIP_BUILD=1          do not run `swift build -c release`
 #   SKIP_BOOTSTRAP=1      do not run bootstrap.sh
 #   SMTP_SINK=0           do not start the local SMTP sink (it starts with notify unless SMTP_HOST
@@ -55,6 +59,9 @@ PG_DIR="$REPO_ROOT/.data/pg"
 # loopback (production sets the address range of its own proxies; see README "Rate limits").
 : "${TRUSTED_PROXIES=127.0.0.1,::1}"
 export TRUSTED_PROXIES
+: "${ADMIN_PORT_BASE:=9100}"
+[[ $ADMIN_PORT_BASE == off || $ADMIN_PORT_BASE =~ ^[1-9][0-9]*$ ]] ||
+    die "ADMIN_PORT_BASE must be a port number or off, got '$ADMIN_PORT_BASE'"
 : "${READY_TIMEOUT:=60}"
 : "${STOP_TIMEOUT:=10}"
 : "${BROKER_READY_TIMEOUT:=15}"
@@ -65,6 +72,7 @@ FILTERS=()          # PIDs of the log-prefixing filters (children of this shell 
 declare -A NAME=()  # PID -> display name
 declare -A PID_OF=() # display name -> PID
 declare -A EXE_OF=() # display name -> executable
+declare -A ADMIN_PORT_OF=() # display name -> its ADMIN_HTTP_PORT (none when ADMIN_PORT_BASE=off)
 NAME_WIDTH=8
 PG_OWNED=""         # set when this script is responsible for stopping .data/pg
 STOP_SIGNAL=""      # set by the signal traps; the main flow notices it and shuts down
@@ -98,6 +106,11 @@ plan_processes() {
     fi
     FIRST_GATEWAY=gateway
     ((n == 1)) || FIRST_GATEWAY=gateway-1
+    local index=0
+    for svc in "${PLAN[@]}"; do
+        [[ $ADMIN_PORT_BASE == off ]] || ADMIN_PORT_OF[$svc]=$((ADMIN_PORT_BASE + index))
+        index=$((index + 1))
+    done
     for svc in "${PLAN[@]}"; do ((${#svc} > NAME_WIDTH)) && NAME_WIDTH=${#svc}; done
     return 0
 }
@@ -113,7 +126,8 @@ check_ports() {
     for spec in "HTTP_PORT=tcp://127.0.0.1:$HTTP_PORT" "${gateway_ports[@]}" \
         "BROKER_BIND=${BROKER_BIND:-tcp://127.0.0.1:5555}" \
         "EVENTS_XSUB_BIND=${EVENTS_XSUB_BIND:-tcp://127.0.0.1:5556}" \
-        "EVENTS_XPUB_BIND=${EVENTS_XPUB_BIND:-tcp://127.0.0.1:5557}"; do
+        "EVENTS_XPUB_BIND=${EVENTS_XPUB_BIND:-tcp://127.0.0.1:5557}" \
+        $(for name in "${!ADMIN_PORT_OF[@]}"; do echo "ADMIN_PORT_BASE($name)=tcp://127.0.0.1:${ADMIN_PORT_OF[$name]}"; done); do
         port=${spec##*:}
         [[ $port =~ ^[0-9]+$ ]] || continue
         port_in_use "$port" &&
@@ -185,19 +199,25 @@ prefix_lines() {
 # nothing reparented), and the descriptor is closed here at once so that only the process holds
 # the pipe and the filter sees end-of-file when it exits.
 start_process() {
-    local name=$1 exe=$2 fd pid port=$HTTP_PORT
+    local name=$1 exe=$2 fd pid port=$HTTP_PORT admin=${ADMIN_PORT_OF[$1]:-} started
     # gateway-I listens on HTTP_PORT+I-1 (the others do not read HTTP_PORT).
     [[ $name == gateway-* ]] && port=$((HTTP_PORT + ${name#gateway-} - 1))
     exec {fd}> >(prefix_lines "$name")
     FILTERS+=("$!")
-    HTTP_PORT=$port "$exe" </dev/null >&"$fd" 2>&1 &
+    if [[ -n $admin ]]; then
+        HTTP_PORT=$port ADMIN_HTTP_PORT=$admin ADMIN_HTTP_HOST=127.0.0.1 "$exe" </dev/null >&"$fd" 2>&1 &
+    else
+        HTTP_PORT=$port "$exe" </dev/null >&"$fd" 2>&1 &
+    fi
     pid=$!
     exec {fd}>&-
     LIVE+=("$pid")
     NAME[$pid]=$name
     PID_OF[$name]=$pid
     EXE_OF[$name]=$exe
-    info "started $name (pid $pid)"
+    started="pid $pid"
+    [[ -z $admin ]] || started+=", admin http://127.0.0.1:$admin"
+    info "started $name ($started)"
 }
 
 # nap SECONDS: sleep that a Ctrl-C may cut short. A Ctrl-C reaches the foreground `sleep` too,

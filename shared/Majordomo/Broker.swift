@@ -24,6 +24,10 @@ public final class Broker: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     private let counters = Mutex(BrokerStatistics())
+    /// Per-service figures, copied by the loop only when asked (``serviceFigures()``), so the
+    /// request path never pays for them.
+    private let figures = Mutex<(generation: Int, services: [BrokerServiceFigures])>((0, []))
+    private let figuresWanted = Atomic<Bool>(false)
     private let cpuNanoseconds = Atomic<Int64>(0)
     private let logger: Logger
 
@@ -95,6 +99,25 @@ public final class Broker: Sendable {
     /// CPU time the broker's thread used, as of when ``run()`` returned: with
     /// ``BrokerStatistics/replies`` it gives the broker's cost per round trip.
     public var threadCPUTime: Duration { .nanoseconds(cpuNanoseconds.load(ordering: .acquiring)) }
+
+    /// Whether the loop is running (started and not stopped).
+    public var isRunning: Bool { started.load(ordering: .acquiring) && !stopping.load(ordering: .acquiring) }
+
+    /// Each service's queue, workers and accepted requests, copied by the broker's loop on its
+    /// next turn (waits up to `timeout`; returns the last copy if the loop does not answer).
+    public func serviceFigures(timeout: Duration = .seconds(1)) async -> [BrokerServiceFigures] {
+        let before = figures.withLock { $0.generation }
+        figuresWanted.store(true, ordering: .releasing)
+        wake.signal()
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while clock.now < deadline {
+            let (generation, services) = figures.withLock { ($0.generation, $0.services) }
+            if generation != before { return services }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return figures.withLock { $0.services }
+    }
 
     /// Asks the loop to finish; ``run()`` then returns.
     public func stop() {
@@ -182,6 +205,11 @@ public final class Broker: Sendable {
             }
             let snapshot = core.statistics
             counters.withLock { $0 = snapshot }
+            if figuresWanted.load(ordering: .acquiring) {
+                figuresWanted.store(false, ordering: .releasing)
+                let services = core.serviceFigures()
+                figures.withLock { $0 = ($0.generation &+ 1, services) }
+            }
         }
     }
 

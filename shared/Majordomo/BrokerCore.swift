@@ -106,6 +106,8 @@ public struct BrokerCore {
         /// The slots of its workers with credit left, least recently used first.
         var waiting = FIFO<Int>()
         var workerCount = 0
+        /// Client requests accepted into its queue so far.
+        var accepted = 0
     }
 
     /// How deep a client's return envelope may be (its identity plus its own tags).
@@ -141,6 +143,13 @@ public struct BrokerCore {
     /// How many requests wait for a worker of `service`.
     public func queuedCount(for service: String) -> Int {
         serviceSlots[service].map { services[$0].requests.count } ?? 0
+    }
+
+    /// Each service named so far: requests waiting, live workers, requests accepted.
+    public func serviceFigures() -> [BrokerServiceFigures] {
+        services.map {
+            BrokerServiceFigures(service: $0.label, queued: $0.requests.count, workers: $0.workerCount, accepted: $0.accepted)
+        }
     }
 
     /// When ``tick(now:into:)`` next has work to do.
@@ -222,6 +231,7 @@ public struct BrokerCore {
             return
         }
         statistics.requests += 1
+        services[slot].accepted += 1
         services[slot].requests.append(request)
         dispatch(slot, now: now, into: &out)
     }

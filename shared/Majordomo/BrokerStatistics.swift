@@ -18,3 +18,23 @@ public struct BrokerStatistics: Sendable, Equatable {
     /// All zero.
     public init() {}
 }
+
+/// One service as the broker sees it, for an operator's metrics.
+public struct BrokerServiceFigures: Sendable, Equatable {
+    /// The service name.
+    public let service: String
+    /// Requests waiting for a worker.
+    public let queued: Int
+    /// Live workers (idle or busy).
+    public let workers: Int
+    /// Client requests accepted into its queue since the broker started.
+    public let accepted: Int
+
+    /// Creates the figures.
+    public init(service: String, queued: Int, workers: Int, accepted: Int) {
+        self.service = service
+        self.queued = queued
+        self.workers = workers
+        self.accepted = accepted
+    }
+}

@@ -1,3 +1,4 @@
+import Contract
 import Foundation
 import Hummingbird
 import Logging
@@ -39,6 +40,20 @@ public struct AdminEndpoint: Service {
         self.readiness = readiness
         self.beforeScrape = beforeScrape
         self.logger = logger
+    }
+
+    /// `ADMIN_HTTP_PORT` as a port, or nil when it is empty.
+    public static func configuredPort(_ environment: ProcessEnvironment) throws -> Int? {
+        guard let text = environment.string(.adminHTTPPort), !text.isEmpty else { return nil }
+        return try environment.int(.adminHTTPPort, in: 1...65_535)
+    }
+
+    /// `--probe` on the admin port: its `/readyz` answers 200 (else an `unavailable` error with
+    /// the checks), and the line to print.
+    public static func probe(port: Int, name: String) throws -> String {
+        let (status, body) = try AdminProbe.get(port: port, path: "/readyz")
+        guard status == 200 else { throw ServiceError(.unavailable, "\(name) is not ready: \(body)") }
+        return "\(name) ok (admin port \(port))"
     }
 
     /// The answer to `/readyz` for these check results.

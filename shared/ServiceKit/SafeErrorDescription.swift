@@ -25,6 +25,11 @@ public enum SafeErrorDescription {
             return "\(error)"
         case let error as ProcessEnvironment.InvalidSetting:
             return error.description
+        case let error as StoreError:
+            // Migration and identifier messages name files, schemas and checksums, which an
+            // operator needs to act on; the other codes' messages may quote values (a dedupe key),
+            // so only their code is given.
+            return Self.schemaCodes.contains(error.code) ? "\(error.code): \(error.message)" : "StoreError \(error.code)"
         case is CancellationError:
             return "cancelled"
         case let error as DecodingError:
@@ -35,6 +40,10 @@ public enum SafeErrorDescription {
             return shape(of: error)
         }
     }
+
+    /// Store failures whose message is about the schema, never about a row's values.
+    /// (`migration_failed` is not: it quotes the server's detail, which can hold a row's values.)
+    static let schemaCodes: Set<StoreError.Code> = [.invalidMigration, .migrationChecksumMismatch, .invalidIdentifier]
 
     /// The error's type and, for an enum, its case name (`RuntimeError.unexpectedAcceptHeader`).
     public static func shape(of error: any Error) -> String {

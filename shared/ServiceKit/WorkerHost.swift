@@ -202,19 +202,15 @@ public enum WorkerHost {
         }
     }
 
-    /// `ADMIN_HTTP_PORT` as a port, or nil when it is empty.
     static func adminPort(_ environment: ProcessEnvironment) throws -> Int? {
-        guard let text = environment.string(.adminHTTPPort), !text.isEmpty else { return nil }
-        return try environment.int(.adminHTTPPort, in: 1...65_535)
+        try AdminEndpoint.configuredPort(environment)
     }
 
     /// `--probe`: with `ADMIN_HTTP_PORT`, this process's own `/readyz`; without, the service's
     /// `health` operation through the broker (which any replica may answer).
     public static func probe(_ service: ServiceName, environment: ProcessEnvironment, logger: Logger) async throws {
         if let port = try adminPort(environment) {
-            let (status, body) = try AdminProbe.get(port: port, path: "/readyz")
-            guard status == 200 else { throw ServiceError(.unavailable, "\(service) is not ready: \(body)") }
-            print("\(service) ok (admin port \(port))")
+            print(try AdminEndpoint.probe(port: port, name: "\(service)"))
             return
         }
         let report = try await ProbeClient.call(environment: environment, logger: logger) { bus in

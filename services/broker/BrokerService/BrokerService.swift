@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import Majordomo
+import Prometheus
 import ServiceKit
+import Synchronization
 import ServiceLifecycle
 import ZeroMQ
 
@@ -31,9 +33,9 @@ public enum BrokerService {
         summary: "Majordomo broker (ZeroMQ RFC 7 MDP/0.1 with RFC 8 MMI) and event proxy (XSUB/XPUB)",
         settings: [
             .logLevel, .logFormat, bind, xsubBind, xpubBind, .heartbeatInterval, .heartbeatLiveness, requestTimeout,
-            maxQueued, engine,
+            maxQueued, engine, .adminHTTPPort, .adminHTTPHost,
         ],
-        probeHelp: "check that the broker at BROKER_BIND answers an MMI request")
+        probeHelp: "check that the broker at BROKER_BIND answers an MMI request (with ADMIN_HTTP_PORT: its /readyz)")
 
     /// Reads the broker's configuration from the environment.
     public static func configuration(_ environment: ProcessEnvironment) throws -> BrokerConfiguration {
@@ -53,15 +55,29 @@ public enum BrokerService {
     public static func run(_ environment: ProcessEnvironment, logger: Logger) async throws {
         let context = Context()
         let broker = try Broker(configuration: try configuration(environment), context: context, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: broker)]
+        if let port = try AdminEndpoint.configuredPort(environment) {
+            let metrics = BrokerMetrics(broker: broker)
+            services.append(
+                .init(
+                    service: AdminEndpoint(
+                        host: try environment.required(.adminHTTPHost), port: port, registry: metrics.registry,
+                        logger: logger, beforeScrape: { await metrics.update() }
+                    ) { ["loop": broker.isRunning ? "ok" : "not running"] }))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: broker)], gracefulShutdownSignals: [.sigterm, .sigint],
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                 cancellationSignals: [], logger: logger))
         try await group.run()
     }
 
     /// `--probe`: the broker answers `mmi.service`.
     public static func probe(_ environment: ProcessEnvironment, logger: Logger) async throws {
+        if let port = try AdminEndpoint.configuredPort(environment) {
+            print(try AdminEndpoint.probe(port: port, name: "broker"))
+            return
+        }
         let endpoint = connectable(try environment.required(bind))
         let probeEnvironment = ProcessEnvironment(["BROKER_URL": endpoint])
         let served = try await ProbeClient.call(environment: probeEnvironment, logger: logger) { bus in

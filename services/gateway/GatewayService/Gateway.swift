@@ -103,8 +103,22 @@ public enum Gateway {
         MetricsSystem.bootstrap(factory)
         let client = MajordomoClient(endpoint: settings.brokerURL, context: Context(), logger: logger)
         let bus = BusClient(client: client, defaultTimeout: settings.requestTimeout)
+        var services: [any Service] = [client]
+        if let adminPort = settings.adminPort {
+            // This gateway's own port for probes and scrapes: ready while its broker answers MMI.
+            let timeout = settings.readinessTimeout
+            services.append(
+                AdminEndpoint(host: settings.adminHost, port: adminPort, registry: registry, logger: logger) {
+                    do {
+                        _ = try await bus.isServed("broker", timeout: timeout)
+                        return ["broker": "ok"]
+                    } catch {
+                        return ["broker": (error as? ServiceError)?.message ?? "\(error)"]
+                    }
+                })
+        }
         let app = try buildApplication(
-            settings: settings, bus: bus, registry: registry, logger: logger, services: [client])
+            settings: settings, bus: bus, registry: registry, logger: logger, services: services)
         logger.info(
             "gateway listening",
             metadata: [
@@ -120,6 +134,10 @@ public enum Gateway {
     /// `--probe`: `GET /healthz` answers 200.
     public static func probe(_ environment: ProcessEnvironment, logger: Logger) async throws {
         let settings = try GatewaySettings(environment)
+        if let adminPort = settings.adminPort {
+            print(try AdminEndpoint.probe(port: adminPort, name: "gateway"))
+            return
+        }
         let host = settings.host == "0.0.0.0" ? "127.0.0.1" : settings.host
         let status =
             settings.tls == nil

@@ -48,7 +48,8 @@ public struct GatewaySettings: Sendable {
     public static let all: [Setting] =
         [
             .logLevel, .logFormat, host, port, .brokerURL, .requestTimeout, readinessServices, readinessTimeout,
-            tlsCertificateFile, tlsKeyFile, trustedProxies, accessLogEvery, rateLimitClients,
+            tlsCertificateFile, tlsKeyFile, trustedProxies, accessLogEvery, rateLimitClients, .adminHTTPPort,
+            .adminHTTPHost,
         ] + RouteClass.allCases.compactMap { rateLimitSettings[$0] }
 
     /// Where to listen.
@@ -59,6 +60,10 @@ public struct GatewaySettings: Sendable {
     public var brokerURL: String
     /// Deadline for a call to a service.
     public var requestTimeout: Duration
+    /// The operator port (`/healthz`, `/readyz`: this gateway's broker connection, `/metrics`), or nil.
+    public var adminPort: Int?
+    /// Where the operator port listens.
+    public var adminHost: String
     /// What `/readyz` checks.
     public var readinessServices: [ServiceName]
     /// Deadline for each readiness check.
@@ -80,6 +85,8 @@ public struct GatewaySettings: Sendable {
         host = try environment.required(Self.host)
         port = try environment.int(Self.port, in: 0...65535)
         brokerURL = try environment.required(.brokerURL)
+        adminPort = try AdminEndpoint.configuredPort(environment)
+        adminHost = try environment.required(.adminHTTPHost)
         requestTimeout = .milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
         readinessServices = try environment.required(Self.readinessServices).split(separator: ",")
             .map { ServiceName(String($0).trimmingCharacters(in: .whitespaces)) }.filter { !$0.rawValue.isEmpty }
