@@ -213,7 +213,7 @@ struct CivicHTTPTests {
         }
     }
 
-    @Test("new-bill push end to end: subscriptions over HTTP, bills introduced in the feed and by a local file reach each device once through notify (a kill -9 of civic between), tokens in no log")
+    @Test("new-bill push end to end: subscriptions over HTTP, bills introduced in the feed and by a local file reach each device once through notify (a kill -9 of civic between), a refused token ends its subscription, tokens in no log")
     func newBillPush() async throws {
         let (standin, feedPort) = try await startStandin()
         defer {
@@ -300,6 +300,14 @@ struct CivicHTTPTests {
             await system.send("DELETE", "/v1/civic/subscriptions/\(idC)", headers: ["X-Subscription-Secret": secretC])?
                 .status == 404)
 
+        // D's token is one the provider no longer knows (the sink answers UNREGISTERED): its first
+        // push is refused, notify says so, and civic ends the subscription.
+        let tokenD = "gone-civic-d-\(UUID().uuidString)"
+        let d = try #require(await subscribe(tokenD, county))
+        let idD = try #require(json(d.body)["id"] as? String)
+        let secretD = try #require(json(d.body)["secret"] as? String)
+        SecretLedger.note(secretD, as: "subscription secret")
+
         // Two new council bills and five new county bills in the feed: A gets two pushes, B one summary.
         for (jurisdiction, count) in [(city, 2), (county, 5)] {
             let body = #"{"jurisdiction": "\#(jurisdiction)", "count": \#(count)}"#
@@ -319,6 +327,15 @@ struct CivicHTTPTests {
         #expect(pushed(tokenB).count == 1 && (pushed(tokenB).first?["title"] as? String) == "5 new bills", "\(pushes())")
         #expect(pushed(tokenA).allSatisfy { $0["title"] as? String == "New local bill" }, "\(pushes())")
         #expect(pushed(tokenC).isEmpty)
+        var gone: HTTP.Response?
+        let unsubscribed = Date().addingTimeInterval(30)
+        repeat {
+            gone = await system.send(
+                "PUT", "/v1/civic/subscriptions/\(idD)", json: filter, headers: ["X-Subscription-Secret": secretD])
+            if gone?.status == 404 { break }
+            try await Task.sleep(for: .milliseconds(300))
+        } while Date() < unsubscribed
+        #expect(gone?.status == 404, "the subscription of a refused token ends: \(gone?.body ?? "")")
 
         // kill -9 civic and start it again: its import and consumer run again, nothing is pushed twice.
         kill(civic.processIdentifier, SIGKILL)
@@ -356,7 +373,7 @@ struct CivicHTTPTests {
         #expect((pushed(tokenA).last?["body"] as? String)?.contains("Item 99") == true, "\(pushes())")
         _ = await system.stopAll()
         let logs = system.logs()
-        for secret in [tokenA, tokenB, tokenC] { #expect(!logs.contains(secret), "a push token is in a log") }
+        for secret in [tokenA, tokenB, tokenC, tokenD] { #expect(!logs.contains(secret), "a push token is in a log") }
         _ = civic
     }
 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import AuthContract
+import NotifyContract
 import CivicContract
 import Contract
 import Foundation
@@ -103,6 +104,17 @@ public enum CivicService {
             guard let user = UUID(uuidString: deleted.userId) else { return }
             try await parts.bookmarks.forget(user, on: connection)
         }
+        // A device whose token the push provider refused is unsubscribed (if its token is unchanged).
+        let refusals = try resources.consumer(name: "civic.tokens", topics: [Notify.DeviceTokenRefused.topic]) {
+            event, connection in
+            let refused = try Wire.makeDecoder().decode(Notify.DeviceTokenRefused.self, from: event.payload)
+            guard let id = UUID(uuidString: refused.deviceId) else { return }
+            if try await parts.subscriptions.forgetRefused(id, tokenSHA256: refused.tokenSHA256, on: connection) {
+                resources.logger.info(
+                    "subscription ended: its push token was refused",
+                    metadata: ["subscriptionId": "\(id)", "reason": "\(refused.reason)"])
+            }
+        }
         let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let clock = resources.clock
         let owing = try resources.consumer(name: "civic.push", topics: [Civic.BillIntroduced.topic]) {
@@ -116,6 +128,6 @@ public enum CivicService {
             pushes: parts.pushes, submit: .overBus(resources.bus), clock: resources.clock, wake: wake,
             logger: resources.logger)
         pusher.gather = Double(try resources.environment.int(FeedSettings.pushGather, in: 0...3600))
-        return [publisher.service, forgetter, scheduler, owing, pusher]
+        return [publisher.service, forgetter, refusals, scheduler, owing, pusher]
     }
 }

@@ -50,6 +50,25 @@ public enum Notify {
         public static let message = "message"
     }
 
+    /// Event `notify.device_token_refused`: the push provider said a directly addressed
+    /// device's token is no longer valid (APNs `Unregistered`/`BadDeviceToken`, FCM
+    /// `UNREGISTERED`). The sender that owns the device (civic) forgets it, if its token is
+    /// still the one refused (a device may have sent a new one since).
+    public struct DeviceTokenRefused: Codable, Sendable, Equatable {
+        public static let topic = "notify.device_token_refused"
+        /// The sender's id for the device (``PushDevice/deviceId``).
+        public var deviceId: String
+        /// The refused token's SHA-256, lower-case hex: the token itself is a secret.
+        public var tokenSHA256: String
+        /// The provider's reason.
+        public var reason: String
+        public init(deviceId: String, tokenSHA256: String, reason: String) {
+            self.deviceId = deviceId
+            self.tokenSHA256 = tokenSHA256
+            self.reason = reason
+        }
+    }
+
     /// A device addressed directly, without an account (PolitiMap's new-bill subscriptions).
     public struct PushDevice: Codable, Sendable, Equatable {
         /// The sender's own id for the device (civic: the subscription id); the delivery log

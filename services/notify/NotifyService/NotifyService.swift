@@ -52,6 +52,8 @@ public enum NotifyService {
         deliverer.pollInterval = .milliseconds(try env.int(NotifySettings.deliveryPoll, in: 5...60_000))
         deliverer.attachments = ECardImages.overBus(resources.bus)
         deliverer.knownApps.formUnion(try apnsTopics(env).byApp.keys)
+        let publisher = try resources.publisher()
+        deliverer.events = publisher
         var metrics: [any Service] = []
         let metricsPort = try env.int(NotifySettings.metricsPort, in: 0...65535)
         if metricsPort != 0 {
@@ -85,7 +87,7 @@ public enum NotifyService {
             try await triggers.handle(event, on: connection)
             nudge.yield()
         }
-        return [deliverer, scheduler, composer, authConsumer, serviceConsumer] + metrics
+        return [publisher.service, deliverer, scheduler, composer, authConsumer, serviceConsumer] + metrics
     }
 
     static func smtpClient(_ resources: WorkerResources) throws -> SMTPClient? {

@@ -91,6 +91,23 @@ public struct SubscriptionStore: Sendable {
         return false
     }
 
+    /// Deletes subscription `id` if its token is still the one whose SHA-256 (hex) the push
+    /// provider refused (a device that sent a new token since keeps its subscription); whether
+    /// one was deleted. Runs on the consumer's transaction.
+    public func forgetRefused(
+        _ id: UUID, tokenSHA256: String, on connection: PostgresConnection
+    ) async throws -> Bool {
+        let rows = try await connection.query(
+            """
+            DELETE FROM civic.subscriptions
+            WHERE id = \(id) AND encode(sha256(convert_to(device_token, 'UTF8')), 'hex') = \(tokenSHA256.lowercased())
+            RETURNING id
+            """,
+            logger: logger)
+        for try await _ in rows.decode(UUID.self) { return true }
+        return false
+    }
+
     static func subscription(
         _ id: UUID, _ platform: String, _ app: String, _ jurisdictions: [String], _ subjects: [String],
         _ created: Date, _ updated: Date

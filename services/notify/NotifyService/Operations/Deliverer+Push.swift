@@ -1,4 +1,5 @@
 import Contract
+import Crypto
 import Foundation
 import Metrics
 import NotifyContract
@@ -18,6 +19,7 @@ extension Deliverer {
         var lines: [DeliveryLine] = []
         var retry: [String] = []
         var failed: [String] = []
+        var refused: [Notify.DeviceTokenRefused] = []
         for device in work.devices {
             let isIOS = device.platform == "ios"
             guard let provider = isIOS ? apns : fcm else {
@@ -35,8 +37,12 @@ extension Deliverer {
                 let target = notification.device == nil ? device.token : device.deviceId
                 lines.append(notification.line(channel, "sent", target: target, detail: device.platform))
             case .invalidToken(let reason) where notification.device != nil:
-                // Not auth's token: the sender (civic) owns it; the refusal is in the log.
+                // Not auth's token: the sender (civic) owns it and is told, by an event.
                 lines.append(notification.line(channel, "skipped", target: device.deviceId, detail: "token refused: \(reason)"))
+                refused.append(
+                    Notify.DeviceTokenRefused(
+                        deviceId: device.deviceId, tokenSHA256: SHA256.hash(data: Data(device.token.utf8)).map { String(format: "%02x", $0) }.joined(),
+                        reason: reason))
             case .invalidToken(let reason):
                 do {
                     try await directory.forget(token: device.token)
@@ -67,11 +73,16 @@ extension Deliverer {
                 failed.append(reason)
             }
         }
-        if !retry.isEmpty { return .failed(work.job, notification, retry.joined(separator: "; "), lines) }
-        if !failed.isEmpty {
-            return .failed(work.job, notification, failed.joined(separator: "; "), permanent: true, lines)
+        var result: DeliveryResult
+        if !retry.isEmpty {
+            result = .failed(work.job, notification, retry.joined(separator: "; "), lines)
+        } else if !failed.isEmpty {
+            result = .failed(work.job, notification, failed.joined(separator: "; "), permanent: true, lines)
+        } else {
+            result = .done(work.job, lines)
         }
-        return .done(work.job, lines)
+        result.refusedDevices = refused
+        return result
     }
 
     /// A device's app as a metric label: a known app's name, `none` or `other`.

@@ -1,4 +1,5 @@
 import Contract
+import PostgresNIO
 import Foundation
 import Logging
 import Metrics
@@ -38,6 +39,9 @@ public struct Deliverer: Service {
     public var metrics: (any MetricsFactory)?
     /// The apps that may appear as a metric label as they are (others are `other`).
     public var knownApps = Set(APNsTopics.apps)
+    /// Where refused tokens of directly addressed devices are announced to their sender
+    /// (`notify.device_token_refused`); nil: they are only in the delivery log.
+    public var events: EventPublisher?
     let wake: AsyncStream<Void>
     let logger: Logger
 
@@ -116,7 +120,24 @@ public struct Deliverer: Service {
                     metadata: ["jobId": "\(result.job.id)", "error": "\(SafeErrorDescription.of(error))"])
             }
         }
-        let completed = try await store.finish(done, lines: lines)
+        let refused = results.flatMap(\.refusedDevices)
+        let completed: Int
+        if let events, !refused.isEmpty {
+            // The batch's record and the refusals commit together: a refusal is announced once
+            // with the delivery that met it, and again only if that delivery is retried.
+            let logger = self.logger
+            let (count, appended) = try await store.client.withTransaction(logger: logger) { connection in
+                let count = try await store.finish(done, lines: lines, on: connection)
+                let appended = try await events.append(
+                    refused.map { (topic: Notify.DeviceTokenRefused.topic, payload: $0 as any Encodable) },
+                    requestId: nil, on: connection, logger: logger)
+                return (count, appended)
+            }
+            appended.forEach(events.announce)
+            completed = count
+        } else {
+            completed = try await store.finish(done, lines: lines)
+        }
         if completed < done.count {
             logger.warning(
                 "some deliveries had lost their claim", metadata: ["lost": "\(done.count - completed)"])

@@ -1,4 +1,5 @@
 import Foundation
+import NotifyContract
 import Store
 
 /// One line for the delivery log (`notify.deliveries`), written with the rest of its batch.
@@ -28,6 +29,9 @@ struct DeliveryResult: Sendable {
     var job: Job
     var failure: DeliveryFailure?
     var lines: [DeliveryLine]
+    /// Directly addressed devices whose token the provider refused: announced to their sender
+    /// in the transaction that records the batch.
+    var refusedDevices: [Notify.DeviceTokenRefused] = []
     /// The notification a failure's log line is about (nil: a job with nothing to deliver).
     var notification: NotificationStore.Stored?
 
