@@ -62,6 +62,20 @@ struct SystemTests {
         }
     }
 
+    @Test("every executable prints its version and commit with --version and exits 0")
+    func version() async throws {
+        let system = try SystemHarness()
+        for name in ["broker", "gateway"] + Self.services {
+            let (status, output) = try await system.runToEnd(
+                name, arguments: ["--version"], extra: ["BACKPLANE_COMMIT": "3951d55"])
+            #expect(status == 0, "\(name) --version")
+            #expect(output.contains("\(name) 0.34.0 (commit 3951d55)"), "\(output)")
+        }
+        // Not a commit id: said to be unknown rather than printed.
+        let (_, odd) = try await system.runToEnd("broker", arguments: ["--version"], extra: ["BACKPLANE_COMMIT": "x y"])
+        #expect(odd.contains("(commit unknown)"), "\(odd)")
+    }
+
     @Test("every setting an executable lists with --help is documented, in the README or the service's docs")
     func settingsDocumented() async throws {
         let system = try SystemHarness()

@@ -90,8 +90,10 @@ if [[ -z ${SKIP_BUILD:-} ]]; then
 fi
 "$SCRIPTS_DIR/stage-prebuilt.sh"
 info "building localhost/backplane:latest (deploy/Dockerfile, STAGING=prebuilt)"
+commit=$(git -C "$REPO_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 (cd "$REPO_ROOT" && podman build -q -f deploy/Dockerfile --build-arg STAGING=prebuilt \
-    --build-arg RUNTIME_IMAGE=localhost/debian:bookworm -t localhost/backplane:latest . >/dev/null) ||
+    --build-arg RUNTIME_IMAGE=localhost/debian:bookworm --build-arg "BACKPLANE_COMMIT=$commit" \
+    -t localhost/backplane:latest . >/dev/null) ||
     die "building the image failed"
 image_size=$(podman image inspect localhost/backplane:latest --format '{{.Size}}')
 info "images ready in $((SECONDS - started)) s; backplane:latest is $((image_size / 1000000)) MB"

@@ -59,6 +59,9 @@ PG_DIR="$REPO_ROOT/.data/pg"
 # loopback (production sets the address range of its own proxies; see README "Rate limits").
 : "${TRUSTED_PROXIES=127.0.0.1,::1}"
 export TRUSTED_PROXIES
+# What every process reports with --version and in its first log line.
+: "${BACKPLANE_COMMIT:=$(git -C "$REPO_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}"
+export BACKPLANE_COMMIT
 : "${ADMIN_PORT_BASE:=9100}"
 [[ $ADMIN_PORT_BASE == off || $ADMIN_PORT_BASE =~ ^[1-9][0-9]*$ ]] ||
     die "ADMIN_PORT_BASE must be a port number or off, got '$ADMIN_PORT_BASE'"

@@ -15,6 +15,10 @@ public enum Launcher {
             print(spec.helpText, terminator: "")
             exit(0)
         }
+        if arguments == ["--version"] {
+            print(BuildInfo.line(spec.name))
+            exit(0)
+        }
         let probing = arguments == ["--probe"]
         if !arguments.isEmpty && !probing {
             FileHandle.standardError.write(Data("\(spec.name): unknown arguments \(arguments); see --help\n".utf8))
@@ -32,6 +36,7 @@ public enum Launcher {
             if probing {
                 try await probe(environment, logger)
             } else {
+                logger.info("process", metadata: ["version": "\(BuildInfo.version)", "commit": "\(BuildInfo.commit())"])
                 try await run(environment, logger)
             }
             exit(0)

@@ -24,8 +24,9 @@ public struct ProcessSpec: Sendable {
         var text = """
             \(name): \(summary)
 
-            Usage: \(name) [--help] [--probe]
+            Usage: \(name) [--help] [--version] [--probe]
               --help    print this text and exit
+              --version print the version and the git commit (BACKPLANE_COMMIT) and exit
               --probe   \(probeHelp); exit 0 if so, 1 if not (container health checks)
 
             Settings (environment variables; default in the middle):
