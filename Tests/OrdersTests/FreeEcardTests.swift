@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import OrdersContract
 import PostgresNIO
+import ServiceKit
 import Store
 import Testing
 

@@ -206,7 +206,7 @@ struct ShareHTTPTests {
         #expect(shared.status == 200, "\(shared.body)")
         let page = try #require(orders.json(shared.body)["url"] as? String, "\(shared.body)")
         let pageImage = try #require(orders.json(shared.body)["imageUrl"] as? String)
-        #expect(page.hasPrefix("\(base)/s/") && page.count == "\(base)/s/".count + 43, page)
+        #expect(page.hasPrefix("\(base)/s/") && page.count == "\(base)/s/".count + 43, "\(page)")
         #expect(orders.json(await ann.send("POST", "/v1/orders/\(orderId)/share").body)["url"] as? String == page)
         let path = String(page.dropFirst(base.count))
 
