@@ -237,14 +237,19 @@ struct ShareHTTPTests {
             try? FileManager.default.removeItem(at: shot)
             try? FileManager.default.removeItem(at: profile)
         }
-        _ = try PrintJobsHTTPTests.run(
-            browser,
-            [
+        let chrome = Process()
+        chrome.executableURL = URL(fileURLWithPath: browser)
+        chrome.standardOutput = FileHandle.nullDevice
+        chrome.standardError = FileHandle.nullDevice  // its D-Bus complaints on a machine without a session bus
+        chrome.arguments = [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
                 "--user-data-dir=\(profile.path)", "--window-size=1000,800", "--virtual-time-budget=5000",
                 "--screenshot=\(shot.path)", page,
-            ])
+            ]
+        try chrome.run()
+        chrome.waitUntilExit()
         let figures = try Self.pngFigures(shot.path)
+        print("share page screenshot: width, height, colours sampled, commonest colour's share: \(figures)")
         try #require(figures.count == 4, "a PNG screenshot: \(figures)")
         #expect(figures[0] == 1000 && figures[1] == 800, "\(figures)")
         #expect(figures[2] > 50, "many colours (the card's image), not a blank page: \(figures)")
