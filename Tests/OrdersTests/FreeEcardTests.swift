@@ -84,7 +84,9 @@ struct FreeEcardTests {
         }
     }
 
-    @Test("quotes take kind: an e-card quote has only e-card lines (free by default); a postcard quote needs size and countries")
+    @Test(
+        "quotes take kind: an e-card quote has only e-card lines (free by default); a postcard quote needs size and countries"
+    )
     func quotes() async throws {
         for (settings, unit) in [([String: String](), Int64(0)), (["ECARD_PRICE": "0.99"], Int64(99))] {
             try await OrdersFixture.with(settings: settings) { db in
@@ -99,19 +101,24 @@ struct FreeEcardTests {
                     .init(size: "A6", recipients: [.init(country: "SE")]), actor: nil, metadata: metadata)
                 #expect(Set(postcard.lines.map(\.kind)) == ["printing", "postage"], "postcard is the default kind")
                 let noSize = await refusal {
-                    _ = try await db.quoting.quote(.init(size: nil, recipients: [.init(country: "SE")]), actor: nil, metadata: metadata)
+                    _ = try await db.quoting.quote(
+                        .init(size: nil, recipients: [.init(country: "SE")]), actor: nil, metadata: metadata)
                 }
                 #expect(noSize?.0 == .invalidArgument && noSize?.1 == "size")
                 let noCountry = await refusal {
-                    _ = try await db.quoting.quote(.init(size: "A6", recipients: [.init(country: nil)]), actor: nil, metadata: metadata)
+                    _ = try await db.quoting.quote(
+                        .init(size: "A6", recipients: [.init(country: nil)]), actor: nil, metadata: metadata)
                 }
                 #expect(noCountry?.0 == .invalidArgument && noCountry?.1 == "recipients[0].country")
                 let gift = await refusal {
-                    _ = try await db.quoting.quote(.init(kind: "gift", size: nil, recipients: [.init(country: nil)]), actor: nil, metadata: metadata)
+                    _ = try await db.quoting.quote(
+                        .init(kind: "gift", size: nil, recipients: [.init(country: nil)]), actor: nil,
+                        metadata: metadata)
                 }
                 #expect(gift?.0 == .invalidArgument && gift?.1 == "kind")
                 let none = await refusal {
-                    _ = try await db.quoting.quote(.init(kind: "ecard", size: nil, recipients: []), actor: nil, metadata: metadata)
+                    _ = try await db.quoting.quote(
+                        .init(kind: "ecard", size: nil, recipients: []), actor: nil, metadata: metadata)
                 }
                 #expect(none?.0 == .invalidArgument && none?.1 == "recipients")
             }

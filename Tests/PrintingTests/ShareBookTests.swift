@@ -7,11 +7,11 @@ import PrintingContract
 import Store
 import Testing
 
+@testable import PrintingService
+
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
-
-@testable import PrintingService
 
 /// Share pages of sent cards: the page's tags read back by a real parser (Foundation's XML
 /// parser: the page is well-formed XHTML-compatible HTML), escaping, and against PostgreSQL the
@@ -31,7 +31,9 @@ struct ShareBookTests {
             let reader = PageReader()
             let parser = XMLParser(data: Data(html.utf8))
             parser.delegate = reader
-            guard parser.parse() else { throw ServiceError(.internal, "not well-formed: \(String(describing: parser.parserError))") }
+            guard parser.parse() else {
+                throw ServiceError(.internal, "not well-formed: \(String(describing: parser.parserError))")
+            }
             return reader
         }
 

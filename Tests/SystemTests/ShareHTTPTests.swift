@@ -242,10 +242,10 @@ struct ShareHTTPTests {
         chrome.standardOutput = FileHandle.nullDevice
         chrome.standardError = FileHandle.nullDevice  // its D-Bus complaints on a machine without a session bus
         chrome.arguments = [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-                "--user-data-dir=\(profile.path)", "--window-size=1000,800", "--virtual-time-budget=5000",
-                "--screenshot=\(shot.path)", page,
-            ]
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+            "--user-data-dir=\(profile.path)", "--window-size=1000,800", "--virtual-time-budget=5000",
+            "--screenshot=\(shot.path)", page,
+        ]
         try chrome.run()
         chrome.waitUntilExit()
         let figures = try Self.pngFigures(shot.path)

@@ -53,7 +53,8 @@ public struct ShareDesk: Sendable {
             let (pixels, orientation) = try await images.pixels(
                 imageId, actor: Actor(userId: owner, roles: [Role.user])
             ) { [dpi] image in
-                PostcardContent.decodeScale(width: image.width, height: image.height, size: size, edits: edits, dpi: dpi)
+                PostcardContent.decodeScale(
+                    width: image.width, height: image.height, size: size, edits: edits, dpi: dpi)
             }
             content.image = pixels
             content.orientation = orientation

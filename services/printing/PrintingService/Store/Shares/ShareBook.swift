@@ -159,6 +159,8 @@ public struct ShareBook: Sendable {
     /// A token of the shape ``ECardBook/newToken()`` makes (43 base64url characters).
     static func plausible(_ token: String) -> Bool {
         token.utf8.count == 43
-            && token.utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 95 }
+            && token.utf8.allSatisfy {
+                ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 95
+            }
     }
 }
