@@ -181,4 +181,55 @@ struct ShareBookTests {
             try await desk.drop()
         }
     }
+
+    @Test(
+        "a postcard's page once it is mailed (422 while it is only rendered): its front and greeting drawn, no recipient or address in the page"
+    )
+    func postcardShare() async throws {
+        try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("shares-\(UUID())")
+            let images = ImageLibrary(
+                client: fixture.client, originals: try OriginalsDirectory(root: root),
+                limits: ImageLimits(maxBytes: 1_000_000, maxPixels: 1_000_000), clock: fixture.clock,
+                logger: PrintingFixture.logger)
+            let shares = ShareDesk(
+                book: ShareBook(
+                    client: fixture.client, publicBaseURL: "https://cards.example.org", clock: fixture.clock,
+                    logger: PrintingFixture.logger), images: images)
+            let ann = Actor(userId: UUID().uuidString.lowercased(), roles: ["user"])
+            let orderId = UUID().uuidString.lowercased()
+            let postcard = Orders.PostcardDetails(
+                size: "A6", greeting: "Greetings from Lund",
+                recipients: [
+                    .init(
+                        name: "Bo Hiddenname",
+                        address: .init(line1: "Hemligvägen 7", city: "Lund", postalCode: "22350", country: "SE"))
+                ])
+            let document = String(decoding: try Wire.makeEncoder().encode(postcard), as: UTF8.self)
+            try await fixture.client.query(
+                """
+                INSERT INTO printing.print_jobs (id, order_id, user_id, status, cards, postcard, created_at, updated_at)
+                VALUES (\(UUID()), \(orderId), \(ann.userId), 'ready', 1, \(document)::text::jsonb, now(), now())
+                """, logger: PrintingFixture.logger)
+            let early = await #expect(throws: ServiceError.self) {
+                _ = try await shares.share(.init(orderId: orderId), actor: ann)
+            }
+            #expect(early?.code == .failedPrecondition)
+            try await fixture.client.query(
+                "UPDATE printing.print_jobs SET status = 'mailed' WHERE order_id = \(orderId)",
+                logger: PrintingFixture.logger)
+            let share = try await shares.share(.init(orderId: orderId), actor: ann)
+            let token = String(share.url.dropFirst("https://cards.example.org/s/".count))
+            let page = try await shares.book.page(token: token)
+            let reader = try PageReader.read(page.html)
+            #expect(reader.meta["og:title"] == "A postcard from PostcardBuddy")
+            #expect(reader.meta["og:description"] == "Greetings from Lund")
+            for secret in ["Hiddenname", "Hemligvägen", "22350", orderId] {
+                #expect(!page.html.contains(secret), "never \(secret)")
+            }
+            let jpeg = try #require(Data(base64Encoded: try await shares.book.image(token: token).data))
+            #expect(jpeg.prefix(2) == Data([0xFF, 0xD8]))
+            #expect(page.imageWidth == 2 * 583 && page.imageHeight == 413, "A6 at 100 dpi, front and greeting side")
+        }
+    }
 }
