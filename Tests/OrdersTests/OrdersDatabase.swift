@@ -33,10 +33,12 @@ struct OrdersFixture: Sendable {
 
     /// Runs `body` with a migrated database and fresh service parts.
     /// `provider` wraps the sandbox for the book (a test double that fails between phases);
-    /// `payments` sets the phases' timing.
+    /// `payments` sets the phases' timing; `settings` the service's settings (e-cards priced at
+    /// 0.99 euros unless a test asks for the default, free ones, so that the money paths run).
     static func with(
         provider wrap: @Sendable (SandboxPaymentProvider) -> any PaymentProvider = { $0 },
-        payments: PaymentTiming = PaymentTiming(), _ body: @Sendable (OrdersFixture) async throws -> Void
+        payments: PaymentTiming = PaymentTiming(), settings: [String: String] = ["ECARD_PRICE": "0.99"],
+        _ body: @Sendable (OrdersFixture) async throws -> Void
     ) async throws {
         try await PostgresFixture.withClient(maximumConnections: 20, logger: logger) { client in
             // Real time (whole seconds), since orders processes of other suites sweep expired rows
@@ -47,7 +49,7 @@ struct OrdersFixture: Sendable {
             try await Migrator(client: client, schema: "orders", logger: logger).migrate(OrdersService.migrations())
             let rates = RatesStore(client: client, logger: logger)
             try await rates.bootstrap(from: OrdersService.sampleRatesURL(), source: "test", now: clock.now())
-            let configuration = try OrdersService.Configuration(ProcessEnvironment([:]))
+            let configuration = try OrdersService.Configuration(ProcessEnvironment(settings))
             let quoting = Quoting(
                 client: client, pricing: configuration.pricing, tariffs: BuiltInPostageTariff(configuration.tariff),
                 validity: configuration.quoteValidity, clock: clock, logger: logger)

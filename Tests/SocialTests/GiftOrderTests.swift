@@ -39,7 +39,7 @@ struct GiftOrderTests {
         let clock = ManualClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
         let rates = RatesStore(client: client, logger: logger)
         try await rates.bootstrap(from: OrdersService.sampleRatesURL(), source: "test", now: clock.now())
-        let configuration = try OrdersService.Configuration(ProcessEnvironment([:]))
+        let configuration = try OrdersService.Configuration(ProcessEnvironment(["ECARD_PRICE": "0.99"]))
         let quoting = Quoting(
             client: client, pricing: configuration.pricing, tariffs: BuiltInPostageTariff(configuration.tariff),
             validity: configuration.quoteValidity, clock: clock, logger: logger)

@@ -34,7 +34,8 @@ struct OrdersHTTPTests {
         let system = try SystemHarness()
         try system.start("broker")
         try system.start("auth")
-        try system.start("orders")
+        // E-cards priced, so that the refund test has money to give back.
+        try system.start("orders", extra: ["ECARD_PRICE": "0.99"])
         try system.start("gateway", extra: ["READINESS_SERVICES": "auth,orders"])
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {

@@ -26,6 +26,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 APT_PACKAGES=(
     libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev
     poppler-utils
+    chromium
     pkg-config
     postgresql postgresql-contrib
     curl

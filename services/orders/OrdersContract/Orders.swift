@@ -107,24 +107,29 @@ extension Orders {
 // MARK: - quotes and currencies
 
 extension Orders {
-    /// Where a quoted postcard goes: only the country matters for the price.
+    /// Where a quoted card goes: only the country matters for a postcard's price (an e-card
+    /// needs none: only the number of recipients counts).
     public struct QuoteRecipient: Codable, Sendable, Hashable {
-        public var country: String
-        public init(country: String) { self.country = country }
+        public var country: String?
+        public init(country: String?) { self.country = country }
     }
 
-    /// `quote`: the price of a postcard of `size` to `recipients`, in `currency`.
+    /// `quote`: the price of a postcard of `size` (or of an e-card, `kind` `ecard`) to
+    /// `recipients`, in `currency`.
     public enum Quote: ServiceOperation {
         public static let service = ServiceName.orders
         public static let name = "quote"
 
         public struct Request: Codable, Sendable, Hashable {
-            /// `A6`, `A5` or `A4`.
-            public var size: String
+            /// `postcard` (the default) or `ecard`.
+            public var kind: String?
+            /// `A6`, `A5` or `A4`; required for a postcard, ignored for an e-card.
+            public var size: String?
             public var recipients: [QuoteRecipient]
             /// ISO 4217; defaults to EUR.
             public var currency: String?
-            public init(size: String, recipients: [QuoteRecipient], currency: String? = nil) {
+            public init(kind: String? = nil, size: String?, recipients: [QuoteRecipient], currency: String? = nil) {
+                self.kind = kind
                 self.size = size
                 self.recipients = recipients
                 self.currency = currency
@@ -325,6 +330,9 @@ extension Orders {
         public var greeting: String?
         /// How the card is signed on its back (default: the account's display name).
         public var senderName: String?
+        /// How it is sent (``EcardDelivery``): `email` (the default: the server mails it to each
+        /// recipient) or `device` (the phone's own mail app sends it; the server mails nothing).
+        public var delivery: String?
         public var recipients: [EmailRecipient]
         /// In a request: contacts of the buyer's address book (social) to send the card to as
         /// well, each by its id; orders adds each as a recipient (name and e-mail address) before
@@ -332,8 +340,10 @@ extension Orders {
         public var contactIds: [String]?
         public init(
             imageId: String? = nil, edits: [JSONValue]? = nil, size: String? = nil, greeting: String? = nil,
-            senderName: String? = nil, recipients: [EmailRecipient], contactIds: [String]? = nil
+            senderName: String? = nil, delivery: String? = nil, recipients: [EmailRecipient],
+            contactIds: [String]? = nil
         ) {
+            self.delivery = delivery
             self.imageId = imageId
             self.edits = edits
             self.size = size
@@ -343,7 +353,9 @@ extension Orders {
             self.contactIds = contactIds
         }
 
-        enum CodingKeys: String, CodingKey { case imageId, edits, size, greeting, senderName, recipients, contactIds }
+        enum CodingKeys: String, CodingKey {
+            case imageId, edits, size, greeting, senderName, delivery, recipients, contactIds
+        }
 
         /// Decodes the details; `recipients` may be left out when `contactIds` names them all.
         public init(from decoder: any Decoder) throws {
@@ -353,6 +365,7 @@ extension Orders {
             size = try container.decodeIfPresent(String.self, forKey: .size)
             greeting = try container.decodeIfPresent(String.self, forKey: .greeting)
             senderName = try container.decodeIfPresent(String.self, forKey: .senderName)
+            delivery = try container.decodeIfPresent(String.self, forKey: .delivery)
             contactIds = try container.decodeIfPresent([String].self, forKey: .contactIds)
             recipients =
                 try container.decodeIfPresent([EmailRecipient].self, forKey: .recipients)
@@ -453,6 +466,32 @@ extension Orders {
         }
     }
 
+    /// How an e-card reaches its recipients.
+    public enum EcardDelivery: String, Codable, Sendable, CaseIterable {
+        /// The server mails it (notify), the default.
+        case email
+        /// The phone's own mail app sends it: the order carries the image link and a share text
+        /// (``DeviceEcard``), and the server mails nothing.
+        case device
+    }
+
+    /// What the phone attaches when it sends an e-card itself (`delivery` `device`).
+    public struct DeviceEcard: Codable, Sendable, Hashable {
+        /// Always `device`.
+        public var delivery: String
+        /// The rendered e-card's public link (`/v1/ecards/{token}`), once printing has rendered
+        /// it; nil until then (ask `get_order` again).
+        public var imageUrl: String?
+        /// A text for the mail or message the phone composes (the greeting, who sends it, and
+        /// the link once there is one).
+        public var shareText: String
+        public init(delivery: String = EcardDelivery.device.rawValue, imageUrl: String?, shareText: String) {
+            self.delivery = delivery
+            self.imageUrl = imageUrl
+            self.shareText = shareText
+        }
+    }
+
     /// What an order is for: a printed postcard, an e-card, or a gift. The request and the
     /// stored order carry the raw value.
     public enum OrderKind: String, Codable, Sendable, CaseIterable {
@@ -496,10 +535,13 @@ extension Orders {
             public var id: String
             public var state: String
             public var total: Money
-            public init(id: String, state: String, total: Money) {
+            /// For an e-card the phone sends itself: the link (once rendered) and the share text.
+            public var deviceEcard: DeviceEcard?
+            public init(id: String, state: String, total: Money, deviceEcard: DeviceEcard? = nil) {
                 self.id = id
                 self.state = state
                 self.total = total
+                self.deviceEcard = deviceEcard
             }
         }
     }
@@ -550,11 +592,14 @@ extension Orders {
         public var paymentMethod: PaymentMethod?
         public var createdAt: Date
         public var history: [StateChange]
+        /// For an e-card the phone sends itself: the link (once rendered) and the share text.
+        public var deviceEcard: DeviceEcard?
         public init(
             id: String, kind: String, state: String, total: Money, lines: [PriceLine], rateDate: String, rate: String,
             postcard: PostcardDetails?, ecard: EcardDetails?, gift: GiftDetails?, paymentMethod: PaymentMethod?,
-            createdAt: Date, history: [StateChange]
+            createdAt: Date, history: [StateChange], deviceEcard: DeviceEcard? = nil
         ) {
+            self.deviceEcard = deviceEcard
             self.id = id
             self.kind = kind
             self.state = state
@@ -703,8 +748,11 @@ extension Orders {
         /// An e-card could not be rendered (payload `jobId` = the e-card's id): the order fails
         /// and the money goes back, as for a failed job.
         public static let ecardFailed = "printing.ecard_failed"
-        /// All five.
-        public static let all = [jobAccepted, jobPrinted, jobMailed, jobFailed, ecardFailed]
+        /// An e-card was rendered (payload `imageUrl`): orders keeps the link for the phone
+        /// that sends the card itself.
+        public static let ecardReady = "printing.ecard_ready"
+        /// All six.
+        public static let all = [jobAccepted, jobPrinted, jobMailed, jobFailed, ecardFailed, ecardReady]
     }
 
     /// The payload the orders service reads from printing's job events.
@@ -714,11 +762,16 @@ extension Orders {
         public var reason: String?
         /// The order's owner (so that notify can tell them, e.g. of a failed job).
         public var userId: String?
-        public init(orderId: String, jobId: String? = nil, reason: String? = nil, userId: String? = nil) {
+        /// For `printing.ecard_ready`: the rendered e-card's public link.
+        public var imageUrl: String?
+        public init(
+            orderId: String, jobId: String? = nil, reason: String? = nil, userId: String? = nil, imageUrl: String? = nil
+        ) {
             self.orderId = orderId
             self.jobId = jobId
             self.reason = reason
             self.userId = userId
+            self.imageUrl = imageUrl
         }
     }
 }

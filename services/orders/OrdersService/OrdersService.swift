@@ -8,7 +8,9 @@ import Store
 public enum OrdersService {
     static let priceList = Setting(
         "PRICE_LIST", default: "A6=1.49,A5=2.49,A4=3.99", "printing cost per card by size, in euros (SIZE=EUROS,...)")
-    static let ecardPrice = Setting("ECARD_PRICE", default: "0.99", "price of one e-card delivery, in euros")
+    static let ecardPrice = Setting(
+        "ECARD_PRICE", default: "0",
+        "price of one e-card delivery, in euros (0: e-cards are free and never reach the card processor)")
     static let postageHome = Setting(
         "POSTAGE_HOME_COUNTRY", default: "DE",
         "fallback postage tariff (printing absent): country the cards are posted in (ISO 3166)")

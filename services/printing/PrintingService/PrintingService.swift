@@ -34,6 +34,9 @@ public enum PrintingService {
     static let ecardPublicURL = Setting(
         "ECARD_PUBLIC_URL", default: "http://127.0.0.1:8080/v1/ecards",
         "public base URL of e-card images (the gateway's /v1/ecards); a card's link is this/<token>")
+    static let publicBaseURL = Setting(
+        "PUBLIC_BASE_URL", default: "http://127.0.0.1:8080",
+        "public base of the gateway, for share pages' absolute links (og:url, og:image): SCHEME://HOST[:PORT]")
     static let ecardDPI = Setting("ECARD_DPI", default: "150", "resolution of each side of an e-card image, in dpi")
 
     /// What the executable is and reads, for `--help`.
@@ -42,7 +45,7 @@ public enum PrintingService {
         summary: "MDP worker for postage, images and print-ready postcards",
         settings: WorkerHost.settings + [
             postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
-            hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI,
+            hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI, publicBaseURL,
         ],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
@@ -111,6 +114,12 @@ public enum PrintingService {
         renderer.pollInterval = .milliseconds(try environment.int(renderPoll, in: 5...60_000))
         let ecards = try ecardRenderer(resources, queue: book.queue, images: images, publisher: publisher)
         register(gallery: Gallery(images: images, logger: resources.logger), ecards: ecards.renderer.book, on: &router)
+        let shares = ShareDesk(
+            book: ShareBook(
+                client: resources.postgres, publicBaseURL: try baseURL(environment), clock: resources.clock,
+                logger: resources.logger),
+            images: images)
+        register(shares: shares, on: &router)
         let consumer = try resources.consumer(name: "printing.orders", topics: [Orders.Topic.paid]) {
             event, connection in
             if let accepted = try await book.accept(event, on: connection) {
@@ -136,6 +145,33 @@ public enum PrintingService {
             let actor = try context.requireRole(.printer)
             return try await postage.load(xml: request.xml, source: "upload \(actor.userId)")
         }
+    }
+
+    /// `PUBLIC_BASE_URL`, checked: an absolute http(s) link with a host and no query.
+    static func baseURL(_ environment: ProcessEnvironment) throws -> String {
+        let raw = try environment.required(publicBaseURL)
+        guard let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
+            url.query == nil, url.fragment == nil
+        else {
+            throw ServiceError(.invalidArgument, "PUBLIC_BASE_URL=\(raw) is not an absolute http(s) link")
+        }
+        return raw
+    }
+
+    /// Registers the share pages' operations: making and revoking (the owner) and serving (anyone
+    /// with the token).
+    public static func register(shares: ShareDesk, on router: inout OperationRouter) {
+        router.register(Printing.ShareCard.self) { request, context in
+            try await shares.share(request, actor: try context.requireActor())
+        }
+        router.register(Printing.UnshareCard.self) { request, context in
+            try await shares.unshare(request, actor: try context.requireActor())
+            return Empty()
+        }
+        router.register(Printing.SharePage.self) { request, _ in
+            .init(html: try await shares.book.page(token: request.token).html)
+        }
+        router.register(Printing.ShareImage.self) { request, _ in try await shares.book.image(token: request.token) }
     }
 
     /// Registers the printer's print-job operations (role `printer` or `admin`).

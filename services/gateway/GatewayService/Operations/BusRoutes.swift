@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import OrdersContract
+import PrintingContract
 import RoutingContract
 import ServiceKit
 
@@ -64,6 +65,14 @@ extension BusRoute {
             "revokeTimetableFeed", .delete, "/v1/me/timetable/feed", Routing.RevokeTimetableFeed.self,
             access: .signedIn, status: .noContent
         ) { _ in Empty() },
+        // Share pages of PostcardBuddy cards: printing checks that the card is the caller's and sent.
+        .building("shareOrder", .post, "/v1/orders/{id}/share", Printing.ShareCard.self, access: .signedIn) { input in
+            .init(orderId: input.path("id"))
+        },
+        .building(
+            "unshareOrder", .delete, "/v1/orders/{id}/share", Printing.UnshareCard.self, access: .signedIn,
+            status: .noContent
+        ) { input in .init(orderId: input.path("id")) },
         .rawBody("receiveStripeWebhook", .post, "/v1/webhooks/stripe", Orders.StripeWebhook.self, access: .anyone) {
             input throws(ServiceError) in
             guard let signature = input.headers[stripeSignature], !signature.isEmpty else {

@@ -60,11 +60,12 @@ extension OrderBook {
         guard let orderId = UUID(uuidString: id) else { throw ServiceError.notFound("no such order") }
         let rows = try await client.query(
             """
-            SELECT user_id, kind, state, breakdown::text, details::text, payment_method_id, created_at
+            SELECT user_id, kind, state, breakdown::text, details::text, payment_method_id, created_at,
+                   ecard_image_url
             FROM orders.orders WHERE id = \(orderId)
             """, logger: logger)
-        for try await (owner, kind, state, breakdownText, detailsText, methodId, created) in rows.decode(
-            (UUID, String, String, String, String, UUID, Date).self)
+        for try await (owner, kind, state, breakdownText, detailsText, methodId, created, imageUrl) in rows.decode(
+            (UUID, String, String, String, String, UUID, Date, String?).self)
         {
             guard owner == userId || actor.has(.admin) else { break }
             let decoder = Wire.makeDecoder()
@@ -74,7 +75,8 @@ extension OrderBook {
                 id: orderId.uuidString.lowercased(), kind: kind, state: state, total: breakdown.total,
                 lines: breakdown.lines, rateDate: breakdown.rateDate, rate: breakdown.rate, postcard: content.postcard,
                 ecard: content.ecard, gift: content.gift, paymentMethod: try await cards.any(methodId),
-                createdAt: created, history: try await history(orderId))
+                createdAt: created, history: try await history(orderId),
+                deviceEcard: EcardShareText.deviceEcard(content.ecard, imageUrl: imageUrl))
         }
         throw ServiceError.notFound("no such order")
     }

@@ -24,6 +24,10 @@ extension OrderBook {
 
     /// What phase 2 learned from the provider.
     enum ChargeResult: Sendable {
+        /// Nothing to pay (a free e-card): the processor is never called, and no ledger row is
+        /// written; the order is `paid` with no authorization, so no capture, void or refund is
+        /// ever due for it.
+        case free
         /// Authorized, and captured when the kind is captured at once.
         case paid(authorization: String, capture: String?)
         /// Refused; with the authorization and its void when the capture was refused after it.
@@ -47,6 +51,8 @@ extension OrderBook {
     /// from the order, so a repeat moves no money twice.
     func charge(_ payment: PendingPayment, recovering: Bool) async -> ChargeResult {
         let order = payment.orderId
+        // A charge of 0 is never sent: processors refuse it, and there is no money to hold.
+        if payment.total.amount == 0 { return .free }
         do {
             let authorization: String
             if !recovering, payment.capturedAtOnce,
@@ -118,6 +124,8 @@ extension OrderBook {
         switch charged {
         case .unknown:
             return nil
+        case .free:
+            break
         case .actionRequired(let refusal):
             return try await awaitAction(payment, refusal)
         case .paid(let authorized, let capture):
@@ -148,7 +156,10 @@ extension OrderBook {
             error.details?["orderId"] = .string(orderId)
             result = .failure(error)
         } else {
-            result = .success(Orders.PlaceOrder.Reply(id: orderId, state: state.rawValue, total: total))
+            result = .success(
+                Orders.PlaceOrder.Reply(
+                    id: orderId, state: state.rawValue, total: total,
+                    deviceEcard: EcardShareText.deviceEcard(payment.content.ecard, imageUrl: nil)))
         }
         let encoder = Wire.makeEncoder()
         let (status, response): (String, Data) =

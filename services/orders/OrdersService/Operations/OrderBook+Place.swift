@@ -318,6 +318,12 @@ extension OrderBook {
                 throw .invalidArgument("ecard.imageId is an image id (a UUID)", field: "ecard.imageId")
             }
             if let sender = ecard.senderName { try text(sender, field: "ecard.senderName", max: 100) }
+            if let delivery = ecard.delivery {
+                guard let known = Orders.EcardDelivery(rawValue: delivery.lowercased()) else {
+                    throw .invalidArgument("ecard.delivery is email or device", field: "ecard.delivery")
+                }
+                ecard.delivery = known.rawValue
+            }
             _ = try PostcardEdit.list(ecard.edits, field: "ecard.edits")
             for (index, recipient) in ecard.recipients.enumerated() {
                 let parts = recipient.email.split(separator: "@")

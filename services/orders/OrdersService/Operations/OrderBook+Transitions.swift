@@ -28,6 +28,14 @@ extension OrderBook {
     /// one odd event never blocks the events behind it.
     public func apply(printing event: StoredEvent, on connection: PostgresConnection) async throws {
         let job = try Wire.makeDecoder().decode(Orders.PrintingJobEvent.self, from: event.payload)
+        if event.topic == Orders.PrintingTopic.ecardReady {
+            // The rendered e-card's link, for a phone that sends the card itself; the state stays.
+            guard let orderId = UUID(uuidString: job.orderId), let imageUrl = job.imageUrl else { return }
+            try await connection.query(
+                "UPDATE orders.orders SET ecard_image_url = \(imageUrl) WHERE id = \(orderId) AND kind = 'ecard'",
+                logger: logger)
+            return
+        }
         let target: OrderState
         switch event.topic {
         case Orders.PrintingTopic.jobAccepted: target = .inProduction

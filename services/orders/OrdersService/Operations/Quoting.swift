@@ -46,11 +46,30 @@ public struct Quoting: Sendable {
     {
         let currency = try Self.currency(request.currency ?? ExchangeRates.base)
         let set = try await currentRates()
-        let size = request.size.uppercased()
-        let countries = request.recipients.map { $0.country.uppercased() }
-        let tariff = try await tariffs.tariff(size: size, countries: countries, metadata: metadata)
-        let breakdown = try pricing.postcard(
-            size: size, countries: countries, currency: currency, rates: set.rates, tariff: tariff)
+        let breakdown: PriceBreakdown
+        switch Orders.OrderKind(rawValue: request.kind ?? Orders.OrderKind.postcard.rawValue) {
+        case .postcard:
+            guard let size = request.size?.uppercased() else {
+                throw ServiceError.invalidArgument("a postcard quote names its size", field: "size")
+            }
+            var countries: [String] = []
+            for (index, recipient) in request.recipients.enumerated() {
+                guard let country = recipient.country else {
+                    throw ServiceError.invalidArgument(
+                        "a postcard's recipient has a country", field: "recipients[\(index)].country")
+                }
+                countries.append(country.uppercased())
+            }
+            let tariff = try await tariffs.tariff(size: size, countries: countries, metadata: metadata)
+            breakdown = try pricing.postcard(
+                size: size, countries: countries, currency: currency, rates: set.rates, tariff: tariff)
+        case .ecard:
+            // Nothing is printed or posted: one e-card line per recipient, free by default.
+            breakdown = try pricing.ecard(
+                recipients: request.recipients.count, currency: currency, rates: set.rates, field: "recipients")
+        case .gift, nil:
+            throw ServiceError.invalidArgument("kind is postcard or ecard", field: "kind")
+        }
         let id = UUID()
         let now = clock.now()
         let expires = now.addingTimeInterval(validity)

@@ -5,7 +5,7 @@ import PrintingContract
 public struct PriceList: Sendable, Hashable {
     /// Printing cost per card, by size (`A6`, `A5`, `A4`).
     public let printing: [String: Price]
-    /// Price of one e-card delivery.
+    /// Price of one e-card delivery; zero (the default) makes e-cards free.
     public let ecard: Price
 
     /// The sizes PostcardBuddy prints.
@@ -30,8 +30,8 @@ public struct PriceList: Sendable, Hashable {
         for size in Self.sizes where printing[size] == nil {
             throw ServiceError(.invalidArgument, "the price list has no price for \(size)")
         }
-        guard let ecardPrice = Price(ecard) else {
-            throw ServiceError(.invalidArgument, "e-card price '\(ecard)' is not a positive decimal")
+        guard let ecardPrice = Price(allowingZero: ecard) else {
+            throw ServiceError(.invalidArgument, "e-card price '\(ecard)' is not zero or a positive decimal")
         }
         self.init(printing: printing, ecard: ecardPrice)
     }

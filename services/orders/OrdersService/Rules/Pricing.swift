@@ -48,10 +48,13 @@ public struct Pricing: Sendable {
         return Self.breakdown(lines, currency: currency, rates: rates, rate: rate)
     }
 
-    /// An e-card to `recipients` addresses.
-    public func ecard(recipients: Int, currency: String, rates: ExchangeRates) throws(ServiceError) -> PriceBreakdown {
+    /// An e-card to `recipients` addresses: one `ecard` line (zero when e-cards are free), never a
+    /// printing or postage line.
+    public func ecard(recipients: Int, currency: String, rates: ExchangeRates, field: String = "ecard.recipients")
+        throws(ServiceError) -> PriceBreakdown
+    {
         let rate = try rates.rate(currency)
-        try Self.checkCount(recipients, field: "ecard.recipients")
+        try Self.checkCount(recipients, field: field)
         let unit = try prices.ecard.amount(in: currency, rates: rates)
         let line = PriceLine(
             kind: "ecard", description: "e-card", quantity: recipients, unitAmount: unit,

@@ -102,7 +102,9 @@ public struct ECardBook: Sendable {
     public func url(token: String) -> String { "\(publicBaseURL)/\(token)" }
 
     /// Stores the image of a `queued` e-card, makes it `ready` and appends
-    /// `printing.ecard_rendered`, in one transaction; false when it was no longer `queued`.
+    /// `printing.ecard_ready` (for orders) and, unless the phone sends the card itself,
+    /// `printing.ecard_rendered` (notify mails it), in one transaction; false when it was no
+    /// longer `queued`.
     @discardableResult
     func markReady(_ card: Pending, image: ECardImage.Rendered, senderName: String) async throws -> Bool {
         let now = queue.clock.now()
@@ -110,7 +112,12 @@ public struct ECardBook: Sendable {
             userId: card.userId, orderId: card.orderId, senderName: senderName, imageUrl: url(token: card.token),
             message: card.ecard.greeting ?? "", recipients: card.ecard.recipients.map(\.email),
             imageToken: card.token)
-        let stored: StoredEvent? = try await client.withTransaction(logger: logger) { connection in
+        let ready = Orders.PrintingJobEvent(
+            orderId: card.orderId, jobId: card.id.uuidString.lowercased(), userId: card.userId,
+            imageUrl: url(token: card.token))
+        // A card the phone sends itself gets no mail from notify: only orders hears of it.
+        let mailed = card.ecard.delivery != Orders.EcardDelivery.device.rawValue
+        let stored: [StoredEvent]? = try await client.withTransaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 UPDATE printing.ecards
@@ -122,14 +129,21 @@ public struct ECardBook: Sendable {
             var updated = false
             for try await _ in rows { updated = true }
             guard updated else { return nil }
-            return try await events.append(
+            var appended = [
                 NewEvent(
-                    id: UUID(), topic: Notify.ECardRendered.topic, producer: ServiceName.printing.rawValue,
-                    payload: try Wire.makeEncoder().encode(event), requestId: nil, createdAt: now),
-                on: connection, logger: logger)
+                    id: UUID(), topic: Orders.PrintingTopic.ecardReady, producer: ServiceName.printing.rawValue,
+                    payload: try Wire.makeEncoder().encode(ready), requestId: nil, createdAt: now)
+            ]
+            if mailed {
+                appended.append(
+                    NewEvent(
+                        id: UUID(), topic: Notify.ECardRendered.topic, producer: ServiceName.printing.rawValue,
+                        payload: try Wire.makeEncoder().encode(event), requestId: nil, createdAt: now))
+            }
+            return try await events.append(appended, on: connection, logger: logger)
         }
         guard let stored else { return false }
-        announce(stored)
+        stored.forEach(announce)
         logger.info("e-card ready", metadata: ["ecardId": "\(card.id)", "bytes": "\(image.jpeg.count)"])
         return true
     }
