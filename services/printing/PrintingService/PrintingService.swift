@@ -35,6 +35,9 @@ public enum PrintingService {
         "ECARD_PUBLIC_URL", default: "http://127.0.0.1:8080/v1/ecards",
         "public base URL of e-card images (the gateway's /v1/ecards); a card's link is this/<token>")
     static let ecardDPI = Setting("ECARD_DPI", default: "150", "resolution of each side of an e-card image, in dpi")
+    static let gazetteerFile = Setting(
+        "GAZETTEER_FILE", default: ".data/gazetteer/cities15000.tsv",
+        "the places greetings are suggested for (GeoNames cities of 15,000+; made by deploy/scripts/gazetteer.sh)")
 
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
@@ -42,7 +45,7 @@ public enum PrintingService {
         summary: "MDP worker for postage, images and print-ready postcards",
         settings: WorkerHost.settings + [
             postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
-            hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI,
+            hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI, gazetteerFile,
         ],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
@@ -111,6 +114,12 @@ public enum PrintingService {
         renderer.pollInterval = .milliseconds(try environment.int(renderPoll, in: 5...60_000))
         let ecards = try ecardRenderer(resources, queue: book.queue, images: images, publisher: publisher)
         register(gallery: Gallery(images: images, logger: resources.logger), ecards: ecards.renderer.book, on: &router)
+        register(
+            greetings: GreetingDesk(
+                gazetteer: .load(path: try environment.required(gazetteerFile), logger: resources.logger),
+                images: images, book: GreetingBook(client: resources.postgres, logger: resources.logger),
+                clock: resources.clock),
+            on: &router)
         let consumer = try resources.consumer(name: "printing.orders", topics: [Orders.Topic.paid]) {
             event, connection in
             if let accepted = try await book.accept(event, on: connection) {
@@ -155,6 +164,23 @@ public enum PrintingService {
         router.register(Printing.MarkPrintJob.self) { request, context in
             _ = try context.requireRole(.printer)
             return try await printJobs.mark(request)
+        }
+    }
+
+    /// Registers the greeting operations (PostcardBuddy 4.2.2.8-11).
+    public static func register(greetings: GreetingDesk, on router: inout OperationRouter) {
+        router.register(Printing.ListGreetingTemplates.self) { request, _ in try greetings.templates(request) }
+        router.register(Printing.SuggestGreetings.self) { request, context in
+            try await greetings.suggestions(request, actor: try context.requireActor())
+        }
+        router.register(Printing.ListSavedGreetings.self) { request, context in
+            try await greetings.list(request, actor: try context.requireActor())
+        }
+        router.register(Printing.SaveGreeting.self) { request, context in
+            try await greetings.save(request, actor: try context.requireActor())
+        }
+        router.register(Printing.DeleteSavedGreeting.self) { request, context in
+            try await greetings.delete(request, actor: try context.requireActor())
         }
     }
 }

@@ -74,5 +74,5 @@ extension BusRoute {
             }
             return Orders.StripeWebhook.Request(payload: String(buffer: body), signature: signature)
         },
-    ]
+    ] + greetings
 }
