@@ -17,7 +17,8 @@ struct GreetingDeskTests {
             logger: PrintingFixture.logger)
         let places = try gazetteer ?? .loaded(GreetingRulesTests.gazetteer.get())
         return GreetingDesk(
-            gazetteer: places, images: images, book: GreetingBook(client: fixture.client, logger: PrintingFixture.logger),
+            gazetteer: places, images: images,
+            book: GreetingBook(client: fixture.client, logger: PrintingFixture.logger),
             clock: fixture.clock)
     }
 
@@ -34,7 +35,9 @@ struct GreetingDeskTests {
         }
     }
 
-    @Test("saved greetings: a retry answers the same row, each user sees only theirs, pages newest first, another's delete 404")
+    @Test(
+        "saved greetings: a retry answers the same row, each user sees only theirs, pages newest first, another's delete 404"
+    )
     func savedGreetings() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2026-11-25")) { fixture in
             let desk = try Self.desk(fixture)
@@ -73,14 +76,16 @@ struct GreetingDeskTests {
             #expect(await Self.code { _ = try await desk.save(.init(text: ""), actor: ann) } == .invalidArgument)
             let longest = String(repeating: "å", count: 500)
             #expect(try await desk.save(.init(text: longest), actor: ann).text == longest)
-            #expect(await Self.code { _ = try await desk.save(.init(text: longest + "å"), actor: ann) } == .invalidArgument)
+            #expect(
+                await Self.code { _ = try await desk.save(.init(text: longest + "å"), actor: ann) } == .invalidArgument)
             #expect(
                 await Self.code { _ = try await desk.save(.init(text: "Hi", occasion: "xmas"), actor: ann) }
                     == .invalidArgument)
             #expect(
                 await Self.code { _ = try await desk.list(PageRequest(cursor: "nonsense"), actor: ann) }
                     == .invalidArgument)
-            #expect(await Self.code { _ = try await desk.list(PageRequest(limit: 201), actor: ann) } == .invalidArgument)
+            #expect(
+                await Self.code { _ = try await desk.list(PageRequest(limit: 201), actor: ann) } == .invalidArgument)
         }
     }
 
@@ -92,13 +97,16 @@ struct GreetingDeskTests {
             for number in 1...Printing.SaveGreeting.maxPerUser {
                 _ = try await desk.save(.init(text: "Greeting \(number)"), actor: ann)
             }
-            #expect(await Self.code { _ = try await desk.save(.init(text: "One too many"), actor: ann) } == .failedPrecondition)
+            #expect(
+                await Self.code { _ = try await desk.save(.init(text: "One too many"), actor: ann) }
+                    == .failedPrecondition)
             #expect(try await desk.save(.init(text: "Greeting 7"), actor: ann).text == "Greeting 7")
             #expect(try await desk.save(.init(text: "Someone else's first"), actor: Self.user()).text.isEmpty == false)
         }
     }
 
-    @Test("suggestions from a photo's EXIF position (Lund), by coordinates (Stellenbosch), and the rules of the request")
+    @Test(
+        "suggestions from a photo's EXIF position (Lund), by coordinates (Stellenbosch), and the rules of the request")
     func suggestions() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2026-11-25")) { fixture in
             let desk = try Self.desk(fixture)
@@ -117,7 +125,8 @@ struct GreetingDeskTests {
                 await Self.code { _ = try await desk.suggestions(.init(imageId: image.id), actor: Self.user()) }
                     == .notFound, "another's image")
             let plain = try await desk.images.upload(
-                .init(contentType: "image/jpeg", data: Data(TestImages.jpeg(width: 8, height: 8)).base64EncodedString()),
+                .init(
+                    contentType: "image/jpeg", data: Data(TestImages.jpeg(width: 8, height: 8)).base64EncodedString()),
                 actor: ann)
             #expect(
                 await Self.code { _ = try await desk.suggestions(.init(imageId: plain.id), actor: ann) }
@@ -132,11 +141,15 @@ struct GreetingDeskTests {
                 .init(lat: 1), .init(lon: 1), .init(), .init(lat: 91, lon: 0), .init(lat: 0, lon: 181),
                 .init(lat: 0, lon: 0, lang: "de"),
             ] {
-                #expect(await Self.code { _ = try await desk.suggestions(bad, actor: ann) } == .invalidArgument, "\(bad)")
+                #expect(
+                    await Self.code { _ = try await desk.suggestions(bad, actor: ann) } == .invalidArgument, "\(bad)")
             }
             let off = try Self.desk(fixture, gazetteer: .missing("the gazetteer file x is missing"))
-            #expect(await Self.code { _ = try await off.suggestions(.init(lat: 1, lon: 1), actor: ann) } == .unavailable)
-            #expect(try off.templates(.init(occasion: "birthday", lang: "af")).items.count == 11, "templates need no gazetteer")
+            #expect(
+                await Self.code { _ = try await off.suggestions(.init(lat: 1, lon: 1), actor: ann) } == .unavailable)
+            #expect(
+                try off.templates(.init(occasion: "birthday", lang: "af")).items.count == 11,
+                "templates need no gazetteer")
         }
     }
 }

@@ -57,7 +57,7 @@ struct GreetingRulesTests {
 
     @Test("language: lang first, then Accept-Language by q-value and prefix, else English; a bad lang is a 400")
     func languageChoice() throws {
-        func choose(_ lang: String?, _ header: String?) throws -> GreetingLanguage {
+        func choose(_ lang: String?, _ header: String?) throws(ServiceError) -> GreetingLanguage {
             try GreetingLanguage.choose(lang: lang, acceptLanguage: header)
         }
         #expect(try choose(nil, nil) == .en)
@@ -146,17 +146,22 @@ struct GreetingRulesTests {
 
     @Test("a gazetteer file without its header or with a broken line is refused naming the line")
     func brokenFiles() {
-        #expect(throws: GazetteerFile.Problem(line: 1, message: "not a gazetteer file (it does not start with '# backplane-gazetteer 1 ')")) {
+        #expect(
+            throws: GazetteerFile.Problem(
+                line: 1, message: "not a gazetteer file (it does not start with '# backplane-gazetteer 1 ')")
+        ) {
             try GazetteerFile.parse("2693678\tLund\tSE\t55.70584\t13.19321\t87244\n")
         }
         do {
-            _ = try GazetteerFile.parse("# backplane-gazetteer 1 test\n2693678\tLund\tSE\t55.70584\t13.19321\t87244\n1\tX\tSE\t95\t0\t1\n")
+            _ = try GazetteerFile.parse(
+                "# backplane-gazetteer 1 test\n2693678\tLund\tSE\t55.70584\t13.19321\t87244\n1\tX\tSE\t95\t0\t1\n")
             Issue.record("a latitude of 95 was accepted")
         } catch {
             #expect(error.line == 3)
         }
-        #expect((try? GazetteerFile.parse("# backplane-gazetteer 1 test\n"))  == nil, "no place at all")
-        let places = try? GazetteerFile.parse("# backplane-gazetteer 1 test\n2693678\tLund\tSE\t55.70584\t13.19321\t87244\n")
+        #expect((try? GazetteerFile.parse("# backplane-gazetteer 1 test\n")) == nil, "no place at all")
+        let places = try? GazetteerFile.parse(
+            "# backplane-gazetteer 1 test\n2693678\tLund\tSE\t55.70584\t13.19321\t87244\n")
         #expect(places?.first?.name == "Lund" && places?.first?.population == 87_244)
     }
 }

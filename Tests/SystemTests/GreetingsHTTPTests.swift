@@ -40,7 +40,9 @@ struct GreetingsHTTPTests {
 
     func items(_ body: String) -> [[String: Any]] { orders.json(body)["items"] as? [[String: Any]] ?? [] }
 
-    @Test("templates: 11 per occasion in en, sv and af; lang, else Accept-Language by q-value, in Content-Language; unknown occasion 400 naming it")
+    @Test(
+        "templates: 11 per occasion in en, sv and af; lang, else Accept-Language by q-value, in Content-Language; unknown occasion 400 naming it"
+    )
     func templates() async throws {
         let system = try await start()
         defer { _ = system.stopBlocking() }
@@ -55,7 +57,9 @@ struct GreetingsHTTPTests {
                 #expect(answer.status == 200 && answer.header("Content-Language") == lang)
                 #expect(orders.json(answer.body)["language"] as? String == lang)
                 let list = items(answer.body)
-                #expect(list.count == 11 && list.allSatisfy { $0["occasion"] as? String == occasion }, "\(occasion) \(lang)")
+                #expect(
+                    list.count == 11 && list.allSatisfy { $0["occasion"] as? String == occasion }, "\(occasion) \(lang)"
+                )
             }
         }
         let negotiated: [(String, String)] = [
@@ -68,11 +72,14 @@ struct GreetingsHTTPTests {
             #expect(answer.header("Content-Language") == expected, "\(header)")
             #expect(orders.json(answer.body)["language"] as? String == expected)
         }
-        let swedish = await anyone.send("GET", "/v1/greetings/templates?occasion=birthday", headers: ["Accept-Language": "sv"])
+        let swedish = await anyone.send(
+            "GET", "/v1/greetings/templates?occasion=birthday", headers: ["Accept-Language": "sv"])
         #expect(items(swedish.body).first?["text"] as? String == "Grattis på födelsedagen!")
         let override = await anyone.send(
             "GET", "/v1/greetings/templates?occasion=thanks&lang=af", headers: ["Accept-Language": "sv"])
-        #expect(override.header("Content-Language") == "af" && items(override.body).first?["text"] as? String == "Baie dankie!")
+        #expect(
+            override.header("Content-Language") == "af"
+                && items(override.body).first?["text"] as? String == "Baie dankie!")
         let unknown = await anyone.send("GET", "/v1/greetings/templates?occasion=xmas")
         #expect(unknown.status == 400 && unknown.body.contains("xmas"), "\(unknown.body)")
         let badLang = await anyone.send("GET", "/v1/greetings/templates?lang=de")
@@ -81,7 +88,9 @@ struct GreetingsHTTPTests {
         #expect(statuses.allSatisfy { $0.1 == 0 }, "\(statuses)")
     }
 
-    @Test("suggestions name the nearest place (Lund, Stellenbosch, Pretoria) in the chosen language; positions reach no log or table")
+    @Test(
+        "suggestions name the nearest place (Lund, Stellenbosch, Pretoria) in the chosen language; positions reach no log or table"
+    )
     func suggestions() async throws {
         let system = try await start()
         defer { _ = system.stopBlocking() }
@@ -99,7 +108,8 @@ struct GreetingsHTTPTests {
         for (lat, lon, lang, place, greeting) in known {
             fragments += [String(lat.suffix(8)), String(lon.suffix(8))]
             let answer = await user.send(
-                "GET", "/v1/greetings/suggestions?lat=\(lat)&lon=\(lon)", headers: ["Accept-Language": "\(lang);q=0.9, de"])
+                "GET", "/v1/greetings/suggestions?lat=\(lat)&lon=\(lon)",
+                headers: ["Accept-Language": "\(lang);q=0.9, de"])
             #expect(answer.status == 200, "\(answer.body)")
             #expect(answer.header("Content-Language") == lang)
             let body = orders.json(answer.body)
@@ -110,7 +120,9 @@ struct GreetingsHTTPTests {
         fragments += ["00012345", "00067891"]
         #expect(sea.status == 200 && orders.json(sea.body)["place"] == nil, "\(sea.body)")
         #expect(items(sea.body).count == 5)
-        for bad in ["lat=55.7", "lon=13.2", "", "lat=91&lon=0", "lat=abc&lon=1", "lat=1&lon=1&imageId=x", "lat=1&lon=1&lang=xx"] {
+        for bad in [
+            "lat=55.7", "lon=13.2", "", "lat=91&lon=0", "lat=abc&lon=1", "lat=1&lon=1&imageId=x", "lat=1&lon=1&lang=xx",
+        ] {
             let answer = await user.send("GET", "/v1/greetings/suggestions?\(bad)")
             #expect(answer.status == 400, "\(bad): \(answer.body)")
         }
@@ -121,24 +133,31 @@ struct GreetingsHTTPTests {
         let logs = system.logs()
         #expect(logs.contains("/v1/greetings/suggestions"), "the requests were logged")
         let database = try Self.dump(system.databaseURL)
-        #expect(database.contains("saved_greetings") || database.contains("printing"), "the dump holds printing's tables")
+        #expect(
+            database.contains("saved_greetings") || database.contains("printing"), "the dump holds printing's tables")
         for fragment in fragments {
             #expect(!logs.contains(fragment), "a coordinate (\(fragment)) is in a log")
             #expect(!database.contains(fragment), "a coordinate (\(fragment)) is in the database")
         }
     }
 
-    @Test("saved greetings: 201, a retry answers the same one, listed newest first per user, another's delete 404, limits 400")
+    @Test(
+        "saved greetings: 201, a retry answers the same one, listed newest first per user, another's delete 404, limits 400"
+    )
     func savedGreetings() async throws {
         let system = try await start()
         defer { _ = system.stopBlocking() }
         let (ann, _) = try await orders.signUp(system, "ann")
         let (bob, _) = try await orders.signUp(system, "bob")
-        #expect(await OrdersHTTPTests.Client(port: system.httpPort, token: nil).send("GET", "/v1/me/greetings").status == 401)
-        let saved = await ann.send("POST", "/v1/me/greetings", json: #"{"text": "Groete uit Pretoria!", "occasion": "travel"}"#)
+        #expect(
+            await OrdersHTTPTests.Client(port: system.httpPort, token: nil).send("GET", "/v1/me/greetings").status
+                == 401)
+        let saved = await ann.send(
+            "POST", "/v1/me/greetings", json: #"{"text": "Groete uit Pretoria!", "occasion": "travel"}"#)
         #expect(saved.status == 201, "\(saved.body)")
         let id = try #require(orders.json(saved.body)["id"] as? String)
-        let again = await ann.send("POST", "/v1/me/greetings", json: #"{"text": "Groete uit Pretoria!", "occasion": "travel"}"#)
+        let again = await ann.send(
+            "POST", "/v1/me/greetings", json: #"{"text": "Groete uit Pretoria!", "occasion": "travel"}"#)
         #expect(orders.json(again.body)["id"] as? String == id)
         let second = await ann.send("POST", "/v1/me/greetings", json: #"{"text": "Tack för allt!", "occasion": null}"#)
         #expect(second.status == 201 && orders.json(second.body)["occasion"] == nil, "\(second.body)")

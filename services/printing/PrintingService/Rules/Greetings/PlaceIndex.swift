@@ -12,7 +12,9 @@ public struct PlaceIndex: Sendable {
         public let latitude: Double
         public let longitude: Double
         public let population: Int
-        public init(geonameId: Int, name: String, countryCode: String, latitude: Double, longitude: Double, population: Int) {
+        public init(
+            geonameId: Int, name: String, countryCode: String, latitude: Double, longitude: Double, population: Int
+        ) {
             self.geonameId = geonameId
             self.name = name
             self.countryCode = countryCode
@@ -54,7 +56,8 @@ public struct PlaceIndex: Sendable {
 
     /// The nearest place within `radius` metres, looking at every cell the circle's bounding box
     /// covers (so none within `radius` is missed).
-    private func nearest(latitude: Double, longitude: Double, within radius: Double) -> (place: Place, meters: Double)? {
+    private func nearest(latitude: Double, longitude: Double, within radius: Double) -> (place: Place, meters: Double)?
+    {
         let angular = radius / Self.earthRadius * 180 / .pi
         let south = max(-90, latitude - angular)
         let north = min(90, latitude + angular)
@@ -78,7 +81,8 @@ public struct PlaceIndex: Sendable {
                     let meters = Self.distance(latitude, longitude, place.latitude, place.longitude)
                     guard meters <= radius else { continue }
                     if let current = best,
-                        meters > current.meters || (meters == current.meters && place.geonameId > current.place.geonameId)
+                        meters > current.meters
+                            || (meters == current.meters && place.geonameId > current.place.geonameId)
                     {
                         continue
                     }
