@@ -142,7 +142,7 @@ struct GreetingsHTTPTests {
     }
 
     @Test(
-        "saved greetings: 201, a retry answers the same one, listed newest first per user, another's delete 404, limits 400"
+        "saved greetings: 201, a retry answers the same one, listed newest first per user, another's delete 404, limits 400; gone with the account"
     )
     func savedGreetings() async throws {
         let system = try await start()
@@ -177,8 +177,33 @@ struct GreetingsHTTPTests {
             #expect(answer.status == 400, "\(answer.body)")
         }
         #expect(await ann.send("GET", "/v1/me/greetings?cursor=nonsense").status == 400)
+
+        // A deleted account's greetings go with it (printing consumes auth.account_deleted).
+        #expect(try Self.psql(system.databaseURL, "SELECT count(*) FROM printing.saved_greetings") == "1")
+        #expect(await ann.send("DELETE", "/v1/me").status == 204)
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline,
+            try Self.psql(system.databaseURL, "SELECT count(*) FROM printing.saved_greetings") != "0"
+        {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(try Self.psql(system.databaseURL, "SELECT count(*) FROM printing.saved_greetings") == "0")
         let statuses = await system.stopAll()
         #expect(statuses.allSatisfy { $0.1 == 0 }, "\(statuses)")
+    }
+
+    /// The one value `sql` answers, as text (`psql -tA`).
+    static func psql(_ url: String, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", url, "-tAc", sql]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Every row of the database as text (`pg_dump --data-only`).

@@ -1,3 +1,4 @@
+import AuthContract
 import Contract
 import Foundation
 import OrdersContract
@@ -114,12 +115,19 @@ public enum PrintingService {
         renderer.pollInterval = .milliseconds(try environment.int(renderPoll, in: 5...60_000))
         let ecards = try ecardRenderer(resources, queue: book.queue, images: images, publisher: publisher)
         register(gallery: Gallery(images: images, logger: resources.logger), ecards: ecards.renderer.book, on: &router)
+        let greetingBook = GreetingBook(client: resources.postgres, logger: resources.logger)
         register(
             greetings: GreetingDesk(
                 gazetteer: .load(path: try environment.required(gazetteerFile), logger: resources.logger),
-                images: images, book: GreetingBook(client: resources.postgres, logger: resources.logger),
-                clock: resources.clock),
+                images: images, book: greetingBook, clock: resources.clock),
             on: &router)
+        // A deleted account's saved greetings go with it.
+        let forgetter = try resources.consumer(name: "printing.auth", topics: [Auth.AccountDeleted.topic]) {
+            event, connection in
+            let deleted = try Wire.makeDecoder().decode(Auth.AccountDeleted.self, from: event.payload)
+            guard let user = UUID(uuidString: deleted.userId) else { return }
+            try await greetingBook.forget(user, on: connection)
+        }
         let consumer = try resources.consumer(name: "printing.orders", topics: [Orders.Topic.paid]) {
             event, connection in
             if let accepted = try await book.accept(event, on: connection) {
@@ -128,7 +136,7 @@ public enum PrintingService {
             }
             if try await ecards.renderer.book.accept(event, on: connection) { ecards.nudge.yield() }
         }
-        return [publisher.service, consumer, renderer, ecards.renderer]
+        return [publisher.service, consumer, forgetter, renderer, ecards.renderer]
     }
 
     /// Registers the service's operations.
