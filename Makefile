@@ -25,6 +25,7 @@ test: ## the whole suite: swift test, interop (pytest), API fuzzing (schemathesi
 	@$(SCRIPTS)/test.sh
 
 test-unit: ## the tests that need neither PostgreSQL nor the executables (TEST_LAYERS=unit), in parallel; the rest report "cancelled"
+	$(SCRIPTS)/gazetteer.sh
 	swift build --build-tests
 	TEST_LAYERS=unit swift test --skip-build $(if $(FILTER),--filter '$(FILTER)')
 

@@ -484,7 +484,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "TestSupport",
-                "AuthContract", "OrdersContract", "RoutingContract",
+                "AuthContract", "OrdersContract", "PrintingContract", "RoutingContract",
                 "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

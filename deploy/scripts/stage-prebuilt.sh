@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Gathers release executables built on this host into deploy/prebuilt/ for deploy/Dockerfile's
 # STAGING=prebuilt: the executables, SwiftPM's resource bundles beside them, the Swift runtime
-# libraries they load (they find them beside themselves: their RUNPATH has $ORIGIN) and the
-# backtracer. The executables lose their debugging information (strip --strip-debug), not their
-# symbols. The host must run Debian bookworm, like the runtime image (same glibc).
+# libraries they load (they find them beside themselves: their RUNPATH has $ORIGIN), the
+# backtracer, and printing's gazetteer (deploy/scripts/gazetteer.sh; PyPI or an earlier copy in
+# .data/gazetteer). The executables lose their debugging information (strip --strip-debug), not
+# their symbols. The host must run Debian bookworm, like the runtime image (same glibc).
 #
 #   deploy/scripts/stage-prebuilt.sh [BIN_DIR]     (default: swift build -c release --show-bin-path)
 #
@@ -26,6 +27,10 @@ for exe in $EXECUTABLES; do
     strip --strip-debug "$OUT/$exe"
 done
 find "$BIN_DIR" -maxdepth 1 -name '*.resources' -exec cp -R {} "$OUT/" \;
+# Printing's gazetteer (GeoNames cities of 15,000 people or more), as the toolchain stage makes it.
+"$SCRIPTS_DIR/gazetteer.sh" "$REPO_ROOT/.data/gazetteer/cities15000.tsv"
+mkdir -p "$OUT/gazetteer"
+cp "$REPO_ROOT/.data/gazetteer/cities15000.tsv" "$OUT/gazetteer/"
 # The Swift runtime libraries the executables load (ldd follows their dependencies too).
 for exe in $EXECUTABLES; do ldd "$BIN_DIR/$exe"; done |
     awk -v dir="$SWIFT_LIBS/" 'index($3, dir) == 1 { print $3 }' | sort -u |

@@ -229,6 +229,10 @@ main() {
         [[ $step =~ ^(imports|build|swift-test|interop|api-fuzz|compose|containers)$ ]] || die "unknown step '$step' in TEST_STEPS"
     done
     [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
+    # Printing's gazetteer (greeting suggestions), which its tests and processes read.
+    "$SCRIPTS_DIR/gazetteer.sh" "$REPO_ROOT/.data/gazetteer/cities15000.tsv" ||
+        die "could not make printing's gazetteer (deploy/scripts/gazetteer.sh)"
+    export GAZETTEER_FILE="$REPO_ROOT/.data/gazetteer/cities15000.tsv"
     start_test_db
 
     BIN_DIR=""

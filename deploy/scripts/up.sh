@@ -315,6 +315,12 @@ start_all() {
     start_civic_standin
     # The printer's sample postage file (loaded by printing at start unless already stored).
     export POSTAGE_FILE=${POSTAGE_FILE:-"$REPO_ROOT/services/printing/PrintingService/Rules/Postage/postage-sample.xml"}
+    # The places greetings are suggested for (GeoNames cities of 15,000 people or more).
+    if [[ " $SERVICES " == *" printing "* && -z ${GAZETTEER_FILE:-} ]]; then
+        "$SCRIPTS_DIR/gazetteer.sh" "$REPO_ROOT/.data/gazetteer/cities15000.tsv" ||
+            die "could not make printing's gazetteer (deploy/scripts/gazetteer.sh)"
+        export GAZETTEER_FILE="$REPO_ROOT/.data/gazetteer/cities15000.tsv"
+    fi
     for name in "${PLAN[@]}"; do
         [[ -z $STOP_SIGNAL ]] || return 0
         exe="$BACKPLANE_BIN_DIR/${name%-[0-9]*}"

@@ -1,3 +1,4 @@
+import AuthContract
 import Contract
 import Foundation
 import OrdersContract
@@ -38,6 +39,9 @@ public enum PrintingService {
         "PUBLIC_BASE_URL", default: "http://127.0.0.1:8080",
         "public base of the gateway, for share pages' absolute links (og:url, og:image): SCHEME://HOST[:PORT]")
     static let ecardDPI = Setting("ECARD_DPI", default: "150", "resolution of each side of an e-card image, in dpi")
+    static let gazetteerFile = Setting(
+        "GAZETTEER_FILE", default: ".data/gazetteer/cities15000.tsv",
+        "the places greetings are suggested for (GeoNames cities of 15,000+; made by deploy/scripts/gazetteer.sh)")
 
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
@@ -45,7 +49,7 @@ public enum PrintingService {
         summary: "MDP worker for postage, images and print-ready postcards",
         settings: WorkerHost.settings + [
             postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
-            hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI, publicBaseURL,
+            hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI, publicBaseURL, gazetteerFile,
         ],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
@@ -120,6 +124,19 @@ public enum PrintingService {
                 logger: resources.logger),
             images: images)
         register(shares: shares, on: &router)
+        let greetingBook = GreetingBook(client: resources.postgres, logger: resources.logger)
+        register(
+            greetings: GreetingDesk(
+                gazetteer: .load(path: try environment.required(gazetteerFile), logger: resources.logger),
+                images: images, book: greetingBook, clock: resources.clock),
+            on: &router)
+        // A deleted account's saved greetings go with it.
+        let forgetter = try resources.consumer(name: "printing.auth", topics: [Auth.AccountDeleted.topic]) {
+            event, connection in
+            let deleted = try Wire.makeDecoder().decode(Auth.AccountDeleted.self, from: event.payload)
+            guard let user = UUID(uuidString: deleted.userId) else { return }
+            try await greetingBook.forget(user, on: connection)
+        }
         let consumer = try resources.consumer(name: "printing.orders", topics: [Orders.Topic.paid]) {
             event, connection in
             if let accepted = try await book.accept(event, on: connection) {
@@ -128,7 +145,7 @@ public enum PrintingService {
             }
             if try await ecards.renderer.book.accept(event, on: connection) { ecards.nudge.yield() }
         }
-        return [publisher.service, consumer, renderer, ecards.renderer]
+        return [publisher.service, consumer, forgetter, renderer, ecards.renderer]
     }
 
     /// Registers the service's operations.
@@ -191,6 +208,23 @@ public enum PrintingService {
         router.register(Printing.MarkPrintJob.self) { request, context in
             _ = try context.requireRole(.printer)
             return try await printJobs.mark(request)
+        }
+    }
+
+    /// Registers the greeting operations (PostcardBuddy 4.2.2.8-11).
+    public static func register(greetings: GreetingDesk, on router: inout OperationRouter) {
+        router.register(Printing.ListGreetingTemplates.self) { request, _ in try greetings.templates(request) }
+        router.register(Printing.SuggestGreetings.self) { request, context in
+            try await greetings.suggestions(request, actor: try context.requireActor())
+        }
+        router.register(Printing.ListSavedGreetings.self) { request, context in
+            try await greetings.list(request, actor: try context.requireActor())
+        }
+        router.register(Printing.SaveGreeting.self) { request, context in
+            try await greetings.save(request, actor: try context.requireActor())
+        }
+        router.register(Printing.DeleteSavedGreeting.self) { request, context in
+            try await greetings.delete(request, actor: try context.requireActor())
         }
     }
 }

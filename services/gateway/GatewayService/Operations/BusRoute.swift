@@ -83,6 +83,9 @@ struct BusRoute: Sendable {
     let readsBody: Bool
     /// The bus payload (JSON) for a request.
     let payload: @Sendable (Input) throws(ServiceError) -> [UInt8]
+    /// Headers of a successful answer that the request decides (e.g. `Content-Language` from
+    /// `Accept-Language`), made before the call so that a bad header or parameter is a 400 first.
+    var replyHeaders: (@Sendable (Input) throws(ServiceError) -> HTTPFields)? = nil
 
     /// A route whose payload is the request's JSON body, forwarded as it came.
     static func forwardingBody<Op: ServiceOperation>(
@@ -100,13 +103,18 @@ struct BusRoute: Sendable {
             })
     }
 
-    /// A route whose payload is made from path and query parameters (or is empty).
+    /// A route whose payload is made from path and query parameters (or is empty); a successful
+    /// answer carries `replyHeaders` of the request, if given.
     static func building<Op: ServiceOperation>(
         _ operationId: String, _ method: HTTPRequest.Method, _ path: String, _ operation: Op.Type,
         access: Access, status: HTTPResponse.Status = .ok,
+        replyHeaders: (@Sendable (Input) throws(ServiceError) -> HTTPFields)? = nil,
         _ request: @escaping @Sendable (Input) throws(ServiceError) -> Op.Request
     ) -> BusRoute {
-        encoding(operationId, method, path, operation, access: access, status: status, readsBody: false, request)
+        var route = encoding(
+            operationId, method, path, operation, access: access, status: status, readsBody: false, request)
+        route.replyHeaders = replyHeaders
+        return route
     }
 
     /// A route whose payload is made from the request's exact body bytes and its headers (a
@@ -163,14 +171,14 @@ struct BusRoute: Sendable {
         let input = Input(
             parameters: parameters, query: Self.values(of: request.uri.queryParameters), body: body,
             headers: request.headers)
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let replyHeaders { headers.append(contentsOf: try replyHeaders(input)) }
         let reply = try await bus.call(
             operation, on: service, payloadJSON: try payload(input), metadata: scope.metadata(deadline: timeout),
             timeout: timeout)
         // A 204 has no content (RFC 9110 §15.3.5): the service's empty reply is not sent.
         if status == .noContent { return Response(status: status) }
-        return Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
     }
 
     /// Every value of each query parameter.

@@ -83,5 +83,5 @@ extension BusRoute {
             }
             return Orders.StripeWebhook.Request(payload: String(buffer: body), signature: signature)
         },
-    ]
+    ] + greetings
 }
