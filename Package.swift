@@ -640,6 +640,7 @@ let package = Package(
                 "CImageCodecs", "Contract", "PrintingService", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/PrintingTests",
             swiftSettings: strict

@@ -35,6 +35,12 @@ public enum PrintingService {
         "ECARD_PUBLIC_URL", default: "http://127.0.0.1:8080/v1/ecards",
         "public base URL of e-card images (the gateway's /v1/ecards); a card's link is this/<token>")
     static let ecardDPI = Setting("ECARD_DPI", default: "150", "resolution of each side of an e-card image, in dpi")
+    static let uploadOpenLimit = Setting(
+        "UPLOAD_OPEN_LIMIT", default: "10", "unfinished resumable uploads one user may hold (one more is a 429)")
+    static let uploadLifetime = Setting(
+        "UPLOAD_LIFETIME_HOURS", default: "24", "hours an unfinished resumable upload is kept after its last append")
+    static let uploadSweep = Setting(
+        "UPLOAD_SWEEP_SECONDS", default: "300", "how often expired unfinished uploads are deleted")
 
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
@@ -42,7 +48,8 @@ public enum PrintingService {
         summary: "MDP worker for postage, images and print-ready postcards",
         settings: WorkerHost.settings + [
             postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
-            hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI,
+            hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI, uploadOpenLimit, uploadLifetime,
+            uploadSweep,
         ],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
@@ -87,6 +94,18 @@ public enum PrintingService {
             pool: DedicatedThreadPool(
                 name: "render", threads: threads, queueLimit: try environment.int(renderQueueLimit, in: 0...100_000)))
         register(postage: desk, images: images, on: &router)
+        let uploads = UploadBook(
+            client: resources.postgres, images: images,
+            policy: UploadPolicy(
+                maxLength: Int64(limits.maxBytes), maxOpenPerOwner: try environment.int(uploadOpenLimit, in: 1...10_000),
+                lifetime: .seconds(3_600 * (try environment.int(uploadLifetime, in: 1...8_760)))),
+            clock: resources.clock, logger: resources.logger)
+        register(
+            variants: try ImageVariants(images: images, root: dataRoot.appendingPathComponent("variants")),
+            uploads: uploads, on: &router)
+        let sweeper = UploadSweeper(
+            book: uploads, clock: resources.clock, interval: .seconds(try environment.int(uploadSweep, in: 1...86_400)),
+            logger: resources.logger)
         let previews = PostcardPreviews(images: images, postage: desk)
         router.register(Printing.PreviewPostcard.self) { request, context in
             try await previews.preview(request, actor: try context.requireActor())
@@ -119,7 +138,23 @@ public enum PrintingService {
             }
             if try await ecards.renderer.book.accept(event, on: connection) { ecards.nudge.yield() }
         }
-        return [publisher.service, consumer, renderer, ecards.renderer]
+        return [publisher.service, consumer, renderer, ecards.renderer, sweeper]
+    }
+
+    /// Registers scaled images and resumable uploads (any signed-in user; access is per image and upload).
+    public static func register(variants: ImageVariants, uploads: UploadBook, on router: inout OperationRouter) {
+        router.register(Printing.ImageContent.self) { request, context in
+            try await variants.content(request, actor: try context.requireActor())
+        }
+        router.register(Printing.CreateUpload.self) { request, context in
+            try await uploads.create(request, actor: try context.requireActor())
+        }
+        router.register(Printing.UploadStatus.self) { request, context in
+            try await uploads.status(request.id, actor: try context.requireActor())
+        }
+        router.register(Printing.AppendUpload.self) { request, context in
+            try await uploads.append(request, actor: try context.requireActor())
+        }
     }
 
     /// Registers the service's operations.
