@@ -39,18 +39,19 @@ extension GatewayAPI {
     /// `failed_precondition` (412) unless the client speaks tus 1.0.0.
     static func checkTus(_ version: String?) -> Bool { version?.trimmingCharacters(in: .whitespaces) == tusVersion }
 
-    static func tusMismatch() -> Components.Responses.TusVersion {
+    func tusMismatch() -> Components.Responses.TusVersion {
         .init(
-            headers: .init(tusVersion: tusVersion),
+            headers: .init(tusVersion: Self.tusVersion),
             body: .json(
                 .init(
                     code: .init(value1: .failedPrecondition),
-                    message: "send Tus-Resumable: \(tusVersion) (the tus version served)")))
+                    message: "send Tus-Resumable: \(Self.tusVersion) (the tus version served)",
+                    requestId: (try? scope)?.requestId)))
     }
 
     func createUpload(_ input: Operations.CreateUpload.Input) async throws -> Operations.CreateUpload.Output {
         try requireCaller()
-        guard Self.checkTus(input.headers.tusResumable) else { return .preconditionFailed(Self.tusMismatch()) }
+        guard Self.checkTus(input.headers.tusResumable) else { return .preconditionFailed(tusMismatch()) }
         let contentType = try Self.fileType(input.headers.uploadMetadata)
         let state: Printing.UploadState
         do {
@@ -58,7 +59,12 @@ extension GatewayAPI {
                 Printing.CreateUpload.self, .init(length: input.headers.uploadLength, contentType: contentType))
         } catch let error as ServiceError where error.details?["reason"] == .string("too_large") {
             return .contentTooLarge(
-                .init(body: .json(.init(code: .init(value1: .invalidArgument), message: error.message))))
+                .init(
+                    body: .json(
+                        .init(
+                            code: .init(value1: .invalidArgument), message: error.message,
+                            details: try? .init(unvalidatedValue: ["reason": "too_large", "field": "Upload-Length"]),
+                            requestId: (try? scope)?.requestId))))
         }
         return .created(
             .init(
@@ -102,7 +108,7 @@ extension GatewayAPI {
 
     func appendUpload(_ input: Operations.AppendUpload.Input) async throws -> Operations.AppendUpload.Output {
         try requireCaller()
-        guard Self.checkTus(input.headers.tusResumable) else { return .preconditionFailed(Self.tusMismatch()) }
+        guard Self.checkTus(input.headers.tusResumable) else { return .preconditionFailed(tusMismatch()) }
         guard case .applicationOffsetOctetStream(let body) = input.body else {
             throw ServiceError(.invalidArgument, "send the bytes as application/offset+octet-stream")
         }

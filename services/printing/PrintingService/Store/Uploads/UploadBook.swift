@@ -124,9 +124,11 @@ public struct UploadBook: Sendable {
         guard bytes.count == row.length else {
             throw ServiceError(.internal, "upload \(row.id) has \(bytes.count) of \(row.length) bytes stored")
         }
-        let contentType = row.contentType ?? ImageFormat.sniff(bytes)?.rawValue ?? "application/octet-stream"
         let inspected: InspectedImage
         do {
+            guard let contentType = row.contentType ?? ImageFormat.sniff(bytes)?.rawValue else {
+                throw ImageRejection(.wrongType, "the upload is not a JPEG, PNG or BMP image").serviceError
+            }
             inspected = try images.inspect(bytes, contentType: contentType)
         } catch {
             try await client.query("DELETE FROM printing.uploads WHERE id = \(row.id)", logger: logger)
@@ -177,8 +179,12 @@ public struct UploadBook: Sendable {
             SELECT id, owner_id, length, received, content_type, image_id, expires_at
             FROM printing.uploads WHERE id = \(uuid) \(unescaped: lock ? "FOR UPDATE" : "")
             """
-        let rows = try await connection.map { try await $0.query(query, logger: logger) }
-            ?? client.query(query, logger: logger)
+        let rows =
+            if let connection {
+                try await connection.query(query, logger: logger)
+            } else {
+                try await client.query(query, logger: logger)
+            }
         let now = clock.now()
         for try await (id, rowOwner, length, received, type, image, expires) in rows.decode(
             (UUID, UUID, Int64, Int64, String?, UUID?, Date).self)
