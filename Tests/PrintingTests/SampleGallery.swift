@@ -14,7 +14,7 @@ enum SampleGallery {
     /// Photo `index` (0 ..< ``count``).
     static func photo(_ index: Int, width: Int = width, height: Int = height) -> [UInt8] {
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        let octaves = [(cell: 100, weight: 0.45), (25, 0.25), (6, 0.15), (2, 0.1), (1, 0.05)]
+        let octaves: [(cell: Int, weight: Double)] = [(100, 0.45), (25, 0.25), (6, 0.15), (2, 0.1), (1, 0.05)]
         let grids = octaves.map { octave in
             ValueGrid(
                 columns: width / octave.cell + 2, rows: height / octave.cell + 2,

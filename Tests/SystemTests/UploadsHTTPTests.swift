@@ -18,7 +18,7 @@ struct UploadsHTTPTests {
         let headers: [String: String]
         let body: [UInt8]
 
-        static func send(
+        static func perform(
             port: Int, _ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil,
             cutAfter: Int? = nil
         ) -> Exchange? {
@@ -78,7 +78,7 @@ struct UploadsHTTPTests {
         let port = system.httpPort
         let fields = all
         return await offPool {
-            Exchange.send(port: port, method, path, headers: fields, body: body, cutAfter: cutAfter)
+            Exchange.perform(port: port, method, path, headers: fields, body: body, cutAfter: cutAfter)
                 ?? Exchange(status: 0, headers: [:], body: [])
         }
     }

@@ -94,18 +94,20 @@ public enum PrintingService {
             pool: DedicatedThreadPool(
                 name: "render", threads: threads, queueLimit: try environment.int(renderQueueLimit, in: 0...100_000)))
         register(postage: desk, images: images, on: &router)
+        let openUploads = try environment.int(uploadOpenLimit, in: 1...10_000)
+        let uploadHours = try environment.int(uploadLifetime, in: 1...8_760)
+        let sweepSeconds = try environment.int(uploadSweep, in: 1...86_400)
         let uploads = UploadBook(
             client: resources.postgres, images: images,
             policy: UploadPolicy(
-                maxLength: Int64(limits.maxBytes), maxOpenPerOwner: try environment.int(uploadOpenLimit, in: 1...10_000),
-                lifetime: .seconds(3_600 * (try environment.int(uploadLifetime, in: 1...8_760)))),
+                maxLength: Int64(limits.maxBytes), maxOpenPerOwner: openUploads,
+                lifetime: Duration.seconds(3_600 * uploadHours)),
             clock: resources.clock, logger: resources.logger)
         register(
             variants: try ImageVariants(images: images, root: dataRoot.appendingPathComponent("variants")),
             uploads: uploads, on: &router)
         let sweeper = UploadSweeper(
-            book: uploads, clock: resources.clock, interval: .seconds(try environment.int(uploadSweep, in: 1...86_400)),
-            logger: resources.logger)
+            book: uploads, clock: resources.clock, interval: Duration.seconds(sweepSeconds), logger: resources.logger)
         let previews = PostcardPreviews(images: images, postage: desk)
         router.register(Printing.PreviewPostcard.self) { request, context in
             try await previews.preview(request, actor: try context.requireActor())

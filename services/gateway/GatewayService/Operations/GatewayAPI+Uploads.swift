@@ -63,7 +63,9 @@ extension GatewayAPI {
                     body: .json(
                         .init(
                             code: .init(value1: .invalidArgument), message: error.message,
-                            details: try? .init(unvalidatedValue: ["reason": "too_large", "field": "Upload-Length"]),
+                            details: .init(
+                                additionalProperties: (try? OpenAPIObjectContainer(
+                                    unvalidatedValue: ["reason": "too_large", "field": "Upload-Length"])) ?? .init()),
                             requestId: (try? scope)?.requestId))))
         }
         return .created(

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceKit
 import ServiceLifecycle
+import Store
 
 /// Deletes unfinished resumable uploads past their expiry (and their chunks), every `interval`.
 struct UploadSweeper: Service {

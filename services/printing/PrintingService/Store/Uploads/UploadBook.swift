@@ -162,7 +162,8 @@ public struct UploadBook: Sendable {
     }
 
     private func state(_ row: Row, actor: Actor) async throws -> Printing.UploadState {
-        let image = try await row.imageId.map { try await images.info($0.uuidString, actor: actor) }
+        var image: Printing.ImageInfo?
+        if let id = row.imageId { image = try await images.info(id.uuidString, actor: actor) }
         return .init(
             id: row.id.uuidString.lowercased(), offset: row.received, length: row.length, expiresAt: row.expiresAt,
             image: image)
