@@ -188,6 +188,7 @@ struct ImageVariantTests {
                 #expect(reply.width == 128 && reply.height == 96)
                 total += bytes.count
             }
+            print("sample gallery: 20 thumbnails (w=128) \(total) bytes in all; the 20 originals \(originals) bytes")
             #expect(total <= 400_000, "20 thumbnails: \(total) bytes")
             #expect(total * 10 < originals, "thumbnails \(total) bytes, originals \(originals) bytes")
         }

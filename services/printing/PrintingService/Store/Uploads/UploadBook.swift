@@ -90,11 +90,10 @@ public struct UploadBook: Sendable {
             if row.imageId != nil || (row.received == row.length && data.isEmpty) { return row }
             try policy.check(offset: request.offset, count: data.count, received: row.received, length: row.length)
             if !data.isEmpty {
-                let bytes = [UInt8](data)
                 try await connection.query(
                     """
                     INSERT INTO printing.upload_chunks (upload_id, start_offset, data)
-                    VALUES (\(row.id), \(row.received), \(bytes))
+                    VALUES (\(row.id), \(row.received), \(data))
                     """, logger: logger)
                 row.received += Int64(data.count)
                 row.expiresAt = policy.expiry(after: now)
@@ -120,7 +119,7 @@ public struct UploadBook: Sendable {
             """
             SELECT data FROM printing.upload_chunks WHERE upload_id = \(row.id) ORDER BY start_offset
             """, logger: logger)
-        for try await chunk in chunks.decode([UInt8].self) { bytes += chunk }
+        for try await chunk in chunks.decode(Data.self) { bytes += chunk }
         guard bytes.count == row.length else {
             throw ServiceError(.internal, "upload \(row.id) has \(bytes.count) of \(row.length) bytes stored")
         }
