@@ -213,6 +213,39 @@ struct UploadsHTTPTests {
         #expect(odd.status == 400, "\(String(decoding: odd.body, as: UTF8.self))")
         #expect(await Self.call(system, nil, "GET", "/v1/images/\(imageId)/content?w=128").status == 401)
     }
+
+    @Test("loadgen postcard --image: journeys upload with tus, fetch the 320 px copy, order; bytes per journey reported against the photo")
+    func loadgenJourneyBytes() async throws {
+        let system = try await PrintingHTTPTests().start()
+        defer { _ = system.stopBlocking() }
+        let photo = Self.bmp(width: 1280, height: 720)
+        let file = system.logDirectory.appendingPathComponent("photo.bmp")
+        try Data(photo).write(to: file)
+        let report = system.logDirectory.appendingPathComponent("postcard.json")
+        let (status, output) = try await system.runToEnd(
+            "loadgen",
+            arguments: [
+                "postcard", "--url", "http://127.0.0.1:\(system.httpPort)", "--seconds", "3", "--postcard-rate", "1",
+                "--accounts", "2", "--image", file.path, "--json", report.path,
+            ])
+        #expect(status == 0, "\(output)")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+        let requests = try #require(object?["requests"] as? [[String: Any]], "\(output)")
+        for name in ["postcard upload start", "postcard upload bytes", "postcard image w=320", "postcard order and pay"] {
+            let entry = try #require(requests.first { $0["name"] as? String == name }, "no \(name) in \(output)")
+            #expect((entry["count"] as? Int ?? 0) > 0 && entry["errors"] as? Int == 0, "\(name): \(entry)")
+        }
+        let journeys = object?["journeys"] as? [String: [String: Int]]
+        let journey = try #require(journeys?["postcard journey"], "\(output)")
+        #expect((journey["count"] ?? 0) > 0)
+        #expect(journey["photoBytes"] == photo.count)
+        // The photo goes up once: what a journey sends is the photo and a few kilobytes of requests.
+        let sent = journey["sentPerJourney"] ?? 0
+        #expect(sent > photo.count && sent < photo.count + 20_000, "\(journey)")
+        #expect((journey["receivedPerJourney"] ?? 0) > 1_000, "\(journey)")
+        #expect(output.contains("postcard journey:") && output.contains("bytes sent"), "\(output)")
+        for line in output.split(separator: "\n") where line.contains("postcard journey:") { print(line) }
+    }
 }
 
 extension Array where Element == UInt8 {
