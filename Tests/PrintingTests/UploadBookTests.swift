@@ -35,7 +35,9 @@ struct UploadBookTests {
             .init(id: id, offset: Int64(offset), data: Data(bytes).base64EncodedString()), actor: actor)
     }
 
-    @Test("chunks at the stored offset; a wrong offset is a conflict naming the stored one; the finished image is the bytes sent")
+    @Test(
+        "chunks at the stored offset; a wrong offset is a conflict naming the stored one; the finished image is the bytes sent"
+    )
     func resumeAndFinish() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-08-01")) { fixture in
             let (book, images) = try Self.book(fixture)
@@ -102,7 +104,9 @@ struct UploadBookTests {
                 _ = try await book.create(.init(length: 2_000_001), actor: owner)
             }
             #expect(tooLarge?.details?["reason"] == .string("too_large"))
-            let empty = await #expect(throws: ServiceError.self) { _ = try await book.create(.init(length: 0), actor: owner) }
+            let empty = await #expect(throws: ServiceError.self) {
+                _ = try await book.create(.init(length: 0), actor: owner)
+            }
             #expect(empty?.details?["field"] == .string("Upload-Length"))
             let type = await #expect(throws: ServiceError.self) {
                 _ = try await book.create(.init(length: 10, contentType: "image/gif"), actor: owner)
@@ -111,7 +115,9 @@ struct UploadBookTests {
             // Three open uploads at most (this policy): the fourth is rate limited.
             _ = try await book.create(.init(length: 10), actor: owner)
             _ = try await book.create(.init(length: 10), actor: owner)
-            let fourth = await #expect(throws: ServiceError.self) { _ = try await book.create(.init(length: 10), actor: owner) }
+            let fourth = await #expect(throws: ServiceError.self) {
+                _ = try await book.create(.init(length: 10), actor: owner)
+            }
             #expect(fourth?.code == .rateLimited)
             #expect(try await book.create(.init(length: 10), actor: other).offset == 0, "others have their own")
         }
@@ -132,7 +138,8 @@ struct UploadBookTests {
             #expect(gone?.code == .notFound)
 
             let png = TestImages.png(width: 30, height: 20)
-            let declared = try await book.create(.init(length: Int64(png.count), contentType: "image/jpeg"), actor: owner)
+            let declared = try await book.create(
+                .init(length: Int64(png.count), contentType: "image/jpeg"), actor: owner)
             let mismatch = await #expect(throws: ServiceError.self) {
                 _ = try await Self.append(book, declared.id, 0, png[...], owner)
             }
@@ -142,7 +149,9 @@ struct UploadBookTests {
         }
     }
 
-    @Test("an unfinished upload expires a day after its last bytes; the sweep deletes it and its chunks, never a finished one")
+    @Test(
+        "an unfinished upload expires a day after its last bytes; the sweep deletes it and its chunks, never a finished one"
+    )
     func expiryAndSweep() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-08-04")) { fixture in
             let (book, _) = try Self.book(fixture)

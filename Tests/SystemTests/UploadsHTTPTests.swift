@@ -108,7 +108,10 @@ struct UploadsHTTPTests {
             let marker = bytes[index + 1]
             let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
             if [0xC0, 0xC1, 0xC2].contains(marker) {
-                return (Int(bytes[index + 7]) << 8 | Int(bytes[index + 8]), Int(bytes[index + 5]) << 8 | Int(bytes[index + 6]))
+                return (
+                    Int(bytes[index + 7]) << 8 | Int(bytes[index + 8]),
+                    Int(bytes[index + 5]) << 8 | Int(bytes[index + 6])
+                )
             }
             index += 2 + length
         }
@@ -214,7 +217,9 @@ struct UploadsHTTPTests {
         #expect(await Self.call(system, nil, "GET", "/v1/images/\(imageId)/content?w=128").status == 401)
     }
 
-    @Test("loadgen postcard --image: journeys upload with tus, fetch the 320 px copy, order; bytes per journey reported against the photo")
+    @Test(
+        "loadgen postcard --image: journeys upload with tus, fetch the 320 px copy, order; bytes per journey reported against the photo"
+    )
     func loadgenJourneyBytes() async throws {
         let system = try await PrintingHTTPTests().start()
         defer { _ = system.stopBlocking() }
@@ -231,7 +236,9 @@ struct UploadsHTTPTests {
         #expect(status == 0, "\(output)")
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
         let requests = try #require(object?["requests"] as? [[String: Any]], "\(output)")
-        for name in ["postcard upload start", "postcard upload bytes", "postcard image w=320", "postcard order and pay"] {
+        for name in [
+            "postcard upload start", "postcard upload bytes", "postcard image w=320", "postcard order and pay",
+        ] {
             let entry = try #require(requests.first { $0["name"] as? String == name }, "no \(name) in \(output)")
             #expect((entry["count"] as? Int ?? 0) > 0 && entry["errors"] as? Int == 0, "\(name): \(entry)")
         }
@@ -252,7 +259,9 @@ extension Array where Element == UInt8 {
     /// The index of the blank line ending an HTTP header block.
     var headerEnd: Int? {
         guard count >= 4 else { return nil }
-        return (0...(count - 4)).first { self[$0] == 13 && self[$0 + 1] == 10 && self[$0 + 2] == 13 && self[$0 + 3] == 10 }
+        return (0...(count - 4)).first {
+            self[$0] == 13 && self[$0 + 1] == 10 && self[$0 + 2] == 13 && self[$0 + 3] == 10
+        }
     }
 
     var containsHeaderEnd: Bool { headerEnd != nil }

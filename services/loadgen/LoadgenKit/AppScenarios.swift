@@ -510,7 +510,8 @@ struct AppScenarios {
             let received = bytes.received / bytes.count
             let photo =
                 bytes.photo > 0
-                ? String(format: " (the photo: %d bytes; sent/photo %.3f)", bytes.photo, Double(sent) / Double(bytes.photo))
+                ? String(
+                    format: " (the photo: %d bytes; sent/photo %.3f)", bytes.photo, Double(sent) / Double(bytes.photo))
                 : ""
             lines.append(
                 "\(name): \(bytes.count) finished; per journey \(sent) bytes sent, \(received) received\(photo)")

@@ -33,7 +33,8 @@ extension GatewayAPI {
     }
 
     func describeUploads(_ input: Operations.DescribeUploads.Input) async throws -> Operations.DescribeUploads.Output {
-        .noContent(.init(headers: .init(tusResumable: Self.tusVersion, tusVersion: Self.tusVersion, tusExtension: "creation")))
+        .noContent(
+            .init(headers: .init(tusResumable: Self.tusVersion, tusVersion: Self.tusVersion, tusExtension: "creation")))
     }
 
     /// `failed_precondition` (412) unless the client speaks tus 1.0.0.
@@ -84,7 +85,8 @@ extension GatewayAPI {
             guard parts.count == 2, let data = Data(base64Encoded: String(parts[1])),
                 let type = String(data: data, encoding: .utf8)
             else {
-                throw ServiceError.invalidArgument("filetype in Upload-Metadata is not base64", field: "Upload-Metadata")
+                throw ServiceError.invalidArgument(
+                    "filetype in Upload-Metadata is not base64", field: "Upload-Metadata")
             }
             return type
         }

@@ -1,5 +1,5 @@
-import Foundation
 import Contract
+import Foundation
 import PrintingContract
 
 /// A scaled copy of an image for a phone's screen: one of the fixed widths, the height that keeps
