@@ -39,6 +39,7 @@ public enum Gateway {
         router.add(middleware: RequestIDMiddleware(
                 logger: logger, paths: LoggedPath(document: document), every: settings.accessLogEvery))
         router.add(middleware: MetricsMiddleware())
+        router.add(middleware: TusResumableMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: SingleRepresentationMiddleware())
         router.add(middleware: CacheHeadersMiddleware())

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// The apps' traffic through the gateway, as open-loop arrivals (see ``OpenLoop``).
@@ -10,8 +12,9 @@ import Synchronization
 /// - `gifter`: logins at a fixed rate, a share of them with a wrong password aimed at a few
 ///   accounts, which therefore get held (their answers, 401 and 423, are correct answers); and
 ///   gift journeys between friends (see `AppScenarios+Gifts.swift`).
-/// - `postcard`: journeys at a fixed rate: log in, (upload an image and preview the card, with
-///   `--image`), quote, order and pay with a saved card.
+/// - `postcard`: journeys at a fixed rate: log in, (with `--image`: upload it resumably, fetch
+///   its 320-pixel copy and preview the card), quote, order and pay with a saved card; the bytes
+///   sent and received per finished journey are reported beside the photo's own size.
 /// - `tapwater`: simulated users logging drinks and syncing from two devices (see
 ///   `AppScenarios+TapWater.swift`).
 /// - `politimap`: simulated users opening PolitiMap twice a day: highlights, a page of bills,
@@ -57,6 +60,8 @@ struct AppScenarios {
         /// Orders sent again with the same key after no answer or a 502/503/504.
         let retries: Int
         let settings: Settings
+        /// Bytes per finished journey, by journey (the postcard scenario's).
+        var journeys: [String: Tally.JourneyBytes] = [:]
     }
 
     func run(_ scenario: String, progress: @Sendable (String) -> Void) async throws -> Outcome {
@@ -121,7 +126,8 @@ struct AppScenarios {
             let elapsed = await loop.run(MergedArrivals(sources), tally: tally)
             return Outcome(
                 scenario: scenario, seconds: elapsed, kinds: tally.snapshot,
-                retries: tally.retries.load(ordering: .relaxed), settings: settings)
+                retries: tally.retries.load(ordering: .relaxed), settings: settings,
+                journeys: tally.journeys.withLock { $0 })
         }
     }
 
@@ -325,59 +331,89 @@ struct AppScenarios {
         let run = UUID().uuidString.prefix(8).lowercased()
         return SteadyArrivals(rate: settings.postcardRate) { index in
             { due in
-                await SimulatedClient.acting(as: index % accounts.count) {
-                    let account = accounts[index % accounts.count]
-                    var stepStart = due
-                    /// Records one step of the journey; false ends it.
-                    func step(_ kind: String, _ status: Int, expected: Int) -> Bool {
-                        tally.record(kind, status: status, latency: .now - stepStart, expected: [expected])
-                        stepStart = .now
-                        return status == expected
-                    }
-                    let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
-                    let login = try? await http.post("/v1/auth/login", credentials)
-                    guard step("postcard login", login?.status ?? 0, expected: 200),
-                        let token = login.flatMap({ jsonField("accessToken", in: $0.body) })
-                    else { return }
-                    let auth = ["Authorization": "Bearer \(token)"]
-                    var imageField = ""
-                    if let image {
-                        let upload = try? await http.upload(
-                            "/v1/images", image, contentType: "image/jpeg", headers: auth)
-                        guard step("postcard image upload", upload?.status ?? 0, expected: 201),
-                            let id = upload.flatMap({ jsonField("id", in: $0.body) })
-                        else { return }
-                        imageField = #""imageId": "\#(id)", "edits": [{"type": "brightness", "amount": 0.1}], "#
-                        let preview = #"{"imageId": "\#(id)", "edits": [], "size": "A6", "side": "front"}"#
-                        let previewed = try? await http.post("/v1/postcards/preview", preview, headers: auth)
-                        guard step("postcard preview", previewed?.status ?? 0, expected: 200) else { return }
-                    }
-                    let recipients =
-                        #"[{"name": "Ada \#(index)", "address": {"line1": "Storgatan 1", "city": "Lund", "postalCode": "22350", "country": "SE"}}]"#
-                    let quote = try? await http.post(
-                        "/v1/quotes", #"{"size": "A6", "recipients": [{"country": "SE"}], "currency": "EUR"}"#,
-                        headers: auth)
-                    guard step("postcard quote", quote?.status ?? 0, expected: 200) else { return }
-                    let order = """
-                        {"kind": "postcard", "currency": "EUR", "paymentMethodId": "\(account.card ?? "")",
-                         "postcard": {\(imageField)"size": "A6", "greeting": "Hälsningar från Lund", "recipients": \(recipients)}}
-                        """
-                    // As the app does when the connection drops or the server is away: send the
-                    // same order again with the same key, a few times, a bit later each time.
-                    let headers = auth.merging(["Idempotency-Key": "\(run)-\(index)"]) { $1 }
-                    var placed = try? await http.post("/v1/orders", order, headers: headers)
-                    for attempt in 1..<Self.orderAttempts where Self.isWorthRetrying(placed?.status) {
-                        tally.retries.add(1, ordering: .relaxed)
-                        try? await Task.sleep(for: .milliseconds(250 * attempt))
-                        placed = try? await http.post("/v1/orders", order, headers: headers)
-                    }
-                    if step("postcard order and pay", placed?.status ?? 0, expected: 201),
-                        let id = placed.flatMap({ jsonField("id", in: $0.body) })
-                    {
-                        acknowledged?.append(id)
+                let meter = GatewayHTTP.ByteMeter()
+                await GatewayHTTP.$meter.withValue(meter) {
+                    let finished = await journey(
+                        http, index: index, due: due, accounts: accounts, image: image, run: run,
+                        acknowledged: acknowledged, tally: tally)
+                    if finished {
+                        tally.record(
+                            journey: "postcard journey", sent: meter.sent.load(ordering: .relaxed),
+                            received: meter.received.load(ordering: .relaxed), photo: image?.count ?? 0)
                     }
                 }
             }
+        }
+    }
+
+    /// One PostcardBuddy journey; true when it got to the end (the order acknowledged). With an
+    /// image, the photo goes up as the app sends it on a phone's network: a resumable upload (tus
+    /// 1.0.0, `POST /v1/uploads` then `PATCH`), then the app shows it from a 320-pixel copy.
+    func journey(
+        _ http: GatewayHTTP, index: Int, due: ContinuousClock.Instant, accounts: [Account], image: Data?,
+        run: String, acknowledged: AcknowledgedOrders?, tally: Tally
+    ) async -> Bool {
+        await SimulatedClient.acting(as: index % accounts.count) {
+            let account = accounts[index % accounts.count]
+            var stepStart = due
+            /// Records one step of the journey; false ends it.
+            func step(_ kind: String, _ status: Int, expected: Int) -> Bool {
+                tally.record(kind, status: status, latency: .now - stepStart, expected: [expected])
+                stepStart = .now
+                return status == expected
+            }
+            let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
+            let login = try? await http.post("/v1/auth/login", credentials)
+            guard step("postcard login", login?.status ?? 0, expected: 200),
+                let token = login.flatMap({ jsonField("accessToken", in: $0.body) })
+            else { return false }
+            let auth = ["Authorization": "Bearer \(token)"]
+            var imageField = ""
+            if let image {
+                let tus = auth.merging(["Tus-Resumable": "1.0.0"]) { $1 }
+                let created = try? await http.exchange(
+                    .POST, "/v1/uploads", body: nil,
+                    headers: tus.merging(["Upload-Length": "\(image.count)"]) { $1 })
+                guard step("postcard upload start", created?.status ?? 0, expected: 201),
+                    let location = created?.headers.first(name: "Location")
+                else { return false }
+                let sent = try? await http.exchange(
+                    .PATCH, location, body: (ByteBuffer(bytes: image), "application/offset+octet-stream"),
+                    headers: tus.merging(["Upload-Offset": "0"]) { $1 })
+                guard step("postcard upload bytes", sent?.status ?? 0, expected: 204),
+                    let id = sent?.headers.first(name: "X-Image-Id")
+                else { return false }
+                let shown = try? await http.exchange(.GET, "/v1/images/\(id)/content?w=320", body: nil, headers: auth)
+                guard step("postcard image w=320", shown?.status ?? 0, expected: 200) else { return false }
+                imageField = #""imageId": "\#(id)", "edits": [{"type": "brightness", "amount": 0.1}], "#
+                let preview = #"{"imageId": "\#(id)", "edits": [], "size": "A6", "side": "front"}"#
+                let previewed = try? await http.post("/v1/postcards/preview", preview, headers: auth)
+                guard step("postcard preview", previewed?.status ?? 0, expected: 200) else { return false }
+            }
+            let recipients =
+                #"[{"name": "Ada \#(index)", "address": {"line1": "Storgatan 1", "city": "Lund", "postalCode": "22350", "country": "SE"}}]"#
+            let quote = try? await http.post(
+                "/v1/quotes", #"{"size": "A6", "recipients": [{"country": "SE"}], "currency": "EUR"}"#,
+                headers: auth)
+            guard step("postcard quote", quote?.status ?? 0, expected: 200) else { return false }
+            let order = """
+                {"kind": "postcard", "currency": "EUR", "paymentMethodId": "\(account.card ?? "")",
+                 "postcard": {\(imageField)"size": "A6", "greeting": "Hälsningar från Lund", "recipients": \(recipients)}}
+                """
+            // As the app does when the connection drops or the server is away: send the
+            // same order again with the same key, a few times, a bit later each time.
+            let headers = auth.merging(["Idempotency-Key": "\(run)-\(index)"]) { $1 }
+            var placed = try? await http.post("/v1/orders", order, headers: headers)
+            for attempt in 1..<Self.orderAttempts where Self.isWorthRetrying(placed?.status) {
+                tally.retries.add(1, ordering: .relaxed)
+                try? await Task.sleep(for: .milliseconds(250 * attempt))
+                placed = try? await http.post("/v1/orders", order, headers: headers)
+            }
+            guard step("postcard order and pay", placed?.status ?? 0, expected: 201),
+                let id = placed.flatMap({ jsonField("id", in: $0.body) })
+            else { return false }
+            acknowledged?.append(id)
+            return true
         }
     }
 
@@ -469,6 +505,17 @@ struct AppScenarios {
         }
         lines.append("")
         if outcome.retries > 0 { lines.append("orders sent again with the same Idempotency-Key: \(outcome.retries)") }
+        for (name, bytes) in outcome.journeys.sorted(by: { $0.key < $1.key }) where bytes.count > 0 {
+            let sent = bytes.sent / bytes.count
+            let received = bytes.received / bytes.count
+            let photo =
+                bytes.photo > 0
+                ? String(
+                    format: " (the photo: %d bytes; sent/photo %.3f)", bytes.photo, Double(sent) / Double(bytes.photo))
+                : ""
+            lines.append(
+                "\(name): \(bytes.count) finished; per journey \(sent) bytes sent, \(received) received\(photo)")
+        }
         lines.append(
             "latency from when each request was due (open loop); errors: answers other than the expected ones")
         lines.append("\(ProcessInfo.processInfo.activeProcessorCount) cores; \(Date())")
@@ -497,6 +544,17 @@ struct AppScenarios {
                     "statuses": Dictionary(uniqueKeysWithValues: kind.statuses.map { ("\($0.key)", $0.value) }),
                 ] as [String: Any]
             },
+            "journeys": Dictionary(
+                uniqueKeysWithValues: outcome.journeys.map { name, bytes in
+                    (
+                        name,
+                        [
+                            "count": bytes.count, "sentPerJourney": bytes.count > 0 ? bytes.sent / bytes.count : 0,
+                            "receivedPerJourney": bytes.count > 0 ? bytes.received / bytes.count : 0,
+                            "photoBytes": bytes.photo,
+                        ]
+                    )
+                }),
             "cores": ProcessInfo.processInfo.activeProcessorCount, "date": ISO8601DateFormatter().string(from: Date()),
         ]
         return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])

@@ -101,9 +101,48 @@ struct GatewayHTTP: Sendable {
         try await send(.POST, path, body: (ByteBuffer(bytes: data), contentType), headers: headers)
     }
 
+    /// Counts the HTTP/1.1 bytes (request and status lines, header fields, bodies) of every
+    /// request sent while it is set, e.g. over one app journey.
+    final class ByteMeter: Sendable {
+        let sent = Atomic<Int>(0)
+        let received = Atomic<Int>(0)
+        init() {}
+    }
+
+    /// The meter of the current task, if any.
+    @TaskLocal static var meter: ByteMeter?
+
     private func send(
         _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?, headers: [String: String]
     ) async throws -> (status: Int, body: String) {
+        let answer = try await exchange(method, path, body: body, headers: headers)
+        return (answer.status, answer.body)
+    }
+
+    /// A raw body with its media type (or none); status, body as text and response headers.
+    func exchange(
+        _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?, headers: [String: String]
+    ) async throws -> (status: Int, body: String, headers: HTTPHeaders) {
+        let answer = try await transfer(method, path, body: body, headers: headers)
+        if let meter = Self.meter {
+            // Request line, Host, the fields, Content-Length (and Content-Type), blank line, body.
+            var sent = "\(method.rawValue) \(path) HTTP/1.1\r\n".utf8.count + "Host: 127.0.0.1:8080\r\n".utf8.count + 2
+            for (name, value) in headers { sent += name.utf8.count + value.utf8.count + 4 }
+            if let body {
+                sent += "Content-Type: \(body.contentType)\r\n".utf8.count
+                sent += "Content-Length: \(body.bytes.readableBytes)\r\n".utf8.count + body.bytes.readableBytes
+            }
+            var received = "HTTP/1.1 200 OK\r\n".utf8.count + 2 + answer.bodyBytes
+            for (name, value) in answer.headers { received += name.utf8.count + value.utf8.count + 4 }
+            meter.sent.add(sent, ordering: .relaxed)
+            meter.received.add(received, ordering: .relaxed)
+        }
+        return (answer.status, answer.body, answer.headers)
+    }
+
+    private func transfer(
+        _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?, headers: [String: String]
+    ) async throws -> (status: Int, body: String, bodyBytes: Int, headers: HTTPHeaders) {
         if !plain.isEmpty {
             let plain = plain[turn.next(of: plain.count)]
             var fields = headers.map { ($0.key, $0.value) }
@@ -117,7 +156,7 @@ struct GatewayHTTP: Sendable {
             guard answer.body.readableBytes <= 1 << 20 else {
                 throw PlainHTTPClient.Failure(description: "an answer of more than 1 MiB")
             }
-            return (answer.status, String(buffer: answer.body))
+            return (answer.status, String(buffer: answer.body), answer.body.readableBytes, answer.headers)
         }
         guard let client else { throw PlainHTTPClient.Failure(description: "no HTTP client") }
         var request = HTTPClientRequest(url: baseURLs[turn.next(of: baseURLs.count)] + path)
@@ -130,7 +169,7 @@ struct GatewayHTTP: Sendable {
         }
         let response = try await client.execute(request, timeout: .seconds(30))
         let collected = try await response.body.collect(upTo: 1 << 20)
-        return (Int(response.status.code), String(buffer: collected))
+        return (Int(response.status.code), String(buffer: collected), collected.readableBytes, response.headers)
     }
 
     func post(_ path: String, _ json: String, headers: [String: String] = [:]) async throws -> (

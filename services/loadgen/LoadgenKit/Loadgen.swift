@@ -12,8 +12,9 @@ public enum Loadgen {
                       search every 120 s (NavUP)
           gifter      logins at a fixed rate, a share with wrong passwords aimed at one account
                       in ten, which get held; gift journeys between friends (Gifter)
-          postcard    journeys at a fixed rate: log in, [upload an image, preview,] quote, order
-                      and pay (PostcardBuddy)
+          postcard    journeys at a fixed rate: log in, [upload an image resumably (tus), fetch
+                      its 320 px copy, preview,] quote, order and pay (PostcardBuddy); reports
+                      the bytes sent and received per journey against the photo's size
           tapwater    N simulated users: a drink logged every 45 min from the phone, a sync
                       every 10 min from the phone and the tablet in turn (TapWater)
           politimap   N simulated users opening PolitiMap twice a day, no account: highlights,

@@ -24,6 +24,29 @@ final class Tally: Sendable {
     let finished = Atomic<Int>(0)
     /// Requests sent again after no answer or a 502/503/504 (the postcard journey's orders).
     let retries = Atomic<Int>(0)
+    /// Bytes of whole journeys by name: journeys finished, bytes sent, bytes received.
+    let journeys = Mutex<[String: JourneyBytes]>([:])
+
+    /// What finished journeys of one kind sent and received over HTTP, in all.
+    struct JourneyBytes: Sendable, Hashable {
+        var count = 0
+        var sent = 0
+        var received = 0
+        /// Bytes of the photo each journey uploads (0 when none).
+        var photo = 0
+    }
+
+    /// Records one finished journey's bytes.
+    func record(journey: String, sent: Int, received: Int, photo: Int) {
+        journeys.withLock { all in
+            var entry = all[journey] ?? JourneyBytes()
+            entry.count += 1
+            entry.sent += sent
+            entry.received += received
+            entry.photo = photo
+            all[journey] = entry
+        }
+    }
 
     /// Records one answer. `expected` are the statuses that are a correct answer for this
     /// request (a 401 for a wrong password is one); only those count in the latency figures.

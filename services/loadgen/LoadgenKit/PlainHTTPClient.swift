@@ -16,6 +16,8 @@ final class PlainHTTPClient: Sendable {
     struct Answer: Sendable {
         let status: Int
         let body: ByteBuffer
+        /// The response's header fields.
+        var headers = HTTPHeaders()
     }
 
     /// What failed, for the caller's tally (the status is then 0).
@@ -75,7 +77,7 @@ final class PlainHTTPClient: Sendable {
         } else {
             channel.close(promise: nil)
         }
-        return Answer(status: response.status, body: response.body)
+        return Answer(status: response.status, body: response.body, headers: response.headers)
     }
 
     /// Closes every idle connection.
@@ -113,6 +115,7 @@ final class PlainHTTPClient: Sendable {
             let status: Int
             let body: ByteBuffer
             let keepAlive: Bool
+            var headers = HTTPHeaders()
         }
 
         private var pending: EventLoopPromise<Response>?
@@ -120,6 +123,7 @@ final class PlainHTTPClient: Sendable {
         private var status = 0
         private var keepAlive = true
         private var body: ByteBuffer?
+        private var headers = HTTPHeaders()
 
         /// The answer to the request about to be written goes to `promise`; after `timeout`
         /// without one, it fails and the connection closes.
@@ -138,6 +142,7 @@ final class PlainHTTPClient: Sendable {
             case .head(let head):
                 status = Int(head.status.code)
                 keepAlive = head.isKeepAlive
+                headers = head.headers
             case .body(var part):
                 if body == nil { body = part } else { body!.writeBuffer(&part) }
             case .end:
@@ -145,7 +150,8 @@ final class PlainHTTPClient: Sendable {
                 timer = nil
                 let promise = pending
                 pending = nil
-                promise?.succeed(Response(status: status, body: body ?? ByteBuffer(), keepAlive: keepAlive))
+                promise?.succeed(
+                    Response(status: status, body: body ?? ByteBuffer(), keepAlive: keepAlive, headers: headers))
             }
         }
 

@@ -42,6 +42,12 @@ public enum PrintingService {
     static let gazetteerFile = Setting(
         "GAZETTEER_FILE", default: ".data/gazetteer/cities15000.tsv",
         "the places greetings are suggested for (GeoNames cities of 15,000+; made by deploy/scripts/gazetteer.sh)")
+    static let uploadOpenLimit = Setting(
+        "UPLOAD_OPEN_LIMIT", default: "10", "unfinished resumable uploads one user may hold (one more is a 429)")
+    static let uploadLifetime = Setting(
+        "UPLOAD_LIFETIME_HOURS", default: "24", "hours an unfinished resumable upload is kept after its last append")
+    static let uploadSweep = Setting(
+        "UPLOAD_SWEEP_SECONDS", default: "300", "how often expired unfinished uploads are deleted")
 
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
@@ -50,6 +56,7 @@ public enum PrintingService {
         settings: WorkerHost.settings + [
             postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
             hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI, publicBaseURL, gazetteerFile,
+            uploadOpenLimit, uploadLifetime, uploadSweep,
         ],
         probeHelp: "check that a printing worker answers its health operation through the broker")
 
@@ -94,6 +101,20 @@ public enum PrintingService {
             pool: DedicatedThreadPool(
                 name: "render", threads: threads, queueLimit: try environment.int(renderQueueLimit, in: 0...100_000)))
         register(postage: desk, images: images, on: &router)
+        let openUploads = try environment.int(uploadOpenLimit, in: 1...10_000)
+        let uploadHours = try environment.int(uploadLifetime, in: 1...8_760)
+        let sweepSeconds = try environment.int(uploadSweep, in: 1...86_400)
+        let uploads = UploadBook(
+            client: resources.postgres, images: images,
+            policy: UploadPolicy(
+                maxLength: Int64(limits.maxBytes), maxOpenPerOwner: openUploads,
+                lifetime: Duration.seconds(3_600 * uploadHours)),
+            clock: resources.clock, logger: resources.logger)
+        register(
+            variants: try ImageVariants(images: images, root: dataRoot.appendingPathComponent("variants")),
+            uploads: uploads, on: &router)
+        let sweeper = UploadSweeper(
+            book: uploads, clock: resources.clock, interval: Duration.seconds(sweepSeconds), logger: resources.logger)
         let previews = PostcardPreviews(images: images, postage: desk)
         router.register(Printing.PreviewPostcard.self) { request, context in
             try await previews.preview(request, actor: try context.requireActor())
@@ -145,7 +166,23 @@ public enum PrintingService {
             }
             if try await ecards.renderer.book.accept(event, on: connection) { ecards.nudge.yield() }
         }
-        return [publisher.service, consumer, forgetter, renderer, ecards.renderer]
+        return [publisher.service, consumer, forgetter, renderer, ecards.renderer, sweeper]
+    }
+
+    /// Registers scaled images and resumable uploads (any signed-in user; access is per image and upload).
+    public static func register(variants: ImageVariants, uploads: UploadBook, on router: inout OperationRouter) {
+        router.register(Printing.ImageContent.self) { request, context in
+            try await variants.content(request, actor: try context.requireActor())
+        }
+        router.register(Printing.CreateUpload.self) { request, context in
+            try await uploads.create(request, actor: try context.requireActor())
+        }
+        router.register(Printing.UploadStatus.self) { request, context in
+            try await uploads.status(request.id, actor: try context.requireActor())
+        }
+        router.register(Printing.AppendUpload.self) { request, context in
+            try await uploads.append(request, actor: try context.requireActor())
+        }
     }
 
     /// Registers the service's operations.

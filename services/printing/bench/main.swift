@@ -17,7 +17,8 @@ if arguments.contains("--help") {
           A6 print PDF render and A6 preview (PNG, 100 dpi) p50/p95 over N runs (default 30) for a
           generated 3264x2448 JPEG with brightness +0.1, crop 80 % centred, sepia; peak RSS (VmHWM)
           of 50 consecutive edits in a child process; the same work by `vips` (libvips-tools) when
-          it is on the PATH. Files go to DIR (default .data/printing-bench).
+          it is on the PATH; thumbnails and screen sizes (w=128, 320, 1080) made from the photo and
+          read again from the kept file. Files go to DIR (default .data/printing-bench).
         printing-bench --places FILE
           greeting suggestions: time to load and index the gazetteer FILE, and the nearest-place lookup
           p50/p99 over 200,000 seeded positions.
@@ -99,6 +100,31 @@ let preview = try await timed { try render(size: .a6, dpi: PostcardPreviews.dpi,
 let childOutput = try EditSession.runChild(directory: directory)
 
 func format(_ value: Double) -> String { String(format: "%.1f", value) }
+// Scaled copies (GET /v1/images/{id}/content?w=): the first request makes the JPEG, a repeat
+// reads the kept file.
+let photoBytes = try [UInt8](Data(contentsOf: photoURL))
+var variantRows: [String] = []
+for width in Printing.ImageContent.widths {
+    let variant = try ImageVariant(
+        width: width, imageWidth: BenchPhoto.width, imageHeight: BenchPhoto.height, sha256: "bench")
+    let jpeg = try ImageVariants.make(photoBytes, format: .jpeg, orientation: 1, variant: variant)
+    let keptURL = directory.appendingPathComponent("variant-\(width).jpg")
+    try Data(jpeg).write(to: keptURL)
+    let first = try await timed {
+        let bytes = try [UInt8](Data(contentsOf: photoURL))
+        return try ImageVariants.make(bytes, format: .jpeg, orientation: 1, variant: variant).count
+    }
+    let again = try await timed { try Data(contentsOf: keptURL).count }
+    let target = width == 128 ? "p95 < 30" : ""
+    let eighths = (1...8).first { Double($0) / 8 >= variant.decodeScale } ?? 8
+    variantRows.append(
+        "| w=\(width) first request (read, decode at \(eighths)/8, "
+            + "scale to \(variant.width)x\(variant.height), JPEG; \(jpeg.count) bytes) | \(format(first.p50)) | "
+            + "\(format(first.p95)) | \(format(first.cpuP50)) | \(target) |")
+    variantRows.append(
+        "| w=\(width) repeat (the kept file read) | \(format(again.p50)) | \(format(again.p95)) | "
+            + "\(format(again.cpuP50)) | \(target) |")
+}
 print("printing-bench: \(BenchPhoto.width)x\(BenchPhoto.height) JPEG (\(try Data(contentsOf: photoURL).count) bytes)")
 print("edits: brightness +0.1, crop x 0.1 y 0.1 w 0.8 h 0.8, filter sepia; \(runs) runs after one warm-up")
 print("| what | p50 ms | p95 ms | CPU p50 ms | target |")
@@ -109,6 +135,10 @@ print(
 print(
     "| A6 preview PNG 583x413 (read, decode, edits, draw) | \(format(preview.p50)) | \(format(preview.p95)) | "
         + "\(format(preview.cpuP50)) | p95 < 100 |")
+print("scaled copies (thumbnails, screen sizes) of the same photo:")
+print("| what | p50 ms | p95 ms | CPU p50 ms | target |")
+print("|---|---:|---:|---:|---|")
+for row in variantRows { print(row) }
 print(childOutput)
 
 guard let vipsURL = Vips.find() else {

@@ -109,14 +109,14 @@ public enum PostcardRenderer {
         return []
     }
 
-    static func encodeJPEG(_ surface: OpaquePointer, width: Int32, height: Int32) -> [UInt8] {
+    static func encodeJPEG(_ surface: OpaquePointer, width: Int32, height: Int32, quality: Int32 = 88) -> [UInt8] {
         guard let handle = tjInitCompress(), let data = cairo_image_surface_get_data(surface) else { return [] }
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
         let result = tjCompress2(
             handle, data, width, cairo_image_surface_get_stride(surface), height, Int32(TJPF_BGRX.rawValue), &output,
-            &size, Int32(TJSAMP_420.rawValue), 88, 0)
+            &size, Int32(TJSAMP_420.rawValue), quality, 0)
         defer { tjFree(output) }
         guard result == 0, let output else { return [] }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))

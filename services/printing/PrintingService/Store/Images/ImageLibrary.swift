@@ -44,25 +44,49 @@ public struct ImageLibrary: Sendable {
         guard let data = Data(base64Encoded: request.data) else {
             throw ServiceError.invalidArgument("data is not base64", field: "data")
         }
-        let bytes = [UInt8](data)
-        let image: InspectedImage
+        return try await store([UInt8](data), contentType: request.contentType, owner: owner, accept: accept)
+    }
+
+    /// Checks `bytes` (sent as `contentType`) with the upload guards and stores them as a new
+    /// image of `owner`'s: the path of `POST /v1/images` and of a finished resumable upload.
+    public func store(
+        _ bytes: [UInt8], contentType: String, owner: UUID, accept: (InspectedImage) throws -> Void = { _ in }
+    ) async throws -> Printing.ImageInfo {
+        let image = try inspect(bytes, contentType: contentType)
+        try accept(image)
+        return try await store(bytes, image: image, owner: owner, on: nil)
+    }
+
+    /// `bytes` through the upload guards; a rejection is the 400 a client sees.
+    func inspect(_ bytes: [UInt8], contentType: String) throws -> InspectedImage {
         do {
-            image = try ImageInspector.inspect(bytes, contentType: request.contentType, limits: limits)
+            return try ImageInspector.inspect(bytes, contentType: contentType, limits: limits)
         } catch {
             throw error.serviceError
         }
-        try accept(image)
+    }
+
+    /// Writes the original of an inspected image and its row (on `connection` when given, so a
+    /// caller's transaction holds it).
+    func store(_ bytes: [UInt8], image: InspectedImage, owner: UUID, on connection: PostgresConnection?)
+        async throws -> Printing.ImageInfo
+    {
         let sha256 = SHA256.hash(data: bytes).lowercaseHex
         _ = try originals.store(bytes, sha256: sha256, format: image.format)
         let id = UUID()
         let now = clock.now()
-        try await client.query(
+        let insert: PostgresQuery =
             """
             INSERT INTO printing.images (id, owner_id, sha256, media_type, bytes, width, height, orientation, gps_lat,
                 gps_lon, created_at)
             VALUES (\(id), \(owner), \(sha256), \(image.format.rawValue), \(bytes.count), \(image.width),
                 \(image.height), \(image.exif.orientation), \(image.exif.latitude), \(image.exif.longitude), \(now))
-            """, logger: logger)
+            """
+        if let connection {
+            try await connection.query(insert, logger: logger)
+        } else {
+            try await client.query(insert, logger: logger)
+        }
         logger.info(
             "image stored",
             metadata: ["image": "\(id)", "bytes": "\(bytes.count)", "size": "\(image.width)x\(image.height)"])
@@ -80,11 +104,19 @@ public struct ImageLibrary: Sendable {
         _ id: String, actor: Actor, minimumScale: @escaping @Sendable (Printing.ImageInfo) -> Double = { _ in 1 }
     ) async throws -> (DecodedPixels, Int) {
         let image = try await info(id, actor: actor)
+        return (try await decode(image, minimumScale: minimumScale), image.orientation)
+    }
+
+    /// The decoded pixels of `image` (whose access was checked), read and decoded on the render pool.
+    func decode(
+        _ image: Printing.ImageInfo, minimumScale: @escaping @Sendable (Printing.ImageInfo) -> Double = { _ in 1 }
+    ) async throws -> DecodedPixels {
+        let id = image.id
         guard let format = ImageFormat(contentType: image.mediaType) else {
             throw ServiceError(.internal, "image \(id) has an unknown media type")
         }
         let url = originals.url(sha256: image.sha256, format: format)
-        let pixels = try await pool.run {
+        return try await pool.run {
             let bytes = try [UInt8](Data(contentsOf: url))
             do {
                 return try PixelDecoder.decode(bytes, format: format, minimumScale: minimumScale(image))
@@ -92,7 +124,6 @@ public struct ImageLibrary: Sendable {
                 throw rejection.serviceError
             }
         }
-        return (pixels, image.orientation)
     }
 
     /// The image `id` if `actor` owns it or it is (or was) in the standard gallery (printers and
