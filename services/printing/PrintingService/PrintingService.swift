@@ -87,6 +87,9 @@ public enum PrintingService {
             pool: DedicatedThreadPool(
                 name: "render", threads: threads, queueLimit: try environment.int(renderQueueLimit, in: 0...100_000)))
         register(postage: desk, images: images, on: &router)
+        register(
+            drafts: DraftBook(client: resources.postgres, images: images, clock: resources.clock, logger: resources.logger),
+            images: images, on: &router)
         let previews = PostcardPreviews(images: images, postage: desk)
         router.register(Printing.PreviewPostcard.self) { request, context in
             try await previews.preview(request, actor: try context.requireActor())
@@ -135,6 +138,33 @@ public enum PrintingService {
         router.register(Printing.LoadPostage.self) { request, context in
             let actor = try context.requireRole(.printer)
             return try await postage.load(xml: request.xml, source: "upload \(actor.userId)")
+        }
+    }
+
+    /// Registers the saved postcards (drafts) and the caller's own uploads (list, delete).
+    public static func register(drafts: DraftBook, images: ImageLibrary, on router: inout OperationRouter) {
+        router.register(Printing.ListDrafts.self) { request, context in
+            try await drafts.list(request, actor: try context.requireActor())
+        }
+        router.register(Printing.CreateDraft.self) { request, context in
+            try await drafts.create(request, actor: try context.requireActor())
+        }
+        router.register(Printing.GetDraft.self) { request, context in
+            try await drafts.get(request.id, actor: try context.requireActor())
+        }
+        router.register(Printing.UpdateDraft.self) { request, context in
+            try await drafts.update(request, actor: try context.requireActor())
+        }
+        router.register(Printing.DeleteDraft.self) { request, context in
+            try await drafts.delete(request, actor: try context.requireActor())
+            return Empty()
+        }
+        router.register(Printing.ListImages.self) { request, context in
+            try await images.list(request, actor: try context.requireActor())
+        }
+        router.register(Printing.DeleteImage.self) { request, context in
+            try await images.delete(request.id, actor: try context.requireActor())
+            return Empty()
         }
     }
 
