@@ -478,9 +478,15 @@ extension Orders {
             public var paymentMethodId: String
             /// A quote to be charged at (its currency and rate), while it is valid.
             public var quoteId: String?
+            /// A saved postcard of the buyer's (printing's drafts) to order instead of writing the
+            /// card in `postcard` or `ecard`: orders reads it from printing before anything else
+            /// and fills `postcard` or `ecard` from it. With `postcard`, `ecard` or `gift` as well
+            /// it is `invalid_argument`; `kind` must be the draft's; someone else's draft is `not_found`.
+            public var draftId: String?
             public init(
                 kind: String, postcard: PostcardDetails? = nil, ecard: EcardDetails? = nil,
-                gift: GiftOrder? = nil, currency: String, paymentMethodId: String, quoteId: String? = nil
+                gift: GiftOrder? = nil, currency: String, paymentMethodId: String, quoteId: String? = nil,
+                draftId: String? = nil
             ) {
                 self.kind = kind
                 self.postcard = postcard
@@ -489,6 +495,7 @@ extension Orders {
                 self.currency = currency
                 self.paymentMethodId = paymentMethodId
                 self.quoteId = quoteId
+                self.draftId = draftId
             }
         }
 

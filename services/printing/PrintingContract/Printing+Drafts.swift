@@ -96,6 +96,12 @@ extension Printing {
         case any
         case revisions([Int64])
 
+        /// The answer to a change sent without `If-Match` (428).
+        public static let missing = ServiceError(
+            .preconditionRequired,
+            "send If-Match with the draft's ETag (from GET), so that a change made on another device is not overwritten",
+            details: ["field": "If-Match"])
+
         /// The precondition of the header `value`; nil (a 428) when there is none.
         public init?(ifMatch value: String?) {
             guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }

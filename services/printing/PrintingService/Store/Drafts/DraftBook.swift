@@ -145,10 +145,7 @@ public struct DraftBook: Sendable {
 
     static func precondition(_ ifMatch: String?) throws(ServiceError) -> Printing.DraftPrecondition {
         guard let precondition = Printing.DraftPrecondition(ifMatch: ifMatch) else {
-            throw ServiceError(
-                .preconditionRequired,
-                "send If-Match with the draft's ETag (from GET), so a change made on another device is not overwritten",
-                details: ["field": "If-Match"])
+            throw Printing.DraftPrecondition.missing
         }
         return precondition
     }
