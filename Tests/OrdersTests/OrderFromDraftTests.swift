@@ -15,7 +15,7 @@ struct OrderFromDraftTests {
     static func draft(kind: Printing.DraftKind, size: String? = "A5") -> Printing.Draft {
         Printing.Draft(
             id: UUID().uuidString.lowercased(), kind: kind, imageId: UUID().uuidString.lowercased(),
-            edits: [["type": "filter", "name": "warm"]], greeting: "Hej", size: size,
+            edits: [.object(["type": "filter", "name": "warm"])], greeting: "Hej", size: size,
             recipients: [
                 .init(name: "Ann", address: .init(line1: "Storgatan 1", city: "Lund", country: "SE"), email: "ann@example.org"),
                 .init(contactId: contact),

@@ -48,7 +48,7 @@ struct DraftBookTests {
             let image = try await world.upload(world.ann)
             let created = try await world.drafts.create(
                 .init(
-                    kind: .postcard, imageId: image.id.uppercased(), edits: [["type": "filter", "name": "sepia"]],
+                    kind: .postcard, imageId: image.id.uppercased(), edits: [.object(["type": "filter", "name": "sepia"])],
                     greeting: "Hej!", size: "a6",
                     recipients: [
                         .init(name: "Ann Lund", address: Self.address),
@@ -112,7 +112,7 @@ struct DraftBookTests {
             let cases: [(Printing.DraftContent, String)] = [
                 (.init(kind: .postcard, size: "A3"), "size"),
                 (.init(kind: .postcard, imageId: "nope"), "imageId"),
-                (.init(kind: .postcard, edits: [["type": "brightness", "amount": 3]]), "edits[0].amount"),
+                (.init(kind: .postcard, edits: [.object(["type": "brightness", "amount": 3])]), "edits[0].amount"),
                 (.init(kind: .postcard, greeting: String(repeating: "x", count: 2001)), "greeting"),
                 (.init(kind: .postcard, recipients: [.init(name: "Ann")]), "recipients[0]"),
                 (.init(kind: .ecard, recipients: [.init(name: "Ann", email: "not-mail")]), "recipients[0].email"),

@@ -43,7 +43,8 @@ public struct DraftBook: Sendable {
                     \(stored)::text::jsonb, 1, \(now), \(now))
             RETURNING \(unescaped: Self.columns)
             """, logger: logger)
-        return try await Self.first(rows) ?? { throw ServiceError(.internal, "a new draft was not returned") }()
+        guard let draft = try await Self.first(rows) else { throw ServiceError(.internal, "a new draft was not returned") }
+        return draft
     }
 
     /// `actor`'s draft `id`; anyone else's, or none, is `not_found`.
