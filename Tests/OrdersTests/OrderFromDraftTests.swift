@@ -17,7 +17,9 @@ struct OrderFromDraftTests {
             id: UUID().uuidString.lowercased(), kind: kind, imageId: UUID().uuidString.lowercased(),
             edits: [.object(["type": "filter", "name": "warm"])], greeting: "Hej", size: size,
             recipients: [
-                .init(name: "Ann", address: .init(line1: "Storgatan 1", city: "Lund", country: "SE"), email: "ann@example.org"),
+                .init(
+                    name: "Ann", address: .init(line1: "Storgatan 1", city: "Lund", country: "SE"),
+                    email: "ann@example.org"),
                 .init(contactId: contact),
             ],
             revision: 4, createdAt: Date(), updatedAt: Date())
@@ -27,7 +29,9 @@ struct OrderFromDraftTests {
         Orders.PlaceOrder.Request(kind: kind, currency: "EUR", paymentMethodId: UUID().uuidString, draftId: draftId)
     }
 
-    @Test("a postcard draft fills `postcard`: image, edits, greeting, size, written-in recipients, contacts as contactIds")
+    @Test(
+        "a postcard draft fills `postcard`: image, edits, greeting, size, written-in recipients, contacts as contactIds"
+    )
     func postcard() throws {
         let draft = Self.draft(kind: .postcard)
         let filled = try PrintingDrafts.filled(Self.request(kind: "postcard"), from: draft)
@@ -57,7 +61,9 @@ struct OrderFromDraftTests {
         await #expect {
             _ = try await PrintingDrafts.resolve(
                 both, actor: Actor(userId: UUID().uuidString, roles: ["user"]), requestId: "r", drafts: nil)
-        } throws: { ($0 as? ServiceError)?.code == .invalidArgument && ($0 as? ServiceError)?.details?["field"] == "draftId" }
+        } throws: {
+            ($0 as? ServiceError)?.code == .invalidArgument && ($0 as? ServiceError)?.details?["field"] == "draftId"
+        }
         let plain = Orders.PlaceOrder.Request(kind: "postcard", currency: "EUR", paymentMethodId: "x")
         #expect(
             try await PrintingDrafts.resolve(

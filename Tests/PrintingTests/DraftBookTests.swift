@@ -48,7 +48,8 @@ struct DraftBookTests {
             let image = try await world.upload(world.ann)
             let created = try await world.drafts.create(
                 .init(
-                    kind: .postcard, imageId: image.id.uppercased(), edits: [.object(["type": "filter", "name": "sepia"])],
+                    kind: .postcard, imageId: image.id.uppercased(),
+                    edits: [.object(["type": "filter", "name": "sepia"])],
                     greeting: "Hej!", size: "a6",
                     recipients: [
                         .init(name: "Ann Lund", address: Self.address),
@@ -96,8 +97,9 @@ struct DraftBookTests {
             await #expect {
                 try await world.drafts.delete(.init(id: created.id, ifMatch: changed.etag), actor: world.ann)
             } throws: { Self.code($0) == .preconditionFailed }
-            await #expect { try await world.drafts.delete(.init(id: created.id, ifMatch: nil), actor: world.ann) }
-                throws: { Self.code($0) == .preconditionRequired }
+            await #expect {
+                try await world.drafts.delete(.init(id: created.id, ifMatch: nil), actor: world.ann)
+            } throws: { Self.code($0) == .preconditionRequired }
             try await world.drafts.delete(.init(id: created.id, ifMatch: third.etag), actor: world.ann)
             await #expect { _ = try await world.drafts.get(created.id, actor: world.ann) } throws: {
                 Self.code($0) == .notFound
@@ -126,7 +128,8 @@ struct DraftBookTests {
                 await #expect {
                     _ = try await world.drafts.create(content, actor: world.ann)
                 } throws: { error in
-                    Self.code(error) == .invalidArgument && (error as? ServiceError)?.details?["field"] == .string(field)
+                    Self.code(error) == .invalidArgument
+                        && (error as? ServiceError)?.details?["field"] == .string(field)
                 }
             }
             await #expect {
@@ -173,7 +176,8 @@ struct DraftBookTests {
             var made: [String] = []
             for index in 0..<5 {
                 world.fixture.clock.advance(by: 1)
-                made.append(try await world.drafts.create(.init(kind: .postcard, greeting: "\(index)"), actor: world.ann).id)
+                made.append(
+                    try await world.drafts.create(.init(kind: .postcard, greeting: "\(index)"), actor: world.ann).id)
             }
             _ = try await world.drafts.create(.init(kind: .ecard), actor: world.bob)
             let first = try await world.drafts.list(.init(limit: 2), actor: world.ann)

@@ -28,7 +28,8 @@ struct DraftsHTTPTests {
         let upload = await ann.send("POST", "/v1/images", json: PrintingHTTPTests.bmp, contentType: "image/bmp")
         let image = try #require(orders.json(upload.body)["id"] as? String, "\(upload.body)")
 
-        #expect(await anonymous.send("POST", "/v1/me/postcards", json: draft(image: image, greeting: "Hej")).status == 401)
+        #expect(
+            await anonymous.send("POST", "/v1/me/postcards", json: draft(image: image, greeting: "Hej")).status == 401)
         let created = await ann.send("POST", "/v1/me/postcards", json: draft(image: image, greeting: "Hej"))
         #expect(created.status == 201, "\(created.body)")
         #expect(created.header("ETag") == "\"r1\"" && orders.json(created.body)["etag"] as? String == "\"r1\"")
@@ -54,14 +55,19 @@ struct DraftsHTTPTests {
         let stale = await ann.send(
             "PUT", "/v1/me/postcards/\(id)", json: draft(image: image, greeting: "Hi"), headers: ["If-Match": "\"r1\""])
         #expect(stale.status == 412, "\(stale.body)")
-        #expect(await bob.send("PUT", "/v1/me/postcards/\(id)", json: draft(image: image, greeting: "x"),
-            headers: ["If-Match": "\"r2\""]).status == 404)
+        #expect(
+            await bob.send(
+                "PUT", "/v1/me/postcards/\(id)", json: draft(image: image, greeting: "x"),
+                headers: ["If-Match": "\"r2\""]
+            ).status == 404)
 
         // Two devices that both read r2 save at the same moment.
         async let phone = ann.send(
-            "PUT", "/v1/me/postcards/\(id)", json: draft(image: image, greeting: "phone"), headers: ["If-Match": "\"r2\""])
+            "PUT", "/v1/me/postcards/\(id)", json: draft(image: image, greeting: "phone"),
+            headers: ["If-Match": "\"r2\""])
         async let tablet = ann.send(
-            "PUT", "/v1/me/postcards/\(id)", json: draft(image: image, greeting: "tablet"), headers: ["If-Match": "\"r2\""])
+            "PUT", "/v1/me/postcards/\(id)", json: draft(image: image, greeting: "tablet"),
+            headers: ["If-Match": "\"r2\""])
         let statuses = await [phone.status, tablet.status].sorted()
         #expect(statuses == [200, 412])
         let now = await ann.send("GET", "/v1/me/postcards/\(id)")
@@ -81,7 +87,9 @@ struct DraftsHTTPTests {
         #expect(await ann.send("GET", "/v1/me/postcards/\(id)").status == 404)
     }
 
-    @Test("an order from a draft: built from it, 400 with inline fields too, 404 for another's; its images are kept (409)")
+    @Test(
+        "an order from a draft: built from it, 400 with inline fields too, 404 for another's; its images are kept (409)"
+    )
     func orderFromDraft() async throws {
         let system = try await PrintingHTTPTests().start()
         defer { _ = system.stopBlocking() }
@@ -90,8 +98,9 @@ struct DraftsHTTPTests {
         let upload = await ann.send("POST", "/v1/images", json: PrintingHTTPTests.bmp, contentType: "image/bmp")
         let image = try #require(orders.json(upload.body)["id"] as? String)
         let spare = try #require(
-            orders.json(await ann.send("POST", "/v1/images", json: PrintingHTTPTests.bmp, contentType: "image/bmp").body)[
-                "id"] as? String)
+            orders.json(
+                await ann.send("POST", "/v1/images", json: PrintingHTTPTests.bmp, contentType: "image/bmp").body)[
+                    "id"] as? String)
         let listed = await ann.send("GET", "/v1/images?limit=1")
         #expect(listed.status == 200 && listed.header("ETag") != nil)
         #expect((orders.json(listed.body)["items"] as? [[String: Any]])?.first?["id"] as? String == spare)

@@ -87,9 +87,9 @@ public enum PrintingService {
             pool: DedicatedThreadPool(
                 name: "render", threads: threads, queueLimit: try environment.int(renderQueueLimit, in: 0...100_000)))
         register(postage: desk, images: images, on: &router)
-        register(
-            drafts: DraftBook(client: resources.postgres, images: images, clock: resources.clock, logger: resources.logger),
-            images: images, on: &router)
+        let drafts = DraftBook(
+            client: resources.postgres, images: images, clock: resources.clock, logger: resources.logger)
+        register(drafts: drafts, images: images, on: &router)
         let previews = PostcardPreviews(images: images, postage: desk)
         router.register(Printing.PreviewPostcard.self) { request, context in
             try await previews.preview(request, actor: try context.requireActor())

@@ -80,7 +80,8 @@ extension BusRoute {
         .rawBody("updateMyPostcard", .put, "/v1/me/postcards/{id}", Printing.UpdateDraft.self, access: .signedIn) {
             input throws(ServiceError) in
             guard let ifMatch = input.headers[.ifMatch] else { throw Printing.DraftPrecondition.missing }
-            return .init(id: input.path("id"), ifMatch: ifMatch, draft: try input.decodedBody(Printing.DraftContent.self))
+            let draft = try input.decodedBody(Printing.DraftContent.self)
+            return .init(id: input.path("id"), ifMatch: ifMatch, draft: draft)
         }.tagged(.member),
         .building(
             "deleteMyPostcard", .delete, "/v1/me/postcards/{id}", Printing.DeleteDraft.self, access: .signedIn,

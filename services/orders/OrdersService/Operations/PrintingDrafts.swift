@@ -38,9 +38,10 @@ public struct PrintingDrafts: Sendable {
         let draft: Printing.Draft
         do {
             draft = try await drafts.bus.call(
-                Printing.GetDraft.self, .init(id: draftId), metadata: RequestMetadata(requestId: requestId, actor: actor),
+                Printing.GetDraft.self, .init(id: draftId),
+                metadata: RequestMetadata(requestId: requestId, actor: actor),
                 timeout: .seconds(5))
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             throw ServiceError(.notFound, "no such draft among your saved postcards", details: ["field": "draftId"])
         }
         return try filled(request, from: draft)

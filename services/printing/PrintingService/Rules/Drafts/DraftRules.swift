@@ -25,7 +25,9 @@ public enum DraftRules {
             throw .invalidArgument("greeting is at most \(maxGreeting) characters", field: "greeting")
         }
         if let size = content.size {
-            guard let known = CardSize(named: size) else { throw .invalidArgument("size is A6, A5 or A4", field: "size") }
+            guard let known = CardSize(named: size) else {
+                throw .invalidArgument("size is A6, A5 or A4", field: "size")
+            }
             content.size = known.rawValue
         }
         let recipients = content.recipients ?? []
@@ -45,7 +47,8 @@ public enum DraftRules {
         var recipient = recipient
         if let contactId = recipient.contactId {
             guard recipient.name == nil, recipient.address == nil, recipient.email == nil else {
-                throw .invalidArgument("a recipient is a contactId or written in, not both", field: "\(field).contactId")
+                throw .invalidArgument(
+                    "a recipient is a contactId or written in, not both", field: "\(field).contactId")
             }
             guard let uuid = UUID(uuidString: contactId) else {
                 throw .invalidArgument("a contact id is a UUID", field: "\(field).contactId")
@@ -60,9 +63,12 @@ public enum DraftRules {
         if var address = recipient.address {
             try text(address.line1, field: "\(field).address.line1", max: 200)
             try text(address.city, field: "\(field).address.city", max: 200)
-            for (value, name) in [(address.line2, "line2"), (address.postalCode, "postalCode"), (address.region, "region")]
+            for (value, name) in [
+                (address.line2, "line2"), (address.postalCode, "postalCode"), (address.region, "region"),
+            ]
             where (value?.count ?? 0) > 200 {
-                throw .invalidArgument("\(field).address.\(name) is at most 200 characters", field: "\(field).address.\(name)")
+                throw .invalidArgument(
+                    "\(field).address.\(name) is at most 200 characters", field: "\(field).address.\(name)")
             }
             address.country = address.country.uppercased()
             guard address.country.count == 2, address.country.allSatisfy({ $0.isASCII && $0.isLetter }) else {

@@ -43,7 +43,9 @@ public struct DraftBook: Sendable {
                     \(stored)::text::jsonb, 1, \(now), \(now))
             RETURNING \(unescaped: Self.columns)
             """, logger: logger)
-        guard let draft = try await Self.first(rows) else { throw ServiceError(.internal, "a new draft was not returned") }
+        guard let draft = try await Self.first(rows) else {
+            throw ServiceError(.internal, "a new draft was not returned")
+        }
         return draft
     }
 
