@@ -224,7 +224,13 @@ struct DraftBookTests {
             await #expect { try await world.images.delete(free.id, actor: world.bob) } throws: {
                 Self.code($0) == .notFound
             }
-            try await world.images.delete(free.id, actor: world.ann)
+            // An order orders holds but printing has no job for yet (orders answers over the bus).
+            await #expect {
+                try await world.images.delete(free.id, actor: world.ann) { imageId in imageId == free.id }
+            } throws: { error in
+                Self.code(error) == .conflict && (error as? ServiceError)?.details?["usedBy"] == "order"
+            }
+            try await world.images.delete(free.id, actor: world.ann) { _ in false }
             await #expect { _ = try await world.images.info(free.id, actor: world.ann) } throws: {
                 Self.code($0) == .notFound
             }

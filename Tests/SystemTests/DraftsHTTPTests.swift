@@ -144,7 +144,12 @@ struct DraftsHTTPTests {
         #expect((postcard?["recipients"] as? [[String: Any]])?.first?["name"] as? String == "Ann Lund")
         #expect((postcard?["edits"] as? [[String: Any]])?.first?["name"] as? String == "sepia")
 
-        // Once printing has the order's print job, the draft no longer matters: the order keeps the image.
+        // With the draft gone at once, the order keeps the image: orders is asked before printing
+        // has the order's print job, and printing's own tables once it has.
+        #expect(await ann.send("DELETE", "/v1/me/postcards/\(id)", headers: ["If-Match": "*"]).status == 204)
+        let early = await ann.send("DELETE", "/v1/images/\(image)")
+        #expect(early.status == 409, "\(early.body)")
+        #expect((orders.json(early.body)["details"] as? [String: Any])?["usedBy"] as? String == "order")
         let deadline = Date().addingTimeInterval(30)
         var state = ""
         while Date() < deadline, state != "in_production" {
@@ -152,7 +157,6 @@ struct DraftsHTTPTests {
             if state != "in_production" { try await Task.sleep(for: .milliseconds(200)) }
         }
         #expect(state == "in_production", "\(system.logs())")
-        #expect(await ann.send("DELETE", "/v1/me/postcards/\(id)", headers: ["If-Match": "*"]).status == 204)
         let kept = await ann.send("DELETE", "/v1/images/\(image)")
         #expect(kept.status == 409, "\(kept.body)")
         #expect((orders.json(kept.body)["details"] as? [String: Any])?["usedBy"] as? String == "order")

@@ -623,6 +623,20 @@ extension Orders {
         public typealias Reply = OrderDetail
     }
 
+    /// `image_in_orders` (signed in): whether any of the caller's orders, in any state, puts image
+    /// `id` on a card. Printing asks it, as the image's owner, before it deletes an upload, so an
+    /// order placed but not yet printed keeps its image too.
+    public enum ImageInOrders: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "image_in_orders"
+        public typealias Request = ByID
+
+        public struct Reply: Codable, Sendable, Hashable {
+            public var inUse: Bool
+            public init(inUse: Bool) { self.inUse = inUse }
+        }
+    }
+
     /// `cancel_order`: cancels an order that has not gone into production; the hold is voided
     /// (or the charge refunded).
     public enum CancelOrder: ServiceOperation {

@@ -251,6 +251,9 @@ public enum OrdersService {
         router.register(Orders.ListOrders.self) { request, context in
             try await book.list(request, actor: try context.requireActor())
         }
+        router.register(Orders.ImageInOrders.self) { request, context in
+            Orders.ImageInOrders.Reply(inUse: try await book.usesImage(request.id, actor: try context.requireActor()))
+        }
         router.register(Orders.GetOrder.self) { request, context in
             try await book.detail(request.id, actor: try context.requireActor())
         }

@@ -204,7 +204,8 @@ extension Printing {
         public typealias Reply = Page<ImageInfo>
     }
 
-    /// `delete_image` (signed in): deletes one of the caller's uploads. An image in use is kept
+    /// `delete_image` (signed in): deletes one of the caller's uploads. An image in use (by a draft,
+    /// by an order: orders is asked, then printing's print jobs and e-cards; by the gallery) is kept
     /// and the answer is `conflict` with `details.reason` `image_in_use` and `details.usedBy`
     /// (`draft`, `order` or `gallery`).
     public enum DeleteImage: ServiceOperation {

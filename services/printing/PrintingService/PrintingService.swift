@@ -89,7 +89,7 @@ public enum PrintingService {
         register(postage: desk, images: images, on: &router)
         let drafts = DraftBook(
             client: resources.postgres, images: images, clock: resources.clock, logger: resources.logger)
-        register(drafts: drafts, images: images, on: &router)
+        register(drafts: drafts, images: images, bus: resources.bus, on: &router)
         let previews = PostcardPreviews(images: images, postage: desk)
         router.register(Printing.PreviewPostcard.self) { request, context in
             try await previews.preview(request, actor: try context.requireActor())
@@ -141,8 +141,12 @@ public enum PrintingService {
         }
     }
 
-    /// Registers the saved postcards (drafts) and the caller's own uploads (list, delete).
-    public static func register(drafts: DraftBook, images: ImageLibrary, on router: inout OperationRouter) {
+    /// Registers the saved postcards (drafts) and the caller's own uploads (list, delete); `bus`
+    /// asks orders whether an order uses an image before it is deleted (nil: only printing's own
+    /// tables are asked, as in tests without an orders worker).
+    public static func register(
+        drafts: DraftBook, images: ImageLibrary, bus: BusClient? = nil, on router: inout OperationRouter
+    ) {
         router.register(Printing.ListDrafts.self) { request, context in
             try await drafts.list(request, actor: try context.requireActor())
         }
@@ -163,7 +167,12 @@ public enum PrintingService {
             try await images.list(request, actor: try context.requireActor())
         }
         router.register(Printing.DeleteImage.self) { request, context in
-            try await images.delete(request.id, actor: try context.requireActor())
+            let actor = try context.requireActor()
+            let metadata = RequestMetadata(requestId: context.metadata.requestId, actor: actor)
+            try await images.delete(request.id, actor: actor) { imageId in
+                guard let bus else { return false }
+                return try await bus.call(Orders.ImageInOrders.self, .init(id: imageId), metadata: metadata).inUse
+            }
             return Empty()
         }
     }

@@ -40,10 +40,21 @@ extension ImageLibrary {
     /// (its foreign key waits on that lock) either lands before the check and is seen, or after
     /// the delete and fails. The original file stays: originals are shared by content address,
     /// and a file removed under a concurrent upload of the same bytes would be lost.
-    public func delete(_ id: String, actor: Actor) async throws {
+    ///
+    /// `inOrders` answers whether an order of the owner's names the image (orders asked over the
+    /// bus, before the transaction opens): an order placed but not yet a print job or an e-card
+    /// here keeps its image too.
+    public func delete(
+        _ id: String, actor: Actor, inOrders: @Sendable (String) async throws -> Bool = { _ in false }
+    ) async throws {
         guard let owner = UUID(uuidString: actor.userId) else { throw ServiceError(.unauthenticated, "no user id") }
         guard let uuid = UUID(uuidString: id) else { throw ServiceError.notFound("no such image") }
         let text = uuid.uuidString.lowercased()
+        if try await inOrders(text) {
+            throw ServiceError(
+                .conflict, "this image is used by an order and is kept",
+                details: ["reason": "image_in_use", "usedBy": "order"])
+        }
         try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
