@@ -134,8 +134,10 @@ struct DraftsHTTPTests {
             #"{"kind": "postcard", "currency": "EUR", "paymentMethodId": "\#(cardId)", "draftId": "\#(id)"}"#, by: bob)
         #expect(foreign.status == 404 && orders.field(foreign) == "draftId", "\(foreign.body)")
 
-        let placed = await order(
-            #"{"kind": "postcard", "currency": "EUR", "paymentMethodId": "\#(cardId)", "draftId": "\#(id)"}"#, by: ann)
+        let fromDraft =
+            #"{"kind": "postcard", "currency": "EUR", "paymentMethodId": "\#(cardId)", "draftId": "\#(id)"}"#
+        let key = UUID().uuidString
+        let placed = await ann.send("POST", "/v1/orders", json: fromDraft, headers: ["Idempotency-Key": key])
         #expect(placed.status == 201, "\(placed.body)")
         let orderId = try #require(orders.json(placed.body)["id"] as? String)
         let detail = orders.json(await ann.send("GET", "/v1/orders/\(orderId)").body)
@@ -147,6 +149,9 @@ struct DraftsHTTPTests {
         // With the draft gone at once, the order keeps the image: orders is asked before printing
         // has the order's print job, and printing's own tables once it has.
         #expect(await ann.send("DELETE", "/v1/me/postcards/\(id)", headers: ["If-Match": "*"]).status == 204)
+        // A retry under the same key answers the first order, though the draft is gone now.
+        let retried = await ann.send("POST", "/v1/orders", json: fromDraft, headers: ["Idempotency-Key": key])
+        #expect(retried.status == 201 && orders.json(retried.body)["id"] as? String == orderId, "\(retried.body)")
         let early = await ann.send("DELETE", "/v1/images/\(image)")
         #expect(early.status == 409, "\(early.body)")
         #expect((orders.json(early.body)["details"] as? [String: Any])?["usedBy"] as? String == "order")

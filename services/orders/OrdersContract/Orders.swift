@@ -482,6 +482,7 @@ extension Orders {
             /// card in `postcard` or `ecard`: orders reads it from printing before anything else
             /// and fills `postcard` or `ecard` from it. With `postcard`, `ecard` or `gift` as well
             /// it is `invalid_argument`; `kind` must be the draft's; someone else's draft is `not_found`.
+            /// The idempotency key stands for the request as sent, `draftId` and all, not the draft's content.
             public var draftId: String?
             public init(
                 kind: String, postcard: PostcardDetails? = nil, ecard: EcardDetails? = nil,

@@ -241,12 +241,20 @@ public enum OrdersService {
             let key = try context.metadata.requireIdempotencyKey()
             let buyer = try OrderBook.userId(actor)
             // A draft named by id is read first, then contacts named instead of inline recipients
-            // are looked up, both outside any transaction.
+            // are looked up, both outside any transaction. The key stands for the request as sent:
+            // a retry of an order from a draft answers what the first did, whatever the draft became.
+            if request.draftId != nil,
+                let earlier = try await book.storedAnswer(for: request, idempotencyKey: key, actor: actor)
+            {
+                return earlier
+            }
             let drafted = try await PrintingDrafts.resolve(
                 request, actor: actor, requestId: context.metadata.requestId, drafts: drafts)
             let resolved = try await SocialContacts.resolve(
                 drafted, buyer: buyer, requestId: context.metadata.requestId, contacts: contacts)
-            return try await book.place(resolved, idempotencyKey: key, actor: actor, requestId: context.metadata.requestId)
+            return try await book.place(
+                resolved, idempotencyKey: key, actor: actor, requestId: context.metadata.requestId,
+                asSent: request.draftId == nil ? nil : request)
         }
         router.register(Orders.ListOrders.self) { request, context in
             try await book.list(request, actor: try context.requireActor())
