@@ -528,7 +528,7 @@ let package = Package(
             name: "OrdersTests",
             dependencies: [
                 "TestSupport",
-                "OrdersContract",
+                "OrdersContract", "PrintingContract",
                 "Contract", "OrdersService", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -22,6 +22,11 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
     public static let alreadyExists = ErrorCode(rawValue: "already_exists")
     /// The state does not allow it, e.g. an invalid order transition (422).
     public static let failedPrecondition = ErrorCode(rawValue: "failed_precondition")
+    /// A conditional request's `If-Match` names a version that is no longer current, e.g. a
+    /// draft another device changed since this one read it (412).
+    public static let preconditionFailed = ErrorCode(rawValue: "precondition_failed")
+    /// A change that must be conditional came without `If-Match` (428).
+    public static let preconditionRequired = ErrorCode(rawValue: "precondition_required")
     /// Temporarily locked, e.g. a login hold; carries a retry-after (423).
     public static let locked = ErrorCode(rawValue: "locked")
     /// Too many requests (429).
@@ -36,7 +41,8 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
     /// Every code the contract defines.
     public static let all: [ErrorCode] = [
         .invalidArgument, .unauthenticated, .paymentRequired, .permissionDenied, .notFound, .methodNotAllowed,
-        .conflict, .alreadyExists, .failedPrecondition, .locked, .rateLimited, .unavailable, .deadlineExceeded, .internal,
+        .conflict, .alreadyExists, .preconditionFailed, .failedPrecondition, .locked, .preconditionRequired,
+        .rateLimited, .unavailable, .deadlineExceeded, .internal,
     ]
 
     /// The HTTP status the gateway answers with; an unknown code is a 500.
@@ -49,7 +55,9 @@ public struct ErrorCode: RawRepresentable, Codable, Hashable, Sendable, CustomSt
         case .notFound: 404
         case .methodNotAllowed: 405
         case .conflict, .alreadyExists: 409
+        case .preconditionFailed: 412
         case .failedPrecondition: 422
+        case .preconditionRequired: 428
         case .locked: 423
         case .rateLimited: 429
         case .unavailable: 503

@@ -517,9 +517,16 @@ extension Orders {
             public var paymentMethodId: String
             /// A quote to be charged at (its currency and rate), while it is valid.
             public var quoteId: String?
+            /// A saved postcard of the buyer's (printing's drafts) to order instead of writing the
+            /// card in `postcard` or `ecard`: orders reads it from printing before anything else
+            /// and fills `postcard` or `ecard` from it. With `postcard`, `ecard` or `gift` as well
+            /// it is `invalid_argument`; `kind` must be the draft's; someone else's draft is `not_found`.
+            /// The idempotency key stands for the request as sent, `draftId` and all, not the draft's content.
+            public var draftId: String?
             public init(
                 kind: String, postcard: PostcardDetails? = nil, ecard: EcardDetails? = nil,
-                gift: GiftOrder? = nil, currency: String, paymentMethodId: String, quoteId: String? = nil
+                gift: GiftOrder? = nil, currency: String, paymentMethodId: String, quoteId: String? = nil,
+                draftId: String? = nil
             ) {
                 self.kind = kind
                 self.postcard = postcard
@@ -528,6 +535,7 @@ extension Orders {
                 self.currency = currency
                 self.paymentMethodId = paymentMethodId
                 self.quoteId = quoteId
+                self.draftId = draftId
             }
         }
 
@@ -659,6 +667,20 @@ extension Orders {
         public static let name = "get_order"
         public typealias Request = ByID
         public typealias Reply = OrderDetail
+    }
+
+    /// `image_in_orders` (signed in): whether any of the caller's orders, in any state, puts image
+    /// `id` on a card. Printing asks it, as the image's owner, before it deletes an upload, so an
+    /// order placed but not yet printed keeps its image too.
+    public enum ImageInOrders: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "image_in_orders"
+        public typealias Request = ByID
+
+        public struct Reply: Codable, Sendable, Hashable {
+            public var inUse: Bool
+            public init(inUse: Bool) { self.inUse = inUse }
+        }
     }
 
     /// `cancel_order`: cancels an order that has not gone into production; the hold is voided

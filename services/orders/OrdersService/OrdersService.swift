@@ -199,7 +199,8 @@ public enum OrdersService {
             store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,
             clock: resources.clock)
         register(
-            quoting: quoting, wallet: wallet, book: book, contacts: SocialContacts(bus: resources.bus), on: &router)
+            quoting: quoting, wallet: wallet, book: book, contacts: SocialContacts(bus: resources.bus),
+            drafts: PrintingDrafts(bus: resources.bus), on: &router)
         let webhooks = StripeWebhooks(book: book, signature: configuration.webhookSignature)
         router.register(Orders.StripeWebhook.self) { request, _ in try await webhooks.receive(request) }
         let printing = try resources.consumer(name: "orders.printing", topics: Orders.PrintingTopic.all) {
@@ -214,10 +215,11 @@ public enum OrdersService {
 
     /// Registers the service's operations.
     /// `contacts` resolves the address-book contacts a postcard or e-card order names, before
-    /// the order book places it (nil: such an order is `unavailable`).
+    /// the order book places it (nil: such an order is `unavailable`); `drafts` reads the saved
+    /// postcard an order names by `draftId`, before that (nil: such an order is `unavailable`).
     public static func register(
         quoting: Quoting, wallet: Wallet, book: OrderBook, contacts: SocialContacts? = nil,
-        on router: inout OperationRouter
+        drafts: PrintingDrafts? = nil, on router: inout OperationRouter
     ) {
         router.register(Orders.Quote.self) { request, context in
             try await quoting.quote(request, actor: context.metadata.actor, metadata: context.metadata)
@@ -240,13 +242,27 @@ public enum OrdersService {
             let actor = try context.requireActor()
             let key = try context.metadata.requireIdempotencyKey()
             let buyer = try OrderBook.userId(actor)
-            // Contacts named instead of inline recipients are looked up first, outside any transaction.
+            // A draft named by id is read first, then contacts named instead of inline recipients
+            // are looked up, both outside any transaction. The key stands for the request as sent:
+            // a retry of an order from a draft answers what the first did, whatever the draft became.
+            if request.draftId != nil,
+                let earlier = try await book.storedAnswer(for: request, idempotencyKey: key, actor: actor)
+            {
+                return earlier
+            }
+            let drafted = try await PrintingDrafts.resolve(
+                request, actor: actor, requestId: context.metadata.requestId, drafts: drafts)
             let resolved = try await SocialContacts.resolve(
-                request, buyer: buyer, requestId: context.metadata.requestId, contacts: contacts)
-            return try await book.place(resolved, idempotencyKey: key, actor: actor, requestId: context.metadata.requestId)
+                drafted, buyer: buyer, requestId: context.metadata.requestId, contacts: contacts)
+            return try await book.place(
+                resolved, idempotencyKey: key, actor: actor, requestId: context.metadata.requestId,
+                asSent: request.draftId == nil ? nil : request)
         }
         router.register(Orders.ListOrders.self) { request, context in
             try await book.list(request, actor: try context.requireActor())
+        }
+        router.register(Orders.ImageInOrders.self) { request, context in
+            Orders.ImageInOrders.Reply(inUse: try await book.usesImage(request.id, actor: try context.requireActor()))
         }
         router.register(Orders.GetOrder.self) { request, context in
             try await book.detail(request.id, actor: try context.requireActor())

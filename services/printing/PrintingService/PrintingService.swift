@@ -115,6 +115,9 @@ public enum PrintingService {
             uploads: uploads, on: &router)
         let sweeper = UploadSweeper(
             book: uploads, clock: resources.clock, interval: Duration.seconds(sweepSeconds), logger: resources.logger)
+        let drafts = DraftBook(
+            client: resources.postgres, images: images, clock: resources.clock, logger: resources.logger)
+        register(drafts: drafts, images: images, bus: resources.bus, on: &router)
         let previews = PostcardPreviews(images: images, postage: desk)
         router.register(Printing.PreviewPostcard.self) { request, context in
             try await previews.preview(request, actor: try context.requireActor())
@@ -226,6 +229,42 @@ public enum PrintingService {
             .init(html: try await shares.book.page(token: request.token).html)
         }
         router.register(Printing.ShareImage.self) { request, _ in try await shares.book.image(token: request.token) }
+    }
+
+    /// Registers the saved postcards (drafts) and the caller's own uploads (list, delete); `bus`
+    /// asks orders whether an order uses an image before it is deleted (nil: only printing's own
+    /// tables are asked, as in tests without an orders worker).
+    public static func register(
+        drafts: DraftBook, images: ImageLibrary, bus: BusClient? = nil, on router: inout OperationRouter
+    ) {
+        router.register(Printing.ListDrafts.self) { request, context in
+            try await drafts.list(request, actor: try context.requireActor())
+        }
+        router.register(Printing.CreateDraft.self) { request, context in
+            try await drafts.create(request, actor: try context.requireActor())
+        }
+        router.register(Printing.GetDraft.self) { request, context in
+            try await drafts.get(request.id, actor: try context.requireActor())
+        }
+        router.register(Printing.UpdateDraft.self) { request, context in
+            try await drafts.update(request, actor: try context.requireActor())
+        }
+        router.register(Printing.DeleteDraft.self) { request, context in
+            try await drafts.delete(request, actor: try context.requireActor())
+            return Empty()
+        }
+        router.register(Printing.ListImages.self) { request, context in
+            try await images.list(request, actor: try context.requireActor())
+        }
+        router.register(Printing.DeleteImage.self) { request, context in
+            let actor = try context.requireActor()
+            let metadata = RequestMetadata(requestId: context.metadata.requestId, actor: actor)
+            try await images.delete(request.id, actor: actor) { imageId in
+                guard let bus else { return false }
+                return try await bus.call(Orders.ImageInOrders.self, .init(id: imageId), metadata: metadata).inUse
+            }
+            return Empty()
+        }
     }
 
     /// Registers the printer's print-job operations (role `printer` or `admin`).

@@ -64,6 +64,23 @@ struct BusRoute: Sendable {
             return value
         }
 
+        /// The JSON body as a `T`; none, or one that does not decode, is `invalid_argument`
+        /// naming the member at fault as the services do (`recipients[0].address`).
+        func decodedBody<T: Decodable>(_ type: T.Type) throws(ServiceError) -> T {
+            guard let body, body.readableBytes > 0 else {
+                throw ServiceError(.invalidArgument, "send a JSON body (Content-Type: application/json)")
+            }
+            do {
+                return try Wire.makeDecoder().decode(T.self, from: Data(body.readableBytesView))
+            } catch {
+                var details: [String: JSONValue] = [:]
+                if let field = ErrorMiddleware<BasicRequestContext>.fieldPath(of: error) {
+                    details["field"] = .string(field)
+                }
+                throw ServiceError(.invalidArgument, "the body does not match the API", details: details)
+            }
+        }
+
         /// Path parameter `name` (the router only matches a path that has it).
         func path(_ name: String) -> String { parameters.get(name) ?? "" }
     }
@@ -86,6 +103,17 @@ struct BusRoute: Sendable {
     /// Headers of a successful answer that the request decides (e.g. `Content-Language` from
     /// `Accept-Language`), made before the call so that a bad header or parameter is a 400 first.
     var replyHeaders: (@Sendable (Input) throws(ServiceError) -> HTTPFields)? = nil
+    /// Whether and how the reply gets an `ETag` (see ``tagged(_:)``).
+    var tagging: EntityTag.Source = .none
+
+    /// This route with `ETag` on its replies from `source`, `Cache-Control: private, no-cache`
+    /// (a private reply the client keeps and asks again about), and, on a GET whose
+    /// `If-None-Match` names the tag, a 304 with no body.
+    func tagged(_ source: EntityTag.Source) -> BusRoute {
+        var route = self
+        route.tagging = source
+        return route
+    }
 
     /// A route whose payload is the request's JSON body, forwarded as it came.
     static func forwardingBody<Op: ServiceOperation>(
@@ -178,6 +206,13 @@ struct BusRoute: Sendable {
             timeout: timeout)
         // A 204 has no content (RFC 9110 §15.3.5): the service's empty reply is not sent.
         if status == .noContent { return Response(status: status) }
+        if let tag = EntityTag(reply, from: tagging) {
+            let cache: HTTPFields = [.eTag: tag.value, .cacheControl: EntityTag.privateCacheControl]
+            if method == .get, tag.isMatched(by: request.headers[.ifNoneMatch]) {
+                return Response(status: .notModified, headers: cache)
+            }
+            headers.append(contentsOf: cache)
+        }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
     }
 

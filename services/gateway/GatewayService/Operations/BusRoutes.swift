@@ -73,6 +73,38 @@ extension BusRoute {
             "unshareOrder", .delete, "/v1/orders/{id}/share", Printing.UnshareCard.self, access: .signedIn,
             status: .noContent
         ) { input in .init(orderId: input.path("id")) },
+        // PostcardBuddy's saved postcards: tagged by their revision, changed only under If-Match.
+        .building("listMyPostcards", .get, "/v1/me/postcards", Printing.ListDrafts.self, access: .signedIn) {
+            input throws(ServiceError) in
+            PageRequest(cursor: try input.string("cursor"), limit: try input.integer("limit"))
+        }.tagged(.content),
+        .forwardingBody(
+            "createMyPostcard", .post, "/v1/me/postcards", Printing.CreateDraft.self, access: .signedIn,
+            status: .created
+        ).tagged(.member),
+        .building("getMyPostcard", .get, "/v1/me/postcards/{id}", Printing.GetDraft.self, access: .signedIn) {
+            input in .init(id: input.path("id"))
+        }.tagged(.member),
+        .rawBody("updateMyPostcard", .put, "/v1/me/postcards/{id}", Printing.UpdateDraft.self, access: .signedIn) {
+            input throws(ServiceError) in
+            guard let ifMatch = input.headers[.ifMatch] else { throw Printing.DraftPrecondition.missing }
+            let draft = try input.decodedBody(Printing.DraftContent.self)
+            return .init(id: input.path("id"), ifMatch: ifMatch, draft: draft)
+        }.tagged(.member),
+        .building(
+            "deleteMyPostcard", .delete, "/v1/me/postcards/{id}", Printing.DeleteDraft.self, access: .signedIn,
+            status: .noContent
+        ) { input throws(ServiceError) in
+            guard let ifMatch = input.headers[.ifMatch] else { throw Printing.DraftPrecondition.missing }
+            return .init(id: input.path("id"), ifMatch: ifMatch)
+        },
+        .building("listMyImages", .get, "/v1/images", Printing.ListImages.self, access: .signedIn) {
+            input throws(ServiceError) in
+            PageRequest(cursor: try input.string("cursor"), limit: try input.integer("limit"))
+        }.tagged(.content),
+        .building(
+            "deleteImage", .delete, "/v1/images/{id}", Printing.DeleteImage.self, access: .signedIn, status: .noContent
+        ) { input in .init(id: input.path("id")) },
         .rawBody("receiveStripeWebhook", .post, "/v1/webhooks/stripe", Orders.StripeWebhook.self, access: .anyone) {
             input throws(ServiceError) in
             guard let signature = input.headers[stripeSignature], !signature.isEmpty else {

@@ -17,6 +17,39 @@ struct EntityTag: Sendable, Equatable {
         return encoder
     }()
 
+    /// How long a client may reuse a private, tagged reply without asking: not at all, but it
+    /// may keep it and ask with `If-None-Match` (a 304 costs no body).
+    static let privateCacheControl = "private, no-cache"
+
+    /// Where a pass-through reply's tag comes from.
+    enum Source: Sendable {
+        /// No tag.
+        case none
+        /// The reply's top-level `etag` member, which the service made (a versioned resource,
+        /// whose `If-Match` the service checks).
+        case member
+        /// The SHA-256 of the reply's bytes (a list).
+        case content
+    }
+
+    /// The tag of the pass-through `reply` as `source` says; nil for none, or when the reply has no tag member.
+    init?(_ reply: [UInt8], from source: Source) {
+        switch source {
+        case .none:
+            return nil
+        case .member:
+            struct Tagged: Decodable { let etag: String }
+            guard let tagged = try? JSONDecoder().decode(Tagged.self, from: Data(reply)) else { return nil }
+            value = tagged.etag
+        case .content:
+            value = Self.quoted(SHA256.hash(data: reply))
+        }
+    }
+
+    static func quoted(_ digest: SHA256.Digest) -> String {
+        "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
     /// The tag of `reply`.
     init(of reply: some Encodable) throws {
         let digest = SHA256.hash(data: try Self.encoder.encode(reply))

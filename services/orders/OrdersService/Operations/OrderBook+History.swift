@@ -55,6 +55,22 @@ extension OrderBook {
 
     /// One order in full with the time of each state; `not_found` unless it is the caller's
     /// (admins see every order).
+    /// Whether any order of `actor`'s, in any state, names image `id` on its postcard or e-card.
+    public func usesImage(_ id: String, actor: Actor) async throws -> Bool {
+        let userId = try Self.userId(actor)
+        guard let image = UUID(uuidString: id) else { return false }
+        let text = image.uuidString.lowercased()
+        let rows = try await client.query(
+            """
+            SELECT EXISTS (
+                SELECT 1 FROM orders.orders
+                WHERE user_id = \(userId)
+                  AND (lower(details->'postcard'->>'imageId') = \(text) OR lower(details->'ecard'->>'imageId') = \(text)))
+            """, logger: logger)
+        for try await used in rows.decode(Bool.self) { return used }
+        return false
+    }
+
     public func detail(_ id: String, actor: Actor) async throws -> Orders.OrderDetail {
         let userId = try Self.userId(actor)
         guard let orderId = UUID(uuidString: id) else { throw ServiceError.notFound("no such order") }

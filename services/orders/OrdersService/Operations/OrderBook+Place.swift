@@ -20,11 +20,14 @@ extension OrderBook {
     /// leaves the order to the recovery sweeper (``sweepPayments()``). A request that fails
     /// validation leaves the key unclaimed. The key comes checked
     /// (``IdempotencyKey/validated(_:)``, by the gateway).
-    public func place(_ request: Orders.PlaceOrder.Request, idempotencyKey key: String, actor: Actor, requestId: String)
-        async throws -> Orders.PlaceOrder.Reply
-    {
+    /// `asSent` is the request as the client sent it, when `request` was filled in from elsewhere
+    /// (a draft): the key stands for that, so a retry matches whatever the draft became since.
+    public func place(
+        _ request: Orders.PlaceOrder.Request, idempotencyKey key: String, actor: Actor, requestId: String,
+        asSent: Orders.PlaceOrder.Request? = nil
+    ) async throws -> Orders.PlaceOrder.Reply {
         let userId = try Self.userId(actor)
-        let hash = try Self.hash(request)
+        let hash = try Self.hash(asSent ?? request)
         let currency = try Quoting.currency(request.currency)
         var draft = try Self.content(of: request)
         if let gift = request.gift { try GiftRules.check(gift, buyer: userId) }
@@ -205,6 +208,18 @@ extension OrderBook {
 
     /// The stored result of an earlier request with the key, if any (unexpired); a `conflict`
     /// when that request had another body.
+    /// The answer stored under `key` for `request` as sent, if an earlier request with the key
+    /// finished (nil when there is none, or it is still running); a `conflict` when it had
+    /// another body. An order from a draft asks this before it reads the draft, so a retry
+    /// after the draft was changed or deleted answers what the first request answered.
+    public func storedAnswer(for request: Orders.PlaceOrder.Request, idempotencyKey key: String, actor: Actor)
+        async throws -> Orders.PlaceOrder.Reply?
+    {
+        let earlier = try await replay(userId: try Self.userId(actor), key: key, hash: try Self.hash(request))
+        guard case .answered(let result)? = earlier else { return nil }
+        return try result.get()
+    }
+
     func replay(userId: UUID, key: String, hash: String) async throws -> Earlier? {
         let rows = try await client.query(
             """
