@@ -178,12 +178,13 @@ struct ContractTests {
         }
     }
 
-    @Test("every error code maps to the HTTP status of DESIGN.md")
+    @Test("every error code maps to the HTTP status of DESIGN.md (and the README's two conditional-request codes)")
     func httpStatuses() {
         let expected: [ErrorCode: Int] = [
             .invalidArgument: 400, .unauthenticated: 401, .paymentRequired: 402, .permissionDenied: 403, .notFound: 404,
             .methodNotAllowed: 405, .conflict: 409,
-            .alreadyExists: 409, .failedPrecondition: 422, .locked: 423, .rateLimited: 429, .unavailable: 503,
+            .alreadyExists: 409, .preconditionFailed: 412, .failedPrecondition: 422, .locked: 423,
+            .preconditionRequired: 428, .rateLimited: 429, .unavailable: 503,
             .deadlineExceeded: 504, .internal: 500,
         ]
         for code in ErrorCode.all { #expect(code.httpStatus == expected[code], "\(code)") }

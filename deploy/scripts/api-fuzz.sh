@@ -141,7 +141,9 @@ for ((round = 0; round < API_FUZZ_ROUNDS; round++)); do
         report="$OUT/$caller-$round"
         info "round $((round + 1))/$API_FUZZ_ROUNDS, $caller: st run -c all --seed $seed --max-examples $API_FUZZ_EXAMPLES"
         rc=0
-        timeout --foreground -k 10 "$API_FUZZ_TIMEOUT" \
+        # Tests/api-fuzz/hooks.py: the serializer for tus PATCH bodies.
+        PYTHONPATH="$REPO_ROOT/Tests/api-fuzz${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=hooks \
+            timeout --foreground -k 10 "$API_FUZZ_TIMEOUT" \
             st --config-file "$CONFIG" --no-color run "$BASE/openapi.yaml" -c all --seed "$seed" \
             --max-examples "$API_FUZZ_EXAMPLES" -H "Authorization: Bearer $bearer" \
             --report junit --report-junit-path "$report.xml" >"$report.log" 2>&1 || rc=$?

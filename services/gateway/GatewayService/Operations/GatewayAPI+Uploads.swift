@@ -94,6 +94,8 @@ extension GatewayAPI {
     }
 
     func getUploadOffset(_ input: Operations.GetUploadOffset.Input) async throws -> Operations.GetUploadOffset.Output {
+        // Signed in first, as POST and PATCH: a caller without a token learns nothing else.
+        do { try requireCaller() } catch { return .unauthorized(.init()) }
         guard Self.checkTus(input.headers.tusResumable) else { return .preconditionFailed(.init()) }
         let state: Printing.UploadState
         do {
