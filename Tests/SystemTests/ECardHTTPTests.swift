@@ -78,6 +78,35 @@ struct ECardHTTPTests {
         return found
     }
 
+    /// Broker, auth, orders, printing (e-card links on this system's gateway, 100 dpi), notify
+    /// (mailing to the SMTP sink at `smtpPort`) and the gateway, ready; `printing` adds settings.
+    static func startCardSystem(
+        _ system: SystemHarness, smtpPort: Int, printing: [String: String] = [:]
+    ) async throws {
+        let quick = ["EVENTS_POLL_MS": "200"]
+        try system.start("broker")
+        try system.start("auth", extra: quick)
+        try system.start("orders", extra: quick)
+        try system.start(
+            "printing",
+            extra: quick.merging([
+                "DATA_DIR": system.logDirectory.appendingPathComponent("printing").path,
+                "ECARD_PUBLIC_URL": "http://127.0.0.1:\(system.httpPort)/v1/ecards", "ECARD_DPI": "100",
+            ]) { _, new in new }.merging(printing) { _, new in new })
+        try system.start(
+            "notify",
+            extra: quick.merging([
+                "SMTP_PORT": "\(smtpPort)", "SMTP_STARTTLS": "off", "DELIVERY_POLL_MS": "100",
+                "DELIVERY_BACKOFF_MS": "200",
+            ]) { _, new in new })
+        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,orders,printing,notify"])
+        let ready = Date().addingTimeInterval(90)
+        while Date() < ready, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        try #require(await system.get("/readyz")?.status == 200, "\(system.logs())")
+    }
+
     @Test(
         "a paid e-card order ends as one mail per recipient with the two-sided JPEG inline; the link serves the same bytes; a replay sends nothing more"
     )
@@ -88,28 +117,7 @@ struct ECardHTTPTests {
         defer { smtp.stop() }
         let system = try SystemHarness(ownDatabase: true)
         defer { _ = system.stopBlocking() }
-        let quick = ["EVENTS_POLL_MS": "200"]
-        try system.start("broker")
-        try system.start("auth", extra: quick)
-        try system.start("orders", extra: quick)
-        try system.start(
-            "printing",
-            extra: quick.merging([
-                "DATA_DIR": system.logDirectory.appendingPathComponent("printing").path,
-                "ECARD_PUBLIC_URL": "http://127.0.0.1:\(system.httpPort)/v1/ecards", "ECARD_DPI": "100",
-            ]) { _, new in new })
-        try system.start(
-            "notify",
-            extra: quick.merging([
-                "SMTP_PORT": "\(smtp.port)", "SMTP_STARTTLS": "off", "DELIVERY_POLL_MS": "100",
-                "DELIVERY_BACKOFF_MS": "200",
-            ]) { _, new in new })
-        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,orders,printing,notify"])
-        let ready = Date().addingTimeInterval(90)
-        while Date() < ready, await system.get("/readyz")?.status != 200 {
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        try #require(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        try await Self.startCardSystem(system, smtpPort: smtp.port)
 
         let (ann, _) = try await orders.signUp(system, "ann")
         let saved = await ann.send(

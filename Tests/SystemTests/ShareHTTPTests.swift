@@ -127,29 +127,9 @@ struct ShareHTTPTests {
         defer { smtp.stop() }
         let system = try SystemHarness(ownDatabase: true)
         defer { _ = system.stopBlocking() }
-        let quick = ["EVENTS_POLL_MS": "200"]
         let base = "http://127.0.0.1:\(system.httpPort)"
-        try system.start("broker")
-        try system.start("auth", extra: quick)
-        try system.start("orders", extra: quick)  // ECARD_PRICE left at its default: free
-        try system.start(
-            "printing",
-            extra: quick.merging([
-                "DATA_DIR": system.logDirectory.appendingPathComponent("printing").path,
-                "ECARD_PUBLIC_URL": "\(base)/v1/ecards", "ECARD_DPI": "100", "PUBLIC_BASE_URL": base,
-            ]) { _, new in new })
-        try system.start(
-            "notify",
-            extra: quick.merging([
-                "SMTP_PORT": "\(smtp.port)", "SMTP_STARTTLS": "off", "DELIVERY_POLL_MS": "100",
-                "DELIVERY_BACKOFF_MS": "200",
-            ]) { _, new in new })
-        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,orders,printing,notify"])
-        let ready = Date().addingTimeInterval(90)
-        while Date() < ready, await system.get("/readyz")?.status != 200 {
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        try #require(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        // ECARD_PRICE left at its default: free.
+        try await ECardHTTPTests.startCardSystem(system, smtpPort: smtp.port, printing: ["PUBLIC_BASE_URL": base])
 
         // An e-card quote: no printing or postage line, free by default.
         let anonymous = OrdersHTTPTests.Client(port: system.httpPort, token: nil)

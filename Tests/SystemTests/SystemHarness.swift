@@ -186,13 +186,12 @@ enum HTTP {
         }
     }
 
-    static func request(
-        port: Int, method: String, path: String, body: String? = nil, headers: [String: String] = [:],
-        contentType: String = "application/json"
-    ) -> Response? {
+    /// A TCP socket connected to 127.0.0.1:`port` whose reads time out after `timeoutSeconds`,
+    /// or nil (the caller closes it).
+    static func connectedSocket(port: Int, timeoutSeconds: Int) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        guard fd >= 0 else { return nil }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -203,7 +202,19 @@ enum HTTP {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { return nil }
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    static func request(
+        port: Int, method: String, path: String, body: String? = nil, headers: [String: String] = [:],
+        contentType: String = "application/json"
+    ) -> Response? {
+        guard let fd = connectedSocket(port: port, timeoutSeconds: 10) else { return nil }
+        defer { close(fd) }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body {

@@ -22,20 +22,8 @@ struct UploadsHTTPTests {
             port: Int, _ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil,
             cutAfter: Int? = nil
         ) -> Exchange? {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard let fd = HTTP.connectedSocket(port: port, timeoutSeconds: 30) else { return nil }
             defer { close(fd) }
-            var timeout = timeval(tv_sec: 30, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else { return nil }
             var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
             if let body { head += "Content-Length: \(body.count)\r\n" }
