@@ -35,19 +35,7 @@ struct ECardHTTPTests {
                     out["cid"] = p["Content-ID"] or ""
             print(json.dumps(out))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(mail.utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try JSONDecoder().decode(ParsedMail.self, from: data)
+        return try JSONDecoder().decode(ParsedMail.self, from: ShareHTTPTests.python(script, input: mail))
     }
 
     /// Width and height from a JPEG's start-of-frame marker.
