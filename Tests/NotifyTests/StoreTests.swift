@@ -9,7 +9,7 @@ import Testing
 @Suite("notify: store against PostgreSQL")
 struct StoreTests {
     func send(
-        _ world: NotifyWorld, _ user: UUID, kind: String = Notify.Kind.orderFailed, id: UUID = UUID(),
+        _ world: NotifyWorld, _ user: UUID, kind: Notify.Kind = .orderFailed, id: UUID = UUID(),
         variables: [String: String] = ["orderId": "o-1", "reason": "card declined"]
     ) async throws -> Notify.Send.Reply {
         try await world.store.submit(
@@ -70,7 +70,7 @@ struct StoreTests {
                     timeZone: "Europe/Stockholm", quietHours: nil, locale: "sv",
                     channels: [.init(kind: Notify.Kind.orderFailed, channel: Notify.Channel.email, enabled: false)]),
                 of: user)
-            #expect(saved.channels == [.init(kind: "order_failed", channel: "email", enabled: false)])
+            #expect(saved.channels == [.init(kind: Notify.Kind("order_failed"), channel: "email", enabled: false)])
             #expect(saved.locale == "sv" && saved.timeZone == "Europe/Stockholm")
             let reply = try await send(world, user)
             #expect(reply.channels == ["push", "inapp"])

@@ -45,7 +45,7 @@ struct ReminderBench {
                 """
                 INSERT INTO \(unescaped: schema).schedules
                     (id, user_id, kind, variables, once_at, time_zone, next_at, created_at)
-                SELECT gen_random_uuid(), user_id, \(Notify.Kind.hydrationReminder), '{}'::jsonb, due, 'UTC', due,
+                SELECT gen_random_uuid(), user_id, \(Notify.Kind.hydrationReminder.rawValue), '{}'::jsonb, due, 'UTC', due,
                     \(start)
                 FROM bench_users
                 """, logger: logger)

@@ -17,37 +17,51 @@ public enum Notify {
         public static let all = [email, push, inapp]
     }
 
-    /// The notification kinds notify has templates for.
-    public enum Kind {
+    /// A notification kind: the name of a template set in notify's catalogue (`order_failed`).
+    /// The set is open (a service adds a kind with its templates), so this is a struct, not an
+    /// enum; it travels as its name, a plain JSON string.
+    public struct Kind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+        public var description: String { rawValue }
+
         /// Auth's password-reset mail (critical). Variables: `username`, `token`, `expiresAt`.
-        public static let passwordReset = "password_reset"
+        public static let passwordReset = Kind("password_reset")
         /// Auth's username reminder (critical). Variables: `usernames`.
-        public static let usernameReminder = "username_reminder"
+        public static let usernameReminder = Kind("username_reminder")
         /// PostcardBuddy: an order went through. Variables: `orderId`.
-        public static let orderSucceeded = "order_succeeded"
+        public static let orderSucceeded = Kind("order_succeeded")
         /// PostcardBuddy: an order failed. Variables: `orderId`, `reason`.
-        public static let orderFailed = "order_failed"
+        public static let orderFailed = Kind("order_failed")
         /// A print job failed. Variables: `jobId`, `reason`.
-        public static let printJobFailed = "print_job_failed"
+        public static let printJobFailed = Kind("print_job_failed")
         /// NavUP: a weekly step goal was reached. Variables: `goal`, `reward`.
-        public static let goalCompleted = "goal_completed"
+        public static let goalCompleted = Kind("goal_completed")
         /// PostcardBuddy: an e-card to a recipient. Variables: `senderName`, `imageUrl`, `message`.
-        public static let ecard = "ecard"
+        public static let ecard = Kind("ecard")
         /// TapWater and others: a reminder a user scheduled. Variables: `text`.
-        public static let reminder = "reminder"
+        public static let reminder = Kind("reminder")
         /// TapWater: a reminder toward the daily goal, scheduled from the user's plan; its `text`
         /// is asked of hydration when it fires (none is sent once the goal is met).
-        public static let hydrationReminder = "hydration_reminder"
+        public static let hydrationReminder = Kind("hydration_reminder")
         /// PolitiMap: a new bill. Variables: `title`, `level`.
-        public static let newBill = "new_bill"
+        public static let newBill = Kind("new_bill")
         /// Gifter: someone asked to be friends. Variables: `fromName`.
-        public static let friendRequest = "friend_request"
+        public static let friendRequest = Kind("friend_request")
         /// Gifter: a friend request was accepted. Variables: `byName`.
-        public static let friendAccepted = "friend_accepted"
+        public static let friendAccepted = Kind("friend_accepted")
         /// Gifter: a friend sent a gift (never its price). Variables: `fromName`, `title`.
-        public static let giftReceived = "gift_received"
+        public static let giftReceived = Kind("gift_received")
         /// Anything else a service wants to say. Variables: `title`, `body`.
-        public static let message = "message"
+        public static let message = Kind("message")
     }
 
     /// Event `notify.device_token_refused`: the push provider said a directly addressed
@@ -104,8 +118,8 @@ public enum Notify {
             public var userId: String?
             /// An e-mail address that overrides the account's.
             public var email: String?
-            /// A template kind, see ``Notify/Kind``.
-            public var kind: String
+            /// A template kind.
+            public var kind: Kind
             /// `en` or `sv`; defaults to the user's locale, then `en`.
             public var locale: String?
             /// The template's variables.
@@ -114,7 +128,7 @@ public enum Notify {
             /// account): push only, no inbox, no preferences.
             public var device: PushDevice?
             public init(
-                notificationId: String, userId: String? = nil, email: String? = nil, kind: String,
+                notificationId: String, userId: String? = nil, email: String? = nil, kind: Kind,
                 locale: String? = nil, variables: [String: String] = [:], device: PushDevice? = nil
             ) {
                 self.notificationId = notificationId
@@ -144,13 +158,13 @@ public enum Notify {
     /// One inbox item.
     public struct InboxItem: Codable, Sendable, Equatable {
         public var notificationId: String
-        public var kind: String
+        public var kind: Kind
         public var title: String
         public var body: String
         /// Milliseconds since the Unix epoch.
         public var createdAt: Int64
         public var read: Bool
-        public init(notificationId: String, kind: String, title: String, body: String, createdAt: Int64, read: Bool) {
+        public init(notificationId: String, kind: Kind, title: String, body: String, createdAt: Int64, read: Bool) {
             self.notificationId = notificationId
             self.kind = kind
             self.title = title
@@ -207,10 +221,10 @@ public enum Notify {
 
     /// One opt-out (or opt-in again) for a kind on a channel.
     public struct ChannelPreference: Codable, Sendable, Equatable, Hashable {
-        public var kind: String
+        public var kind: Kind
         public var channel: String
         public var enabled: Bool
-        public init(kind: String, channel: String, enabled: Bool) {
+        public init(kind: Kind, channel: String, enabled: Bool) {
             self.kind = kind
             self.channel = channel
             self.enabled = enabled
@@ -266,7 +280,7 @@ public enum Notify {
     /// 7 = Sunday; empty means every day) in `timeZone`.
     public struct Schedule: Codable, Sendable, Equatable {
         public var scheduleId: String
-        public var kind: String
+        public var kind: Kind
         public var variables: [String: String]
         /// Milliseconds since the Unix epoch, for a one-off.
         public var at: Int64?
@@ -276,7 +290,7 @@ public enum Notify {
         /// The next occurrence, nil when a one-off has happened.
         public var nextAt: Int64?
         public init(
-            scheduleId: String, kind: String, variables: [String: String], at: Int64?, timesOfDay: [String],
+            scheduleId: String, kind: Kind, variables: [String: String], at: Int64?, timesOfDay: [String],
             daysOfWeek: [Int], timeZone: String, nextAt: Int64?
         ) {
             self.scheduleId = scheduleId
@@ -293,7 +307,7 @@ public enum Notify {
     /// What `create_schedule` takes.
     public struct ScheduleRequest: Codable, Sendable, Equatable {
         /// Default `reminder`.
-        public var kind: String?
+        public var kind: Kind?
         public var variables: [String: String]
         public var at: Int64?
         public var timesOfDay: [String]?
@@ -301,7 +315,7 @@ public enum Notify {
         /// Default: the user's time zone.
         public var timeZone: String?
         public init(
-            kind: String? = nil, variables: [String: String] = [:], at: Int64? = nil, timesOfDay: [String]? = nil,
+            kind: Kind? = nil, variables: [String: String] = [:], at: Int64? = nil, timesOfDay: [String]? = nil,
             daysOfWeek: [Int]? = nil, timeZone: String? = nil
         ) {
             self.kind = kind
@@ -459,7 +473,7 @@ extension Notify {
 
     /// The generic triggers: topic → kind (every payload field that is a string or number
     /// becomes a variable).
-    public static let triggers: [String: String] = [
+    public static let triggers: [String: Kind] = [
         OrderSucceeded.topic: Kind.orderSucceeded,
         OrderFailed.topic: Kind.orderFailed,
         PrintJobFailed.topic: Kind.printJobFailed,

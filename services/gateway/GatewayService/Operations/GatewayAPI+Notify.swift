@@ -41,7 +41,7 @@ extension GatewayAPI {
         let request = Notify.Preferences(
             timeZone: body.timeZone, quietHours: body.quietHours.map { .init(start: $0.start, end: $0.end) },
             locale: body.locale,
-            channels: body.channels.map { .init(kind: $0.kind, channel: $0.channel.rawValue, enabled: $0.enabled) })
+            channels: body.channels.map { .init(kind: Notify.Kind($0.kind), channel: $0.channel.rawValue, enabled: $0.enabled) })
         return .ok(.init(body: .json(.init(try await callAsCaller(Notify.SetPreferences.self, request)))))
     }
 
@@ -59,7 +59,7 @@ extension GatewayAPI {
         let schedule = try await callAsCaller(
             Notify.CreateSchedule.self,
             .init(
-                kind: body.kind, variables: body.variables?.additionalProperties ?? [:], at: body.at,
+                kind: body.kind.map(Notify.Kind.init(_:)), variables: body.variables?.additionalProperties ?? [:], at: body.at,
                 timesOfDay: body.timesOfDay, daysOfWeek: body.daysOfWeek, timeZone: body.timeZone))
         return .created(.init(body: .json(.init(schedule))))
     }
@@ -122,7 +122,7 @@ extension GatewayAPI {
 extension Components.Schemas.NotificationItem {
     init(_ item: Notify.InboxItem) {
         self.init(
-            notificationId: item.notificationId, kind: .init(value1: .init(rawValue: item.kind), value2: item.kind),
+            notificationId: item.notificationId, kind: .init(value1: .init(rawValue: item.kind.rawValue), value2: item.kind.rawValue),
             title: item.title, body: item.body,
             createdAt: item.createdAt, read: item.read)
     }
@@ -136,7 +136,7 @@ extension Components.Schemas.NotificationPreferences {
             locale: preferences.locale,
             channels: preferences.channels.compactMap { channel in
                 Components.Schemas.ChannelPreference.ChannelPayload(rawValue: channel.channel).map {
-                    .init(kind: channel.kind, channel: $0, enabled: channel.enabled)
+                    .init(kind: channel.kind.rawValue, channel: $0, enabled: channel.enabled)
                 }
             })
     }
@@ -145,7 +145,7 @@ extension Components.Schemas.NotificationPreferences {
 extension Components.Schemas.Schedule {
     init(_ schedule: Notify.Schedule) {
         self.init(
-            scheduleId: schedule.scheduleId, kind: schedule.kind,
+            scheduleId: schedule.scheduleId, kind: schedule.kind.rawValue,
             variables: .init(additionalProperties: schedule.variables), at: schedule.at,
             timesOfDay: schedule.timesOfDay, daysOfWeek: schedule.daysOfWeek, timeZone: schedule.timeZone,
             nextAt: schedule.nextAt)

@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import HydrationContract
 import Logging
+import NotifyContract
 import ServiceKit
 import ServiceLifecycle
 import Store
@@ -22,7 +23,7 @@ public struct Composer: Service {
     public struct Occurrence: Codable, Sendable, Equatable {
         public var notificationId: UUID
         public var userId: UUID
-        public var kind: String
+        public var kind: Notify.Kind
         /// When it was due, in milliseconds since the epoch.
         public var dueAtMs: Int64
     }
@@ -125,7 +126,7 @@ public struct Composer: Service {
                     try await store.client.query(
                         """
                         DELETE FROM \(unescaped: store.schema).schedules
-                        WHERE id = \(ScheduleStore.hydrationScheduleId(of: occurrence.userId)) AND kind = \(occurrence.kind)
+                        WHERE id = \(ScheduleStore.hydrationScheduleId(of: occurrence.userId)) AND kind = \(occurrence.kind.rawValue)
                         """, logger: logger)
                 }
             }

@@ -12,7 +12,7 @@ public struct Submission: Sendable, Equatable {
     /// An address that overrides the account's.
     public var email: String?
     /// The kind.
-    public var kind: String
+    public var kind: Notify.Kind
     /// The requested locale, if any.
     public var locale: String?
     /// The template variables.
@@ -22,7 +22,7 @@ public struct Submission: Sendable, Equatable {
 
     /// Checks a request.
     public init(
-        id: UUID, userId: UUID?, email: String?, kind: String, locale: String? = nil, variables: [String: String],
+        id: UUID, userId: UUID?, email: String?, kind: Notify.Kind, locale: String? = nil, variables: [String: String],
         device: Notify.PushDevice? = nil
     ) throws(ServiceError) {
         let known = try NotificationCatalog.kind(kind)
@@ -82,7 +82,7 @@ public struct Submission: Sendable, Equatable {
     /// same id.
     public var contentHash: String {
         let vars = variables.keys.sorted().map { "\($0)=\(variables[$0]!)" }.joined(separator: "\u{1F}")
-        var parts = [userId?.uuidString ?? "", email ?? "", kind, locale ?? "", vars]
+        var parts = [userId?.uuidString ?? "", email ?? "", kind.rawValue, locale ?? "", vars]
         if let device {
             parts.append(
                 [device.deviceId, device.token, device.platform, device.app ?? "", device.apnsEnvironment ?? ""]

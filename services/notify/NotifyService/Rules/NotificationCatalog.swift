@@ -7,15 +7,15 @@ public enum NotificationCatalog {
     static let pushAndInbox = [Notify.Channel.push, Notify.Channel.inapp]
 
     /// The kinds by name.
-    public static let kinds: [String: NotificationKind] = Dictionary(
+    public static let kinds: [Notify.Kind: NotificationKind] = Dictionary(
         uniqueKeysWithValues: list.map { ($0.name, $0) })
 
     /// The kind named `name`, or `invalid_argument`.
-    public static func kind(_ name: String) throws(ServiceError) -> NotificationKind {
+    public static func kind(_ name: Notify.Kind) throws(ServiceError) -> NotificationKind {
         guard let kind = kinds[name] else {
             throw ServiceError(
                 .invalidArgument, "unknown notification kind '\(name)'",
-                details: ["field": .string("kind"), "kinds": .array(kinds.keys.sorted().map { .string($0) })])
+                details: ["field": .string("kind"), "kinds": .array(kinds.keys.map(\.rawValue).sorted().map { .string($0) })])
         }
         return kind
     }

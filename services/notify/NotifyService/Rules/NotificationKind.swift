@@ -1,10 +1,11 @@
 import Contract
+import NotifyContract
 
 /// What notify knows about one kind: whether it is critical, which channels it uses, which
 /// variables it needs, and its templates per locale.
 public struct NotificationKind: Sendable {
     /// The kind's name, e.g. `order_failed`.
-    public let name: String
+    public let name: Notify.Kind
     /// Critical kinds ignore preferences and quiet hours and cannot be switched off.
     public let critical: Bool
     /// The channels it goes out on before preferences.

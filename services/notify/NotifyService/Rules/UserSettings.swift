@@ -1,4 +1,5 @@
 import Foundation
+import NotifyContract
 
 /// A user's time zone, quiet hours, locale and opt-outs, as notify applies them.
 public struct UserSettings: Sendable, Equatable {
@@ -15,7 +16,9 @@ public struct UserSettings: Sendable, Equatable {
     public init() {}
 
     /// Whether `channel` is on for `kind`.
-    public func allows(kind: String, channel: String) -> Bool { !disabled.contains("\(kind):\(channel)") }
+    public func allows(kind: Notify.Kind, channel: String) -> Bool {
+        !disabled.contains("\(kind.rawValue):\(channel)")
+    }
 
     /// When a non-critical e-mail or push submitted at `instant` may go out.
     public func deliverAfter(_ instant: Date) -> Date {

@@ -64,7 +64,7 @@ extension NotificationStore {
             var id: UUID
             var userId: UUID?
             var email: String?
-            var kind: String
+            var kind: Notify.Kind
             var locale: String
             var critical: Bool
             var variables: String

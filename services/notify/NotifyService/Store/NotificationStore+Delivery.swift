@@ -21,7 +21,7 @@ extension NotificationStore {
         {
             let decoded = try JSONDecoder().decode([String: String].self, from: Data(variables.utf8))
             found[id] = Stored(
-                id: id, userId: userId, email: email, kind: kind, locale: locale, variables: decoded, title: title,
+                id: id, userId: userId, email: email, kind: Notify.Kind(kind), locale: locale, variables: decoded, title: title,
                 body: body,
                 device: try device.map { try JSONDecoder().decode(Notify.PushDevice.self, from: Data($0.utf8)) })
         }

@@ -33,7 +33,7 @@ extension NotificationStore {
         {
             items.append(
                 .init(
-                    notificationId: id.uuidString.lowercased(), kind: kind, title: title, body: body,
+                    notificationId: id.uuidString.lowercased(), kind: Notify.Kind(kind), title: title, body: body,
                     createdAt: Int64((createdAt.timeIntervalSince1970 * 1000).rounded()), read: read))
         }
         var next: String?

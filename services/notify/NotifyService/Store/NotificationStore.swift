@@ -49,7 +49,7 @@ public struct NotificationStore: Sendable {
             """
             INSERT INTO \(unescaped: schema).notifications (id, user_id, email, kind, locale, critical, variables, title, body,
                 request_hash, created_at, deliver_after, in_inbox, device)
-            VALUES (\(submission.id), \(submission.userId), \(submission.email), \(kind.name), \(locale),
+            VALUES (\(submission.id), \(submission.userId), \(submission.email), \(kind.name.rawValue), \(locale),
                 \(kind.critical), \(variables)::text::jsonb, \(rendered.title), \(rendered.text), \(hash), \(now),
                 \(deliverAfter), \(channels.contains(Notify.Channel.inapp)), \(device)::text::jsonb)
             ON CONFLICT (id) DO NOTHING
@@ -114,7 +114,7 @@ public struct NotificationStore: Sendable {
         public var id: UUID
         public var userId: UUID?
         public var email: String?
-        public var kind: String
+        public var kind: Notify.Kind
         public var locale: String
         public var variables: [String: String]
         public var title: String
@@ -170,7 +170,7 @@ extension NotificationStore {
         let channels = settings.disabled.sorted().compactMap { pair -> Notify.ChannelPreference? in
             let parts = pair.split(separator: ":")
             guard parts.count == 2 else { return nil }
-            return .init(kind: String(parts[0]), channel: String(parts[1]), enabled: false)
+            return .init(kind: Notify.Kind(String(parts[0])), channel: String(parts[1]), enabled: false)
         }
         return Notify.Preferences(
             timeZone: settings.timeZone,
@@ -198,7 +198,7 @@ extension NotificationStore {
             if kind.critical && !preference.enabled {
                 throw ServiceError(
                     .failedPrecondition, "\(kind.name) is critical and cannot be switched off",
-                    details: ["field": .string("channels"), "kind": .string(kind.name)])
+                    details: ["field": .string("channels"), "kind": .string(kind.name.rawValue)])
             }
         }
         let now = clock.now()
@@ -218,7 +218,7 @@ extension NotificationStore {
                 try await connection.query(
                     """
                     INSERT INTO \(unescaped: schema).preferences (user_id, kind, channel, enabled)
-                    VALUES (\(userId), \(preference.kind), \(preference.channel), false)
+                    VALUES (\(userId), \(preference.kind.rawValue), \(preference.channel), false)
                     ON CONFLICT DO NOTHING
                     """, logger: logger)
             }

@@ -8,7 +8,7 @@ import ServiceKit
 extension ScheduleStore {
     /// The kinds whose text is composed when they fire, by the service that knows it: a due
     /// occurrence becomes a ``Composer`` job rather than a notification.
-    public static let composedKinds: [String: ServiceName] = [Notify.Kind.hydrationReminder: .hydration]
+    public static let composedKinds: [Notify.Kind: ServiceName] = [Notify.Kind.hydrationReminder: .hydration]
 
     /// The id of a user's TapWater reminder schedule (one per user, replaced on every plan change).
     public static func hydrationScheduleId(of userId: UUID) -> UUID {
@@ -35,7 +35,7 @@ extension ScheduleStore {
             """
             INSERT INTO \(unescaped: schema).schedules (id, user_id, kind, variables, once_at, times_of_day, days_of_week,
                 time_zone, next_at, created_at)
-            VALUES (\(id), \(userId), \(Notify.Kind.hydrationReminder), '{}'::jsonb, NULL,
+            VALUES (\(id), \(userId), \(Notify.Kind.hydrationReminder.rawValue), '{}'::jsonb, NULL,
                 \(recurrence.times.map(\.minutes)), \([Int]()), \(change.timeZone), \(next), \(now))
             ON CONFLICT (id) DO UPDATE SET times_of_day = excluded.times_of_day, time_zone = excluded.time_zone,
                 next_at = excluded.next_at

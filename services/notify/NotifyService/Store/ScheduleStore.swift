@@ -61,7 +61,7 @@ public struct ScheduleStore: Sendable {
                 """
                 INSERT INTO \(unescaped: schema).schedules (id, user_id, kind, variables, once_at, times_of_day, days_of_week,
                     time_zone, next_at, created_at)
-                VALUES (\(id), \(userId), \(kindName), \(variables)::text::jsonb, \(once),
+                VALUES (\(id), \(userId), \(kindName.rawValue), \(variables)::text::jsonb, \(once),
                     \(recurrence.times.map(\.minutes)), \(recurrence.days.sorted()), \(zoneName), \(next), \(now))
                 """, logger: logger)
         }
@@ -110,7 +110,7 @@ public struct ScheduleStore: Sendable {
             (UUID, String, String, Date?, [Int], [Int], String, Date?, Int64).self)
         {
             let schedule = Notify.Schedule(
-                scheduleId: id.uuidString.lowercased(), kind: kind,
+                scheduleId: id.uuidString.lowercased(), kind: Notify.Kind(kind),
                 variables: (try? JSONDecoder().decode([String: String].self, from: Data(variables.utf8))) ?? [:],
                 at: once.map(Self.millis), timesOfDay: times.compactMap { TimeOfDay(minutes: $0)?.text },
                 daysOfWeek: days, timeZone: zone, nextAt: next.map(Self.millis))
@@ -150,9 +150,10 @@ public struct ScheduleStore: Sendable {
             var compositions: [Composer.Occurrence] = []
             var moves: [Move] = []
             var fired: [Date] = []
-            for try await (id, userId, kind, variables, once, times, days, zoneName, dueAt) in rows.decode(
+            for try await (id, userId, kindName, variables, once, times, days, zoneName, dueAt) in rows.decode(
                 (UUID, UUID, String, String, Date?, [Int], [Int], String, Date).self)
             {
+                let kind = Notify.Kind(kindName)
                 let values = (try? JSONDecoder().decode([String: String].self, from: Data(variables.utf8))) ?? [:]
                 let occurrence = DerivedID.make("schedule", id.uuidString, "\(ScheduleStore.millis(dueAt))")
                 if Self.composedKinds[kind] != nil {
