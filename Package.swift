@@ -383,8 +383,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "services/civic/CivicService",
-            exclude: ["Boundaries/make_boundaries.py"],
-            resources: [.copy("Migrations"), .copy("Boundaries/boundaries.geojson")],
+            exclude: ["Operations/Boundaries/make_boundaries.py"],
+            resources: [.copy("Migrations"), .copy("Operations/Boundaries/boundaries.geojson")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -3,7 +3,7 @@ import Contract
 import Foundation
 import ServiceKit
 
-/// The outlines of the jurisdictions and districts (`Boundaries/boundaries.geojson`, loaded once)
+/// The outlines of the jurisdictions and districts (`Operations/Boundaries/boundaries.geojson`, loaded once)
 /// and the two operations on them: `boundaries`, so that an app resolves its own saved places
 /// offline, and `lookup`, which answers the jurisdictions containing a point. A lookup reads
 /// only this memory: it writes nothing, logs nothing of the point, and calls nothing.
