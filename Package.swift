@@ -446,7 +446,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Store",
+                "Majordomo", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

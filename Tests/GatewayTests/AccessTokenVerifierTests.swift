@@ -2,11 +2,10 @@ import AuthContract
 import AuthService
 import Contract
 import Foundation
-import Majordomo
 import ServiceKit
 import Store
 import Testing
-import ZeroMQ
+import TestSupport
 
 @testable import GatewayService
 
@@ -18,25 +17,10 @@ struct AccessTokenVerifierTests {
         let clock = ManualClock(Date())
         let issuer = try await TokenIssuer.make(
             kid: "test-key", privateKey: Data((0..<32).map { UInt8($0) }), clock: clock)
-        let context = Context()
-        let broker = try GatewayTests.broker(context: context)
         var router = OperationRouter(service: .auth, logger: GatewayTests.logger)
         router.register(Auth.JWKS.self) { _, _ in issuer.jwks() }
-        let handler = router
-        let worker = MajordomoWorker(
-            endpoint: broker.endpoint, service: "auth", concurrency: 2, context: context, logger: GatewayTests.logger
-        ) { await handler.handle($0) }
-        let client = MajordomoClient(endpoint: broker.endpoint, context: context, logger: GatewayTests.logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await broker.run() }
-            group.addTask { try await worker.run() }
-            group.addTask { try await client.run() }
-            defer {
-                client.stop()
-                worker.drain()
-                broker.stop()
-            }
-            let verifier = AccessTokenVerifier(bus: BusClient(client: client), clock: clock)
+        try await InProcessBus.with(router, concurrency: 2, logger: GatewayTests.logger) { _, bus in
+            let verifier = AccessTokenVerifier(bus: bus, clock: clock)
             let userId = UUID().uuidString.lowercased()
             let (token, lifetime) = try await issuer.issue(userId: userId, roles: ["user"])
 
@@ -63,7 +47,6 @@ struct AccessTokenVerifierTests {
                 #expect((error as? ServiceError)?.code == .unauthenticated)
             }
             #expect(verifier.rememberedCount == 0, "an expired token is forgotten")
-            group.cancelAll()
         }
     }
 }

@@ -9,6 +9,7 @@ import Majordomo
 import Prometheus
 import ServiceKit
 import Testing
+import TestSupport
 import ZeroMQ
 
 /// The gateway's public endpoints, through the same application the executable runs, against a
@@ -36,11 +37,7 @@ struct GatewayTests {
 
     /// A broker on a free loopback port with fast heartbeats, not yet running.
     static func broker(context: Context) throws -> Broker {
-        try Broker(
-            configuration: BrokerConfiguration(
-                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
-                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: 2000),
-            context: context, logger: logger)
+        try InProcessBus.broker(context: context, requestTimeoutMs: 2000, logger: logger)
     }
 
     /// Runs a broker with one healthy `alpha` worker for the duration of `body`.
@@ -55,23 +52,8 @@ struct GatewayTests {
     /// Runs a broker and one worker answering with `router` for the duration of `body`, which
     /// gets the broker's endpoint.
     static func withWorker(_ router: OperationRouter, _ body: @Sendable (String) async throws -> Void) async throws {
-        let context = Context()
-        let broker = try Self.broker(context: context)
-        let worker = MajordomoWorker(
-            endpoint: broker.endpoint, service: router.service.rawValue, concurrency: 2, context: context,
-            logger: Self.logger
-        ) { await router.handle($0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await broker.run() }
-            group.addTask { try await worker.run() }
-            defer {
-                worker.drain()
-                broker.stop()
-            }
-            try await body(broker.endpoint)
-            worker.drain()
-            broker.stop()
-            try await group.waitForAll()
+        try await InProcessBus.with(router, concurrency: 2, requestTimeoutMs: 2000, logger: logger) { endpoint, _ in
+            try await body(endpoint)
         }
     }
 

@@ -3,14 +3,13 @@ import Foundation
 import HydrationContract
 import HydrationService
 import Logging
-import Majordomo
 import NotifyContract
 import NotifyService
 import PostgresNIO
 import ServiceKit
 import Store
 import Testing
-import ZeroMQ
+import TestSupport
 
 /// TapWater's reminders end to end in one process, with real PostgreSQL and real ZeroMQ: the plan
 /// is saved by hydration, its event reschedules notify's durable scheduler, an occurrence fires
@@ -23,34 +22,7 @@ struct ReminderTests {
 
     /// A broker with one hydration worker on `db`'s router, and a bus client to it.
     static func withBus(_ db: HydrationDatabase, _ body: @Sendable (BusClient) async throws -> Void) async throws {
-        let context = Context()
-        let logger = HydrationDatabase.logger
-        let broker = try Broker(
-            configuration: BrokerConfiguration(
-                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
-                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: 5_000),
-            context: context, logger: logger)
-        let router = db.router
-        let worker = MajordomoWorker(
-            endpoint: broker.endpoint, service: ServiceName.hydration.rawValue, concurrency: 4, context: context,
-            logger: logger
-        ) { await router.handle($0) }
-        let client = MajordomoClient(endpoint: broker.endpoint, context: context, logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await broker.run() }
-            group.addTask { try await worker.run() }
-            group.addTask { try await client.run() }
-            defer {
-                client.stop()
-                worker.drain()
-                broker.stop()
-            }
-            try await body(BusClient(client: client, defaultTimeout: .seconds(10)))
-            client.stop()
-            worker.drain()
-            broker.stop()
-            try await group.waitForAll()
-        }
+        try await InProcessBus.with(db.router, logger: HydrationDatabase.logger) { _, bus in try await body(bus) }
     }
 
     @Test("across the end of daylight saving time: on time, the amount left when it fires, none once the goal is met")

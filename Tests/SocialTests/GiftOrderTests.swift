@@ -1,7 +1,6 @@
 import Contract
 import Foundation
 import Logging
-import Majordomo
 import OrdersContract
 import OrdersService
 import PostgresNIO
@@ -10,7 +9,7 @@ import SocialContract
 import SocialService
 import Store
 import Testing
-import ZeroMQ
+import TestSupport
 
 /// Gift purchases end to end in one process, with real PostgreSQL and real ZeroMQ: orders'
 /// order book asks a social worker, through a broker, for the item's price and the friendship.
@@ -46,39 +45,14 @@ struct GiftOrderTests {
         let publisher = EventPublisher(
             log: EventLog(client: client, clock: clock, logger: logger), producer: .orders,
             context: SocialDatabase.context, endpoint: "tcp://127.0.0.1:1")
-        let context = Context()
-        let broker = try Broker(
-            configuration: BrokerConfiguration(
-                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
-                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: 5_000),
-            context: context, logger: logger)
-        let router = db.router
-        let worker = MajordomoWorker(
-            endpoint: broker.endpoint, service: ServiceName.social.rawValue, concurrency: 8, context: context,
-            logger: logger
-        ) { await router.handle($0) }
-        let mdp = MajordomoClient(endpoint: broker.endpoint, context: context, logger: logger)
         let provider = SandboxPaymentProvider()
-        let bus = BusClient(client: mdp, defaultTimeout: .seconds(10))
-        let book = OrderBook(
-            client: client, quoting: quoting, provider: provider, events: publisher, images: nil,
-            gifts: SocialGifts(bus: bus),
-            keyLifetime: configuration.keyLifetime, clock: clock, logger: logger)
-        let wallet = Wallet(store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await broker.run() }
-            group.addTask { try await worker.run() }
-            group.addTask { try await mdp.run() }
-            defer {
-                mdp.stop()
-                worker.drain()
-                broker.stop()
-            }
+        try await InProcessBus.with(db.router, concurrency: 8, logger: logger) { _, bus in
+            let book = OrderBook(
+                client: client, quoting: quoting, provider: provider, events: publisher, images: nil,
+                gifts: SocialGifts(bus: bus),
+                keyLifetime: configuration.keyLifetime, clock: clock, logger: logger)
+            let wallet = Wallet(store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
             try await body(Orders_(book: book, wallet: wallet, contacts: SocialContacts(bus: bus)))
-            mdp.stop()
-            worker.drain()
-            broker.stop()
-            try await group.waitForAll()
         }
     }
 

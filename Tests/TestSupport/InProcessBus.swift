@@ -1,0 +1,50 @@
+import Logging
+import Majordomo
+import ServiceKit
+import ZeroMQ
+
+/// A service started in process for a test: a broker on a free loopback port with fast
+/// heartbeats, one worker answering with an ``OperationRouter``, and a bus client to it. The one
+/// place tests wire these together (and take them down in the right order: client, worker,
+/// broker, before the context goes).
+public enum InProcessBus {
+    /// A broker on a free loopback port with 200 ms heartbeats, not yet running.
+    public static func broker(context: Context, requestTimeoutMs: Int64 = 5_000, logger: Logger) throws -> Broker {
+        try Broker(
+            configuration: BrokerConfiguration(
+                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
+                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: requestTimeoutMs),
+            context: context, logger: logger)
+    }
+
+    /// Runs a broker and one worker answering with `router` (at most `concurrency` requests at
+    /// once) for the duration of `body`, which gets the broker's endpoint and a bus client.
+    public static func with<T: Sendable>(
+        _ router: OperationRouter, concurrency: Int = 4, requestTimeoutMs: Int64 = 5_000, logger: Logger,
+        _ body: @Sendable (_ endpoint: String, _ bus: BusClient) async throws -> T
+    ) async throws -> T {
+        let context = Context()
+        let broker = try broker(context: context, requestTimeoutMs: requestTimeoutMs, logger: logger)
+        let worker = MajordomoWorker(
+            endpoint: broker.endpoint, service: router.service.rawValue, concurrency: concurrency, context: context,
+            logger: logger
+        ) { await router.handle($0) }
+        let client = MajordomoClient(endpoint: broker.endpoint, context: context, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await broker.run() }
+            group.addTask { try await worker.run() }
+            group.addTask { try await client.run() }
+            defer {
+                client.stop()
+                worker.drain()
+                broker.stop()
+            }
+            let result = try await body(broker.endpoint, BusClient(client: client, defaultTimeout: .seconds(10)))
+            client.stop()
+            worker.drain()
+            broker.stop()
+            try await group.waitForAll()
+            return result
+        }
+    }
+}
