@@ -80,6 +80,14 @@ struct AdminPortTests {
             #expect(backlog.contains(line), "\(line) in notify's /metrics:\n\(backlog)")
         }
         #expect(backlog.contains(#"backplane_workload_scrape_errors_total{service="notify"} 0"#))
+        // Its connection pool: the limit, and its connections by state, found in
+        // pg_stat_activity by the process's own application_name.
+        #expect(backlog.contains(#"backplane_db_pool_max_connections{service="notify"} 20"#), "\(backlog)")
+        let pool = ["active", "idle", "idle_in_transaction", "other"].map { state in
+            Self.gauge(backlog, #"backplane_db_pool_connections{service="notify",state="\#(state)"}"#)
+        }
+        #expect(pool.allSatisfy { $0 != nil }, "every state has a series:\n\(backlog)")
+        #expect(pool.compactMap { $0 }.reduce(0, +) >= 1, "notify keeps connections open:\n\(backlog)")
 
         // The broker's own port: per service, requests accepted, waiting and live workers, and
         // its counters; its --probe asks it there.
@@ -127,5 +135,10 @@ struct AdminPortTests {
         let (failed, _) = try await system.runToEnd("auth", arguments: ["--probe"], extra: adminEnv)
         #expect(failed != 0)
         _ = await system.stopAll()
+    }
+
+    /// The value of the series `series` (name and labels, as printed) in a Prometheus text body.
+    static func gauge(_ body: String, _ series: String) -> Double? {
+        body.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.dropFirst(series.count + 1)) }
     }
 }

@@ -88,7 +88,13 @@ public enum WorkerHost {
         _ definition: WorkerDefinition, environment: ProcessEnvironment, logger: Logger,
         clock: any WallClock = SystemClock()
     ) async throws {
-        let database = try DatabaseSettings(url: try environment.required(.databaseURL))
+        var database = try DatabaseSettings(url: try environment.required(.databaseURL))
+        // Named after this process unless the operator named it, so the admin port can count
+        // this process's own connections in `pg_stat_activity` (63 bytes at most).
+        if database.applicationName == nil {
+            database.applicationName = String(
+                "\(definition.service.rawValue)-\(Self.instance)".replacingOccurrences(of: ":", with: "-").prefix(63))
+        }
         let heartbeat = HeartbeatSettings(
             intervalMs: Int64(try environment.int(.heartbeatInterval, in: 10...600_000)),
             liveness: try environment.int(.heartbeatLiveness, in: 1...100))
@@ -97,7 +103,8 @@ public enum WorkerHost {
         let timeout = Duration.milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
         let eventsPoll = Duration.milliseconds(try environment.int(.eventsPoll, in: 10...3_600_000))
         let context = Context()
-        let postgres = PostgresClient(configuration: database.clientConfiguration(), backgroundLogger: logger)
+        let clientConfiguration = database.clientConfiguration()
+        let postgres = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         let brokerURL = try environment.required(.brokerURL)
         let mdpClient = MajordomoClient(endpoint: brokerURL, context: context, logger: logger)
         let started = Date()
@@ -110,6 +117,9 @@ public enum WorkerHost {
         let workload = adminPort.map { _ in
             WorkloadMetrics(
                 service: definition.service.rawValue, registry: registry, postgres: postgres, events: events,
+                pool: .init(
+                    applicationName: database.applicationName ?? "",
+                    maximumConnections: clientConfiguration.options.maximumConnections),
                 clock: clock, logger: logger)
         }
         logger.info(

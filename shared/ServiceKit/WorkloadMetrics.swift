@@ -14,6 +14,11 @@ import Synchronization
 /// - `backplane_event_consumer_lag_events{service,consumer}` and
 ///   `backplane_event_consumer_lag_seconds{service,consumer}`: the events of a durable
 ///   consumer's topics it has not handled, and the age of the oldest;
+/// - `backplane_db_pool_connections{service,state}`: this process's connections to PostgreSQL
+///   by state (`active`, `idle`, `idle_in_transaction`, `other`), counted in
+///   `pg_stat_activity` by the process's `application_name` (the scrape's own query left out),
+///   and `backplane_db_pool_max_connections{service}`, the pool's limit: a pool near its limit
+///   makes requests wait for a connection;
 /// - `backplane_workload_scrape_errors_total{service}`: scrapes whose database reads failed (the
 ///   figures above then keep their last values).
 public final class WorkloadMetrics: Sendable {
@@ -21,19 +26,28 @@ public final class WorkloadMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     let postgres: PostgresClient
     let events: EventLog
+    let pool: Pool
     let clock: any WallClock
     let logger: Logger
     /// The durable consumers the service made: name and topics.
     private let consumers = Mutex<[String: [String]]>([:])
 
+    /// The connection pool the figures describe.
+    struct Pool: Sendable {
+        /// The `application_name` of this process's connections.
+        var applicationName: String
+        var maximumConnections: Int
+    }
+
     init(
         service: String, registry: PrometheusCollectorRegistry, postgres: PostgresClient, events: EventLog,
-        clock: any WallClock, logger: Logger
+        pool: Pool, clock: any WallClock, logger: Logger
     ) {
         self.service = service
         self.registry = registry
         self.postgres = postgres
         self.events = events
+        self.pool = pool
         self.clock = clock
         self.logger = logger
         // Present from the first scrape, so an alert on its rate has a series to read.
@@ -69,6 +83,7 @@ public final class WorkloadMetrics: Sendable {
                     "job_oldest_due_age", "seconds", "how long the oldest due job has waited", [("queue", table)]
                 ).set(depth.oldestDue.map { max(0, now.timeIntervalSince($0)) } ?? 0)
             }
+            try await updatePool()
             for (name, topics) in consumers.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
                 let lag = try await events.lag(consumer: name, topics: topics)
                 gauge("event_consumer_lag", "events", "events of the consumer's topics not handled yet", [("consumer", name)])
@@ -80,6 +95,35 @@ public final class WorkloadMetrics: Sendable {
             scrapeErrors.increment()
             logger.warning(
                 "job and consumer figures not read", metadata: ["error": "\(SafeErrorDescription.of(error))"])
+        }
+    }
+
+    /// This process's connections by state, from `pg_stat_activity`.
+    private func updatePool() async throws {
+        gauge("db_pool_max_connections", "", "the most connections this process's pool opens", [])
+            .set(Double(pool.maximumConnections))
+        guard !pool.applicationName.isEmpty else { return }
+        let rows = try await postgres.query(
+            """
+            SELECT coalesce(state, ''), count(*)::int8 FROM pg_stat_activity
+            WHERE application_name = \(pool.applicationName) AND backend_type = 'client backend'
+            GROUP BY 1
+            """, logger: logger)
+        var counts = ["active": 0, "idle": 0, "idle_in_transaction": 0, "other": 0]
+        for try await (state, count) in rows.decode((String, Int64).self) {
+            let key =
+                switch state {
+                case "active": "active"
+                case "idle": "idle"
+                case "idle in transaction", "idle in transaction (aborted)": "idle_in_transaction"
+                default: "other"
+                }
+            counts[key, default: 0] += Int(count)
+        }
+        counts["active"] = max(0, counts["active", default: 0] - 1)  // this query's own connection
+        for (state, count) in counts {
+            gauge("db_pool_connections", "", "this process's connections to PostgreSQL by state", [("state", state)])
+                .set(Double(count))
         }
     }
 
