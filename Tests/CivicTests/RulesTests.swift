@@ -116,6 +116,23 @@ struct PlaceTests {
         #expect(names(lat: 32.51, lon: -117.02).isEmpty)
     }
 
+    @Test("near the real county and state lines (Census outlines, simplified to about a kilometre)")
+    func realLines() {
+        let slo = ["San Luis Obispo County", "California 17", "California 30", "United States CA-24"]
+        // The Monterey County line runs along about 35.79° N west of the Salinas valley.
+        #expect(names(lat: 35.76, lon: -121.0) == slo)
+        #expect(names(lat: 35.83, lon: -121.0) == ["California", "United States"])
+        // Atascadero: in the county, outside the city; Santa Maria: across the river, Santa Barbara County.
+        #expect(names(lat: 35.4894, lon: -120.6707) == slo)
+        #expect(names(lat: 34.9530, lon: -120.4357) == ["California", "United States"])
+        // Lake Tahoe's two shores: South Lake Tahoe in California, Stateline in Nevada.
+        #expect(names(lat: 38.9332, lon: -119.9844) == ["California", "United States"])
+        #expect(names(lat: 38.9650, lon: -119.9300) == ["United States"])
+        // Honolulu, and the open Pacific between it and the mainland.
+        #expect(names(lat: 21.3069, lon: -157.8583) == ["United States"])
+        #expect(names(lat: 30.0, lon: -140.0).isEmpty)
+    }
+
     @Test("on the outlines' own edges: a vertex and an edge count as inside, a hair across as outside")
     func edges() throws {
         let city = try #require(atlas.features.first { $0.id == "place:san_luis_obispo" })

@@ -1,44 +1,99 @@
 #!/usr/bin/env python3
-"""Writes boundaries.geojson: simplified outlines (a few vertices each, good to a few
-kilometres) of the jurisdictions PolitiMap starts with, traced by hand from the public
-outlines of the City of San Luis Obispo, San Luis Obispo County, California and the United
-States, plus the districts that contain San Luis Obispo (Assembly District 30, Senate District
-17, Congressional District CA-24) approximated by the county outline they share there.
+"""Writes boundaries.geojson: simplified outlines of the jurisdictions PolitiMap starts with.
+
+- San Luis Obispo County, California and the United States come from the outlines in
+  `sources/` (exported from the `maps` package by `sources/export_outlines.R`: US Census county
+  and state outlines, the World Data Bank II for the country), simplified here with
+  Douglas-Peucker to within about a kilometre (the country within about five) and with islands
+  under about 200 km² left out, so the file stays small enough for an app to fetch once.
+- The City of San Luis Obispo has no outline in that package: it is traced by hand from its
+  public outline, to within a few hundred metres.
+- The districts that contain San Luis Obispo (Assembly District 30, Senate District 17,
+  Congressional District CA-24) are approximated by the county outline they share there.
+
 Coordinates are [longitude, latitude]; each ring is closed. Rerun after editing:
     python3 make_boundaries.py > boundaries.geojson
 """
+import csv
 import json
+import math
+import os
 
 CITY = "ocd-jurisdiction/country:us/state:ca/place:san_luis_obispo/government"
 COUNTY = "ocd-jurisdiction/country:us/state:ca/county:san_luis_obispo/government"
 STATE = "ocd-jurisdiction/country:us/state:ca/government"
 FEDERAL = "ocd-jurisdiction/country:us/government"
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 city = [(-120.705, 35.305), (-120.655, 35.325), (-120.615, 35.300), (-120.625, 35.245), (-120.690, 35.240)]
-county = [(-121.28, 35.79), (-120.20, 35.79), (-119.55, 35.18), (-119.47, 34.90), (-120.30, 34.99),
-          (-120.65, 34.98), (-120.64, 35.14), (-120.90, 35.45)]
-california_coast = [(-124.41, 42.00), (-124.41, 40.40), (-123.80, 39.80), (-123.00, 38.00), (-122.50, 37.20),
-                    (-121.90, 36.30), (-120.90, 35.45), (-120.64, 34.90), (-120.47, 34.45), (-118.50, 34.00),
-                    (-117.12, 32.53)]
-california = california_coast + [(-114.72, 32.72), (-114.13, 34.27), (-114.63, 35.00), (-120.00, 39.00),
-                                  (-120.00, 42.00)]
-# The contiguous states: the Pacific coast kept west of California's, the Canadian border, the
-# Atlantic and the Gulf coasts, the Mexican border kept south of California's.
-lower48 = ([(-124.90, 48.40), (-123.00, 49.00), (-95.15, 49.00), (-89.50, 48.00), (-84.50, 46.50),
-            (-82.40, 45.30), (-82.50, 42.00), (-79.00, 43.30), (-76.30, 44.20), (-74.70, 45.00),
-            (-71.50, 45.00), (-69.20, 47.45), (-67.00, 45.20), (-70.00, 43.60), (-70.00, 41.50),
-            (-74.00, 40.30), (-75.50, 35.20), (-81.00, 31.50), (-80.00, 26.50), (-80.40, 25.00),
-            (-82.00, 26.50), (-83.00, 29.00), (-85.00, 29.50), (-89.00, 30.20), (-89.50, 29.00),
-            (-94.00, 29.50), (-97.20, 26.00), (-99.50, 27.50), (-101.50, 29.80), (-104.50, 29.60),
-            (-106.50, 31.75), (-108.20, 31.33), (-111.07, 31.33), (-114.81, 32.49), (-117.13, 32.52)]
-           + [(-118.70, 33.80), (-120.70, 34.35), (-121.00, 34.90), (-121.20, 35.45), (-122.20, 36.30),
-              (-122.80, 37.20), (-123.30, 38.00), (-124.10, 39.80), (-124.70, 40.40), (-124.70, 42.00)])
-alaska = [(-168.0, 54.0), (-141.0, 60.0), (-141.0, 69.7), (-156.8, 71.4), (-168.0, 68.9), (-166.0, 60.0)]
-hawaii = [(-160.6, 21.8), (-157.6, 21.9), (-154.7, 19.5), (-155.9, 18.9), (-156.5, 20.5)]
+
+
+def outlines(name):
+    """The polygons of sources/<name>.csv, each a list of (lon, lat), unclosed."""
+    polygons = {}
+    with open(os.path.join(HERE, "sources", name + ".csv")) as f:
+        for row in csv.DictReader(f):
+            polygons.setdefault(int(row["polygon"]), []).append((float(row["lon"]), float(row["lat"])))
+    result = []
+    for points in polygons.values():
+        if len(points) > 1 and points[0] == points[-1]:
+            points = points[:-1]
+        result.append(points)
+    return result
+
+
+def distance_to_segment(p, a, b):
+    (x, y), (x1, y1), (x2, y2) = p, a, b
+    dx, dy = x2 - x1, y2 - y1
+    if dx == 0 and dy == 0:
+        return math.hypot(x - x1, y - y1)
+    t = max(0.0, min(1.0, ((x - x1) * dx + (y - y1) * dy) / (dx * dx + dy * dy)))
+    return math.hypot(x - (x1 + t * dx), y - (y1 + t * dy))
+
+
+def simplify(points, tolerance):
+    """Douglas-Peucker on an open path (iterative, so long outlines do not recurse deeply)."""
+    keep = [False] * len(points)
+    keep[0] = keep[-1] = True
+    stack = [(0, len(points) - 1)]
+    while stack:
+        first, last = stack.pop()
+        worst, index = 0.0, None
+        for i in range(first + 1, last):
+            d = distance_to_segment(points[i], points[first], points[last])
+            if d > worst:
+                worst, index = d, i
+        if index is not None and worst > tolerance:
+            keep[index] = True
+            stack += [(first, index), (index, last)]
+    return [p for p, k in zip(points, keep) if k]
+
+
+def simplified_ring(points, tolerance):
+    # Split the ring at its farthest point from the first, so both halves are open paths.
+    far = max(range(len(points)), key=lambda i: math.hypot(points[i][0] - points[0][0], points[i][1] - points[0][1]))
+    first = simplify(points[: far + 1], tolerance)
+    second = simplify(points[far:] + [points[0]], tolerance)
+    return first[:-1] + second[:-1]
+
+
+def area(points):
+    return abs(sum(x1 * y2 - x2 * y1 for (x1, y1), (x2, y2) in zip(points, points[1:] + points[:1]))) / 2
+
+
+def prepared(name, tolerance, smallest=0.0):
+    """The outlines of `name`, simplified, without polygons under `smallest` square degrees."""
+    rings = [simplified_ring(p, tolerance) for p in outlines(name) if area(p) >= smallest]
+    return [r for r in rings if len(r) >= 3]
+
+
+county = prepared("san_luis_obispo_county", 0.005)
+california = prepared("california", 0.01, smallest=0.01)
+united_states = prepared("united_states", 0.05, smallest=0.02)
 
 
 def ring(points):
-    points = [list(p) for p in points]
+    points = [[round(x, 4), round(y, 4)] for x, y in points]
     return points + [points[0]]
 
 
@@ -50,11 +105,14 @@ def feature(fid, jurisdiction, name, level, polygons, district=None):
 
 features = [
     feature("place:san_luis_obispo", CITY, "San Luis Obispo", "local", [city]),
-    feature("county:san_luis_obispo", COUNTY, "San Luis Obispo County", "county", [county]),
-    feature("state:ca", STATE, "California", "state", [california]),
-    feature("state:ca/sldl:30", STATE, "California Assembly District 30", "state", [county], "30"),
-    feature("state:ca/sldu:17", STATE, "California Senate District 17", "state", [county], "17"),
-    feature("country:us", FEDERAL, "United States", "federal", [lower48, alaska, hawaii]),
-    feature("country:us/cd:ca-24", FEDERAL, "California's 24th congressional district", "federal", [county], "CA-24"),
+    feature("county:san_luis_obispo", COUNTY, "San Luis Obispo County", "county", county),
+    feature("state:ca", STATE, "California", "state", california),
+    feature("state:ca/sldl:30", STATE, "California Assembly District 30", "state", county, "30"),
+    feature("state:ca/sldu:17", STATE, "California Senate District 17", "state", county, "17"),
+    feature("country:us", FEDERAL, "United States", "federal", united_states),
+    feature("country:us/cd:ca-24", FEDERAL, "California's 24th congressional district", "federal", county, "CA-24"),
 ]
-print(json.dumps({"type": "FeatureCollection", "features": features}, indent=1))
+# One feature per line: small, and a change shows as a change to the features it touches.
+print('{"type": "FeatureCollection", "features": [')
+print(",\n".join(json.dumps(f, separators=(",", ":")) for f in features))
+print("]}")
