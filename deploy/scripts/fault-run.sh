@@ -17,7 +17,9 @@
 #                   users, 5 logins/s, 3 postcard journeys/s, 300 TapWater users: a drink each
 #                   every 60 s and a sync every 30 s, so that kills land among them; 2 Gifter gift
 #                   journeys/s, whose purchases are acknowledged orders like the postcards)
-#   SETTLE_SECONDS  how long the system gets after the load to finish its work (default 60)
+#   SETTLE_SECONDS  how long the system gets after the load to finish its work (default 120: a
+#                   job claimed by a process killed near the end is taken again when its lease,
+#                   60 s for renders, runs out)
 #   SKIP_BUILD=1    use the release executables as they are
 #   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. a debug build)
 # Output: .data/fault-run/ (system log, loadgen report, acknowledged order ids, kill log).
@@ -27,7 +29,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 : "${DURATION:=300}" "${KILL_EVERY:=20}" "${USERS:=500}" "${LOGIN_RATE:=5}" "${POSTCARD_RATE:=3}"
 : "${TAPWATER_USERS:=300}" "${GIFT_RATE:=2}"
-: "${SETTLE_SECONDS:=60}" "${SERVICES:=auth orders printing routing notify hydration civic social}"
+: "${SETTLE_SECONDS:=120}" "${SERVICES:=auth orders printing routing notify hydration civic social}"
 for var in DURATION KILL_EVERY USERS TAPWATER_USERS SETTLE_SECONDS; do
     [[ ${!var} =~ ^[0-9]+$ ]] || die "$var must be a whole number, not '${!var}'"
 done

@@ -32,6 +32,9 @@ public enum PrintingService {
         "previews that may wait for a render thread; more are answered unavailable with Retry-After at once")
     static let renderPoll = Setting(
         "PRINT_RENDER_POLL_MS", default: "500", "how often an idle renderer looks for due print jobs")
+    static let renderLease = Setting(
+        "PRINT_RENDER_LEASE_MS", default: "60000",
+        "how long a renderer's claim on a job holds: a job whose renderer died is rendered again after it")
     static let ecardPublicURL = Setting(
         "ECARD_PUBLIC_URL", default: "http://127.0.0.1:8080/v1/ecards",
         "public base URL of e-card images (the gateway's /v1/ecards); a card's link is this/<token>")
@@ -54,7 +57,7 @@ public enum PrintingService {
         name: "printing",
         summary: "MDP worker for postage, images and print-ready postcards",
         settings: WorkerHost.settings + [
-            postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
+            postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll, renderLease,
             hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI, publicBaseURL, gazetteerFile,
             uploadOpenLimit, uploadLifetime, uploadSweep,
         ],
@@ -140,6 +143,7 @@ public enum PrintingService {
         var renderer = PrintJobRenderer(book: book, cards: cards, files: files, wake: wake, logger: resources.logger)
         register(printJobs: PrintJobDesk(book: book, cards: cards, files: files), on: &router)
         renderer.pollInterval = .milliseconds(try environment.int(renderPoll, in: 5...60_000))
+        renderer.lease = Double(try environment.int(renderLease, in: 1_000...3_600_000)) / 1_000
         let ecards = try ecardRenderer(resources, queue: book.queue, images: images, publisher: publisher)
         register(gallery: Gallery(images: images, logger: resources.logger), ecards: ecards.renderer.book, on: &router)
         let shares = ShareDesk(

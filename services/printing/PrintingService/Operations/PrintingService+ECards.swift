@@ -26,6 +26,7 @@ extension PrintingService {
         }
         renderer.dpi = Double(try environment.int(ecardDPI, in: 50...300))
         renderer.pollInterval = .milliseconds(try environment.int(renderPoll, in: 5...60_000))
+        renderer.lease = Double(try environment.int(renderLease, in: 1_000...3_600_000)) / 1_000
         return (renderer, nudge)
     }
 

@@ -19,8 +19,9 @@ public struct ECardRenderer: Service {
     public let accountName: @Sendable (_ userId: String) async throws -> String?
     /// Resolution of each side, in dots per inch of the trimmed card.
     public var dpi: Double = 150
-    /// How long a claim holds an attempt, in seconds.
-    public var lease: TimeInterval = 300
+    /// How long a claim holds an attempt, in seconds (`PRINT_RENDER_LEASE_MS`): a render takes
+    /// well under a second, so a job whose renderer was killed is taken again within a minute.
+    public var lease: TimeInterval = 60
     /// How often an idle renderer looks for due attempts.
     public var pollInterval: Duration = .milliseconds(500)
     let wake: AsyncStream<Void>
