@@ -5,7 +5,9 @@ import Testing
 
 @Suite("loadgen: Gifter's gift journeys")
 struct GiftJourneyTests {
-    @Test("every journey searches people and the catalogue, fills the friend's wish list, reads it and buys, in that order")
+    @Test(
+        "every journey searches people and the catalogue, fills the friend's wish list, reads it and buys, in that order"
+    )
     func everyJourney() {
         for pairs in [1, 2, 10] {
             for index in 0..<(8 * pairs) {
@@ -70,7 +72,8 @@ struct GiftJourneyTests {
         let friend = UUID().uuidString.lowercased()
         for index in 0..<9 {
             let body = GiftJourney.orderBody(index: index, item: "item-\(index)", card: "card-1", friendId: friend)
-            #expect(body == GiftJourney.orderBody(index: index, item: "item-\(index)", card: "card-1", friendId: friend))
+            #expect(
+                body == GiftJourney.orderBody(index: index, item: "item-\(index)", card: "card-1", friendId: friend))
             let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
             #expect(object["kind"] as? String == "gift")
             #expect(object["paymentMethodId"] as? String == "card-1")
@@ -90,7 +93,9 @@ struct GiftJourneyTests {
             let (path, json, headers) = OrdersBench.giftOrder(index, state: state, run: "r")
             #expect(path == "/v1/orders")
             #expect(headers["Authorization"] == "Bearer t\(index % 3)")
-            #expect(json.contains(#""friendUserId": "f\#(index % 3)""#) && json.contains(#""paymentMethodId": "c\#(index % 3)""#))
+            #expect(
+                json.contains(#""friendUserId": "f\#(index % 3)""#)
+                    && json.contains(#""paymentMethodId": "c\#(index % 3)""#))
             #expect(json.contains(#""itemId": "\#(["a", "b"][(index / 3) % 2])""#))
             keys.insert(headers["Idempotency-Key"] ?? "")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 
 /// Gifter's people and gifts (`gifter` and `mixed` with `--gift-rate`): pairs of friends made
 /// through friend requests at set-up, then at a fixed rate gift journeys (``GiftJourney``):
@@ -77,9 +78,9 @@ extension AppScenarios {
                     )
                 }
             }
-            var pairs = [GiftPair?](repeating: nil, count: pairs)
-            for try await (index, pair) in group { pairs[index] = pair }
-            return pairs.compactMap { $0 }
+            var ordered = [GiftPair?](repeating: nil, count: pairs)
+            for try await (index, pair) in group { ordered[index] = pair }
+            return ordered.compactMap { $0 }
         }
         guard let token = made.first?.token else { throw BenchError("no gift pairs") }
         let found = try await http.get(
@@ -99,7 +100,8 @@ extension AppScenarios {
         return SteadyArrivals(rate: settings.giftRate) { index in
             { due in
                 await SimulatedClient.acting(as: index % state.pairs.count) {
-                    await giftJourney(http, index: index, due: due, state: state, run: run, acknowledged: acknowledged, tally: tally)
+                    await giftJourney(
+                        http, index: index, due: due, state: state, run: run, acknowledged: acknowledged, tally: tally)
                 }
             }
         }
@@ -125,12 +127,14 @@ extension AppScenarios {
         for action in journey.steps {
             switch action {
             case .directorySearch(let byEmail):
-                let q = (byEmail ? pair.friendEmail : GiftJourney.namePrefix(round: journey.round))
+                let q =
+                    (byEmail ? pair.friendEmail : GiftJourney.namePrefix(round: journey.round))
                     .addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
                 let found = try? await http.get("/v1/users?q=\(q)&limit=20", headers: buyer)
                 guard step("gifter directory search", found?.status ?? 0, expected: [200]) else { return }
             case .catalogueSearch:
-                let words = Self.giftSearches[index % Self.giftSearches.count]
+                let words =
+                    Self.giftSearches[index % Self.giftSearches.count]
                     .addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
                 let search = try? await http.get("/v1/catalog/items?q=\(words)&limit=20", headers: buyer)
                 guard step("gifter catalogue search", search?.status ?? 0, expected: [200]) else { return }

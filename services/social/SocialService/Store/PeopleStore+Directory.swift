@@ -47,7 +47,8 @@ extension PeopleStore {
             if afterScore >= Self.prefixScore {
                 hits = try await collect(
                     Self.prefixHits(
-                        prefix, caller: caller, afterId: afterScore > Self.prefixScore ? lastId : afterId, limit: limit))
+                        prefix, caller: caller, afterId: afterScore > Self.prefixScore ? lastId : afterId, limit: limit)
+                )
             }
             guard hits.count < limit, query.matchesSimilarNames else { return hits }
             let starts = prefix + "%"
@@ -59,10 +60,10 @@ extension PeopleStore {
                 WHERE findable_by_name AND \(text) <% name_text
                   AND NOT (name_text LIKE \(starts) OR name_text LIKE \(wordStarts))
                 """
-            return hits
-                + (try await collect(
-                    Self.ranked(
-                        similar, caller: caller, afterScore: afterScore, afterId: afterId, limit: limit - hits.count)))
+            let similarHits = try await collect(
+                Self.ranked(
+                    similar, caller: caller, afterScore: afterScore, afterId: afterId, limit: limit - hits.count))
+            return hits + similarHits
         }
         return try await collect(
             Self.ranked(match, caller: caller, afterScore: afterScore, afterId: afterId, limit: limit))
