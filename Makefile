@@ -85,11 +85,13 @@ bench-hydration: ## TapWater: first sync of a year, incremental syncs at 500/s, 
 	"$$(swift build -c release --show-bin-path)/hydration-bench" --only incremental
 	"$$(swift build -c release --show-bin-path)/hydration-bench" --only reminders --compression 288
 
-bench-social: ## Gifter: directory search over 100,000 users, catalogue search, launch pull-down, each at 500/s (release build; needs DATABASE_URL)
+bench-social: ## Gifter: directory search over 100,000 users, catalogue search, launch pull-down, each at 500/s; gift purchases at 100/s through the system (release build; needs DATABASE_URL)
 	swift build -c release --product social-bench
 	"$$(swift build -c release --show-bin-path)/social-bench" --only directory
 	"$$(swift build -c release --show-bin-path)/social-bench" --only catalog
 	"$$(swift build -c release --show-bin-path)/social-bench" --only launch
+	@# the purchases on up.sh's throwaway PostgreSQL with fsync on, as bench-orders
+	@env -u DATABASE_URL $(SCRIPTS)/bench-system.sh gifts $(or $(LOADGEN_ARGS),--rate 100 --seconds 20)
 
 bench-civic: ## PolitiMap: first import of ~100,000 bills, 10,000 changed, freshness, list/detail/lookup at ~1,000 req/s (release build)
 	$(SCRIPTS)/bench-civic.sh

@@ -92,6 +92,34 @@ struct DirectoryTests {
         }
     }
 
+    @Test("names that start with the text come first, then similar ones; pages cross from one to the other without repeats")
+    func prefixBeforeSimilar() async throws {
+        try await SocialDatabase.with { db in
+            let tag = Self.unique()
+            let me = try await db.user()
+            var starts: Set<String> = []
+            starts.insert(try await db.user("\(tag)_a").uuidString.lowercased())
+            starts.insert(try await db.user("\(tag)_b").uuidString.lowercased())
+            starts.insert(try await db.user("u_\(UUID().uuidString.prefix(6))", displayName: "Ann \(tag)").uuidString.lowercased())
+            // One letter changed in the middle: similar, but no word starts with the text.
+            var letters = Array(tag)
+            letters[7] = letters[7] == "q" ? "p" : "q"
+            var similar: Set<String> = []
+            similar.insert(try await db.user("\(String(letters))_c").uuidString.lowercased())
+            similar.insert(try await db.user("\(String(letters))_d").uuidString.lowercased())
+            var seen: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await db.call(Social.SearchUsers.self, .init(q: tag, limit: 2, cursor: cursor), as: me)
+                seen += page.items.map(\.userId)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(seen.count == 5 && Set(seen).count == 5, "\(seen)")
+            #expect(Set(seen.prefix(3)) == starts)
+            #expect(Set(seen.suffix(2)) == similar)
+        }
+    }
+
     @Test("results show the relation, leave out the caller, and page without repeats; bad input names the field")
     func relationsAndPaging() async throws {
         try await SocialDatabase.with { db in

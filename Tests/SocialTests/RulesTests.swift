@@ -35,6 +35,16 @@ struct RulesTests {
         #expect(DirectoryEntry.looksLikePhone("+46701234567") && !DirectoryEntry.looksLikePhone("46701234567"))
     }
 
+    @Test("directory: text of 4 characters or more also finds similar names; shorter text, addresses and numbers do not")
+    func similarNames() throws {
+        #expect(try DirectoryQuery("anna").matchesSimilarNames)
+        #expect(try DirectoryQuery(" Lindqvvist ").matchesSimilarNames)
+        for short in ["a", "li", "ann", " an "] { #expect(try !DirectoryQuery(short).matchesSimilarNames, "\(short)") }
+        #expect(try !DirectoryQuery("anna@example.org").matchesSimilarNames)
+        #expect(try !DirectoryQuery("+46701234567").matchesSimilarNames)
+        #expect(try !DirectoryQuery("anna@").matchesSimilarNames)
+    }
+
     @Test("catalogue queries: text trimmed, empty text lists everything")
     func catalogQuery() throws {
         let query = try CatalogQuery(.init(q: "  mug  ", category: "kitchen", minPrice: 0, maxPrice: 0))

@@ -62,7 +62,8 @@ struct LoadgenSystemTests {
             "navup locate", "navup route", "gifter login, right password", "gifter login, wrong password",
             "postcard login", "postcard quote", "postcard order and pay", "tapwater log drink", "tapwater sync",
             "politimap highlights", "politimap bill list", "politimap bill detail",
-            "gifter catalogue search", "gifter favourite", "gifter gift purchase",
+            "gifter catalogue search", "gifter favourite", "gifter gift purchase", "gifter directory search",
+            "gifter friend's wish list", "gifter friend request", "gifter friend accept", "gifter remove friend",
         ] {
             let entry = try #require(byName[name], "no \(name) in \(output)")
             #expect((entry["count"] as? Int ?? 0) > 0, "\(name): \(entry)")
@@ -81,7 +82,7 @@ struct LoadgenSystemTests {
         let system = try SystemHarness()
         let (status, help) = try await system.runToEnd("loadgen", arguments: ["--help"])
         #expect(status == 0)
-        for scenario in ["navup", "gifter", "postcard", "tapwater", "politimap", "mixed", "broker", "login", "orders"] {
+        for scenario in ["navup", "gifter", "postcard", "tapwater", "politimap", "mixed", "broker", "login", "orders", "gifts"] {
             #expect(help.contains("  \(scenario) "), "\(scenario) missing from --help")
         }
         let (refused, message) = try await system.runToEnd("loadgen", arguments: ["navup", "--userz", "5"])

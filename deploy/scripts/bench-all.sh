@@ -73,6 +73,8 @@ run_bench() {
             notify_database
             local case
             for case in directory catalog launch; do "$BIN_DIR/social-bench" --only "$case" || return 1; done
+            # Gift purchases through the system, on up.sh's PostgreSQL (fsync on), as orders.
+            env -u DATABASE_URL "$SCRIPTS_DIR/bench-system.sh" gifts --rate 100 --seconds 20
             ;;
         printing) make --no-print-directory bench-printing ;;
         fault) "$SCRIPTS_DIR/fault-run.sh" ;;

@@ -24,7 +24,8 @@
 # When the civic schema exists, every bill must have exactly one civic.bill_introduced event and
 # every such event a bill (a kill mid-import neither loses nor repeats one), and no import job
 # may be dead-lettered. When the social schema exists, every gift order must carry the
-# catalogue's price. When the printing schema exists, every acknowledged postcard order that was paid must have a
+# catalogue's price, none may be paid twice, and each paid gift for a friend must have written
+# exactly one orders.gift_received notice. When the printing schema exists, every acknowledged postcard order that was paid must have a
 # rendered print job (or have been refunded); when the notify schema exists, no delivery job may
 # be stuck or dead-lettered.
 set -euo pipefail
@@ -84,6 +85,16 @@ SELECT 'acknowledged gift orders', count(*), 0
 SELECT 'gift orders not charged the catalogue''s price', count(*), 1
   FROM orders.orders o JOIN social.catalog_items c ON c.id::text = o.details->'gift'->'item'->>'id'
   WHERE o.kind = 'gift' AND (o.details->'gift'->'item'->'unitPrice'->>'amount')::bigint <> c.price_amount;
+SELECT 'gift orders paid more than once (two orders.paid events)', count(*), 1 FROM (
+  SELECT e.payload->>'orderId' FROM events.log e
+  WHERE e.topic = 'orders.paid' AND e.payload->>'kind' = 'gift' GROUP BY 1 HAVING count(*) > 1) twice;
+-- Each paid gift for a friend writes one orders.gift_received in the payment's transaction;
+-- the notice names no order, so the two are counted.
+SELECT 'gift notices (orders.gift_received) missing or repeated, against paid gifts for a friend',
+  abs((SELECT count(DISTINCT e.payload->>'orderId') FROM events.log e
+         JOIN orders.orders o ON o.id::text = e.payload->>'orderId'
+        WHERE e.topic = 'orders.paid' AND o.kind = 'gift' AND o.details->'gift'->>'friendUserId' IS NOT NULL)
+      - (SELECT count(*) FROM events.log WHERE topic = 'orders.gift_received')), 1;
 SQL
 )
 fi

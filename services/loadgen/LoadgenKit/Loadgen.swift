@@ -34,6 +34,9 @@ public enum Loadgen {
                       `make bench-auth`, which starts the system for it
           orders      quotes, then orders, through the HTTP gateway of a running system (make up
                       SERVICES="auth orders"), sent at a fixed rate; latency from when each was due
+          gifts       Gifter gift purchases (POST /v1/orders, kind gift, priced by social from the
+                      sandbox catalogue) between pairs of friends made at set-up, at a fixed rate,
+                      through a running system with auth, orders and social (make bench-social)
           flood       --flooders clients behind one address post wrong logins as fast as they are
                       answered, while other users log in at --rate per second: the others'
                       latency, the flood's 429s and the password checks it still cost
@@ -82,6 +85,13 @@ public enum Loadgen {
           --in-flight N requests that may be open at once (default 256); one due while
                         that many are open waits, and the wait counts in its latency
           --seconds N   measured seconds per case (default 3)
+
+        Options of gifts:
+          --url URL     the gateway (default http://127.0.0.1:8080)
+          --rate N      purchases per second (default 100)
+          --in-flight N requests that may be open at once (default 256)
+          --seconds N   measured seconds (default 10)
+          --pairs N     buyers, each with a friend and a card, taken in turn (default 10)
 
         Options of flood and stuffing (the gateway must trust loadgen's address as a proxy,
         TRUSTED_PROXIES, as make up does for loopback, so that each user has an address):
@@ -233,6 +243,18 @@ public enum Loadgen {
                     seconds: try options.number("seconds", 3, above: 0),
                     inFlight: Int(try options.number("in-flight", 256, above: 0)))
                 let results = try await bench.run { print("running: \($0)") }
+                print(Report.table(results, payloadBytes: nil))
+                if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
+            case "gifts":
+                let options = try ScenarioOptions(
+                    scenario, options, known: ["url", "rate", "seconds", "in-flight", "pairs", "json"])
+                let bench = try OrdersBench(
+                    url: options["url"] ?? "http://127.0.0.1:8080", rate: try options.number("rate", 100, above: 0),
+                    seconds: try options.number("seconds", 10, above: 0),
+                    inFlight: Int(try options.number("in-flight", 256, above: 0)))
+                let results = try await bench.gifts(pairs: Int(try options.number("pairs", 10, above: 0))) {
+                    print("running: \($0)")
+                }
                 print(Report.table(results, payloadBytes: nil))
                 if let path = options["json"] { try Report.json(results).write(to: URL(fileURLWithPath: path)) }
             case "flood", "stuffing":

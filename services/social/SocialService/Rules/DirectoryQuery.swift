@@ -14,6 +14,18 @@ public enum DirectoryQuery: Sendable, Equatable {
     /// The longest search text, in Unicode scalars (as JSON Schema counts `maxLength`).
     public static let maxLength = 100
 
+    /// The shortest name text that also finds similar names (typos), in characters. Shorter text
+    /// finds names that start with it, or have a word that does, only: three letters or fewer
+    /// have too few trigrams for a similarity to mean anything, and would score most of the
+    /// directory.
+    public static let similarityMinimum = 4
+
+    /// Whether this is a name search that also finds similar names (see ``similarityMinimum``).
+    public var matchesSimilarNames: Bool {
+        guard case .name(let text, _) = self else { return false }
+        return text.count >= Self.similarityMinimum
+    }
+
     public init(_ q: String) throws(ServiceError) {
         let text = q.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...Self.maxLength).contains(text.unicodeScalars.count) else {

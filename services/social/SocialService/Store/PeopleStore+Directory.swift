@@ -11,12 +11,23 @@ extension PeopleStore {
         let id: UUID
     }
 
+    /// The score of a name that starts with the search text, or has a word that does: above any
+    /// similarity score (those are at most 999,999), so such people come first.
+    static let prefixScore: Int64 = 1_000_000
+
     /// The people `query` finds for `caller`, best first, after `cursor`; `limit` rows at most.
+    ///
+    /// A name search reads in two steps so that a short, common prefix stays cheap: first the
+    /// people whose name or a word of it starts with the text (all of score 1,000,000, so they
+    /// need no scoring and come by id, from the primary key or the trigram index, whichever the
+    /// planner finds cheaper), and only if they do not fill the page, the names merely similar
+    /// to it (scored by `word_similarity` and ranked), which follow all prefix hits.
     func search(
         _ query: DirectoryQuery, caller: UUID, after cursor: KeysetCursor?, limit: Int
     ) async throws -> [Hit] {
         let afterScore = cursor?.micros ?? Int64.max
-        let afterId = cursor?.id ?? UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffffffff")!
+        let lastId = UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffffffff")!
+        let afterId = cursor?.id ?? lastId
         let match: PostgresQuery
         switch query {
         case .nothing:
@@ -32,20 +43,36 @@ extension PeopleStore {
                 WHERE findable_by_contact AND phone_digest = \(digest)
                 """
         case .name(let text, let prefix):
+            var hits: [Hit] = []
+            if afterScore >= Self.prefixScore {
+                hits = try await collect(
+                    Self.prefixHits(
+                        prefix, caller: caller, afterId: afterScore > Self.prefixScore ? lastId : afterId, limit: limit)
+                )
+            }
+            guard hits.count < limit, query.matchesSimilarNames else { return hits }
             let starts = prefix + "%"
             let wordStarts = "% " + prefix + "%"
-            match = """
+            let similar: PostgresQuery = """
                 SELECT user_id, username, display_name,
-                    (round(greatest(word_similarity(\(text), name_text),
-                        CASE WHEN name_text LIKE \(starts) OR name_text LIKE \(wordStarts) THEN 1 ELSE 0 END)
-                        * 1000000))::bigint AS score
+                    least(999999, round(word_similarity(\(text), name_text) * 1000000))::bigint AS score
                 FROM social.people
-                WHERE findable_by_name
-                  AND (\(text) <% name_text OR name_text LIKE \(starts) OR name_text LIKE \(wordStarts))
+                WHERE findable_by_name AND \(text) <% name_text
+                  AND NOT (name_text LIKE \(starts) OR name_text LIKE \(wordStarts))
                 """
+            let similarHits = try await collect(
+                Self.ranked(
+                    similar, caller: caller, afterScore: afterScore, afterId: afterId, limit: limit - hits.count))
+            return hits + similarHits
         }
-        let rows = try await client.query(
-            Self.ranked(match, caller: caller, afterScore: afterScore, afterId: afterId, limit: limit), logger: logger)
+        return try await collect(
+            Self.ranked(match, caller: caller, afterScore: afterScore, afterId: afterId, limit: limit))
+    }
+
+    /// The rows of a query made by ``ranked(_:caller:afterScore:afterId:limit:)`` or
+    /// ``prefixHits(_:caller:afterId:limit:)``.
+    private func collect(_ query: PostgresQuery) async throws -> [Hit] {
+        let rows = try await client.query(query, logger: logger)
         var hits: [Hit] = []
         for try await (id, username, display, score, relation) in rows.decode(
             (UUID, String, String?, Int64, String).self)
@@ -57,6 +84,30 @@ extension PeopleStore {
                         relation: Social.Relation(rawValue: relation) ?? .none), score: score, id: id))
         }
         return hits
+    }
+
+    /// People findable by name whose name, or a word of it, starts with `likePrefix`, without
+    /// the caller and anyone blocked either way, by id (descending) after `afterId`.
+    static func prefixHits(_ likePrefix: String, caller: UUID, afterId: UUID, limit: Int) -> PostgresQuery {
+        let starts = likePrefix + "%"
+        let wordStarts = "% " + likePrefix + "%"
+        return """
+            SELECT p.user_id, p.username, p.display_name, 1000000::bigint,
+                CASE WHEN EXISTS (SELECT 1 FROM social.friendships WHERE user_id = \(caller) AND friend_id = p.user_id)
+                         THEN 'friends'
+                     WHEN EXISTS (SELECT 1 FROM social.friend_requests WHERE from_user = \(caller) AND to_user = p.user_id)
+                         THEN 'requested'
+                     WHEN EXISTS (SELECT 1 FROM social.friend_requests WHERE from_user = p.user_id AND to_user = \(caller))
+                         THEN 'incoming'
+                     ELSE 'none' END
+            FROM social.people p
+            WHERE p.findable_by_name AND (p.name_text LIKE \(starts) OR p.name_text LIKE \(wordStarts))
+              AND p.user_id < \(afterId) AND p.user_id <> \(caller)
+              AND NOT EXISTS (SELECT 1 FROM social.blocks
+                              WHERE (blocker = \(caller) AND blocked = p.user_id)
+                                 OR (blocker = p.user_id AND blocked = \(caller)))
+            ORDER BY p.user_id DESC LIMIT \(limit)
+            """
     }
 
     /// `match` (rows of user_id, username, display_name, score) without the caller and anyone
