@@ -7,6 +7,14 @@ extension Routing {
     public struct ClassReminderSettings: Codable, Sendable, Equatable {
         public var minutesBefore: Int?
         public init(minutesBefore: Int?) { self.minutesBefore = minutesBefore }
+
+        enum CodingKeys: String, CodingKey { case minutesBefore }
+
+        /// Writes `minutesBefore: null` when off (rather than leaving the key out).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(minutesBefore, forKey: .minutesBefore)
+        }
     }
 
     /// `get_class_reminders`: the caller's class-reminder setting.

@@ -62,8 +62,9 @@ public struct ClassNotices: Sendable {
         var items: [(topic: String, payload: any Encodable)] = []
         var enrolled: [String: [String]] = [:]
         for series in classes.keys.sorted() {
-            guard let (old, new, meeting) = classes[series] else { continue }
-            let changes = ClassChanges.diff(old: old, new: new)
+            guard let found = classes[series] else { continue }
+            let meeting = found.meeting
+            let changes = ClassChanges.diff(old: found.old, new: found.new)
             guard !changes.isEmpty else { continue }
             if enrolled[meeting.moduleCode] == nil {
                 enrolled[meeting.moduleCode] = try await store.enrolled(in: meeting.moduleCode, on: connection)
@@ -77,7 +78,7 @@ public struct ClassNotices: Sendable {
                     location: change.from.placeName, newStart: change.to?.start,
                     newStartLocal: change.to.map { ClassChanges.local($0.start, in: zone) },
                     newLocation: change.to?.placeName, userIds: users)
-                items.append((Routing.ClassChanged.topic, event))
+                items.append((topic: Routing.ClassChanged.topic, payload: event))
             }
         }
         guard !items.isEmpty else { return [] }

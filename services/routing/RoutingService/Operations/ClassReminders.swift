@@ -39,7 +39,7 @@ public struct ClassReminders: Service {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
                     try await Task.sleep(for: interval)
@@ -71,7 +71,8 @@ public struct ClassReminders: Service {
             }
         }
         guard !due.isEmpty else { return [] }
-        let (reminders, stored) = try await store.client.withTransaction(logger: logger) { connection in
+        let (reminders, stored) = try await store.client.withTransaction(logger: logger) {
+            connection -> ([Routing.ClassReminder], [StoredEvent]) in
             let claimed = try await store.claimReminders(due, now: now, on: connection)
             let reminders = claimed.keys.sorted().compactMap { position -> Routing.ClassReminder? in
                 guard let users = claimed[position] else { return nil }
@@ -83,7 +84,7 @@ public struct ClassReminders: Service {
             }
             guard !reminders.isEmpty else { return ([Routing.ClassReminder](), [StoredEvent]()) }
             let stored = try await publisher.append(
-                reminders.map { (Routing.ClassReminder.topic, $0 as any Encodable) }, requestId: nil, on: connection,
+                reminders.map { (topic: Routing.ClassReminder.topic, payload: $0 as any Encodable) }, requestId: nil, on: connection,
                 logger: logger)
             return (reminders, stored)
         }

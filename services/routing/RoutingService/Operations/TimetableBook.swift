@@ -302,7 +302,8 @@ extension TimetableBook {
         let text = typed.removingPercentEncoding ?? typed
         guard let (code, rest) = TimetableNames.moduleCode(prefixOf: text), rest.trimmingCharacters(in: .whitespaces).isEmpty
         else { throw ServiceError.notFound("no module \(typed.prefix(30))") }
-        let notices = publisher == nil ? nil : notices(venues: try await venues.all(), requestId: requestId)
+        var notices: ClassNotices?
+        if publisher != nil { notices = self.notices(venues: try await venues.all(), requestId: requestId) }
         guard let stored = try await store.deleteModule(code, now: now, notices: notices) else {
             throw ServiceError.notFound("no module \(typed.prefix(30))")
         }

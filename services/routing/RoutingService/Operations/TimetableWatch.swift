@@ -19,7 +19,7 @@ public struct TimetableWatch: Service {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             var seen = try? await book.store.version()
             while !Task.isCancelled {
                 do {

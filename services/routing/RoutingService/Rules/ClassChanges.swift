@@ -37,6 +37,11 @@ public enum ClassChanges {
         public var from: Slot
         /// Where and when it happens now; nil when cancelled.
         public var to: Slot?
+
+        public init(from: Slot, to: Slot?) {
+            self.from = from
+            self.to = to
+        }
     }
 
     /// Two occurrences at most this far apart are read as one moved (an occurrence taken off a

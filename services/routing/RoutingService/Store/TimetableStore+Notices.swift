@@ -101,8 +101,8 @@ extension TimetableStore {
         let rows = try await connection.query(
             """
             WITH o AS (
-              SELECT * FROM unnest(\(occurrences.map(\.meetingId))::uuid[], \(occurrences.map(\.moduleCode))::text[],
-                                   \(occurrences.map(\.start))::timestamptz[])
+              SELECT * FROM unnest(\(occurrences.map { $0.meetingId })::uuid[], \(occurrences.map { $0.moduleCode })::text[],
+                                   \(occurrences.map { $0.start })::timestamptz[])
                 WITH ORDINALITY AS o (meeting_id, module_code, start, n))
             INSERT INTO routing.class_reminders_sent (user_id, meeting_id, occurrence_start, sent_at)
             SELECT e.user_id, o.meeting_id, o.start, \(now)

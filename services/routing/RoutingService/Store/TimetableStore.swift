@@ -49,7 +49,8 @@ public struct TimetableStore: Sendable {
         try await client.withTransaction(logger: logger) { connection in
             var counts = ImportCounts()
             let touched = parsed.entries.map(\.uid) + parsed.cancelled
-            let before = notices == nil ? [:] : try await meetings(uids: touched, on: connection)
+            var before: [String: Meeting] = [:]
+            if notices != nil { before = try await meetings(uids: touched, on: connection) }
             var modules: [String: (name: String?, faculty: String?)] = [:]
             for entry in parsed.entries {
                 let known = modules[entry.moduleCode]
