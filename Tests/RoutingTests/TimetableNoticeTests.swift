@@ -10,8 +10,8 @@ import Testing
 /// `routing.class_changed` events an import or a deletion appends, the class reminders (once
 /// per student and occurrence, whichever replica looks), and other replicas dropping what they
 /// hold when the timetable's version moves. The world is ``TimetableTests/world(_:)``'s: the
-/// clock is a Wednesday 14:00 in Johannesburg, the tutorial is on Thursday 14:00, the next
-/// lecture on Monday 08:30 (the Wednesday after is an exception).
+/// clock is a Friday 14:00 in Johannesburg, the next lecture on Monday 08:30 (the Wednesday
+/// after is an exception), the next tutorial on Thursday 14:00.
 @Suite("routing: class changes and reminders (PostgreSQL)")
 struct TimetableNoticeTests {
     static let zone = TimetableTests.zone
@@ -122,8 +122,9 @@ struct TimetableNoticeTests {
             func mine(_ reminders: [Routing.ClassReminder]) -> [Routing.ClassReminder] {
                 reminders.filter { $0.moduleCode == world.code }
             }
-            // Thursday's tutorial starts 24 h after the clock.
-            let tutorial = db.clock.now().addingTimeInterval(86_400)
+            let upcoming = try await db.timetable.occurrences(
+                user: early, from: db.clock.now(), to: db.clock.now().addingTimeInterval(8 * 86_400))
+            let tutorial = try #require(upcoming.first { $0.kind == "tutorial" }).start
             db.clock.set(tutorial.addingTimeInterval(-61 * 60))
             #expect(mine(try await one.remind(now: db.clock.now())).isEmpty)
             db.clock.set(tutorial.addingTimeInterval(-59 * 60))

@@ -112,13 +112,15 @@ extension TimetableStore {
             ON CONFLICT DO NOTHING
             RETURNING user_id, meeting_id, occurrence_start
             """, logger: logger)
-        var index: [String: Int] = [:]
-        for (position, occurrence) in occurrences.enumerated() {
-            index["\(occurrence.meetingId)|\(occurrence.start.timeIntervalSince1970)"] = position
+        // Keyed by whole milliseconds: a timestamp read back is not always the same Double.
+        func key(_ meeting: UUID, _ start: Date) -> String {
+            "\(meeting)|\(Int64((start.timeIntervalSince1970 * 1000).rounded()))"
         }
+        var index: [String: Int] = [:]
+        for (position, occurrence) in occurrences.enumerated() { index[key(occurrence.meetingId, occurrence.start)] = position }
         var claimed: [Int: [String]] = [:]
         for try await (user, meeting, start) in rows.decode((UUID, UUID, Date).self) {
-            guard let position = index["\(meeting)|\(start.timeIntervalSince1970)"] else { continue }
+            guard let position = index[key(meeting, start)] else { continue }
             claimed[position, default: []].append(user.uuidString.lowercased())
         }
         return claimed.mapValues { $0.sorted() }
