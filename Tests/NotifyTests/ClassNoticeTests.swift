@@ -65,7 +65,9 @@ struct ClassNoticeTests {
             try await Self.handle(world, cancelled)
             let after = try await world.store.inbox(of: ann, .init()).items
             #expect(after.map(\.kind) == [Notify.Kind.classCancelled, Notify.Kind.classMoved])
-            #expect(after.first?.body == "Your COS 301 Software Engineering tutorial of 2024-01-02 14:30 in IT 4-1 is cancelled.")
+            #expect(
+                after.first?.body
+                    == "Your COS 301 Software Engineering tutorial of 2024-01-02 14:30 in IT 4-1 is cancelled.")
         }
     }
 

@@ -27,7 +27,9 @@ do {
             try await PgRoutingComparison.run()
             try await TimetableBenchmark.run(students: students, queries: queries)
         } else {
-            print("pgRouting comparison and timetable: set DATABASE_URL (a database with the pgrouting extension) to run them")
+            print(
+                "pgRouting comparison and timetable: set DATABASE_URL (a database with the pgrouting extension) to run them"
+            )
         }
     }
 } catch {

@@ -84,7 +84,8 @@ public struct ClassReminders: Service {
             }
             guard !reminders.isEmpty else { return ([Routing.ClassReminder](), [StoredEvent]()) }
             let stored = try await publisher.append(
-                reminders.map { (topic: Routing.ClassReminder.topic, payload: $0 as any Encodable) }, requestId: nil, on: connection,
+                reminders.map { (topic: Routing.ClassReminder.topic, payload: $0 as any Encodable) }, requestId: nil,
+                on: connection,
                 logger: logger)
             return (reminders, stored)
         }

@@ -40,9 +40,8 @@ extension RoutingAPI {
             if let minutes = request.minutesBefore,
                 !(ClassReminders.minimumMinutes...ClassReminders.maximumMinutes).contains(minutes)
             {
-                throw ServiceError.invalidArgument(
-                    "minutesBefore is \(ClassReminders.minimumMinutes) to \(ClassReminders.maximumMinutes), or null for none",
-                    field: "minutesBefore")
+                let range = "\(ClassReminders.minimumMinutes) to \(ClassReminders.maximumMinutes)"
+                throw ServiceError.invalidArgument("minutesBefore is \(range), or null for none", field: "minutesBefore")
             }
             try await timetable.store.setReminderMinutes(request.minutesBefore, of: user, now: clock.now())
             return request

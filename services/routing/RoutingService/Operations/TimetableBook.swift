@@ -99,7 +99,8 @@ public struct TimetableBook: Sendable {
         guard let publisher else { return nil }
         var names: [UUID: String] = [:]
         for venue in venues { if let id = UUID(uuidString: venue.id) { names[id] = venue.name } }
-        return ClassNotices(publisher: publisher, zone: campusZone, venueNames: names, requestId: requestId, logger: logger)
+        return ClassNotices(
+            publisher: publisher, zone: campusZone, venueNames: names, requestId: requestId, logger: logger)
     }
 
     /// Venues by their match keys: the name, and the id.

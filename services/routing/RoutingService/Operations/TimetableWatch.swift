@@ -30,7 +30,8 @@ public struct TimetableWatch: Service {
                 do {
                     seen = try await check(since: seen)
                 } catch {
-                    logger.warning("timetable version check failed", metadata: ["error": "\(SafeErrorDescription.of(error))"])
+                    logger.warning(
+                        "timetable version check failed", metadata: ["error": "\(SafeErrorDescription.of(error))"])
                 }
             }
         }

@@ -117,7 +117,9 @@ extension TimetableStore {
             "\(meeting)|\(Int64((start.timeIntervalSince1970 * 1000).rounded()))"
         }
         var index: [String: Int] = [:]
-        for (position, occurrence) in occurrences.enumerated() { index[key(occurrence.meetingId, occurrence.start)] = position }
+        for (position, occurrence) in occurrences.enumerated() {
+            index[key(occurrence.meetingId, occurrence.start)] = position
+        }
         var claimed: [Int: [String]] = [:]
         for try await (user, meeting, start) in rows.decode((UUID, UUID, Date).self) {
             guard let position = index[key(meeting, start)] else { continue }
