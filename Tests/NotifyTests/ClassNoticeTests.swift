@@ -54,6 +54,7 @@ struct ClassNoticeTests {
             #expect(jobs.map(\.kind) == ["push", "push"], "one push each, no mail")
             for job in jobs { try await world.store.queue.complete(job) }
 
+            world.clock.advance(by: 60)
             let cancelled = try Self.event(
                 Routing.ClassChanged.topic,
                 Routing.ClassChanged(
@@ -61,7 +62,7 @@ struct ClassNoticeTests {
                     classKind: "tutorial", start: now.addingTimeInterval(86_400), startLocal: "2024-01-02 14:30",
                     location: "IT 4-1", newStart: nil, newStartLocal: nil, newLocation: nil,
                     userIds: [ann.uuidString.lowercased()]),
-                at: now)
+                at: world.clock.now())
             try await Self.handle(world, cancelled)
             let after = try await world.store.inbox(of: ann, .init()).items
             #expect(after.map(\.kind) == [Notify.Kind.classCancelled, Notify.Kind.classMoved])
