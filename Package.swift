@@ -316,7 +316,7 @@ let package = Package(
         .target(
             name: "NotifyService",
             dependencies: [
-                "AuthContract", "HydrationContract", "NotifyContract", "PrintingContract",
+                "AuthContract", "HydrationContract", "NotifyContract", "PrintingContract", "RoutingContract",
                 "Contract", "ServiceKit", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -541,7 +541,7 @@ let package = Package(
         .testTarget(
             name: "NotifyTests",
             dependencies: [
-                "AuthContract", "NotifyContract",
+                "AuthContract", "NotifyContract", "RoutingContract",
                 "NotifyService", "Contract", "Store", "ServiceKit", "ZeroMQ", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -664,7 +664,7 @@ let package = Package(
         .executableTarget(
             name: "routing-bench",
             dependencies: [
-                "RoutingService", "Store", "ServiceKit",
+                "RoutingContract", "RoutingService", "Store", "ServiceKit",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 "Contract",

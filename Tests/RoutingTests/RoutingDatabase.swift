@@ -20,6 +20,8 @@ struct RoutingDatabase: Sendable {
     let pins: PinStore
     let venues: VenueStore
     let timetable: TimetableBook
+    /// The publisher every part here appends its events with.
+    let publisher: EventPublisher
 
     static let logger: Logger = {
         var logger = Logger(label: "routing-test")
@@ -48,17 +50,17 @@ struct RoutingDatabase: Sendable {
                     events: CampusEventStore(client: client, logger: logger),
                     pins: PinStore(client: client, logger: logger),
                     venues: VenueStore(client: client, logger: logger),
-                    timetable: timetable(client)))
+                    timetable: timetable(client, publisher: publisher), publisher: publisher))
         }
     }
 
     /// A timetable book on `client`, in the campus zone, its feeds under `https://navup.test/v1/timetables`.
-    static func timetable(_ client: PostgresClient) -> TimetableBook {
+    static func timetable(_ client: PostgresClient, publisher: EventPublisher) -> TimetableBook {
         let venues = VenueStore(client: client, logger: logger)
         return TimetableBook(
             store: TimetableStore(client: client, logger: logger), venues: venues,
             venueCache: VenueCache(store: venues), campusZone: TimeZone(identifier: "Africa/Johannesburg")!,
-            feedBaseURL: "https://navup.test/v1/timetables/")
+            feedBaseURL: "https://navup.test/v1/timetables/", publisher: publisher, logger: logger)
     }
 
     /// This test's week.

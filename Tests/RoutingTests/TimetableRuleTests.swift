@@ -288,4 +288,130 @@ struct TimetableRuleTests {
             #expect(!week[(index + 1)...].contains { $0.0 == venue && $0.1.start < occurrence.end && occurrence.start < $0.1.end })
         }
     }
+
+    @Test("class changes: a slot gone is moved to the nearest new one within a week, else cancelled; new slots alone are no change")
+    func classChanges() {
+        let monday = Self.instant("2026-03-02T06:30:00Z")
+        func slot(_ days: Double, hours: Double = 0, place: String = "hall") -> ClassChanges.Slot {
+            let start = monday.addingTimeInterval(days * 86_400 + hours * 3600)
+            return .init(start: start, end: start.addingTimeInterval(3000), place: place, placeName: place.uppercased())
+        }
+        let week = [slot(0), slot(2)]
+        #expect(ClassChanges.diff(old: week, new: week).isEmpty)
+        #expect(ClassChanges.diff(old: week, new: [slot(0)]) == [.init(from: slot(2), to: nil)], "an exception")
+        #expect(
+            ClassChanges.diff(old: week, new: [slot(0, hours: 1), slot(2, hours: 1)])
+                == [.init(from: slot(0), to: slot(0, hours: 1)), .init(from: slot(2), to: slot(2, hours: 1))],
+            "the whole series an hour later: each occurrence moved to its own")
+        #expect(
+            ClassChanges.diff(old: week, new: [slot(0), slot(2, place: "lab")])
+                == [.init(from: slot(2), to: slot(2, place: "lab"))], "another room is a move")
+        #expect(ClassChanges.diff(old: [slot(0)], new: [slot(1)]) == [.init(from: slot(0), to: slot(1))], "Monday to Tuesday")
+        #expect(ClassChanges.diff(old: [slot(0)], new: [slot(8)]) == [.init(from: slot(0), to: nil)], "more than a week apart")
+        #expect(ClassChanges.diff(old: [], new: week).isEmpty, "added classes are not announced")
+        #expect(ClassChanges.series(ofUID: "abc#20260302T083000") == "abc")
+        #expect(ClassChanges.series(ofUID: "abc") == "abc")
+        #expect(ClassChanges.local(monday, in: Self.johannesburg) == "2026-03-02 08:30")
+    }
+
+    /// A calendar of one weekly Monday 08:30 lecture in `tzid`, with `zones` (VTIMEZONE blocks)
+    /// before or after the event.
+    static func zoned(_ tzid: String, zones: String, zonesFirst: Bool = true) -> String {
+        let event = """
+            BEGIN:VEVENT
+            UID:zoned
+            DTSTART;TZID=\(tzid):20260302T083000
+            DTEND;TZID=\(tzid):20260302T092000
+            RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=40
+            SUMMARY:COS 301 Software Engineering - Lecture
+            END:VEVENT
+            """
+        return "BEGIN:VCALENDAR\nVERSION:2.0\n" + (zonesFirst ? zones + "\n" + event : event + "\n" + zones)
+            + "\nEND:VCALENDAR\n"
+    }
+
+    static let southAfrica = """
+        BEGIN:VTIMEZONE
+        TZID:South Africa Standard Time
+        BEGIN:STANDARD
+        DTSTART:16010101T000000
+        TZOFFSETFROM:+0200
+        TZOFFSETTO:+0200
+        END:STANDARD
+        END:VTIMEZONE
+        """
+
+    static let easternWithLocation = """
+        BEGIN:VTIMEZONE
+        TZID:Eastern Standard Time
+        X-LIC-LOCATION:America/New_York
+        BEGIN:STANDARD
+        DTSTART:16011104T020000
+        RRULE:FREQ=YEARLY;BYDAY=1SU;BYMONTH=11
+        TZOFFSETFROM:-0400
+        TZOFFSETTO:-0500
+        END:STANDARD
+        BEGIN:DAYLIGHT
+        DTSTART:16010311T020000
+        RRULE:FREQ=YEARLY;BYDAY=2SU;BYMONTH=3
+        TZOFFSETFROM:-0500
+        TZOFFSETTO:-0400
+        END:DAYLIGHT
+        END:VTIMEZONE
+        """
+
+    @Test("VTIMEZONE: a custom TZID is its X-LIC-LOCATION's IANA zone, else its one fixed offset, wherever the block is")
+    func vtimezone() throws {
+        let parser = ICalendarParser(campusZone: Self.utc)
+        for zonesFirst in [true, false] {
+            let fixed = try parser.parse(Self.zoned("South Africa Standard Time", zones: Self.southAfrica, zonesFirst: zonesFirst))
+            let starts = try #require(fixed.entries.first).schedule.occurrences(
+                from: Self.instant("2026-03-01T00:00:00Z"), to: Self.instant("2026-03-17T00:00:00Z")).map(\.start)
+            #expect(starts == [Self.instant("2026-03-02T06:30:00Z"), Self.instant("2026-03-09T06:30:00Z"), Self.instant("2026-03-16T06:30:00Z")])
+        }
+        // The New York rules apply: 08:30 local is 13:30 UTC before 8 March 2026 and 12:30 after.
+        let eastern = try parser.parse(Self.zoned("Eastern Standard Time", zones: Self.easternWithLocation))
+        let schedule = try #require(eastern.entries.first).schedule
+        #expect(schedule.zone.identifier == "America/New_York")
+        #expect(
+            schedule.occurrences(from: Self.instant("2026-03-01T00:00:00Z"), to: Self.instant("2026-03-10T00:00:00Z"))
+                .map(\.start) == [Self.instant("2026-03-02T13:30:00Z"), Self.instant("2026-03-09T12:30:00Z")])
+        // A globally unique, path-like TZID ending in an IANA name needs no block.
+        let path = try parser.parse(Self.zoned("/citadel.org/20190101_1/Africa/Johannesburg", zones: ""))
+        #expect(try #require(path.entries.first).schedule.zone.identifier == "Africa/Johannesburg")
+    }
+
+    @Test("VTIMEZONE errors: daylight rules without an IANA name, or a TZID no block defines, name the line that uses it")
+    func vtimezoneErrors() {
+        let parser = ICalendarParser(campusZone: Self.utc)
+        let rulesOnly = Self.easternWithLocation.replacingOccurrences(of: "X-LIC-LOCATION:America/New_York\n", with: "")
+        do {
+            _ = try parser.parse(Self.zoned("Eastern Standard Time", zones: rulesOnly))
+            Issue.record("a zone with daylight rules and no IANA name was taken")
+        } catch {
+            // VCALENDAR, VERSION, then 15 lines of VTIMEZONE: the event's DTSTART is line 20.
+            #expect(error.line == 20)
+            #expect(error.field == "DTSTART;TZID")
+            #expect(error.message.contains("line 3"), "names the VTIMEZONE's line")
+            #expect(error.message.contains("daylight-saving"))
+        }
+        do {
+            _ = try parser.parse(Self.zoned("Nowhere Standard Time", zones: Self.southAfrica))
+            Issue.record("an undefined TZID was taken")
+        } catch {
+            #expect(error.line == 13)
+            #expect(error.field == "DTSTART;TZID")
+            #expect(error.message.contains("no VTIMEZONE"))
+        }
+        do {
+            _ = try parser.parse(
+                Self.zoned(
+                    "South Africa Standard Time",
+                    zones: Self.southAfrica.replacingOccurrences(of: "TZOFFSETTO:+0200", with: "TZOFFSETTO:2 hours")))
+            Issue.record("a bad offset was taken")
+        } catch {
+            #expect(error.line == 8)
+            #expect(error.field == "TZOFFSETTO")
+        }
+    }
 }

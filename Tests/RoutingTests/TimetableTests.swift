@@ -104,9 +104,9 @@ struct TimetableTests {
             #expect(cancelled.meetingsCancelled == 1)
             let listed = try await db.timetable.store.modules().first { $0.code == world.code }
             #expect(listed == .init(code: world.code, name: "Timetable Testing", faculty: "Engineering", meetings: 1))
-            try await db.timetable.deleteModule(world.code.replacingOccurrences(of: " ", with: "%20"))
+            try await db.timetable.deleteModule(world.code.replacingOccurrences(of: " ", with: "%20"), now: now)
             #expect(try await db.timetable.store.meetings(module: world.code).isEmpty)
-            await #expect(throws: ServiceError.self) { try await db.timetable.deleteModule(world.code) }
+            await #expect(throws: ServiceError.self) { try await db.timetable.deleteModule(world.code, now: now) }
         }
     }
 

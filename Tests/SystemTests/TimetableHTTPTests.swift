@@ -165,3 +165,114 @@ extension RoutingHTTPTests {
         #expect((emptied["modules"] as? [String]) == [])
     }
 }
+
+/// Class notices end to end: routing appends the events, notify (its own process) turns them
+/// into inbox items (and pushes) for the enrolled students.
+extension RoutingHTTPTests {
+    /// The kinds in the caller's inbox, newest first.
+    func inboxKinds(_ system: SystemHarness, _ token: String) async -> [String] {
+        let inbox = await send(system, "GET", "/v1/me/notifications?limit=50", token: token)
+        return (json(inbox?.body)["items"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+    }
+
+    /// Waits up to 30 s for the caller's inbox to hold `count` items of `kind`.
+    func waitForInbox(_ system: SystemHarness, _ token: String, kind: String, count: Int) async throws -> [String] {
+        let deadline = Date().addingTimeInterval(30)
+        var kinds: [String] = []
+        while Date() < deadline {
+            kinds = await inboxKinds(system, token)
+            if kinds.filter({ $0 == kind }).count >= count { return kinds }
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        return kinds
+    }
+
+    @Test("class notices: a reminder once at the student's lead, a moved and a cancelled class in the inbox through notify")
+    func classNotices() async throws {
+        let system = try SystemHarness()
+        defer { _ = system.stopBlocking() }
+        try system.start("broker")
+        try system.start("auth")
+        try system.start("routing", extra: ["CAMPUS_REFRESH_MS": "500", "CLASS_REMINDER_POLL_MS": "500"])
+        try system.start("notify", extra: ["SMTP_HOST": "none", "EVENTS_POLL_MS": "200"])
+        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,routing,notify"])
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        let (student, other) = (try await token(system), try await token(system))
+        let admin = try await token(system, roles: ["admin"])
+        let letters = (0..<5).map { _ in String(UnicodeScalar(UInt8.random(in: 65...90))) }.joined()
+        let code = "\(letters) \(Int.random(in: 100...999))"
+        let uid = UUID().uuidString
+        let now = Date()
+        func calendar(lectureAt: Date) -> String {
+            [
+                "BEGIN:VCALENDAR", "VERSION:2.0",
+                "BEGIN:VEVENT", "UID:\(uid)-tutorial", "DTSTART:\(Self.icsUTC(now.addingTimeInterval(600)))",
+                "DTEND:\(Self.icsUTC(now.addingTimeInterval(3600)))", "SUMMARY:\(code) Notice Testing",
+                "CATEGORIES:TUTORIAL", "LOCATION:Humanities Auditorium", "END:VEVENT",
+                "BEGIN:VEVENT", "UID:\(uid)-lecture", "DTSTART:\(Self.icsUTC(lectureAt))",
+                "DTEND:\(Self.icsUTC(lectureAt.addingTimeInterval(3000)))", "SUMMARY:\(code) Notice Testing - Lecture",
+                "LOCATION:Humanities Auditorium", "END:VEVENT",
+                "END:VCALENDAR", "",
+            ].joined(separator: "\r\n")
+        }
+        let path = "/v1/admin/campus/timetable"
+        let lecture = now.addingTimeInterval(3 * 3600)
+        let imported = await send(
+            system, "POST", path, body: calendar(lectureAt: lecture), token: admin, contentType: "text/calendar")
+        #expect(imported?.status == 200, "\(imported?.body ?? "")")
+        for user in [student, other] {
+            let set = await send(system, "PUT", "/v1/me/modules", body: #"{"codes": ["\#(code)"]}"#, token: user)
+            #expect(set?.status == 200, "\(set?.body ?? "")")
+        }
+
+        // Reminders are off until switched on; 5 to 120 minutes.
+        #expect(await system.get("/v1/me/class-reminders")?.status == 401)
+        let off = await send(system, "GET", "/v1/me/class-reminders", token: student)
+        #expect(off?.status == 200 && json(off?.body)["minutesBefore"] is NSNull, "\(off?.body ?? "")")
+        #expect(
+            await send(system, "PUT", "/v1/me/class-reminders", body: #"{"minutesBefore": 3}"#, token: student)?.status
+                == 400)
+        let on = await send(system, "PUT", "/v1/me/class-reminders", body: #"{"minutesBefore": 15}"#, token: student)
+        #expect(on?.status == 200 && json(on?.body)["minutesBefore"] as? Int == 15, "\(on?.body ?? "")")
+        #expect(
+            json(await send(system, "GET", "/v1/me/class-reminders", token: student)?.body)["minutesBefore"] as? Int
+                == 15)
+
+        // The tutorial starts in 10 minutes, within the 15: one reminder, to the student only.
+        var kinds = try await waitForInbox(system, student, kind: "class_reminder", count: 1)
+        #expect(kinds.filter { $0 == "class_reminder" }.count == 1, "\(kinds) \(system.logs().suffix(3000))")
+        try await Task.sleep(for: .seconds(2))
+        #expect(await inboxKinds(system, student).filter { $0 == "class_reminder" }.count == 1, "reminded once")
+        #expect(!(await inboxKinds(system, other)).contains("class_reminder"), "the other student did not ask")
+
+        // The lecture moves an hour later: both students hear of it.
+        let moved = await send(
+            system, "POST", path, body: calendar(lectureAt: lecture.addingTimeInterval(3600)), token: admin,
+            contentType: "text/calendar")
+        #expect(json(moved?.body)["meetingsUpdated"] as? Int == 1, "\(moved?.body ?? "")")
+        for user in [student, other] {
+            kinds = try await waitForInbox(system, user, kind: "class_moved", count: 1)
+            #expect(kinds.filter { $0 == "class_moved" }.count == 1, "\(kinds)")
+        }
+        let inbox = json(await send(system, "GET", "/v1/me/notifications?limit=50", token: other)?.body)
+        let item = (inbox["items"] as? [[String: Any]])?.first { $0["kind"] as? String == "class_moved" }
+        #expect((item?["title"] as? String) == "\(code) lecture moved", "\(inbox)")
+        #expect((item?["body"] as? String)?.contains("Humanities Auditorium") == true)
+
+        // The module is deleted: its tutorial and lecture are cancelled for both.
+        let encoded = code.replacingOccurrences(of: " ", with: "%20")
+        #expect(await send(system, "DELETE", "/v1/admin/campus/modules/\(encoded)", token: admin)?.status == 204)
+        for user in [student, other] {
+            kinds = try await waitForInbox(system, user, kind: "class_cancelled", count: 2)
+            #expect(kinds.filter { $0 == "class_cancelled" }.count == 2, "\(kinds)")
+        }
+        #expect(
+            await send(system, "PUT", "/v1/me/class-reminders", body: #"{"minutesBefore": null}"#, token: student)?
+                .status == 200)
+        #expect(json(await send(system, "GET", "/v1/me/class-reminders", token: student)?.body)["minutesBefore"] is NSNull)
+    }
+}

@@ -60,6 +60,17 @@ public enum Notify {
         public static let friendAccepted = Kind("friend_accepted")
         /// Gifter: a friend sent a gift (never its price). Variables: `fromName`, `title`.
         public static let giftReceived = Kind("gift_received")
+        /// NavUP: a class of the student's starts soon (routing's `routing.class_reminder`, for
+        /// students who switched class reminders on). Variables: `module`, `moduleName`,
+        /// `classKind`, `start`, `location`.
+        public static let classReminder = Kind("class_reminder")
+        /// NavUP: an occurrence of a class of the student's moved to another time or place
+        /// (`routing.class_changed`). Variables: `module`, `moduleName`, `classKind`, `start`,
+        /// `location`, `newStart`, `newLocation`.
+        public static let classMoved = Kind("class_moved")
+        /// NavUP: an occurrence of a class of the student's is cancelled (`routing.class_changed`).
+        /// Variables: `module`, `moduleName`, `classKind`, `start`, `location`.
+        public static let classCancelled = Kind("class_cancelled")
         /// Anything else a service wants to say. Variables: `title`, `body`.
         public static let message = Kind("message")
     }

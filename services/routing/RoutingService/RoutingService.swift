@@ -24,6 +24,9 @@ public enum RoutingService {
     static let timetablePath = Setting(
         "CAMPUS_TIMETABLE_PATH", default: nil,
         "timetable CSV imported when the database holds no module yet (unset: the bundled sample; 'none': nothing)")
+    static let reminderPollMs = Setting(
+        "CLASS_REMINDER_POLL_MS", default: "30000",
+        "how often a replica looks for class reminders that are due, in ms (a reminder is at most this late)")
     static let feedURL = Setting(
         "TIMETABLE_FEED_URL", default: "http://127.0.0.1:8080/v1/timetables",
         "public address of the timetable feeds, to which '/<secret>.ics' is appended")
@@ -34,7 +37,7 @@ public enum RoutingService {
         summary: "MDP worker for NavUP campus maps, positioning, crowds and routes (also: routing --bench)",
         settings: WorkerHost.settings + [
             osmPath, refreshMs, snapMeters, maxIncline, crowdStaleSeconds, campusTimeZone, feedURL,
-            timetablePath,
+            timetablePath, reminderPollMs,
         ],
         probeHelp: "check that a routing worker answers its health operation through the broker")
 
@@ -82,16 +85,17 @@ public enum RoutingService {
             if let path { return try Data(contentsOf: URL(fileURLWithPath: path)) }
             return try sampleCampus()
         }
-        let publisher = try resources.publisher()
         let pins = PinStore(client: resources.postgres, logger: resources.logger)
         let zoneName = resources.environment.string(campusTimeZone) ?? "Africa/Johannesburg"
         guard let zone = TimeZone(identifier: zoneName) else {
             throw ServiceError(.internal, "CAMPUS_TIME_ZONE '\(zoneName)' is not an IANA time zone")
         }
+        let publisher = try resources.publisher()
         let timetableStore = TimetableStore(client: resources.postgres, logger: resources.logger)
         let timetable = TimetableBook(
             store: timetableStore, venues: venues, venueCache: venueCache, campusZone: zone,
-            feedBaseURL: resources.environment.string(feedURL) ?? "http://127.0.0.1:8080/v1/timetables")
+            feedBaseURL: resources.environment.string(feedURL) ?? "http://127.0.0.1:8080/v1/timetables",
+            publisher: publisher, logger: resources.logger)
         let timetableFile = resources.environment.string(timetablePath)
         if timetableFile != "none", !(try await timetableStore.hasModules()) {
             let text = try timetableFile.map { try String(contentsOf: URL(fileURLWithPath: $0), encoding: .utf8) }
@@ -120,6 +124,13 @@ public enum RoutingService {
             try await pins.forget(user, on: connection)
             try await timetableStore.forget(user, on: connection)
         }
-        return [loader, publisher.service, forgetter]
+        let reminders = ClassReminders(
+            store: timetableStore, venueCache: venueCache, publisher: publisher, zone: zone, clock: resources.clock,
+            interval: .milliseconds(try resources.environment.int(reminderPollMs, in: 100...3_600_000)),
+            logger: resources.logger)
+        let watch = TimetableWatch(
+            book: timetable, interval: .milliseconds(try resources.environment.int(refreshMs, in: 100...3_600_000)),
+            logger: resources.logger)
+        return [loader, publisher.service, forgetter, reminders, watch]
     }
 }

@@ -57,6 +57,11 @@ extension BusRoute {
             status: .noContent
         ) { input in .init(code: input.path("code")) },
         .forwardingBody("setMyModules", .put, "/v1/me/modules", Routing.SetMyModules.self, access: .signedIn),
+        .building(
+            "getClassReminders", .get, "/v1/me/class-reminders", Routing.GetClassReminders.self, access: .signedIn
+        ) { _ in Empty() },
+        .forwardingBody(
+            "setClassReminders", .put, "/v1/me/class-reminders", Routing.SetClassReminders.self, access: .signedIn),
         .building("getMyTimetable", .get, "/v1/me/timetable", Routing.MyTimetable.self, access: .signedIn) {
             input throws(ServiceError) in
             .init(from: try input.string("from"), to: try input.string("to"))

@@ -5,6 +5,7 @@ import HydrationContract
 import Logging
 import NotifyContract
 import PostgresNIO
+import RoutingContract
 import ServiceKit
 import Store
 
@@ -27,7 +28,10 @@ public struct Triggers: Sendable {
 
     /// The topics of the other services' events.
     public static let serviceTopics =
-        Notify.triggers.keys.sorted() + [Notify.ECardRendered.topic, Hydration.PlanChanged.topic]
+        Notify.triggers.keys.sorted() + [
+            Notify.ECardRendered.topic, Hydration.PlanChanged.topic, Routing.ClassChanged.topic,
+            Routing.ClassReminder.topic,
+        ]
 
     /// Handles one event.
     public func handle(_ event: StoredEvent, on connection: PostgresConnection) async throws {
@@ -71,6 +75,24 @@ public struct Triggers: Sendable {
                         variables: variables)
                 }
             }
+        case Routing.ClassChanged.topic:
+            let change = try decoder.decode(Routing.ClassChanged.self, from: event.payload)
+            var variables = [
+                "module": change.moduleCode, "moduleName": change.moduleName, "classKind": change.classKind,
+                "start": change.startLocal, "location": change.location,
+            ]
+            variables["newStart"] = change.newStartLocal
+            variables["newLocation"] = change.newLocation
+            let kind = change.change == Routing.ClassChanged.moved ? Notify.Kind.classMoved : Notify.Kind.classCancelled
+            try await submitToEach(change.userIds, event, connection, kind: kind, variables: variables)
+        case Routing.ClassReminder.topic:
+            let reminder = try decoder.decode(Routing.ClassReminder.self, from: event.payload)
+            try await submitToEach(
+                reminder.userIds, event, connection, kind: Notify.Kind.classReminder,
+                variables: [
+                    "module": reminder.moduleCode, "moduleName": reminder.moduleName, "classKind": reminder.classKind,
+                    "start": reminder.startLocal, "location": reminder.location,
+                ])
         default:
             guard let kind = Notify.triggers[event.topic] else { return }
             let object = try decoder.decode([String: JSONValue].self, from: event.payload)
@@ -93,6 +115,22 @@ public struct Triggers: Sendable {
             try await submit(event, connection) {
                 try Submission(
                     id: DerivedID.make(eventId), userId: userId, email: nil, kind: kind, variables: variables)
+            }
+        }
+    }
+
+    /// One notification per user of an event that names many (ids derived from the event's id and
+    /// the user's, so a replay sends nobody a second one).
+    func submitToEach(
+        _ userIds: [String], _ event: StoredEvent, _ connection: PostgresConnection, kind: Notify.Kind,
+        variables: [String: String]
+    ) async throws {
+        for user in userIds {
+            guard let userId = UUID(uuidString: user) else { continue }
+            try await submit(event, connection) {
+                try Submission(
+                    id: DerivedID.make(event.id.uuidString, userId.uuidString.lowercased()), userId: userId,
+                    email: nil, kind: kind, variables: variables)
             }
         }
     }

@@ -142,6 +142,51 @@ public enum NotificationCatalog {
                     title: "New {{level}} bill", text: "{{title}}", html: "<p>{{title}}</p>")
             ]),
         NotificationKind(
+            name: Notify.Kind.classReminder, critical: false, channels: pushAndInbox,
+            variables: ["module", "moduleName", "classKind", "start", "location"],
+            templates: [
+                "en": Template(
+                    title: "{{module}} {{classKind}} at {{start}}",
+                    text: "Your {{module}} {{moduleName}} {{classKind}} starts at {{start}} in {{location}}.",
+                    html: "<p>Your <b>{{module}} {{moduleName}}</b> {{classKind}} starts at {{start}} in {{location}}.</p>"),
+                "sv": Template(
+                    title: "{{module}} ({{classKind}}) kl. {{start}}",
+                    text: "{{module}} {{moduleName}} ({{classKind}}) börjar {{start}} i {{location}}.",
+                    html: "<p><b>{{module}} {{moduleName}}</b> ({{classKind}}) börjar {{start}} i {{location}}.</p>"),
+            ]),
+        NotificationKind(
+            name: Notify.Kind.classMoved, critical: false, channels: pushAndInbox,
+            variables: ["module", "moduleName", "classKind", "start", "location", "newStart", "newLocation"],
+            templates: [
+                "en": Template(
+                    title: "{{module}} {{classKind}} moved",
+                    text: "Your {{module}} {{moduleName}} {{classKind}} of {{start}} in {{location}} is now at "
+                        + "{{newStart}} in {{newLocation}}.",
+                    html: "<p>Your <b>{{module}} {{moduleName}}</b> {{classKind}} of {{start}} in {{location}} is now at "
+                        + "<b>{{newStart}}</b> in <b>{{newLocation}}</b>.</p>"),
+                "sv": Template(
+                    title: "{{module}} ({{classKind}}) flyttad",
+                    text: "{{module}} {{moduleName}} ({{classKind}}) {{start}} i {{location}} är flyttad till "
+                        + "{{newStart}} i {{newLocation}}.",
+                    html: "<p><b>{{module}} {{moduleName}}</b> ({{classKind}}) {{start}} i {{location}} är flyttad till "
+                        + "<b>{{newStart}}</b> i <b>{{newLocation}}</b>.</p>"),
+            ]),
+        NotificationKind(
+            name: Notify.Kind.classCancelled, critical: false, channels: pushAndInbox,
+            variables: ["module", "moduleName", "classKind", "start", "location"],
+            templates: [
+                "en": Template(
+                    title: "{{module}} {{classKind}} cancelled",
+                    text: "Your {{module}} {{moduleName}} {{classKind}} of {{start}} in {{location}} is cancelled.",
+                    html: "<p>Your <b>{{module}} {{moduleName}}</b> {{classKind}} of {{start}} in {{location}} is "
+                        + "<b>cancelled</b>.</p>"),
+                "sv": Template(
+                    title: "{{module}} ({{classKind}}) inställd",
+                    text: "{{module}} {{moduleName}} ({{classKind}}) {{start}} i {{location}} är inställd.",
+                    html: "<p><b>{{module}} {{moduleName}}</b> ({{classKind}}) {{start}} i {{location}} är "
+                        + "<b>inställd</b>.</p>"),
+            ]),
+        NotificationKind(
             name: Notify.Kind.message, critical: false, channels: allChannels, variables: ["title", "body"],
             templates: [
                 "en": Template(title: "{{title}}", text: "{{body}}", html: "<p>{{body}}</p>")

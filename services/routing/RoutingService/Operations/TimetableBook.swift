@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import Logging
 import RoutingContract
 import ServiceKit
 
@@ -15,6 +16,10 @@ public struct TimetableBook: Sendable {
     public let feedBaseURL: String
     /// Students' next hours of classes (see ``OccurrenceMemo``).
     let memo = OccurrenceMemo()
+    /// Where `routing.class_changed` events go (see ``ClassNotices``); nil: changes are not
+    /// announced.
+    let publisher: EventPublisher?
+    let logger: Logger
 
     /// Largest import file.
     public static let maximumImportBytes = 8 * 1024 * 1024
@@ -27,7 +32,12 @@ public struct TimetableBook: Sendable {
     /// Most modules a student takes.
     public static let maximumModules = 40
 
-    public init(store: TimetableStore, venues: VenueStore, venueCache: VenueCache, campusZone: TimeZone, feedBaseURL: String) {
+    public init(
+        store: TimetableStore, venues: VenueStore, venueCache: VenueCache, campusZone: TimeZone, feedBaseURL: String,
+        publisher: EventPublisher?, logger: Logger
+    ) {
+        self.publisher = publisher
+        self.logger = logger
         self.store = store
         self.venues = venues
         self.venueCache = venueCache
@@ -36,8 +46,8 @@ public struct TimetableBook: Sendable {
     }
 
     /// Parses and stores an import file; a format error is a 400 naming its line and field.
-    public func importTimetable(_ request: Routing.ImportTimetable.Request, now: Date) async throws
-        -> Routing.ImportTimetable.Reply
+    public func importTimetable(_ request: Routing.ImportTimetable.Request, now: Date, requestId: String? = nil)
+        async throws -> Routing.ImportTimetable.Reply
     {
         guard request.text.utf8.count <= Self.maximumImportBytes else {
             throw ServiceError.invalidArgument("the file is larger than 8 MiB", field: "body")
@@ -62,7 +72,8 @@ public struct TimetableBook: Sendable {
                 details: ["line": .number(Double(entry.line)), "field": "LOCATION"])
         }
         // Matched before the transaction opens (the venues come from this replica's store).
-        let index = Self.venueIndex(try await venues.all())
+        let all = try await venues.all()
+        let index = Self.venueIndex(all)
         var matched: [String: UUID] = [:]
         var unmatched = Set<String>()
         for entry in parsed.entries where !entry.location.isEmpty {
@@ -72,13 +83,24 @@ public struct TimetableBook: Sendable {
                 unmatched.insert(entry.location)
             }
         }
-        let counts = try await store.save(parsed, venues: matched, now: now)
+        let (counts, stored) = try await store.save(
+            parsed, venues: matched, now: now, notices: notices(venues: all, requestId: requestId))
+        for event in stored { publisher?.announce(event) }
         memo.forgetAll()
         return .init(
             modulesCreated: counts.modulesCreated, modulesUpdated: counts.modulesUpdated,
             meetingsCreated: counts.meetingsCreated, meetingsUpdated: counts.meetingsUpdated,
             meetingsUnchanged: counts.meetingsUnchanged, meetingsCancelled: counts.meetingsCancelled,
             unmatchedLocations: unmatched.sorted())
+    }
+
+    /// The announcer of changes, with venue names from `venues`; nil without a publisher.
+    func notices(venues: [Routing.Venue], requestId: String?) -> ClassNotices? {
+        guard let publisher else { return nil }
+        var names: [UUID: String] = [:]
+        for venue in venues { if let id = UUID(uuidString: venue.id) { names[id] = venue.name } }
+        return ClassNotices(
+            publisher: publisher, zone: campusZone, venueNames: names, requestId: requestId, logger: logger)
     }
 
     /// Venues by their match keys: the name, and the id.
@@ -277,11 +299,16 @@ extension TimetableBook {
 
 extension TimetableBook {
     /// Deletes a module (its meetings and enrolments go with it); 404 when there is none.
-    public func deleteModule(_ typed: String) async throws {
+    public func deleteModule(_ typed: String, now: Date, requestId: String? = nil) async throws {
         let text = typed.removingPercentEncoding ?? typed
-        guard let (code, rest) = TimetableNames.moduleCode(prefixOf: text), rest.trimmingCharacters(in: .whitespaces).isEmpty,
-            try await store.deleteModule(code)
+        guard let (code, rest) = TimetableNames.moduleCode(prefixOf: text), rest.trimmingCharacters(in: .whitespaces).isEmpty
         else { throw ServiceError.notFound("no module \(typed.prefix(30))") }
+        var notices: ClassNotices?
+        if publisher != nil { notices = self.notices(venues: try await venues.all(), requestId: requestId) }
+        guard let stored = try await store.deleteModule(code, now: now, notices: notices) else {
+            throw ServiceError.notFound("no module \(typed.prefix(30))")
+        }
+        for event in stored { publisher?.announce(event) }
         memo.forgetAll()
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 /// Reads class meetings from an iCalendar file (RFC 5545), the subset timetabling systems export:
 ///
 /// - `VEVENT` with `UID`, `DTSTART`, and `DTEND` or `DURATION`; times in UTC (`...Z`), with a
-///   `TZID` (an IANA zone name such as `Europe/London`), or floating (the campus zone);
+///   `TZID` (an IANA zone name such as `Europe/London`, or a name a `VTIMEZONE` of the file
+///   defines: see ``zone(named:property:)``), or floating (the campus zone);
 /// - `RRULE:FREQ=WEEKLY` with `BYDAY`, `INTERVAL`, `UNTIL`, `COUNT`, `WKST`;
 /// - `EXDATE` (date-times, or `VALUE=DATE` days) cancelling single meetings;
 /// - `RECURRENCE-ID`: a moved meeting (the original start is cancelled and the moved one kept as
@@ -14,11 +15,13 @@ import Foundation
 ///   summary; else a lecture), `LOCATION` the venue's name, and the extensions
 ///   `X-NAVUP-MODULE-NAME` and `X-NAVUP-FACULTY`.
 ///
-/// Other components (`VTIMEZONE`, `VALARM`, ...) and properties are skipped. Anything it cannot
+/// Other components (`VALARM`, ...) and properties are skipped. Anything it cannot
 /// read is a ``TimetableFormatError`` naming the line and the property.
 public struct ICalendarParser: Sendable {
     /// The zone of floating times.
     public let campusZone: TimeZone
+    /// The file's `VTIMEZONE` components by `TZID`.
+    var definedZones: [String: ZoneDefinition] = [:]
 
     public init(campusZone: TimeZone) { self.campusZone = campusZone }
 
@@ -38,6 +41,9 @@ public struct ICalendarParser: Sendable {
         var stack: [String] = []
         var event: [ContentLine] = []
         var eventLine = 0
+        var events: [(properties: [ContentLine], line: Int)] = []
+        var zone = ZoneDefinition(line: 0)
+        var definitions: [String: ZoneDefinition] = [:]
         var sawCalendar = false
         for line in lines {
             switch line.name {
@@ -48,6 +54,7 @@ public struct ICalendarParser: Sendable {
                     event = []
                     eventLine = line.line
                 }
+                if component == "VTIMEZONE" && stack == ["VCALENDAR"] { zone = ZoneDefinition(line: line.line) }
                 stack.append(component)
             case "END":
                 guard stack.last == line.value.uppercased() else {
@@ -55,16 +62,30 @@ public struct ICalendarParser: Sendable {
                         line: line.line, field: "END", "END:\(line.value) does not close BEGIN:\(stack.last ?? "-")")
                 }
                 stack.removeLast()
-                if line.value.uppercased() == "VEVENT" && stack == ["VCALENDAR"] {
-                    switch try read(event: event, line: eventLine) {
-                    case .meeting(let entry): entries.append(entry)
-                    case .cancelled(let uid): cancelled.append(uid)
-                    case .override(let uid, let original, let entry): overrides.append((uid, original, entry))
-                    case .skipped: break
-                    }
+                if line.value.uppercased() == "VEVENT" && stack == ["VCALENDAR"] { events.append((event, eventLine)) }
+                if line.value.uppercased() == "VTIMEZONE" && stack == ["VCALENDAR"], let tzid = zone.tzid {
+                    definitions[tzid] = zone
                 }
             default:
                 if stack == ["VCALENDAR", "VEVENT"] { event.append(line) }
+                if stack == ["VCALENDAR", "VTIMEZONE"] {
+                    if line.name == "TZID" { zone.tzid = line.value.trimmingCharacters(in: .whitespaces) }
+                    if line.name == "X-LIC-LOCATION" { zone.location = line.value.trimmingCharacters(in: .whitespaces) }
+                }
+                if stack.count == 3, stack[1] == "VTIMEZONE", line.name == "TZOFFSETTO" {
+                    zone.offsets.append((stack[2], try Self.offset(line)))
+                }
+            }
+        }
+        // Events after zones: a VTIMEZONE may come after the events that use it.
+        var reader = self
+        reader.definedZones = definitions
+        for (properties, line) in events {
+            switch try reader.read(event: properties, line: line) {
+            case .meeting(let entry): entries.append(entry)
+            case .cancelled(let uid): cancelled.append(uid)
+            case .override(let uid, let original, let entry): overrides.append((uid, original, entry))
+            case .skipped: break
             }
         }
         guard sawCalendar else {
@@ -198,13 +219,7 @@ public struct ICalendarParser: Sendable {
         }
         if !match.7.isEmpty { return (local, TimeZone(identifier: "UTC")!) }
         if let tzid = property.parameters["TZID"] {
-            // Some exporters prefix a globally unique zone id with '/'.
-            let name = tzid.hasPrefix("/") ? String(tzid.dropFirst()) : tzid
-            guard let zone = TimeZone(identifier: name) else {
-                throw TimetableFormatError(
-                    line: property.line, field: "\(property.name);TZID", "unknown time zone '\(name.prefix(60))' (use an IANA name)")
-            }
-            return (local, zone)
+            return (local, try zone(named: tzid, property: property))
         }
         return (local, campusZone)
     }

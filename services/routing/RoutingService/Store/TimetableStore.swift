@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import PostgresNIO
 import RoutingContract
+import ServiceKit
+import Store
 
 /// The timetable tables: `routing.modules`, `routing.class_meetings`, `routing.enrolments` and
 /// `routing.timetable_feeds`.
@@ -37,10 +39,18 @@ public struct TimetableStore: Sendable {
     }
 
     /// Stores the entries (modules created or updated, meetings matched on their UID) and drops
-    /// the cancelled meetings, in one transaction. `venues` maps an entry's UID to its venue.
-    public func save(_ parsed: ParsedTimetable, venues: [String: UUID], now: Date) async throws -> ImportCounts {
+    /// the cancelled meetings, in one transaction. `venues` maps an entry's UID to its venue. With
+    /// `notices`, the occurrences of the next days this moves or cancels are announced
+    /// (`routing.class_changed`) in the same transaction; the stored events are returned to be
+    /// announced after commit.
+    public func save(
+        _ parsed: ParsedTimetable, venues: [String: UUID], now: Date, notices: ClassNotices? = nil
+    ) async throws -> (ImportCounts, [StoredEvent]) {
         try await client.withTransaction(logger: logger) { connection in
             var counts = ImportCounts()
+            let touched = parsed.entries.map(\.uid) + parsed.cancelled
+            var before: [String: Meeting] = [:]
+            if notices != nil { before = try await meetings(uids: touched, on: connection) }
             var modules: [String: (name: String?, faculty: String?)] = [:]
             for entry in parsed.entries {
                 let known = modules[entry.moduleCode]
@@ -108,7 +118,27 @@ public struct TimetableStore: Sendable {
                     logger: logger)
                 for try await _ in rows { counts.meetingsCancelled += 1 }
             }
-            return counts
+            var stored: [StoredEvent] = []
+            if let notices {
+                let after = parsed.entries.map { entry in
+                    ClassNotices.MeetingState(
+                        uid: entry.uid, moduleCode: entry.moduleCode,
+                        moduleName: entry.moduleName ?? before[entry.uid]?.moduleName ?? entry.moduleCode,
+                        kind: entry.kind, schedule: entry.schedule, venueId: venues[entry.uid], location: entry.location
+                    )
+                }
+                stored = try await notices.announce(
+                    before: before.map { uid, meeting in
+                        ClassNotices.MeetingState(
+                            uid: uid, moduleCode: meeting.moduleCode, moduleName: meeting.moduleName, kind: meeting.kind,
+                            schedule: meeting.schedule, venueId: meeting.venueId, location: meeting.location
+                        )
+                    }, after: after, now: now, store: self, on: connection)
+            }
+            if counts.meetingsCreated + counts.meetingsUpdated + counts.meetingsCancelled + counts.modulesUpdated > 0 {
+                try await bumpVersion(on: connection)
+            }
+            return (counts, stored)
         }
     }
 
@@ -152,12 +182,34 @@ public struct TimetableStore: Sendable {
         return modules
     }
 
-    /// Deletes a module with its meetings and enrolments; false when there was none.
-    public func deleteModule(_ code: String) async throws -> Bool {
-        let rows = try await client.query(
-            "DELETE FROM routing.modules WHERE code = \(code) RETURNING code", logger: logger)
-        for try await _ in rows { return true }
-        return false
+    /// Deletes a module with its meetings and enrolments; nil when there was none. With
+    /// `notices`, its occurrences of the next days are announced cancelled to the students who
+    /// were enrolled, in the same transaction (the events are returned to announce after commit).
+    public func deleteModule(_ code: String, now: Date, notices: ClassNotices? = nil) async throws -> [StoredEvent]? {
+        try await client.withTransaction(logger: logger) { connection in
+            var stored: [StoredEvent] = []
+            if let notices {
+                let rows = try await connection.query(
+                    "SELECT uid FROM routing.class_meetings WHERE module_code = \(code)", logger: logger)
+                var uids: [String] = []
+                for try await uid in rows.decode(String.self) { uids.append(uid) }
+                let before = try await meetings(uids: uids, on: connection)
+                stored = try await notices.announce(
+                    before: before.map { uid, meeting in
+                        ClassNotices.MeetingState(
+                            uid: uid, moduleCode: meeting.moduleCode, moduleName: meeting.moduleName, kind: meeting.kind,
+                            schedule: meeting.schedule, venueId: meeting.venueId, location: meeting.location
+                        )
+                    }, after: [], now: now, store: self, on: connection)
+            }
+            let rows = try await connection.query(
+                "DELETE FROM routing.modules WHERE code = \(code) RETURNING code", logger: logger)
+            var deleted = false
+            for try await _ in rows { deleted = true }
+            guard deleted else { return nil }
+            try await bumpVersion(on: connection)
+            return stored
+        }
     }
 
     /// Whether any module is stored (the sample timetable is imported only into an empty one).
@@ -195,7 +247,7 @@ public struct TimetableStore: Sendable {
         return codes
     }
 
-    private static let meetingColumns = """
+    static let meetingColumns = """
         m.id, m.module_code, mo.name, m.kind, m.venue_id, m.location, m.time_zone, m.local_start,
         m.duration_seconds, m.weekdays, m.interval_weeks, m.week_start, m.until, m.max_count, m.exceptions
         """
@@ -224,7 +276,7 @@ public struct TimetableStore: Sendable {
         return try await Self.meetings(rows)
     }
 
-    private static func meetings(_ rows: PostgresRowSequence) async throws -> [Meeting] {
+    static func meetings(_ rows: PostgresRowSequence) async throws -> [Meeting] {
         var meetings: [Meeting] = []
         for try await row in rows {
             let (id, code, name, kind, venue, location, zoneName, localStart, duration, weekdays, interval, weekStart,
@@ -282,5 +334,8 @@ public struct TimetableStore: Sendable {
         try await connection.query("DELETE FROM routing.enrolments WHERE user_id = \(user)", logger: logger)
         try await connection.query("DELETE FROM routing.class_attendance WHERE user_id = \(user)", logger: logger)
         try await connection.query("DELETE FROM routing.timetable_feeds WHERE user_id = \(user)", logger: logger)
+        try await connection.query(
+            "DELETE FROM routing.class_reminder_settings WHERE user_id = \(user)", logger: logger)
+        try await connection.query("DELETE FROM routing.class_reminders_sent WHERE user_id = \(user)", logger: logger)
     }
 }

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import PostgresNIO
+import RoutingContract
+import ServiceKit
+import Store
+
+/// Announces timetable changes to the students they concern: inside the transaction of an
+/// import or a module deletion, the occurrences of the next ``Routing/ClassChanged/horizonDays``
+/// days that the change moves or cancels become `routing.class_changed` events (one per
+/// occurrence, naming every student enrolled in the module). notify turns each into a push and
+/// an inbox item per student.
+public struct ClassNotices: Sendable {
+    let publisher: EventPublisher
+    /// The zone of the wall-clock times the events carry.
+    let zone: TimeZone
+    /// Venue names by id, for the places the events name.
+    let venueNames: [UUID: String]
+    let requestId: String?
+    let logger: Logger
+
+    public init(
+        publisher: EventPublisher, zone: TimeZone, venueNames: [UUID: String], requestId: String?, logger: Logger
+    ) {
+        self.publisher = publisher
+        self.zone = zone
+        self.venueNames = venueNames
+        self.requestId = requestId
+        self.logger = logger
+    }
+
+    /// A meeting as stored before a change or as it will be after.
+    public struct MeetingState: Sendable {
+        public var uid: String
+        public var moduleCode: String
+        public var moduleName: String
+        public var kind: String
+        public var schedule: MeetingSchedule
+        public var venueId: UUID?
+        public var location: String
+    }
+
+    /// Appends one event per moved or cancelled occurrence of the next days; returns them.
+    func announce(
+        before: [MeetingState], after: [MeetingState], now: Date, store: TimetableStore,
+        on connection: PostgresConnection
+    ) async throws -> [StoredEvent] {
+        let end = now.addingTimeInterval(TimeInterval(Routing.ClassChanged.horizonDays * 86_400))
+        var classes: [String: (old: [ClassChanges.Slot], new: [ClassChanges.Slot], meeting: MeetingState)] = [:]
+        for (state, isOld) in before.map({ ($0, true) }) + after.map({ ($0, false) }) {
+            let series = ClassChanges.series(ofUID: state.uid)
+            let slots = state.schedule.occurrences(from: now, to: end).filter { $0.start > now }.map { occurrence in
+                ClassChanges.Slot(
+                    start: occurrence.start, end: occurrence.end,
+                    place: state.venueId?.uuidString.lowercased() ?? state.location,
+                    placeName: state.venueId.flatMap { venueNames[$0] } ?? state.location)
+            }
+            var entry = classes[series] ?? ([], [], state)
+            if isOld { entry.old += slots } else { entry.new += slots }
+            classes[series] = entry
+        }
+        var items: [(topic: String, payload: any Encodable)] = []
+        var enrolled: [String: [String]] = [:]
+        for series in classes.keys.sorted() {
+            guard let found = classes[series] else { continue }
+            let meeting = found.meeting
+            let changes = ClassChanges.diff(old: found.old, new: found.new)
+            guard !changes.isEmpty else { continue }
+            if enrolled[meeting.moduleCode] == nil {
+                enrolled[meeting.moduleCode] = try await store.enrolled(in: meeting.moduleCode, on: connection)
+            }
+            guard let users = enrolled[meeting.moduleCode], !users.isEmpty else { continue }
+            for change in changes {
+                let event = Routing.ClassChanged(
+                    change: change.to == nil ? Routing.ClassChanged.cancelled : Routing.ClassChanged.moved,
+                    moduleCode: meeting.moduleCode, moduleName: meeting.moduleName, classKind: meeting.kind,
+                    start: change.from.start, startLocal: ClassChanges.local(change.from.start, in: zone),
+                    location: change.from.placeName, newStart: change.to?.start,
+                    newStartLocal: change.to.map { ClassChanges.local($0.start, in: zone) },
+                    newLocation: change.to?.placeName, userIds: users)
+                items.append((topic: Routing.ClassChanged.topic, payload: event))
+            }
+        }
+        guard !items.isEmpty else { return [] }
+        return try await publisher.append(items, requestId: requestId, on: connection, logger: logger)
+    }
+}
