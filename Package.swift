@@ -212,7 +212,7 @@ let package = Package(
                 "ZeroMQ",
             ],
             path: "services/gateway/GatewayService",
-            resources: [.copy("openapi.yaml")],
+            resources: [.copy("openapi.yaml"), .copy("Console")],
             swiftSettings: strict,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
