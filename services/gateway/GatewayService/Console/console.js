@@ -35,9 +35,11 @@
   // One call; a 401 with a session is retried once after a refresh. Answers the parsed JSON
   // (null for 204), or a Blob with {blob: true}.
   async function api(method, path, options) {
+    const used = session && session.accessToken;
     let response = await send(method, path, options);
     if (response.status === 401 && session && !(options && options.noRefresh)) {
-      if (await refresh()) response = await send(method, path, options);
+      // Another call may have renewed the session meanwhile; else renew it (once for all).
+      if (session.accessToken !== used || (await refresh())) response = await send(method, path, options);
     }
     if (!response.ok) {
       let body = null;
@@ -51,7 +53,16 @@
     return type.includes("json") ? response.json() : response.text();
   }
 
-  async function refresh() {
+  // A refresh token is good for one use (a second use revokes the login), so calls that meet
+  // a 401 together share one renewal.
+  let refreshing = null;
+  function refresh() {
+    if (!refreshing) refreshing = renew().finally(() => { refreshing = null; });
+    return refreshing;
+  }
+
+  async function renew() {
+    if (!session) return false;
     try {
       const response = await fetch("/v1/auth/refresh", {
         method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" },

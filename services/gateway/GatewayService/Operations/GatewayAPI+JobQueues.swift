@@ -95,8 +95,10 @@ extension GatewayAPI {
                 group.addTask {
                     do {
                         return (index, .success(try await call(bus, service, metadata, timeout)))
-                    } catch {
+                    } catch let error as ServiceError {
                         return (index, .failure(error))
+                    } catch {
+                        return (index, .failure(ServiceError(.internal, "\(service) could not be asked")))
                     }
                 }
             }
