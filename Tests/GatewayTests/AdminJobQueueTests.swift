@@ -73,7 +73,7 @@ struct AdminJobQueueTests {
 
                     let listed = try GatewayTests().json(try await call(.get, "/v1/admin/dead-letters", admin))
                     let items = try #require(listed["items"] as? [[String: Any]])
-                    #expect(Set(items.compactMap { $0["id"] as? String }) == [doomed.uuidString, other.uuidString])
+                    #expect(Set(items.compactMap { $0["id"] as? String }) == [doomed.uuidString.lowercased(), other.uuidString.lowercased()])
                     #expect((listed["unavailable"] as? [String]) == [])
                     let push = try #require(items.first { $0["kind"] as? String == "push" })
                     #expect(push["service"] as? String == "notify" && push["queue"] as? String == "deliveries")

@@ -100,6 +100,17 @@ def wait(driver, condition, seconds=15):
     return WebDriverWait(driver, seconds).until(condition)
 
 
+def find_row(driver, selector, table):
+    """The row `selector` of table `table`; when it does not come, fails saying what the table
+    and the status line show instead."""
+    try:
+        return wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, selector)))
+    except Exception:
+        shown = driver.find_element(By.ID, table).text
+        status = driver.find_element(By.ID, "status").text
+        raise AssertionError(f"no {selector} in #{table}: {shown!r}; status: {status!r}") from None
+
+
 def status_says(driver, words):
     return wait(driver, lambda d: words in d.find_element(By.ID, "status").text and d.find_element(By.ID, "status"))
 
@@ -149,9 +160,11 @@ def open_page(driver, page):
 
 def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_only_print_pages(browser):
     job = str(uuid.uuid4())
+    recipient = {"name": "Ann Example", "address": {"line1": "1 Main Street", "city": "Lund", "country": "SE"}}
+    postcard = json.dumps({"size": "A6", "greeting": "Hello", "recipients": [recipient, recipient]})
     psql(
         "INSERT INTO printing.print_jobs (id, order_id, user_id, status, cards, postcard, created_at, updated_at) "
-        f"VALUES ('{job}', 'console-{job}', '{uuid.uuid4()}', 'ready', 2, '{{}}', now(), now())"
+        f"VALUES ('{job}', 'console-{job}', '{uuid.uuid4()}', 'ready', 2, '{postcard}', now(), now())"
     )
     letter = str(uuid.uuid4())
     # A kind no notify worker claims, so that once retried it stays queued for the check.
@@ -177,7 +190,7 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
 
     # Print jobs: the seeded ready job is listed; mark it printed.
     open_page(browser, "print-jobs")
-    wait(browser, EC.presence_of_element_located((By.CSS_SELECTOR, f'tr[data-job="{job}"]')))
+    find_row(browser, f'tr[data-job="{job}"]', "print-table")
     snap(browser, "01-print-jobs")
     browser.find_element(By.CSS_SELECTOR, f'tr[data-job="{job}"] button[data-action="printed"]').click()
     status_says(browser, f"Job {job} marked printed")
@@ -186,7 +199,7 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
 
     # Dead letters: inspect (secrets redacted), then retry.
     open_page(browser, "dead-letters")
-    row = wait(browser, EC.presence_of_element_located((By.CSS_SELECTOR, f'tr[data-dead-letter="{letter}"]')))
+    row = find_row(browser, f'tr[data-dead-letter="{letter}"]', "dead-table")
     row.find_element(By.CSS_SELECTOR, 'button[data-action="inspect"]').click()
     detail = wait(browser, EC.visibility_of_element_located((By.ID, "dead-detail"))).text
     assert "seeded" in detail and "secret-value" not in detail and "[redacted]" in detail

@@ -81,8 +81,8 @@ public enum JobAdministration {
         public var service: String
         /// Its job table.
         public var queue: String
-        /// The job's id.
-        public var id: UUID
+        /// The job's id (a UUID in lower case).
+        public var id: String
         /// What it was to do, e.g. `render_postcard`.
         public var kind: String
         /// `dead`, or `queued` after a retry.
@@ -100,7 +100,7 @@ public enum JobAdministration {
         public var updatedAt: Date
 
         public init(
-            service: String, queue: String, id: UUID, kind: String, state: String, attempts: Int, maxAttempts: Int,
+            service: String, queue: String, id: String, kind: String, state: String, attempts: Int, maxAttempts: Int,
             lastError: String?, deadReason: String?, payload: JSONValue, createdAt: Date, updatedAt: Date
         ) {
             self.service = service

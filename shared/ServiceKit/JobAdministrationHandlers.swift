@@ -41,7 +41,7 @@ public enum JobAdministrationHandlers {
             for (table, queue) in try await queues() {
                 letters += try await queue.deadLetters(limit: limit).map { deadLetter($0, service: schema, queue: table) }
             }
-            letters.sort { ($0.updatedAt, $0.id.uuidString) > ($1.updatedAt, $1.id.uuidString) }
+            letters.sort { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
             return .init(service: schema, items: Array(letters.prefix(limit)))
         }
         router.register(JobAdministration.Retry.self) { request, context in
@@ -72,7 +72,7 @@ public enum JobAdministrationHandlers {
     static func deadLetter(_ job: Job, service: String, queue: String) -> JobAdministration.DeadLetter {
         let payload = (try? JSONDecoder().decode(JSONValue.self, from: job.payload)).map(redacted) ?? .null
         return .init(
-            service: service, queue: queue, id: job.id, kind: job.kind, state: job.state.rawValue,
+            service: service, queue: queue, id: job.id.uuidString.lowercased(), kind: job.kind, state: job.state.rawValue,
             attempts: job.attempts, maxAttempts: job.maxAttempts, lastError: job.lastError,
             deadReason: job.deadReason, payload: payload, createdAt: job.createdAt, updatedAt: job.updatedAt)
     }

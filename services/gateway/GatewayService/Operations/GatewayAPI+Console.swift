@@ -13,11 +13,11 @@ extension GatewayAPI {
     func getConsoleScript(_ input: Operations.GetConsoleScript.Input) async throws
         -> Operations.GetConsoleScript.Output
     {
-        .ok(.init(body: .javascript(HTTPBody(try ConsoleFiles.loaded.script))))
+        .ok(.init(body: .textJavascript(HTTPBody(try ConsoleFiles.loaded.script))))
     }
 
     func getConsoleStyle(_ input: Operations.GetConsoleStyle.Input) async throws -> Operations.GetConsoleStyle.Output {
-        .ok(.init(body: .css(HTTPBody(try ConsoleFiles.loaded.style))))
+        .ok(.init(body: .textCss(HTTPBody(try ConsoleFiles.loaded.style))))
     }
 }
 

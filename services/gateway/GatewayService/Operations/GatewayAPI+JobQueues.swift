@@ -42,7 +42,7 @@ extension GatewayAPI {
             case .failure: unavailable.append(service.rawValue)
             }
         }
-        items.sort { ($0.updatedAt, $0.id.uuidString) > ($1.updatedAt, $1.id.uuidString) }
+        items.sort { ($0.updatedAt, $0.id) > ($1.updatedAt, $1.id) }
         return .ok(.init(body: .json(.init(items: try OrdersJSON.convert(items), unavailable: unavailable))))
     }
 
@@ -84,7 +84,7 @@ extension GatewayAPI {
     /// readiness timeout; the answers in the services' order.
     private func fanOut<Reply: Sendable>(
         _ scope: RequestScope, only: [ServiceName]? = nil,
-        _ call: @escaping @Sendable (BusClient, ServiceName, RequestMetadata, Duration) async throws(ServiceError) -> Reply
+        _ call: @escaping @Sendable (BusClient, ServiceName, RequestMetadata, Duration) async throws -> Reply
     ) async -> [(ServiceName, Result<Reply, ServiceError>)] {
         let services = only ?? settings.readinessServices
         let timeout = settings.readinessTimeout
