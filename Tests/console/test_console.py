@@ -22,7 +22,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 BASE = os.environ.get("CONSOLE_BASE_URL")
 ADMIN = os.environ.get("CONSOLE_ADMIN_USERNAME")
@@ -190,6 +190,13 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
 
     # Print jobs: the seeded ready job is listed; mark it printed.
     open_page(browser, "print-jobs")
+    assert "A6" in find_row(browser, f'tr[data-job="{job}"]', "print-table").text
+    # The size filter: an A4 queue leaves the A6 job out, an A6 one has it.
+    Select(browser.find_element(By.ID, "print-size")).select_by_visible_text("A4")
+    browser.find_element(By.CSS_SELECTOR, "#print-filter button[type=submit]").click()
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, f'tr[data-job="{job}"]'))
+    Select(browser.find_element(By.ID, "print-size")).select_by_visible_text("A6")
+    browser.find_element(By.CSS_SELECTOR, "#print-filter button[type=submit]").click()
     find_row(browser, f'tr[data-job="{job}"]', "print-table")
     snap(browser, "01-print-jobs")
     browser.find_element(By.CSS_SELECTOR, f'tr[data-job="{job}"] button[data-action="printed"]').click()

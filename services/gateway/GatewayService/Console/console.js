@@ -250,14 +250,15 @@
     });
     if (!jobs) return;
     const cards = $("print-cards").value;
-    printJobs = jobs.filter((job) => cards === "" || (cards === "1" && job.cards === 1) || (cards === "2-5" && job.cards >= 2 && job.cards <= 5) || (cards === "6+" && job.cards >= 6));
+    const size = $("print-size").value;
+    printJobs = jobs.filter((job) => size === "" || job.size === size).filter((job) => cards === "" || (cards === "1" && job.cards === 1) || (cards === "2-5" && job.cards >= 2 && job.cards <= 5) || (cards === "6+" && job.cards >= 6));
     fill("print-table", printJobs.map((job) => {
       const tick = el("input", { type: "checkbox", value: job.id, "data-job": job.id, disabled: job.status !== "ready" });
       const actions = [["PDF", () => jobPDF(job), "pdf"]];
       if (job.status === "ready") actions.push(["Printed", () => markJob(job, "printed"), "printed"]);
       if (job.status === "printed") actions.push(["Mailed", () => markJob(job, "mailed"), "mailed"]);
       if (["queued", "ready", "printed"].includes(job.status)) actions.push(["Failed…", () => markJob(job, "failed"), "failed"]);
-      const line = row([tick, job.id, job.orderId, job.status, job.cards, when(job.createdAt), job.reason, buttons(actions)]);
+      const line = row([tick, job.id, job.orderId, job.status, job.size, job.cards, when(job.createdAt), job.reason, buttons(actions)]);
       line.dataset.job = job.id;
       return line;
     }), "no print jobs in this state");
