@@ -212,7 +212,7 @@ let package = Package(
                 "ZeroMQ",
             ],
             path: "services/gateway/GatewayService",
-            resources: [.copy("openapi.yaml")],
+            resources: [.copy("openapi.yaml"), .copy("Console")],
             swiftSettings: strict,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
@@ -493,6 +493,7 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 "ZeroMQ",
             ],
             path: "Tests/GatewayTests",

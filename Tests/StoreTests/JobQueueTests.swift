@@ -154,6 +154,36 @@ struct JobQueueTests {
         }
     }
 
+    @Test("a dead letter retried is queued again with its attempts; discarded, it is gone; other states are left alone")
+    func deadLettersAreRetriedAndDiscarded() async throws {
+        try await withQueue { _, queue, clock in
+            let first = try await queue.enqueue(kind: "render", payload: payload(1), maxAttempts: 2)
+            let second = try await queue.enqueue(kind: "render", payload: payload(2), maxAttempts: 2)
+            let alive = try await queue.enqueue(kind: "render", payload: payload(3), runAt: clock.now().addingTimeInterval(3_600))
+            for job in try await queue.claim(limit: 2, lease: 5) {
+                _ = try await queue.fail(job, reason: "invalid image", permanent: true)
+            }
+            #expect(Set(try await queue.deadLetters().map(\.id)) == [first, second])
+            clock.advance(by: 60)
+
+            let retried = try #require(try await queue.retryDead(id: first))
+            #expect(retried.state == .queued && retried.attempts == 0 && retried.runAt == clock.now())
+            #expect(retried.deadReason == nil && retried.lastError == "invalid image")
+            #expect(try await queue.retryDead(id: first) == nil, "retried twice")
+            #expect(try await queue.retryDead(id: alive) == nil, "a queued job is not a dead letter")
+            #expect(try await queue.retryDead(id: UUID()) == nil)
+            let again = try #require(try await queue.claim(lease: 5).first)
+            #expect(again.id == first && again.attempts == 1)
+
+            #expect(try await queue.discardDead(id: second))
+            #expect(try await queue.discardDead(id: second) == false)
+            #expect(try await queue.discardDead(id: alive) == false)
+            #expect(try await queue.job(id: second) == nil)
+            #expect(try await queue.job(id: alive)?.state == .queued)
+            #expect(try await queue.deadLetters().isEmpty)
+        }
+    }
+
     @Test func permanentFailureIsDeadLetteredAtOnce() async throws {
         try await withQueue { _, queue, _ in
             try await queue.enqueue(kind: "render", payload: payload(1), maxAttempts: 5)

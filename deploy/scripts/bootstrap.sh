@@ -9,8 +9,10 @@
 #     and pkg-config (SwiftPM asks it where libzmq.pc lives),
 #     PostgreSQL with contrib (pg_trgm) for the throwaway databases, curl (readiness checks), and
 #     docker-compose (Debian's v1, only to validate docker-compose.yml; no Docker engine needed).
-#   - Python packages from Tests/interop/requirements.txt and Tests/api-fuzz/requirements.txt
-#     (pyzmq, pytest, aiosmtpd, PyYAML; schemathesis 4 for the API fuzzing), with pip
+#   - Python packages from Tests/interop/requirements.txt, Tests/api-fuzz/requirements.txt and
+#     Tests/console/requirements.txt (pyzmq, pytest, aiosmtpd, PyYAML; schemathesis 4 for the API
+#     fuzzing; selenium for the console's browser test, which drives Debian's chromium through
+#     chromium-driver), with pip
 #     (--break-system-packages where Debian's Python refuses plain pip installs).
 # It does not install Swift: Debian does not package it (see https://www.swift.org/install/).
 #
@@ -18,7 +20,7 @@
 #   BOOTSTRAP_SKIP_APT=1   do not check/install Debian packages
 #   BOOTSTRAP_SKIP_PIP=1   do not check/install Python packages
 #   BOOTSTRAP_REQUIREMENTS="FILE..."  Python requirements files (default Tests/interop/requirements.txt
-#                          Tests/api-fuzz/requirements.txt)
+#                          Tests/api-fuzz/requirements.txt Tests/console/requirements.txt)
 set -euo pipefail
 LOG_TAG=bootstrap
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -26,13 +28,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 APT_PACKAGES=(
     libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev
     poppler-utils
-    chromium
+    chromium chromium-driver
     pkg-config
     postgresql postgresql-contrib
     curl
     docker-compose
 )
-read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt}"
+read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt $REPO_ROOT/Tests/console/requirements.txt}"
 
 # Where the noisy output of apt/pip goes; shown only when something fails.
 BOOTSTRAP_LOG=$(mktemp -t backplane-bootstrap.XXXXXX)

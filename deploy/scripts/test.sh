@@ -15,6 +15,9 @@
 #   api-fuzz    schemathesis (`st run -c all`, fixed seed) against the running system started from
 #               the build, with a user's and an admin's token (deploy/scripts/api-fuzz.sh); fails on
 #               any failure of any check; its summary line gives cases, failures and seconds
+#   console     deploy/scripts/console-test.sh: the operator console in headless Chromium (selenium,
+#               Tests/console) against the running system started from the build: sign in, mark
+#               a print job printed, retry a dead letter; screenshots in .data/console-test
 #   compose     docker-compose config -q (docker-compose.yml is valid)
 #   containers  deploy/scripts/compose-test.sh: the compose file and the image run for real with
 #               podman (healthy, every app's journey, --scale, a crash, down -v); builds release
@@ -27,8 +30,8 @@
 # Environment:
 #   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
 #   SWIFT_TEST_ARGS="..."   more arguments for swift test (so do this script's own arguments)
-#   TEST_STEPS="..."        steps to run (default "imports build swift-test interop api-fuzz compose
-#                           containers")
+#   TEST_STEPS="..."        steps to run (default "imports build swift-test interop api-fuzz console
+#                           compose containers")
 #   SWIFT_TEST_TIMEOUT      seconds before swift test is stopped (default 2700)
 #   TEST_PARALLELISM=N      Swift tests that may run at once (default 1). The suites share one
 #                           PostgreSQL and two cores: run side by side, a suite that keeps a
@@ -43,7 +46,7 @@ set -euo pipefail
 LOG_TAG="test"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-: "${TEST_STEPS:=imports build swift-test interop api-fuzz compose containers}"
+: "${TEST_STEPS:=imports build swift-test interop api-fuzz console compose containers}"
 : "${SWIFT_TEST_TIMEOUT:=2700}"
 : "${PYTEST_TIMEOUT:=900}"
 : "${TEST_PARALLELISM:=1}"
@@ -187,6 +190,15 @@ step_api_fuzz() {
     return 0
 }
 
+step_console() {
+    if [[ ! -x $BIN_DIR/gateway ]]; then
+        record console FAIL "(no gateway executable in $BIN_DIR)"
+        warn "console: no gateway executable in $BIN_DIR"
+        return 0
+    fi
+    CONSOLE_OUT="$REPO_ROOT/.data/console-test" BACKPLANE_BIN_DIR=$BIN_DIR run_step console "$SCRIPTS_DIR/console-test.sh"
+}
+
 step_compose() {
     if command -v docker-compose >/dev/null 2>&1; then
         run_step compose docker-compose -f docker-compose.yml config -q
@@ -226,7 +238,7 @@ main() {
 
     local step
     for step in $TEST_STEPS; do
-        [[ $step =~ ^(imports|build|swift-test|interop|api-fuzz|compose|containers)$ ]] || die "unknown step '$step' in TEST_STEPS"
+        [[ $step =~ ^(imports|build|swift-test|interop|api-fuzz|console|compose|containers)$ ]] || die "unknown step '$step' in TEST_STEPS"
     done
     [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
     # Printing's gazetteer (greeting suggestions), which its tests and processes read.
@@ -236,7 +248,7 @@ main() {
     start_test_db
 
     BIN_DIR=""
-    if wanted build || wanted swift-test || wanted interop || wanted api-fuzz; then
+    if wanted build || wanted swift-test || wanted interop || wanted api-fuzz || wanted console; then
         require_cmd swift "install a Swift 6 toolchain (https://www.swift.org/install/)"
         BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
     fi
@@ -246,10 +258,12 @@ main() {
         wanted swift-test && skip_step swift-test "build failed"
         wanted interop && skip_step interop "build failed"
         wanted api-fuzz && skip_step api-fuzz "build failed"
+        wanted console && skip_step console "build failed"
     else
         wanted swift-test && step_swift_test "$@"
         wanted interop && step_interop
         wanted api-fuzz && step_api_fuzz
+        wanted console && step_console
     fi
     wanted compose && step_compose
     wanted containers && run_step containers "$SCRIPTS_DIR/compose-test.sh"

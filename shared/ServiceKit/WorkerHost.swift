@@ -143,6 +143,8 @@ public enum WorkerHost {
                     instance: Self.instance, uptimeSeconds: Int64(Date().timeIntervalSince(started)),
                     checks: ["database": database])
             }
+            JobAdministrationHandlers.register(
+                on: &router, postgres: postgres, schema: definition.service.rawValue, clock: clock, logger: logger)
             let resources = WorkerResources(
                 service: definition.service, postgres: postgres,
                 bus: BusClient(client: mdpClient, defaultTimeout: timeout),

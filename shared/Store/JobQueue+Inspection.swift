@@ -105,3 +105,42 @@ extension JobQueue {
         return tables
     }
 }
+
+extension JobQueue {
+    /// Gives a dead letter a new life: queued again, due now, with a full set of attempts (its
+    /// last error kept, its dead reason cleared). Returns the job as it now is, or nil when no
+    /// job `id` is dead in this table (never was, was retried already, or was discarded).
+    public func retryDead(id: UUID) async throws -> Job? {
+        let name = try qualifiedName()
+        let now = clock.now()
+        let rows = try await client.query(
+            """
+            UPDATE \(unescaped: name) SET state = 'queued', attempts = 0, run_at = \(now), dead_reason = NULL,
+                locked_until = NULL, updated_at = \(now)
+            WHERE id = \(id) AND state = 'dead'
+            RETURNING \(unescaped: Self.columns(prefix: ""))
+            """,
+            logger: logger
+        )
+        for try await row in rows {
+            let job = try Self.decodeJob(row)
+            logger.notice("dead letter queued again", metadata: ["jobId": "\(job.id)", "kind": "\(job.kind)"])
+            return job
+        }
+        return nil
+    }
+
+    /// Deletes a dead letter for good. True when job `id` was dead in this table and is gone;
+    /// false when there was no such dead job (a job in any other state is left alone).
+    public func discardDead(id: UUID) async throws -> Bool {
+        let name = try qualifiedName()
+        let rows = try await client.query(
+            "DELETE FROM \(unescaped: name) WHERE id = \(id) AND state = 'dead' RETURNING kind", logger: logger
+        )
+        for try await kind in rows.decode(String.self) {
+            logger.notice("dead letter discarded", metadata: ["jobId": "\(id)", "kind": "\(kind)"])
+            return true
+        }
+        return false
+    }
+}

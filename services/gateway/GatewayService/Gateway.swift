@@ -36,6 +36,7 @@ public enum Gateway {
     ) throws -> some ApplicationProtocol {
         let router = Router(context: GatewayRequestContext.self)
         let document = try openAPIDocument()
+        _ = try ConsoleFiles.loaded  // a gateway without its console's files does not start
         router.add(middleware: RequestIDMiddleware(
                 logger: logger, paths: LoggedPath(document: document), every: settings.accessLogEvery))
         router.add(middleware: MetricsMiddleware())
@@ -43,6 +44,7 @@ public enum Gateway {
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: SingleRepresentationMiddleware())
         router.add(middleware: CacheHeadersMiddleware())
+        router.add(middleware: ConsoleHeadersMiddleware())
         let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: document)
         var routes = try RouteTable(registeredBy: api)
         for route in BusRoute.all { routes.add(route.method, route.path) }

@@ -306,13 +306,19 @@ extension Printing {
         public var createdAt: Date
         /// Why the job failed, when `failed`.
         public var reason: String?
-        public init(id: String, orderId: String, status: String, cards: Int, createdAt: Date, reason: String? = nil) {
+        /// The card size (`A6`, `A5` or `A4`): a batch PDF takes jobs of one size.
+        public var size: String?
+        public init(
+            id: String, orderId: String, status: String, cards: Int, createdAt: Date, reason: String? = nil,
+            size: String? = nil
+        ) {
             self.id = id
             self.orderId = orderId
             self.status = status
             self.cards = cards
             self.createdAt = createdAt
             self.reason = reason
+            self.size = size
         }
     }
 

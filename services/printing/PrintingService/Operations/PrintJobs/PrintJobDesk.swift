@@ -140,14 +140,13 @@ public struct PrintJobDesk: Sendable {
         for try await row in rows {
             let (id, orderId, status, cards, created, reason, file, document, userId) = try row.decode(
                 (UUID, String, String, Int, Date, String?, String?, String, String).self)
+            let postcard = try Wire.makeDecoder().decode(Orders.PostcardDetails.self, from: Data(document.utf8))
             found.append(
                 Stored(
                     job: Printing.PrintJob(
                         id: id.uuidString.lowercased(), orderId: orderId, status: status, cards: cards,
-                        createdAt: created, reason: reason),
-                    file: file,
-                    postcard: try Wire.makeDecoder().decode(Orders.PostcardDetails.self, from: Data(document.utf8)),
-                    userId: userId))
+                        createdAt: created, reason: reason, size: postcard.size),
+                    file: file, postcard: postcard, userId: userId))
         }
         return found
     }

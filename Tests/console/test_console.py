@@ -1,0 +1,241 @@
+"""The operator console in a real browser: headless Chromium driven by selenium.
+
+Run by deploy/scripts/console-test.sh (step `console` of `make test`), which starts the system
+and sets CONSOLE_BASE_URL, CONSOLE_ADMIN_USERNAME/PASSWORD, CONSOLE_OUT and DATABASE_URL. The
+test seeds what it needs straight into the services' tables (a print job ready to print, a dead
+letter), signs in as the configured admin, marks the job printed and retries the dead letter
+through the pages, checks the database saw both, and signs in as a printer, who sees only the
+printer's pages. Every page is photographed into CONSOLE_OUT/screenshots and each photograph
+is checked to show something (not one flat colour).
+"""
+import json
+import os
+import pathlib
+import struct
+import subprocess
+import urllib.request
+import uuid
+import zlib
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+BASE = os.environ.get("CONSOLE_BASE_URL")
+ADMIN = os.environ.get("CONSOLE_ADMIN_USERNAME")
+ADMIN_PASSWORD = os.environ.get("CONSOLE_ADMIN_PASSWORD")
+OUT = pathlib.Path(os.environ.get("CONSOLE_OUT", ".data/console-test")) / "screenshots"
+DATABASE_URL = os.environ.get("DATABASE_URL")
+
+pytestmark = pytest.mark.skipif(
+    not (BASE and ADMIN and ADMIN_PASSWORD and DATABASE_URL),
+    reason="run through deploy/scripts/console-test.sh, which starts the system",
+)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def psql(sql):
+    """One statement through psql; its first column of the first row, or ''."""
+    done = subprocess.run(
+        ["psql", DATABASE_URL, "-qtAX", "-v", "ON_ERROR_STOP=1", "-c", sql],
+        check=True, capture_output=True, text=True,
+    )
+    return done.stdout.strip().splitlines()[0] if done.stdout.strip() else ""
+
+
+def http(method, path, body=None, token=None):
+    request = urllib.request.Request(BASE + path, method=method, data=None if body is None else json.dumps(body).encode())
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        text = response.read()
+        return json.loads(text) if text else None
+
+
+def png_shows_something(data):
+    """True when a PNG is not one flat colour: the decompressed scanlines (whatever PNG filter
+    each row uses) of a single-colour image are a handful of byte values, nearly all one value;
+    a page with text and tables has dozens of values and no single one close to all."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    position, idat, width, height = 8, b"", 0, 0
+    while position < len(data):
+        length, kind = struct.unpack(">I4s", data[position:position + 8])
+        chunk = data[position + 8:position + 8 + length]
+        if kind == b"IHDR":
+            width, height = struct.unpack(">II", chunk[:8])
+        elif kind == b"IDAT":
+            idat += chunk
+        position += 12 + length
+    raw = zlib.decompress(idat)
+    counts = [0] * 256
+    for byte in raw:
+        counts[byte] += 1
+    distinct = sum(1 for c in counts if c)
+    return width > 100 and height > 100 and distinct >= 32 and max(counts) < 0.995 * len(raw)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = next(
+        (p for p in ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"] if os.path.exists(p)),
+        "/usr/bin/chromium",
+    )
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def wait(driver, condition, seconds=15):
+    return WebDriverWait(driver, seconds).until(condition)
+
+
+def find_row(driver, selector, table):
+    """The row `selector` of table `table`; when it does not come, fails saying what the table
+    and the status line show instead."""
+    try:
+        return wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, selector)))
+    except Exception:
+        shown = driver.find_element(By.ID, table).text
+        status = driver.find_element(By.ID, "status").text
+        raise AssertionError(f"no {selector} in #{table}: {shown!r}; status: {status!r}") from None
+
+
+def status_says(driver, words):
+    return wait(driver, lambda d: words in d.find_element(By.ID, "status").text and d.find_element(By.ID, "status"))
+
+
+def snap(driver, name):
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / (name + ".png")
+    data = driver.get_screenshot_as_png()
+    path.write_bytes(data)
+    assert png_shows_something(data), f"the screenshot of {name} ({path}) is blank"
+    return path
+
+
+def sign_in(driver, username, password):
+    driver.get(BASE + "/console")
+    wait(driver, EC.visibility_of_element_located((By.ID, "signin-form")))
+    driver.find_element(By.ID, "username").send_keys(username)
+    driver.find_element(By.ID, "password").send_keys(password)
+    driver.find_element(By.ID, "signin-button").click()
+    wait(driver, EC.visibility_of_element_located((By.ID, "nav")))
+
+
+def nav_titles(driver):
+    return [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#nav button")]
+
+
+def open_page(driver, page):
+    driver.find_element(By.CSS_SELECTOR, f'#nav button[data-page="{page}"]').click()
+    wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, f'section[data-page="{page}"]')))
+    # Each page loads its tables on opening: wait for the first table's body to fill, or for
+    # the status line to report an error (which fails the test with the API's answer).
+    def settled(d):
+        status = d.find_element(By.ID, "status")
+        if "error" in (status.get_attribute("class") or ""):
+            return True
+        return all(
+            len(body.find_elements(By.TAG_NAME, "tr")) > 0
+            for body in d.find_elements(By.CSS_SELECTOR, f'section[data-page="{page}"] table:not([hidden]) tbody')[:1]
+        )
+    wait(driver, settled)
+    status = driver.find_element(By.ID, "status")
+    assert "error" not in (status.get_attribute("class") or ""), f"{page}: {status.text}"
+
+
+# ---------------------------------------------------------------------------- the test
+
+
+def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_only_print_pages(browser):
+    job = str(uuid.uuid4())
+    recipient = {"name": "Ann Example", "address": {"line1": "1 Main Street", "city": "Lund", "country": "SE"}}
+    postcard = json.dumps({"size": "A6", "greeting": "Hello", "recipients": [recipient, recipient]})
+    psql(
+        "INSERT INTO printing.print_jobs (id, order_id, user_id, status, cards, postcard, created_at, updated_at) "
+        f"VALUES ('{job}', 'console-{job}', '{uuid.uuid4()}', 'ready', 2, '{postcard}', now(), now())"
+    )
+    letter = str(uuid.uuid4())
+    # A kind no notify worker claims, so that once retried it stays queued for the check.
+    psql(
+        "INSERT INTO notify.jobs (id, kind, payload, state, attempts, max_attempts, run_at, last_error, dead_reason, "
+        "created_at, updated_at) VALUES "
+        f"('{letter}', 'console_check', '{{\"note\": \"seeded\", \"pushToken\": \"secret-value\"}}', 'dead', 5, 5, "
+        "now(), 'seeded by the console test', 'seeded by the console test', now(), now())"
+    )
+
+    # The sign-in page, with nothing inline that the Content-Security-Policy would refuse.
+    browser.get(BASE + "/console")
+    wait(browser, EC.visibility_of_element_located((By.ID, "signin-form")))
+    snap(browser, "00-sign-in")
+
+    sign_in(browser, ADMIN, ADMIN_PASSWORD)
+    assert "token" not in browser.current_url.lower() and browser.current_url.endswith("/console")
+    assert browser.execute_script("return window.localStorage.length + window.sessionStorage.length") == 0
+    assert browser.execute_script("return document.cookie") == ""
+    titles = nav_titles(browser)
+    assert titles == ["Print jobs", "Postage", "Dead letters", "Queues", "Users and roles", "Campus", "Vouchers",
+                      "Highlighted bills"], titles
+
+    # Print jobs: the seeded ready job is listed; mark it printed.
+    open_page(browser, "print-jobs")
+    assert "A6" in find_row(browser, f'tr[data-job="{job}"]', "print-table").text
+    # The size filter: an A4 queue leaves the A6 job out, an A6 one has it.
+    Select(browser.find_element(By.ID, "print-size")).select_by_visible_text("A4")
+    browser.find_element(By.CSS_SELECTOR, "#print-filter button[type=submit]").click()
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, f'tr[data-job="{job}"]'))
+    Select(browser.find_element(By.ID, "print-size")).select_by_visible_text("A6")
+    browser.find_element(By.CSS_SELECTOR, "#print-filter button[type=submit]").click()
+    find_row(browser, f'tr[data-job="{job}"]', "print-table")
+    snap(browser, "01-print-jobs")
+    browser.find_element(By.CSS_SELECTOR, f'tr[data-job="{job}"] button[data-action="printed"]').click()
+    status_says(browser, f"Job {job} marked printed")
+    assert psql(f"SELECT status FROM printing.print_jobs WHERE id = '{job}'") == "printed"
+    assert not browser.find_elements(By.CSS_SELECTOR, f'tr[data-job="{job}"]'), "a printed job left the ready list"
+
+    # Dead letters: inspect (secrets redacted), then retry.
+    open_page(browser, "dead-letters")
+    row = find_row(browser, f'tr[data-dead-letter="{letter}"]', "dead-table")
+    row.find_element(By.CSS_SELECTOR, 'button[data-action="inspect"]').click()
+    detail = wait(browser, EC.visibility_of_element_located((By.ID, "dead-detail"))).text
+    assert "seeded" in detail and "secret-value" not in detail and "[redacted]" in detail
+    snap(browser, "02-dead-letters")
+    row.find_element(By.CSS_SELECTOR, 'button[data-action="retry"]').click()
+    status_says(browser, f"Dead letter {letter} (console_check) queued again")
+    assert psql(f"SELECT state FROM notify.jobs WHERE id = '{letter}'") == "queued"
+
+    for number, page in enumerate(["queues", "postage", "users", "campus", "vouchers", "civic"], start=3):
+        if page in ("users", "vouchers"):
+            browser.find_element(By.CSS_SELECTOR, '#nav button[data-page="%s"]' % page).click()
+            wait(browser, EC.visibility_of_element_located((By.CSS_SELECTOR, f'section[data-page="{page}"]')))
+        else:
+            open_page(browser, page)
+        snap(browser, f"{number:02d}-{page}")
+    # The page kept no trace of the session: storage empty, and no CSP violation was logged.
+    assert browser.execute_script("return window.localStorage.length + window.sessionStorage.length") == 0
+    refused = [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
+    assert refused == [], refused
+
+    # Sign out; a printer (made so by the admin through the API) sees only the printer's pages.
+    browser.find_element(By.ID, "sign-out").click()
+    wait(browser, EC.visibility_of_element_located((By.ID, "signin-form")))
+    printer = f"printer-{uuid.uuid4().hex[:10]}@example.org"
+    password = "Printer-pass-1"
+    created = http("POST", "/v1/auth/register", {"username": printer, "password": password})
+    root = http("POST", "/v1/auth/login", {"username": ADMIN, "password": ADMIN_PASSWORD})["accessToken"]
+    http("POST", f"/v1/admin/users/{created['userId']}/roles", {"grant": ["printer"]}, token=root)
+    sign_in(browser, printer, password)
+    assert nav_titles(browser) == ["Print jobs", "Postage"]
+    open_page(browser, "print-jobs")
+    snap(browser, "09-printer-view")
