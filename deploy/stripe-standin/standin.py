@@ -40,7 +40,8 @@ Control API under /_standin (never part of Stripe):
   GET  /_standin/charges   every payment intent that holds or took money, with its backplane key,
                            amounts authorized, captured and refunded (for deploy/scripts/reconcile.sh)
 
-Environment: STANDIN_PORT (8096), STANDIN_HOST (127.0.0.1), STANDIN_API_KEY (sk_test_standin).
+Environment: STANDIN_PORT (8096), STANDIN_HOST (127.0.0.1), STANDIN_API_KEY (sk_test_standin),
+STANDIN_DELAY_MS (0: the faults' delay_ms from the start, e.g. 300 for the payments benchmark).
 Prints "stripe-standin on HOST:PORT" once it listens.
 """
 import json
@@ -123,7 +124,7 @@ class State:
         self.refunds = {}
         self.methods = {}  # pm id -> PaymentMethod made through POST /v1/payment_methods
         self.idempotent = {}  # key -> (method, path, params, status, body)
-        self.faults = {"delay_ms": 0, "fail_5xx": 0, "fail_after": False, "timeout": 0, "timeout_s": 30}
+        self.faults = {"delay_ms": int(os.environ.get("STANDIN_DELAY_MS", "0")), "fail_5xx": 0, "fail_after": False, "timeout": 0, "timeout_s": 30}
         self.posts_by_key = {}
 
     def new_id(self, prefix):
