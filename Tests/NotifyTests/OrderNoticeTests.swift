@@ -13,7 +13,8 @@ import Testing
 struct OrderNoticeTests {
     static func event(_ topic: String, _ payload: some Encodable) throws -> StoredEvent {
         StoredEvent(
-            seq: 1, xid: 1, id: UUID(), topic: topic, producer: "orders", payload: try Wire.makeEncoder().encode(payload),
+            seq: 1, xid: 1, id: UUID(), topic: topic, producer: "orders",
+            payload: try Wire.makeEncoder().encode(payload),
             requestId: nil, createdAt: Date())
     }
 

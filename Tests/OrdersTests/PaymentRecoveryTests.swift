@@ -175,12 +175,15 @@ struct StripeRecoveryTests {
             let stripe = StripeProviderTests.provider(standin)
             try await OrdersFixture.with(provider: { _ in stripe }) { db in
                 let ann = db.user()
-                let wallet = Wallet(store: PaymentMethodStore(client: db.client, logger: OrdersFixture.logger),
+                let wallet = Wallet(
+                    store: PaymentMethodStore(client: db.client, logger: OrdersFixture.logger),
                     provider: stripe, clock: db.clock)
                 let made = try await standin.stripe(
                     "/v1/payment_methods",
-                    ["type": "card", "card[number]": "5555555555554444", "card[exp_month]": "11",
-                     "card[exp_year]": "2031", "card[cvc]": "123"])
+                    [
+                        "type": "card", "card[number]": "5555555555554444", "card[exp_month]": "11",
+                        "card[exp_year]": "2031", "card[cvc]": "123",
+                    ])
                 let pm = try #require(made["id"] as? String)
                 let saved = try await wallet.addTokenized(.init(paymentMethodId: pm), actor: ann)
                 #expect(saved.brand == "mastercard" && saved.last4 == "4444" && saved.expYear == 2031)
@@ -205,8 +208,10 @@ struct StripeRecoveryTests {
                 #expect(wrongMode?.code == .failedPrecondition)
                 let declining = try await standin.stripe(
                     "/v1/payment_methods",
-                    ["type": "card", "card[number]": "4000000000000002", "card[exp_month]": "11",
-                     "card[exp_year]": "2031", "card[cvc]": "123"])
+                    [
+                        "type": "card", "card[number]": "4000000000000002", "card[exp_month]": "11",
+                        "card[exp_year]": "2031", "card[cvc]": "123",
+                    ])
                 let refusedCard = try await wallet.addTokenized(
                     .init(paymentMethodId: try #require(declining["id"] as? String)), actor: ann)
                 let refused = await failure {
@@ -266,7 +271,9 @@ extension StripeStandin {
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(Self.apiKey)")
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        let body = form.map { "\(StripePaymentProvider.formEscape($0.key))=\(StripePaymentProvider.formEscape($0.value))" }
+        let body = form.map {
+            "\(StripePaymentProvider.formEscape($0.key))=\(StripePaymentProvider.formEscape($0.value))"
+        }
         request.body = .bytes(ByteBuffer(string: body.joined(separator: "&")))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let data = try await response.body.collect(upTo: 1 << 24)
