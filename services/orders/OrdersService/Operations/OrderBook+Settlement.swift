@@ -220,7 +220,8 @@ extension OrderBook {
         let reference: String
         do {
             reference = try await provider.void(
-                authorization: authorization, idempotencyKey: PaymentStep.key(PaymentStep.void.rawValue, order: due.orderId))
+                authorization: authorization,
+                idempotencyKey: PaymentStep.key(PaymentStep.void.rawValue, order: due.orderId))
         } catch is PaymentDeclined {
             reference = "capture_refused"
         } catch {

@@ -82,8 +82,10 @@ public struct StripePaymentProvider: PaymentProvider {
     /// card. An unknown id is 404 naming `paymentMethodId`; not a card, or an expired one, 400.
     public func retrieveTokenized(_ id: String, now: Date) async throws -> TokenizedCard {
         guard id.hasPrefix("pm_"), id.count <= 255,
-            id.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (48...57).contains($0) || (65...90).contains($0)
-                || (97...122).contains($0) })
+            id.utf8.allSatisfy({
+                $0 == UInt8(ascii: "_") || (48...57).contains($0) || (65...90).contains($0)
+                    || (97...122).contains($0)
+            })
         else {
             throw ServiceError(
                 .invalidArgument, "paymentMethodId is a Stripe PaymentMethod id (pm_...)",
@@ -96,7 +98,8 @@ public struct StripePaymentProvider: PaymentProvider {
             throw ServiceError(
                 .notFound, "Stripe knows no such PaymentMethod", details: ["field": "paymentMethodId"])
         } catch is StripeUnavailable {
-            throw ServiceError(.unavailable, "Stripe did not answer; try again", details: ["retryAfterSeconds": .number(5)])
+            throw ServiceError(
+                .unavailable, "Stripe did not answer; try again", details: ["retryAfterSeconds": .number(5)])
         }
         guard let card = method.card, let brand = card.brand, let last4 = card.last4 else {
             throw ServiceError(
