@@ -243,7 +243,8 @@ SELECT 'holds left at Stripe for orders whose money we released or never took', 
   FROM ours o JOIN stripe_charges c USING (intent)
   WHERE c.status = 'requires_capture' AND (o.released OR o.state IN ('failed', 'canceled', 'refunded'));
 SELECT 'authorizations in our ledger that Stripe does not know', count(*), 1 FROM ours o
-  WHERE EXISTS (SELECT 1 FROM orders.ledger l WHERE l.order_id = o.id AND l.movement = 'authorize')
+  WHERE EXISTS (SELECT 1 FROM orders.ledger l
+                WHERE l.order_id = o.id AND l.movement = 'authorize' AND l.provider = 'stripe')
     AND NOT EXISTS (SELECT 1 FROM stripe_charges c WHERE c.intent = o.intent);
 SQL
 )
