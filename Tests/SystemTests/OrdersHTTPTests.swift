@@ -352,7 +352,8 @@ struct OrdersHTTPTests {
             "stripe-standin", port: port, environment: ["STANDIN_API_KEY": "sk_test_standin"],
             banner: "stripe-standin on")
         defer {
-            standin.terminate()
+            // SIGKILL, as the other stand-ins' helpers: a child of the test process may not see SIGTERM.
+            kill(standin.processIdentifier, SIGKILL)
             standin.waitUntilExit()
             try? FileManager.default.removeItem(at: log)
         }
