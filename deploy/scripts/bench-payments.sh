@@ -9,7 +9,7 @@
 #
 #   deploy/scripts/bench-payments.sh [loadgen options...]     default: --rate 200 --seconds 30
 #   e.g. smoke run on the debug build:
-#   BACKPLANE_BIN_DIR=$(swift build --show-bin-path) deploy/scripts/bench-payments.sh --rate 20 --seconds 3
+#   SKIP_BUILD=1 BACKPLANE_BIN_DIR=$(swift build --show-bin-path) deploy/scripts/bench-payments.sh --rate 20 --seconds 3
 #
 # Environment:
 #   STRIPE_STANDIN_DELAY_MS  the stand-in's answer time (default 300)
