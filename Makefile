@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run compose-config compose-test clean clean-data
+.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run compose-config compose-test clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -63,6 +63,9 @@ bench-flood: ## rate limits: a 60 s login flood from one address beside 10 login
 
 bench-orders: ## quotes and orders at a fixed rate through the gateway, p50/p99 from when due (starts the system)
 	@$(SCRIPTS)/bench-system.sh orders $(LOADGEN_ARGS)
+
+bench-payments: ## orders at 200/s for 30 s paying through the Stripe stand-in answering in 300 ms: p50/p99, PostgreSQL pool exhaustion (starts the system)
+	@$(SCRIPTS)/bench-payments.sh $(LOADGEN_ARGS)
 
 bench-routing: ## route queries in process vs pgRouting's pgr_dijkstra, 1,000,000-node grid (installs pgRouting)
 	@$(SCRIPTS)/bench-routing.sh

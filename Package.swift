@@ -529,7 +529,7 @@ let package = Package(
             name: "OrdersTests",
             dependencies: [
                 "TestSupport",
-                "OrdersContract", "PrintingContract",
+                "OrdersContract", "PrintingContract", "NotifyContract",
                 "Contract", "OrdersService", "ServiceKit", "Store", "ZeroMQ",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

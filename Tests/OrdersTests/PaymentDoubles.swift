@@ -195,3 +195,31 @@ struct RefusingCaptures: PaymentProvider {
         try await sandbox.outcome(of: idempotencyKey)
     }
 }
+
+/// The sandbox refusing every refund (a charge disputed or already refunded at the processor).
+struct RefusingRefunds: PaymentProvider {
+    let sandbox: SandboxPaymentProvider
+    var name: String { sandbox.name }
+
+    func tokenize(_ card: CardDetails, now: Date) async throws -> TokenizedCard {
+        try await sandbox.tokenize(card, now: now)
+    }
+    func authorize(token: String, amount: Money, idempotencyKey: String) async throws -> String {
+        try await sandbox.authorize(token: token, amount: amount, idempotencyKey: idempotencyKey)
+    }
+    func authorizeAndCapture(token: String, amount: Money, idempotencyKey: String) async throws -> String? {
+        try await sandbox.authorizeAndCapture(token: token, amount: amount, idempotencyKey: idempotencyKey)
+    }
+    func capture(authorization: String, amount: Money, idempotencyKey: String) async throws -> String {
+        try await sandbox.capture(authorization: authorization, amount: amount, idempotencyKey: idempotencyKey)
+    }
+    func void(authorization: String, idempotencyKey: String) async throws -> String {
+        try await sandbox.void(authorization: authorization, idempotencyKey: idempotencyKey)
+    }
+    func refund(authorization: String, amount: Money, idempotencyKey: String) async throws -> String {
+        throw PaymentDeclined(reason: "processing_error", message: "the charge is disputed")
+    }
+    func outcome(of idempotencyKey: String) async throws -> PaymentOutcome? {
+        try await sandbox.outcome(of: idempotencyKey)
+    }
+}

@@ -77,7 +77,8 @@ struct StripeProviderTests {
             _ = try await stripe.refund(
                 authorization: charged, amount: Money(amount: 249, currency: "EUR"), idempotencyKey: "r2-\(charged)")
             #expect((try await standin.read("stats")["refunded"] as? Int) == 349)
-            await #expect(throws: StripeRequestFailure.self) {
+            // Stripe's 400 for more than is left is final: a refusal, not a silence to retry.
+            await #expect(throws: PaymentDeclined.self) {
                 _ = try await stripe.refund(
                     authorization: charged, amount: Money(amount: 1, currency: "EUR"), idempotencyKey: "r3-\(charged)")
             }

@@ -125,13 +125,18 @@ struct StripeWebhookTests {
             #expect(try await db.ledger(placed.id).sum == 0)
             #expect(try await db.ledger(placed.id).movements["refund"] == 2)
             #expect(try await db.events(placed.id).filter { $0 == "orders.refunded" }.count == 1)
+            #expect(try await db.events(placed.id).filter { $0 == "orders.refund_notice" }.count == 1)
 
             let dispute: [String: Any] = [
                 "id": "evt_\(UUID().uuidString)", "type": "charge.dispute.created",
                 "data": ["object": ["id": "dp_1", "payment_intent": authorization, "reason": "fraudulent"]],
             ]
             _ = try await deliver(hooks, dispute, at: db.clock.now())
-            #expect(try await db.events(placed.id).last == "orders.disputed")
+            #expect(try await db.events(placed.id).suffix(2) == ["orders.disputed", "orders.dispute_notice"])
+            _ = try await deliver(hooks, dispute.merging(["id": "evt_\(UUID().uuidString)"]) { $1 }, at: db.clock.now())
+            #expect(
+                try await db.events(placed.id).filter { $0 == "orders.dispute_notice" }.count == 1,
+                "the same dispute told once")
         }
     }
 }

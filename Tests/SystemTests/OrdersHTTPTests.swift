@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Store
+import TestSupport
 import Testing
 
 /// Quotes, cards and orders through HTTP: gateway, broker, auth and orders as real processes.
@@ -313,24 +314,90 @@ struct OrdersHTTPTests {
             "POST", "/v1/payment-methods",
             json: #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#)
         let card = try #require(json(saved.body)["id"] as? String)
-        let ecard = #"{"kind": "ecard", "ecard": {"recipients": [{"email": "bo@example.org"}]}, "currency": "EUR", "paymentMethodId": "\#(card)"}"#
+        let ecard =
+            #"{"kind": "ecard", "ecard": {"recipients": [{"email": "bo@example.org"}]}, "currency": "EUR", "paymentMethodId": "\#(card)"}"#
         let placed = await ann.send("POST", "/v1/orders", json: ecard, headers: ["Idempotency-Key": UUID().uuidString])
         #expect(placed.status == 201, "\(placed.body)")
         let id = try #require(json(placed.body)["id"] as? String)
         let path = "/v1/admin/orders/\(id)/refund"
         #expect(await ann.send("POST", path, json: "{}", headers: ["Idempotency-Key": "k1"]).status == 403)
         #expect(await admin.send("POST", path, json: "{}").status == 400, "no Idempotency-Key")
-        let partial = await admin.send("POST", path, json: #"{"amount": 10, "reason": "late"}"#, headers: ["Idempotency-Key": "k1"])
+        let partial = await admin.send(
+            "POST", path, json: #"{"amount": 10, "reason": "late"}"#, headers: ["Idempotency-Key": "k1"])
         #expect(partial.status == 200, "\(partial.body)")
         #expect((json(partial.body)["refundedTotal"] as? [String: Any])?["amount"] as? Int == 10)
-        let again = await admin.send("POST", path, json: #"{"amount": 10, "reason": "late"}"#, headers: ["Idempotency-Key": "k1"])
+        let again = await admin.send(
+            "POST", path, json: #"{"amount": 10, "reason": "late"}"#, headers: ["Idempotency-Key": "k1"])
         #expect(json(again.body)["refundId"] as? String == json(partial.body)["refundId"] as? String)
-        #expect(await admin.send("POST", path, json: #"{"amount": 100000}"#, headers: ["Idempotency-Key": "k2"]).status == 422)
+        #expect(
+            await admin.send("POST", path, json: #"{"amount": 100000}"#, headers: ["Idempotency-Key": "k2"]).status
+                == 422)
+        let tokenized = await ann.send(
+            "POST", "/v1/payment-methods/tokenized", json: #"{"paymentMethodId": "pm_card_visa"}"#)
+        #expect(tokenized.status == 422, "the sandbox tokenizes on the server: \(tokenized.body)")
+        #expect(field(tokenized) == "paymentMethodId")
         let rest = await admin.send("POST", path, json: "{}", headers: ["Idempotency-Key": "k3"])
         #expect(rest.status == 200, "\(rest.body)")
         #expect(
             (json(rest.body)["refundedTotal"] as? [String: Any])?["amount"] as? Int
                 == (json(placed.body)["total"] as? [String: Any])?["amount"] as? Int)
+    }
+
+    @Test(
+        "a card the app tokenized with Stripe's SDK, saved by its pm_ id through HTTP (201, 400, 401, 404), then an order paid with it"
+    )
+    func tokenizedOverHTTP() async throws {
+        let port = try SystemHarness.freePort()
+        let (standin, log) = try await PythonStandin.start(
+            "stripe-standin", port: port, environment: ["STANDIN_API_KEY": "sk_test_standin"],
+            banner: "stripe-standin on")
+        defer {
+            // SIGKILL, as the other stand-ins' helpers: a child of the test process may not see SIGTERM.
+            kill(standin.processIdentifier, SIGKILL)
+            standin.waitUntilExit()
+            try? FileManager.default.removeItem(at: log)
+        }
+        let system = try SystemHarness()
+        defer { _ = system.stopBlocking() }
+        try system.start("broker")
+        try system.start("auth")
+        try system.start(
+            "orders",
+            extra: [
+                "PAYMENT_PROVIDER": "stripe", "STRIPE_API_KEY": "sk_test_standin",
+                "STRIPE_BASE_URL": "http://127.0.0.1:\(port)",
+            ])
+        try system.start("gateway", extra: ["READINESS_SERVICES": "auth,orders"])
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline, await system.get("/readyz")?.status != 200 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        try #require(await system.get("/readyz")?.status == 200, "\(system.logs())")
+        // What the app's Stripe SDK does with the buyer's card: the number goes to Stripe only.
+        let made = await offPool {
+            HTTP.request(
+                port: port, method: "POST", path: "/v1/payment_methods",
+                body: "type=card&card%5Bnumber%5D=5555555555554444&card%5Bexp_month%5D=11&card%5Bexp_year%5D=2031",
+                headers: ["Authorization": "Bearer sk_test_standin"], contentType: "application/x-www-form-urlencoded")
+        }
+        let pm = try #require(json(made?.body ?? "")["id"] as? String, "\(made?.body ?? "no answer")")
+        let (ann, _) = try await signUp(system, "sdk")
+        let path = "/v1/payment-methods/tokenized"
+        #expect(
+            await Client(port: system.httpPort, token: nil).send("POST", path, json: #"{"paymentMethodId": "\#(pm)"}"#)
+                .status == 401)
+        let bad = await ann.send("POST", path, json: #"{"paymentMethodId": "4242424242424242"}"#)
+        #expect(bad.status == 400 && field(bad) == "paymentMethodId", "\(bad.body)")
+        let unknown = await ann.send("POST", path, json: #"{"paymentMethodId": "pm_unknown"}"#)
+        #expect(unknown.status == 404 && field(unknown) == "paymentMethodId", "\(unknown.body)")
+        let saved = await ann.send("POST", path, json: #"{"paymentMethodId": "\#(pm)"}"#)
+        #expect(saved.status == 201, "\(saved.body)")
+        #expect(json(saved.body)["brand"] as? String == "mastercard" && json(saved.body)["last4"] as? String == "4444")
+        let card = try #require(json(saved.body)["id"] as? String)
+        let placed = await ann.send(
+            "POST", "/v1/orders", json: order(card: card), headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(placed.status == 201, "\(placed.body)")
+        #expect(json(placed.body)["state"] as? String == "paid")
     }
 
     static func withDatabase(

@@ -20,6 +20,14 @@
 #   SETTLE_SECONDS  how long the system gets after the load to finish its work (default 120: a
 #                   job claimed by a process killed near the end is taken again when its lease,
 #                   60 s for renders, runs out)
+#   PAYMENT_PROVIDER  sandbox (default) or stripe: orders pays through the Stripe stand-in
+#                   (deploy/stripe-standin, started by up.sh on a free port; it is never killed,
+#                   as Stripe would not be), which also stalls (two POSTs hang past orders'
+#                   timeout) or loses its answers (two 500s after doing the work) every third
+#                   round; reconcile.sh then also compares our ledger with the stand-in's record
+#                   of charges. With stripe: STRIPE_TIMEOUT_MS 3000, STRIPE_RETRIES 1 and
+#                   PAYMENT_RECOVERY_AFTER_MS 15000 unless set, so that recoveries finish while
+#                   the system settles.
 #   SKIP_BUILD=1    use the release executables as they are
 #   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. a debug build)
 # Output: .data/fault-run/ (system log, loadgen report, acknowledged order ids, kill log).
@@ -72,6 +80,17 @@ export SERVICES RESTART=always READINESS_SERVICES=${SERVICES// /,}
 export CIVIC_IMPORT_INTERVAL_S=${CIVIC_IMPORT_INTERVAL_S:-60}
 # New-bill pushes are decided 5 s after their bills arrive (not 60), so they settle in the run.
 export CIVIC_PUSH_GATHER_S=${CIVIC_PUSH_GATHER_S:-5}
+export PAYMENT_PROVIDER=${PAYMENT_PROVIDER:-sandbox}
+case $PAYMENT_PROVIDER in
+    sandbox) ;;
+    stripe)
+        unset STRIPE_BASE_URL # up.sh starts the stand-in
+        export STRIPE_STANDIN_PORT=${STRIPE_STANDIN_PORT:-$(free_port)} STRIPE_API_KEY=${STRIPE_API_KEY:-sk_test_standin}
+        export STRIPE_TIMEOUT_MS=${STRIPE_TIMEOUT_MS:-3000} STRIPE_RETRIES=${STRIPE_RETRIES:-1}
+        export PAYMENT_RECOVERY_AFTER_MS=${PAYMENT_RECOVERY_AFTER_MS:-15000}
+        ;;
+    *) die "PAYMENT_PROVIDER must be sandbox or stripe, not '$PAYMENT_PROVIDER'" ;;
+esac
 export SMTP_PORT=${SMTP_PORT:-$(free_port)} SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data" CIVIC_STANDIN_PORT=${CIVIC_STANDIN_PORT:-$(free_port)}
 
 info "starting the system (services: $SERVICES; log in $OUT/system.log)"
@@ -150,6 +169,19 @@ feed_changes() {
     curl -fsS -o /dev/null -X POST -d '{"count": 200}' "http://127.0.0.1:$CIVIC_STANDIN_PORT/_standin/introduce" || true
     curl -fsS -o /dev/null -X POST -d '{"count": 200}' "http://127.0.0.1:$CIVIC_STANDIN_PORT/_standin/touch" || true
 }
+# stripe_faults ROUND: with the Stripe stand-in, every third round two POSTs hang past orders'
+# timeout (retried with the same key), the round after two answers are lost after the work.
+stripe_faults() {
+    [[ $PAYMENT_PROVIDER == stripe ]] || return 0
+    local body
+    case $(($1 % 3)) in
+        0) body="{\"timeout\": 2, \"timeout_s\": $(((STRIPE_TIMEOUT_MS + 999) / 1000 + 2))}" ;;
+        1) body='{"fail_5xx": 2, "fail_after": true}' ;;
+        *) return 0 ;;
+    esac
+    curl -fsS -o /dev/null -X POST -d "$body" "http://127.0.0.1:$STRIPE_STANDIN_PORT/_standin/faults" &&
+        echo "$(date +%T) stripe stand-in faults $body" | tee -a "$OUT/kills.log" >&2 || true
+}
 kill_database() {
     local pid
     pid=$(head -n 1 "$PG_DIR/data/postmaster.pid")
@@ -167,6 +199,7 @@ for ((round = 1; round < rounds; round++)); do
     sleep "$KILL_EVERY"
     pid_alive "$LOAD_PID" || break
     feed_changes
+    stripe_faults "$round"
     if ((round == broker_round)); then
         kill_one broker
     elif ((round == pg_round)); then
@@ -197,4 +230,7 @@ if [[ " $SERVICES " == *" civic "* ]]; then
     done
 fi
 export CIVIC_FEED_BILLS
+STRIPE_CHARGES_URL=""
+[[ $PAYMENT_PROVIDER != stripe ]] || STRIPE_CHARGES_URL="http://127.0.0.1:$STRIPE_STANDIN_PORT/_standin/charges"
+export STRIPE_CHARGES_URL
 ACKNOWLEDGED_DRINKS="$OUT/acknowledged-drinks.txt" MAIL_DIR="$OUT/mail" STUCK_SECONDS=$((SETTLE_SECONDS / 2)) "$SCRIPTS_DIR/reconcile.sh" "$OUT/acknowledged.txt"

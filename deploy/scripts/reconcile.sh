@@ -18,6 +18,13 @@
 #   MAIL_DIR         the SMTP sink's folder (deploy/smtp-sink: one .eml per message); when set,
 #                    every e-mail notify logged as sent must be there exactly once
 #
+#   STRIPE_CHARGES_URL  the Stripe stand-in's record of charges (`GET .../_standin/charges`, one
+#                    entry per PaymentIntent that held money: backplane key, status, amounts
+#                    authorized, captured and refunded); when set, our ledger must agree with it:
+#                    no money held or taken at Stripe for an order we do not have, every order's
+#                    captured and refunded sums equal to Stripe's, no hold left at Stripe for an
+#                    order whose money we released, no authorization of ours Stripe does not know
+#
 #   CIVIC_FEED_BILLS the number of bills the Open States feed serves (the fault run asks the
 #                    stand-in); when set, civic must hold exactly that many bills
 #
@@ -214,6 +221,45 @@ SQL
         missing=$((CIVIC_FEED_BILLS - stored))
         report+=$'\n'"civic bills the feed serves but civic does not hold (or holds extra)|${missing#-}|1"
     fi
+fi
+if [[ -n ${STRIPE_CHARGES_URL:-} ]]; then
+    charges=$(mktemp)
+    curl -fsS --max-time 10 "$STRIPE_CHARGES_URL" | python3 -c '
+import json, sys
+for c in json.load(sys.stdin)["data"]:
+    print("|".join(str(c[k] if c[k] is not None else "") for k in
+                   ("payment_intent", "backplane_key", "status", "authorized", "captured", "refunded")))
+' >"$charges" || die "could not read the Stripe stand-in's charges at $STRIPE_CHARGES_URL"
+    # Our side per PaymentIntent: orders.authorization_id, the ledger's capture (charge +) and
+    # refund (charge −) sums, and whether the order's money was released.
+    report+=$'\n'$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
+CREATE TEMP TABLE stripe_charges (intent text, backplane_key text, status text, authorized bigint,
+                                  captured bigint, refunded bigint);
+\copy stripe_charges FROM '$charges' WITH (FORMAT text, DELIMITER '|', NULL '')
+CREATE TEMP TABLE ours AS
+  SELECT o.id, o.authorization_id AS intent, o.released, o.state,
+         coalesce(sum(l.amount) FILTER (WHERE l.movement = 'capture' AND l.account = 'charge'), 0) AS captured,
+         coalesce(-sum(l.amount) FILTER (WHERE l.movement = 'refund'), 0) AS refunded
+  FROM orders.orders o LEFT JOIN orders.ledger l ON l.order_id = o.id
+  WHERE o.authorization_id IS NOT NULL GROUP BY o.id;
+SELECT 'Stripe payments that held money', count(*), 0 FROM stripe_charges;
+SELECT 'Stripe payments holding or keeping money for no order of ours', count(*), 1 FROM stripe_charges c
+  WHERE (c.status = 'requires_capture' OR c.captured > c.refunded)
+    AND NOT EXISTS (SELECT 1 FROM ours o WHERE o.intent = c.intent);
+SELECT 'orders whose captured sum differs from Stripe''s', count(*), 1 FROM ours o JOIN stripe_charges c USING (intent)
+  WHERE o.captured <> c.captured;
+SELECT 'orders whose refunded sum differs from Stripe''s', count(*), 1 FROM ours o JOIN stripe_charges c USING (intent)
+  WHERE o.refunded <> c.refunded;
+SELECT 'holds left at Stripe for orders whose money we released or never took', count(*), 1
+  FROM ours o JOIN stripe_charges c USING (intent)
+  WHERE c.status = 'requires_capture' AND (o.released OR o.state IN ('failed', 'canceled', 'refunded'));
+SELECT 'authorizations in our ledger that Stripe does not know', count(*), 1 FROM ours o
+  WHERE EXISTS (SELECT 1 FROM orders.ledger l
+                WHERE l.order_id = o.id AND l.movement = 'authorize' AND l.provider = 'stripe')
+    AND NOT EXISTS (SELECT 1 FROM stripe_charges c WHERE c.intent = o.intent);
+SQL
+)
+    rm -f "$charges"
 fi
 failed=0
 while IFS='|' read -r name count bad; do

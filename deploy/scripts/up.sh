@@ -38,6 +38,10 @@
 #                         names another relay; mail lands in .data/mail, port SMTP_PORT or 2525)
 #   CIVIC_STANDIN=0       do not start the local Open States stand-in (it starts with civic unless
 #                         CIVIC_FEED_URL names another feed; port CIVIC_STANDIN_PORT or 8095)
+#   PAYMENT_PROVIDER=stripe  orders pays through Stripe's API; without STRIPE_BASE_URL the local
+#                         Stripe stand-in (deploy/stripe-standin) starts with orders, on
+#                         STRIPE_STANDIN_PORT (default 8096), answering after STRIPE_STANDIN_DELAY_MS
+#                         (default 0), with STRIPE_API_KEY (default sk_test_standin)
 #   BACKPLANE_BIN_DIR     where the executables are (default: swift build -c release --show-bin-path)
 #   READY_TIMEOUT         seconds to wait for /readyz (default 60)
 #   STOP_TIMEOUT          seconds between SIGTERM and SIGKILL on shutdown (default 10)
@@ -309,10 +313,24 @@ start_civic_standin() {
     info "civic imports from the Open States stand-in at $CIVIC_FEED_URL"
 }
 
+# start_stripe_standin: the local stand-in of Stripe's API (deploy/stripe-standin) for orders with
+# PAYMENT_PROVIDER=stripe; skipped when STRIPE_BASE_URL names Stripe or another stand-in.
+start_stripe_standin() {
+    [[ " $SERVICES " == *" orders "* ]] || return 0
+    [[ ${PAYMENT_PROVIDER:-sandbox} == stripe && -z ${STRIPE_BASE_URL:-} ]] || return 0
+    local port=${STRIPE_STANDIN_PORT:-8096}
+    port_in_use "$port" && die "port $port (STRIPE_STANDIN_PORT) is already in use; set it or STRIPE_BASE_URL"
+    export STRIPE_API_KEY=${STRIPE_API_KEY:-sk_test_standin} STRIPE_BASE_URL="http://127.0.0.1:$port"
+    STANDIN_PORT=$port STANDIN_API_KEY=$STRIPE_API_KEY STANDIN_DELAY_MS=${STRIPE_STANDIN_DELAY_MS:-0} \
+        start_process stripe "$REPO_ROOT/deploy/stripe-standin/standin.py"
+    info "orders pays through the Stripe stand-in at $STRIPE_BASE_URL (its charges: $STRIPE_BASE_URL/_standin/charges)"
+}
+
 start_all() {
     local name exe
     start_smtp_sink
     start_civic_standin
+    start_stripe_standin
     # The printer's sample postage file (loaded by printing at start unless already stored).
     export POSTAGE_FILE=${POSTAGE_FILE:-"$REPO_ROOT/services/printing/PrintingService/Rules/Postage/postage-sample.xml"}
     # The places greetings are suggested for (GeoNames cities of 15,000 people or more).

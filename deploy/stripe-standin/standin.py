@@ -10,7 +10,13 @@ Served (form-encoded bodies, `Authorization: Bearer STANDIN_API_KEY`, JSON answe
   POST /v1/payment_intents/{id}/capture  amount_to_capture?
   POST /v1/payment_intents/{id}/cancel
   GET  /v1/payment_intents/search        query=metadata['k']:'v'
-  POST /v1/refunds                       payment_intent, amount?
+  POST /v1/refunds                       payment_intent, amount?, metadata[k]=v
+  GET  /v1/refunds                       payment_intent?, limit? (newest first)
+  POST /v1/payment_methods               type=card, card[number], card[exp_month], card[exp_year],
+                                         card[cvc]: what the app's Stripe SDK does with the buyer's
+                                         card (client-side tokenization); answers a `pm_...`
+  GET  /v1/payment_methods/{id}          the card's brand, last4 and expiry (also for the test
+                                         PaymentMethods below)
 Every POST honours `Idempotency-Key`: the same key with the same parameters answers the first
 answer again (`Idempotent-Replayed: true`), with other parameters a 400 `idempotency_error`.
 
@@ -31,8 +37,11 @@ Control API under /_standin (never part of Stripe):
                            failed authentication
   GET  /_standin/stats     payment intents by status, captured and refunded sums, POSTs by key
   GET  /_standin/intents   every payment intent
+  GET  /_standin/charges   every payment intent that holds or took money, with its backplane key,
+                           amounts authorized, captured and refunded (for deploy/scripts/reconcile.sh)
 
-Environment: STANDIN_PORT (8096), STANDIN_HOST (127.0.0.1), STANDIN_API_KEY (sk_test_standin).
+Environment: STANDIN_PORT (8096), STANDIN_HOST (127.0.0.1), STANDIN_API_KEY (sk_test_standin),
+STANDIN_DELAY_MS (0: the faults' delay_ms from the start, e.g. 300 for the payments benchmark).
 Prints "stripe-standin on HOST:PORT" once it listens.
 """
 import json
@@ -50,6 +59,45 @@ DECLINES = {
     "pm_card_chargeDeclinedProcessingError": ("processing_error", None, "An error occurred while processing your card."),
 }
 NEEDS_ACTION = "pm_card_authenticationRequired"
+# Test card numbers the SDK turns into PaymentMethods, and the test PaymentMethod each behaves as.
+CARD_BEHAVIOUR = {
+    "4000000000000002": "pm_card_chargeDeclined",
+    "4000000000009995": "pm_card_chargeDeclinedInsufficientFunds",
+    "4000000000000069": "pm_card_chargeDeclinedExpiredCard",
+    "4000000000000119": "pm_card_chargeDeclinedProcessingError",
+    "4000002760003184": NEEDS_ACTION,
+}
+TEST_METHODS = {
+    "pm_card_visa": ("visa", "4242"),
+    "pm_card_mastercard": ("mastercard", "4444"),
+    "pm_card_chargeDeclined": ("visa", "0002"),
+    "pm_card_chargeDeclinedInsufficientFunds": ("visa", "9995"),
+    "pm_card_chargeDeclinedExpiredCard": ("visa", "0069"),
+    "pm_card_chargeDeclinedProcessingError": ("visa", "0119"),
+    NEEDS_ACTION: ("visa", "3184"),
+}
+
+
+def luhn_ok(number):
+    total = 0
+    for i, ch in enumerate(reversed(number)):
+        d = int(ch)
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def brand_of(number):
+    if number.startswith("4"):
+        return "visa"
+    if number[:2] in ("51", "52", "53", "54", "55") or number[:4].isdigit() and 2221 <= int(number[:4]) <= 2720:
+        return "mastercard"
+    if number[:2] in ("34", "37"):
+        return "amex"
+    return "unknown"
 
 
 class StripeError(Exception):
@@ -74,8 +122,9 @@ class State:
         self.lock = threading.RLock()
         self.intents = {}
         self.refunds = {}
+        self.methods = {}  # pm id -> PaymentMethod made through POST /v1/payment_methods
         self.idempotent = {}  # key -> (method, path, params, status, body)
-        self.faults = {"delay_ms": 0, "fail_5xx": 0, "fail_after": False, "timeout": 0, "timeout_s": 30}
+        self.faults = {"delay_ms": int(os.environ.get("STANDIN_DELAY_MS", "0")), "fail_5xx": 0, "fail_after": False, "timeout": 0, "timeout_s": 30}
         self.posts_by_key = {}
 
     def new_id(self, prefix):
@@ -112,8 +161,44 @@ class State:
             self.confirm(intent)
         return intent
 
+    def create_method(self, params):
+        if params.get("type", "card") != "card":
+            raise StripeError(400, "invalid_request_error", "Invalid type", code="parameter_invalid")
+        number = params.get("card[number]", "").replace(" ", "")
+        if not (number.isdigit() and 12 <= len(number) <= 19 and luhn_ok(number)):
+            raise StripeError(402, "card_error", "Your card number is incorrect.", code="incorrect_number")
+        try:
+            month, year = int(params.get("card[exp_month]", "")), int(params.get("card[exp_year]", ""))
+        except ValueError:
+            raise StripeError(402, "card_error", "Your card's expiration date is invalid.", code="invalid_expiry_month")
+        if not 1 <= month <= 12:
+            raise StripeError(402, "card_error", "Your card's expiration month is invalid.", code="invalid_expiry_month")
+        now = time.gmtime()
+        if (year, month) < (now.tm_year, now.tm_mon):
+            raise StripeError(402, "card_error", "Your card's expiration year is invalid.", code="invalid_expiry_year")
+        pid = self.new_id("pm")
+        method = {"id": pid, "object": "payment_method", "type": "card", "created": int(time.time()),
+                  "card": {"brand": brand_of(number), "last4": number[-4:], "exp_month": month, "exp_year": year},
+                  "behaves_as": CARD_BEHAVIOUR.get(number, "pm_card_visa")}
+        self.methods[pid] = method
+        return self.public_method(method)
+
+    def public_method(self, method):
+        return {k: v for k, v in method.items() if k != "behaves_as"}
+
+    def method(self, pid):
+        if pid in self.methods:
+            return self.public_method(self.methods[pid])
+        if pid in TEST_METHODS:
+            brand, last4 = TEST_METHODS[pid]
+            return {"id": pid, "object": "payment_method", "type": "card",
+                    "card": {"brand": brand, "last4": last4, "exp_month": 12, "exp_year": time.gmtime().tm_year + 3}}
+        raise StripeError(404, "invalid_request_error", "No such PaymentMethod: '%s'" % pid, code="resource_missing")
+
     def confirm(self, intent):
         method = intent["payment_method"]
+        if method in self.methods:
+            method = self.methods[method]["behaves_as"]
         if method in DECLINES:
             code, decline, message = DECLINES[method]
             intent["status"] = "requires_payment_method"
@@ -179,9 +264,10 @@ class State:
                 code="charge_already_refunded" if left == 0 else "amount_too_large")
         intent["amount_refunded"] += amount
         rid = self.new_id("re")
+        metadata = {k[len("metadata["):-1]: v for k, v in params.items() if k.startswith("metadata[") and k.endswith("]")}
         refund = {"id": rid, "object": "refund", "amount": amount, "currency": intent["currency"],
                   "payment_intent": intent["id"], "charge": intent["latest_charge"], "status": "succeeded",
-                  "created": int(time.time())}
+                  "metadata": metadata, "created": int(time.time())}
         self.refunds[rid] = refund
         return refund
 
@@ -192,6 +278,26 @@ class State:
             key, value = query[len("metadata['"):-1].split("']:'", 1)
             found = [i for i in self.intents.values() if i["metadata"].get(key) == value]
         return {"object": "search_result", "data": found, "has_more": False, "next_page": None}
+
+    def list_refunds(self, query):
+        intent = query.get("payment_intent")
+        limit = max(1, min(100, int(query.get("limit", "10"))))
+        found = [r for r in self.refunds.values() if intent is None or r["payment_intent"] == intent]
+        found.sort(key=lambda r: r["created"], reverse=True)
+        return {"object": "list", "data": found[:limit], "has_more": len(found) > limit, "url": "/v1/refunds"}
+
+    def charges(self):
+        rows = []
+        for intent in self.intents.values():
+            authorized = intent["amount"] if intent["latest_charge"] else 0
+            if not authorized:
+                continue
+            rows.append({
+                "payment_intent": intent["id"], "backplane_key": intent["metadata"].get("backplane_key"),
+                "status": intent["status"], "currency": intent["currency"], "authorized": authorized,
+                "captured": intent["amount_received"], "refunded": intent["amount_refunded"],
+            })
+        return {"data": rows}
 
     def stats(self):
         by_status = {}
@@ -241,6 +347,9 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/_standin/intents":
             with STATE.lock:
                 return self.answer(200, {"data": list(STATE.intents.values())})
+        if url.path == "/_standin/charges":
+            with STATE.lock:
+                return self.answer(200, STATE.charges())
         if not self.authorized():
             return
         time.sleep(STATE.faults["delay_ms"] / 1000)
@@ -251,6 +360,10 @@ class Handler(BaseHTTPRequestHandler):
                     return self.answer(200, STATE.search(query))
                 if url.path.startswith("/v1/payment_intents/"):
                     return self.answer(200, STATE.intent(unquote(url.path.split("/")[3])))
+                if url.path == "/v1/refunds":
+                    return self.answer(200, STATE.list_refunds(dict(parse_qsl(url.query))))
+                if url.path.startswith("/v1/payment_methods/"):
+                    return self.answer(200, STATE.method(unquote(url.path.split("/")[3])))
         except StripeError as error:
             return self.answer(error.status, error.body())
         self.answer(404, {"error": {"type": "invalid_request_error", "message": "Unrecognized request URL"}})
@@ -328,6 +441,8 @@ class Handler(BaseHTTPRequestHandler):
             return dict(STATE.create_intent(params))
         if path == "/v1/refunds":
             return STATE.refund(params)
+        if path == "/v1/payment_methods":
+            return STATE.create_method(params)
         parts = path.split("/")
         if len(parts) == 5 and parts[2] == "payment_intents" and parts[4] == "capture":
             return dict(STATE.capture(parts[3], params))

@@ -41,6 +41,12 @@ public enum Notify {
         public static let orderSucceeded = Kind("order_succeeded")
         /// PostcardBuddy: an order failed. Variables: `orderId`, `reason`.
         public static let orderFailed = Kind("order_failed")
+        /// PostcardBuddy and Gifter: money was given back on an order. Variables: `orderId`,
+        /// `amount` (as the buyer reads it, e.g. `12.50 EUR`).
+        public static let orderRefunded = Kind("order_refunded")
+        /// PostcardBuddy and Gifter: the buyer's bank opened a dispute on an order's payment.
+        /// Variables: `orderId`.
+        public static let orderDisputed = Kind("order_disputed")
         /// A print job failed. Variables: `jobId`, `reason`.
         public static let printJobFailed = Kind("print_job_failed")
         /// NavUP: a weekly step goal was reached. Variables: `goal`, `reward`.
@@ -428,6 +434,33 @@ extension Notify {
         }
     }
 
+    /// Event `orders.refund_notice` → kind `order_refunded`: the buyer's notice of a refund
+    /// (one made by an operator, or at the processor), appended with `orders.refunded`.
+    public struct OrderRefunded: Codable, Sendable, Equatable {
+        public static let topic = "orders.refund_notice"
+        public var userId: String
+        public var orderId: String
+        /// The amount given back, as the buyer reads it (`12.50 EUR`, `1200 JPY`).
+        public var amount: String
+        public init(userId: String, orderId: String, amount: String) {
+            self.userId = userId
+            self.orderId = orderId
+            self.amount = amount
+        }
+    }
+
+    /// Event `orders.dispute_notice` → kind `order_disputed`: the buyer's notice that their
+    /// bank disputes an order's payment, appended with `orders.disputed`.
+    public struct OrderDisputed: Codable, Sendable, Equatable {
+        public static let topic = "orders.dispute_notice"
+        public var userId: String
+        public var orderId: String
+        public init(userId: String, orderId: String) {
+            self.userId = userId
+            self.orderId = orderId
+        }
+    }
+
     /// Event `printing.job_failed` → kind `print_job_failed`.
     public struct PrintJobFailed: Codable, Sendable, Equatable {
         public static let topic = "printing.job_failed"
@@ -487,6 +520,8 @@ extension Notify {
     public static let triggers: [String: Kind] = [
         OrderSucceeded.topic: Kind.orderSucceeded,
         OrderFailed.topic: Kind.orderFailed,
+        OrderRefunded.topic: Kind.orderRefunded,
+        OrderDisputed.topic: Kind.orderDisputed,
         PrintJobFailed.topic: Kind.printJobFailed,
         Orders.PrintingTopic.ecardFailed: Kind.printJobFailed,
         GoalCompleted.topic: Kind.goalCompleted,

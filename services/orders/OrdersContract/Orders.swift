@@ -249,6 +249,22 @@ extension Orders {
         public typealias Reply = PaymentMethod
     }
 
+    /// `save_tokenized_payment_method`: saves a card the app tokenized itself with the
+    /// processor's SDK (Stripe: a PaymentMethod `pm_...`); the card's number never reaches us.
+    /// Orders asks the processor for the card's brand, last four digits and expiry.
+    public enum SaveTokenizedPaymentMethod: ServiceOperation {
+        public static let service = ServiceName.orders
+        public static let name = "save_tokenized_payment_method"
+
+        /// The processor's id of the card (`pm_...`).
+        public struct Request: Codable, Sendable, Hashable {
+            public var paymentMethodId: String
+            public init(paymentMethodId: String) { self.paymentMethodId = paymentMethodId }
+        }
+
+        public typealias Reply = PaymentMethod
+    }
+
     /// `list_payment_methods`: the caller's saved cards, a page at a time.
     public enum ListPaymentMethods: ServiceOperation {
         public static let service = ServiceName.orders

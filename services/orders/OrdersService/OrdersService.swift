@@ -231,6 +231,9 @@ public enum OrdersService {
         router.register(Orders.AddPaymentMethod.self) { request, context in
             try await wallet.add(request, actor: try context.requireActor())
         }
+        router.register(Orders.SaveTokenizedPaymentMethod.self) { request, context in
+            try await wallet.addTokenized(request, actor: try context.requireActor())
+        }
         router.register(Orders.ListPaymentMethods.self) { request, context in
             try await wallet.list(request, actor: try context.requireActor())
         }

@@ -110,6 +110,9 @@ extension BusRoute {
         .building(
             "deleteImage", .delete, "/v1/images/{id}", Printing.DeleteImage.self, access: .signedIn, status: .noContent
         ) { input in .init(id: input.path("id")) },
+        .forwardingBody(
+            "saveTokenizedPaymentMethod", .post, "/v1/payment-methods/tokenized", Orders.SaveTokenizedPaymentMethod.self,
+            access: .signedIn, status: .created),
         .rawBody("receiveStripeWebhook", .post, "/v1/webhooks/stripe", Orders.StripeWebhook.self, access: .anyone) {
             input throws(ServiceError) in
             guard let signature = input.headers[stripeSignature], !signature.isEmpty else {

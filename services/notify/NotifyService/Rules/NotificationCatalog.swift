@@ -77,6 +77,38 @@ public enum NotificationCatalog {
                     html: "<p>Beställning <b>{{orderId}}</b> misslyckades: {{reason}}</p>"),
             ]),
         NotificationKind(
+            name: Notify.Kind.orderRefunded, critical: false, channels: allChannels, variables: ["orderId", "amount"],
+            templates: [
+                "en": Template(
+                    title: "Your money is on its way back",
+                    text: "{{amount}} of order {{orderId}} is refunded to your card. "
+                        + "Your bank may take a few days to show it.",
+                    html: "<p><b>{{amount}}</b> of order <b>{{orderId}}</b> is refunded to your card. "
+                        + "Your bank may take a few days to show it.</p>"),
+                "sv": Template(
+                    title: "Dina pengar är på väg tillbaka",
+                    text: "{{amount}} för beställning {{orderId}} återbetalas till ditt kort. "
+                        + "Det kan ta några dagar innan banken visar det.",
+                    html: "<p><b>{{amount}}</b> för beställning <b>{{orderId}}</b> återbetalas till ditt kort. "
+                        + "Det kan ta några dagar innan banken visar det.</p>"),
+            ]),
+        NotificationKind(
+            name: Notify.Kind.orderDisputed, critical: false, channels: allChannels, variables: ["orderId"],
+            templates: [
+                "en": Template(
+                    title: "Your bank disputes a payment",
+                    text: "Your bank told us it disputes the payment for order {{orderId}}. "
+                        + "We will answer the bank; it decides and tells you the outcome.",
+                    html: "<p>Your bank told us it disputes the payment for order <b>{{orderId}}</b>. "
+                        + "We will answer the bank; it decides and tells you the outcome.</p>"),
+                "sv": Template(
+                    title: "Din bank bestrider en betalning",
+                    text: "Din bank har meddelat oss att den bestrider betalningen för beställning {{orderId}}. "
+                        + "Vi svarar banken; den avgör och meddelar dig utfallet.",
+                    html: "<p>Din bank har meddelat oss att den bestrider betalningen för beställning "
+                        + "<b>{{orderId}}</b>. Vi svarar banken; den avgör och meddelar dig utfallet.</p>"),
+            ]),
+        NotificationKind(
             name: Notify.Kind.printJobFailed, critical: false, channels: allChannels, variables: ["jobId", "reason"],
             templates: [
                 "en": Template(

@@ -1,6 +1,7 @@
 import Contract
 import Crypto
 import Foundation
+import NotifyContract
 import OrdersContract
 import PostgresNIO
 import ServiceKit
@@ -13,7 +14,9 @@ extension OrderBook {
     /// `order-<id>-refund-<refund id>`), then the ledger row (and `released`, and `refunded`
     /// after a failure, once all is back) and `orders.refunded` commit. A repeat with the key
     /// and the same body answers the same refund (finishing it first if its provider call never
-    /// answered); with another body a 409. 422 when nothing captured is left to refund.
+    /// answered; the payment sweeper finishes it too, ``sweepRefunds(limit:)``); with another
+    /// body a 409. 422 when nothing captured is left to refund, or when the processor refused it
+    /// (the refund is then `failed`, and its amount free again).
     public func refund(_ request: Orders.RefundOrder.Request, idempotencyKey key: String, actor: Actor) async throws
         -> Orders.RefundOrder.Reply
     {
@@ -44,16 +47,20 @@ extension OrderBook {
             }
             let earlier = try await connection.query(
                 """
-                SELECT id, request_hash, amount, status FROM orders.refunds
+                SELECT id, request_hash, amount, status, failure FROM orders.refunds
                 WHERE order_id = \(orderId) AND idempotency_key = \(key)
                 """, logger: self.logger)
-            var previous: (UUID, String, Int64, String)?
-            for try await row in earlier.decode((UUID, String, Int64, String).self) { previous = row }
-            if let (id, storedHash, amount, status) = previous {
+            var previous: (UUID, String, Int64, String, String?)?
+            for try await row in earlier.decode((UUID, String, Int64, String, String?).self) { previous = row }
+            if let (id, storedHash, amount, status, failure) = previous {
                 guard storedHash == hash else {
                     throw ServiceError(
                         .conflict, "this Idempotency-Key was used with a different refund; use a new key",
                         details: ["field": "Idempotency-Key"])
+                }
+                guard status != "failed" else {
+                    throw ServiceError(
+                        .failedPrecondition, "the processor refused this refund: \(failure ?? "no reason given")")
                 }
                 return (id, Money(amount: amount, currency: currency), authorization ?? "", status == "done")
             }
@@ -71,9 +78,10 @@ extension OrderBook {
             try await connection.query(
                 """
                 INSERT INTO orders.refunds
-                    (id, order_id, idempotency_key, request_hash, amount, reason, admin_id, status, created_at)
+                    (id, order_id, idempotency_key, request_hash, amount, reason, admin_id, status, created_at,
+                     due_at)
                 VALUES (\(id), \(orderId), \(key), \(hash), \(amount), \(request.reason), \(admin), 'pending',
-                        \(self.clock.now()))
+                        \(self.clock.now()), \(self.clock.now().addingTimeInterval(self.payments.recoveryAfter)))
                 """, logger: self.logger)
             return (id, Money(amount: amount, currency: currency), authorization, false)
         }
@@ -84,6 +92,7 @@ extension OrderBook {
                     authorization: pending.authorization, amount: pending.amount,
                     idempotencyKey: PaymentStep.key("refund-\(pending.refund.uuidString.lowercased())", order: orderId))
             } catch let declined as PaymentDeclined {
+                try await refundRefused(pending.refund, declined)
                 throw ServiceError(.failedPrecondition, "the processor refused the refund: \(declined.message)")
             } catch {
                 throw ServiceError(
@@ -119,7 +128,7 @@ extension OrderBook {
         else { return [] }
         let now = clock.now()
         try await connection.query(
-            "UPDATE orders.refunds SET status = 'done', provider_ref = \(reference) WHERE id = \(refund)",
+            "UPDATE orders.refunds SET status = 'done', provider_ref = \(reference), due_at = NULL WHERE id = \(refund)",
             logger: logger)
         try await ledger(
             [Movement(movement: "refund", account: "charge", amount: -amount, reference: reference)], order: orderId,
@@ -136,6 +145,7 @@ extension OrderBook {
             from: state.rawValue, state: next.rawValue, at: now, reason: reason ?? "refunded",
             total: Money(amount: amount, currency: currency))
         var stored = [try await append(Orders.PaymentTopic.refunded, event, requestId: nil, on: connection)]
+        stored.append(try await appendRefundNotice(event, on: connection))
         if next != state {
             try await recordStates([(next, "the payment was refunded")], order: orderId, at: now, on: connection)
             event.total = Money(amount: total, currency: currency)
@@ -161,5 +171,16 @@ extension OrderBook {
                 state: state)
         }
         throw ServiceError(.internal, "refund \(refund) vanished")
+    }
+
+    /// The buyer's notice of a refund (notify's `order_refunded`), beside `orders.refunded`.
+    func appendRefundNotice(_ refunded: Orders.OrderEvent, on connection: PostgresConnection) async throws
+        -> StoredEvent
+    {
+        let notice = Notify.OrderRefunded(
+            userId: refunded.userId, orderId: refunded.orderId,
+            amount: CurrencyTable.display(refunded.total.amount, refunded.total.currency))
+        return try await events.append(
+            topic: Notify.OrderRefunded.topic, payload: notice, requestId: nil, on: connection, logger: logger)
     }
 }

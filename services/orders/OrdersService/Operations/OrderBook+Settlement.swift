@@ -91,7 +91,8 @@ extension OrderBook {
     }
 
     /// Recovers or settles one claimed order. A provider that does not answer leaves the claim
-    /// to expire, so the order is tried again after the lease.
+    /// to expire, so the order is tried again after the lease; a capture it refuses for good
+    /// ends the order's money instead (``captureRefused(_:authorization:_:)``).
     func work(_ due: DuePayment) async throws {
         if due.state == .pendingPayment {
             let payment = PendingPayment(
@@ -130,6 +131,9 @@ extension OrderBook {
                 reference = try await provider.refund(
                     authorization: authorization, amount: due.rest, idempotencyKey: key)
             }
+        } catch let declined as PaymentDeclined where step == .capture {
+            try await captureRefused(due, authorization: authorization, declined)
+            return
         } catch {
             logger.error(
                 "a payment step failed; it is tried again after the lease",
@@ -203,5 +207,60 @@ extension OrderBook {
             from = state
         }
         return stored
+    }
+
+    /// A capture the provider refused for good (an authorization expired or canceled at the
+    /// processor): not retried. The hold is voided (a void the provider also refuses means
+    /// nothing is held any more), then in one transaction the ledger's `void hold −x`, the
+    /// order `released`, and an order still being made or printed `failed` with the reason
+    /// (a mailed or already failed order keeps its state). A void that gets no answer leaves
+    /// the claim to expire: the next round asks the capture again (the same key, the same
+    /// refusal) and voids again.
+    func captureRefused(_ due: DuePayment, authorization: String, _ declined: PaymentDeclined) async throws {
+        let reference: String
+        do {
+            reference = try await provider.void(
+                authorization: authorization,
+                idempotencyKey: PaymentStep.key(PaymentStep.void.rawValue, order: due.orderId))
+        } catch is PaymentDeclined {
+            reference = "capture_refused"
+        } catch {
+            logger.error(
+                "a refused capture's hold could not be voided yet; tried again after the lease",
+                metadata: ["order": "\(due.orderId)", "error": "\(SafeErrorDescription.of(error))"])
+            return
+        }
+        let stored = try await transaction { connection -> [StoredEvent] in
+            let rows = try await connection.query(
+                "SELECT state, captured, released FROM orders.orders WHERE id = \(due.orderId) FOR UPDATE",
+                logger: self.logger)
+            var found: (String, Bool, Bool)?
+            for try await row in rows.decode((String, Bool, Bool).self) { found = row }
+            guard let (stateText, captured, released) = found, !captured, !released,
+                let current = OrderState(rawValue: stateText)
+            else { return [] }
+            let now = self.clock.now()
+            let reason = "the payment could not be taken: \(declined.message)"
+            let next: OrderState = current.canMove(to: .failed) ? .failed : current
+            try await connection.query(
+                """
+                UPDATE orders.orders
+                SET state = \(next.rawValue), released = true, payment_due_at = NULL, updated_at = \(now)
+                WHERE id = \(due.orderId)
+                """, logger: self.logger)
+            try await self.ledger(
+                [Movement(movement: "void", account: "hold", amount: -due.total.amount, reference: reference)],
+                order: due.orderId, user: due.userId, currency: due.total.currency, at: now, on: connection)
+            guard next != current else { return [] }
+            try await self.recordStates([(next, reason)], order: due.orderId, at: now, on: connection)
+            let event = Orders.OrderEvent(
+                orderId: due.orderId.uuidString.lowercased(), userId: due.userId.uuidString.lowercased(),
+                kind: due.kind, from: current.rawValue, state: next.rawValue, at: now, reason: reason, total: due.total)
+            return [try await self.append(Orders.Topic.stateChanged, event, requestId: nil, on: connection)]
+        }
+        logger.warning(
+            "the processor refused a capture; the hold is released and the order's payment ended",
+            metadata: ["order": "\(due.orderId)", "reason": "\(declined.reason)"])
+        for event in stored { events.announce(event) }
     }
 }

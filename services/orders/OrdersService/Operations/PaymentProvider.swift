@@ -66,12 +66,32 @@ public protocol PaymentProvider: Sendable {
     /// Authorizes and captures in one call where the provider can (automatic capture, for
     /// e-cards and gifts); nil when it cannot, and the caller authorizes, then captures.
     func authorizeAndCapture(token: String, amount: Money, idempotencyKey: String) async throws -> String?
+    /// A card the app tokenized with the provider's SDK (client-side tokenization), by the
+    /// provider's id: its brand, last four digits and expiry, asked of the provider. Providers
+    /// that tokenize on the server answer `failed_precondition`.
+    func retrieveTokenized(_ id: String, now: Date) async throws -> TokenizedCard
+    /// What the provider did for a refund of `authorization` made with `idempotencyKey`: its
+    /// result, or nil when it never received it (the refund sweeper asks this).
+    func refundOutcome(authorization: String, idempotencyKey: String) async throws -> PaymentOutcome?
 }
 
 extension PaymentProvider {
     /// Not offered: authorize, then capture.
     public func authorizeAndCapture(token: String, amount: Money, idempotencyKey: String) async throws -> String? {
         nil
+    }
+
+    /// Not offered: this provider tokenizes cards itself (``tokenize(_:now:)``).
+    public func retrieveTokenized(_ id: String, now: Date) async throws -> TokenizedCard {
+        throw ServiceError(
+            .failedPrecondition,
+            "the \(name) payment provider tokenizes cards on the server; save the card with POST /v1/payment-methods",
+            details: ["field": "paymentMethodId"])
+    }
+
+    /// The provider's record by key (``outcome(of:)``).
+    public func refundOutcome(authorization: String, idempotencyKey: String) async throws -> PaymentOutcome? {
+        try await outcome(of: idempotencyKey)
     }
 }
 

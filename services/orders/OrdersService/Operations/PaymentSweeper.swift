@@ -6,7 +6,8 @@ import Store
 
 /// Runs ``OrderBook/sweepPayments(limit:)`` at start and then every `interval` (and again at
 /// once while a round found a full batch): it recovers orders a crash or a silent provider left
-/// `pending_payment`, and makes the captures, voids and refunds that state changes call for.
+/// `pending_payment`, and makes the captures, voids and refunds that state changes call for;
+/// then ``OrderBook/sweepRefunds(limit:)`` finishes operators' refunds left pending.
 struct PaymentSweeper: Service {
     let book: OrderBook
     let interval: Duration
@@ -23,6 +24,11 @@ struct PaymentSweeper: Service {
                 while try await book.sweepPayments(limit: batch) == batch, !Task.isCancelled {}
             } catch {
                 logger.warning("sweeping payments failed", metadata: ["error": "\(SafeErrorDescription.of(error))"])
+            }
+            do {
+                while try await book.sweepRefunds(limit: batch) == batch, !Task.isCancelled {}
+            } catch {
+                logger.warning("sweeping refunds failed", metadata: ["error": "\(SafeErrorDescription.of(error))"])
             }
             try? await Task.sleep(for: interval)
         }

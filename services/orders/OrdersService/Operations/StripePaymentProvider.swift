@@ -78,6 +78,41 @@ public struct StripePaymentProvider: PaymentProvider {
             expYear: card.expYear)
     }
 
+    /// A PaymentMethod the app made with Stripe's SDK: `GET /v1/payment_methods/{id}` for its
+    /// card. An unknown id is 404 naming `paymentMethodId`; not a card, or an expired one, 400.
+    public func retrieveTokenized(_ id: String, now: Date) async throws -> TokenizedCard {
+        guard id.hasPrefix("pm_"), id.count <= 255,
+            id.utf8.allSatisfy({
+                $0 == UInt8(ascii: "_") || (48...57).contains($0) || (65...90).contains($0)
+                    || (97...122).contains($0)
+            })
+        else {
+            throw ServiceError(
+                .invalidArgument, "paymentMethodId is a Stripe PaymentMethod id (pm_...)",
+                details: ["field": "paymentMethodId"])
+        }
+        let method: StripePaymentMethod
+        do {
+            method = try await send(method: .GET, path: "/v1/payment_methods/\(id)", form: nil, idempotencyKey: nil)
+        } catch let failure as StripeRequestFailure where failure.status == 404 {
+            throw ServiceError(
+                .notFound, "Stripe knows no such PaymentMethod", details: ["field": "paymentMethodId"])
+        } catch is StripeUnavailable {
+            throw ServiceError(
+                .unavailable, "Stripe did not answer; try again", details: ["retryAfterSeconds": .number(5)])
+        }
+        guard let card = method.card, let brand = card.brand, let last4 = card.last4 else {
+            throw ServiceError(
+                .invalidArgument, "the PaymentMethod is not a card", details: ["field": "paymentMethodId"])
+        }
+        let today = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: now)
+        if (card.expYear, card.expMonth) < (today.year ?? 0, today.month ?? 0) {
+            throw ServiceError(.invalidArgument, "the card has expired", details: ["field": "paymentMethodId"])
+        }
+        return TokenizedCard(
+            token: method.id, brand: brand, last4: last4, expMonth: card.expMonth, expYear: card.expYear)
+    }
+
     public func authorize(token: String, amount: Money, idempotencyKey: String) async throws -> String {
         try await createIntent(token: token, amount: amount, capture: "manual", idempotencyKey: idempotencyKey)
     }
@@ -97,6 +132,8 @@ public struct StripePaymentProvider: PaymentProvider {
             let intent = try await get("/v1/payment_intents/\(authorization)")
             if intent.status == "succeeded" { return intent.id }
             throw PaymentDeclined(reason: "card_declined", message: "the payment can no longer be captured")
+        } catch let failure as StripeRequestFailure where failure.isFinal {
+            throw PaymentDeclined(reason: "processing_error", message: "Stripe refused the capture: \(failure.message)")
         }
     }
 
@@ -111,10 +148,37 @@ public struct StripePaymentProvider: PaymentProvider {
     }
 
     public func refund(authorization: String, amount: Money, idempotencyKey: String) async throws -> String {
-        let refund = try await post(
-            "/v1/refunds", ["payment_intent": authorization, "amount": "\(amount.amount)"],
-            idempotencyKey: idempotencyKey)
-        return refund.id
+        do {
+            let refund = try await post(
+                "/v1/refunds",
+                [
+                    "payment_intent": authorization, "amount": "\(amount.amount)",
+                    "metadata[backplane_key]": idempotencyKey,
+                ], idempotencyKey: idempotencyKey)
+            if refund.status == "failed" || refund.status == "canceled" {
+                throw PaymentDeclined(reason: "processing_error", message: "Stripe could not make the refund")
+            }
+            return refund.id
+        } catch let failure as StripeRequestFailure where failure.isFinal {
+            throw PaymentDeclined(reason: "processing_error", message: "Stripe refused the refund: \(failure.message)")
+        }
+    }
+
+    /// What Stripe did for a refund key: the Refund of `authorization` made with it (found by its
+    /// `metadata[backplane_key]` among the PaymentIntent's refunds), if any.
+    public func refundOutcome(authorization: String, idempotencyKey: String) async throws -> PaymentOutcome? {
+        let found: StripeSearch = try await send(
+            method: .GET, path: "/v1/refunds?limit=100&payment_intent=" + Self.formEscape(authorization), form: nil,
+            idempotencyKey: nil)
+        guard let refund = found.data.first(where: { $0.metadata?["backplane_key"] == idempotencyKey }) else {
+            return nil
+        }
+        switch refund.status {
+        case "failed", "canceled":
+            return .declined(PaymentDeclined(reason: "processing_error", message: "Stripe could not make the refund"))
+        default:
+            return .succeeded(reference: refund.id)
+        }
     }
 
     /// What Stripe did for an authorization key: the PaymentIntent created with it (found by
@@ -255,23 +319,46 @@ public struct StripeRequestFailure: Error, Sendable, CustomStringConvertible {
     public let code: String?
     public let message: String
     public var description: String { "Stripe \(status) \(code ?? "")" }
+    /// A refusal of the request itself (400, 404): repeating it gets the same answer. A 401 or
+    /// 403 is our configuration (the key), not the payment's, so it is not final.
+    public var isFinal: Bool { status == 400 || status == 404 }
 }
 
-/// The members of Stripe objects (PaymentIntent, Refund) that orders reads.
+/// The members of Stripe objects (PaymentIntent, Refund, PaymentMethod) that orders reads.
 struct StripeObject: Decodable, Sendable {
     let id: String
     let status: String?
     let clientSecret: String?
     let lastPaymentError: StripeErrorBody.Detail?
+    let metadata: [String: String]?
 
     enum CodingKeys: String, CodingKey {
-        case id, status
+        case id, status, metadata
         case clientSecret = "client_secret"
         case lastPaymentError = "last_payment_error"
     }
 }
 
-/// A search page.
+/// A PaymentMethod: the card's brand, last four digits and expiry.
+struct StripePaymentMethod: Decodable, Sendable {
+    struct Card: Decodable, Sendable {
+        let brand: String?
+        let last4: String?
+        let expMonth: Int
+        let expYear: Int
+
+        enum CodingKeys: String, CodingKey {
+            case brand, last4
+            case expMonth = "exp_month"
+            case expYear = "exp_year"
+        }
+    }
+
+    let id: String
+    let card: Card?
+}
+
+/// A search or list page.
 struct StripeSearch: Decodable, Sendable {
     let data: [StripeObject]
 }

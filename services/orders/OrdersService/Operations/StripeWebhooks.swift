@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import NotifyContract
 import OrdersContract
 import PostgresNIO
 import Store
@@ -140,6 +141,7 @@ extension OrderBook {
                 from: state.rawValue, state: next.rawValue, at: now, reason: "refunded at the processor",
                 total: Money(amount: amount, currency: currency))
             var stored = [try await self.append(Orders.PaymentTopic.refunded, event, requestId: nil, on: connection)]
+            stored.append(try await self.appendRefundNotice(event, on: connection))
             if next != state {
                 try await self.recordStates([(next, "the payment was refunded")], order: order, at: now, on: connection)
                 event.total = Money(amount: total, currency: currency)
@@ -169,6 +171,11 @@ extension OrderBook {
                     from: state, state: state, at: now, reason: reason, total: Money(amount: total, currency: currency))
                 stored.append(
                     try await self.append(Orders.PaymentTopic.disputed, event, requestId: nil, on: connection))
+                stored.append(
+                    try await self.events.append(
+                        topic: Notify.OrderDisputed.topic,
+                        payload: Notify.OrderDisputed(userId: event.userId, orderId: event.orderId), requestId: nil,
+                        on: connection, logger: self.logger))
             }
             return stored
         }

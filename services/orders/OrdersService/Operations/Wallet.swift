@@ -28,6 +28,17 @@ public struct Wallet: Sendable {
         return try await store.add(token, provider: provider.name, userId: userId, now: now)
     }
 
+    /// Saves a card the app tokenized itself (Stripe's `pm_...`): the provider is asked what
+    /// the card is (brand, last four, expiry) and the id is kept as its token.
+    public func addTokenized(_ request: Orders.SaveTokenizedPaymentMethod.Request, actor: Actor) async throws
+        -> Orders.PaymentMethod
+    {
+        let userId = try OrderBook.userId(actor)
+        let now = clock.now()
+        let card = try await provider.retrieveTokenized(request.paymentMethodId, now: now)
+        return try await store.add(card, provider: provider.name, userId: userId, now: now)
+    }
+
     /// A page of the caller's cards, oldest first; the cursor is the last card's id.
     public func list(_ request: Orders.ListPaymentMethods.Request, actor: Actor) async throws
         -> Orders.ListPaymentMethods.Reply

@@ -19,4 +19,18 @@ public enum CurrencyTable {
     public static func isWellFormed(_ code: String) -> Bool {
         code.utf8.count == 3 && code.utf8.allSatisfy { $0 >= 65 && $0 <= 90 }
     }
+
+    /// `amount` minor units of `code` as a buyer reads it: `12.50 EUR`, `1200 JPY`, `1.005 KWD`
+    /// (exact: integer arithmetic, no rounding).
+    public static func display(_ amount: Int64, _ code: String) -> String {
+        let digits = exponent(code)
+        guard digits > 0 else { return "\(amount) \(code)" }
+        var scale: Int64 = 1
+        for _ in 0..<digits { scale *= 10 }
+        let magnitude = amount.magnitude
+        let whole = magnitude / UInt64(scale)
+        let fraction = String(magnitude % UInt64(scale))
+        let padded = String(repeating: "0", count: digits - fraction.count) + fraction
+        return "\(amount < 0 ? "-" : "")\(whole).\(padded) \(code)"
+    }
 }
