@@ -46,7 +46,11 @@ public struct BusClient: Sendable {
         _ operation: String, on service: ServiceName, payloadJSON: [UInt8], metadata: RequestMetadata,
         timeout: Duration? = nil
     ) async throws(ServiceError) -> [UInt8] {
-        guard let span = Traces.startSpan("bus \(service.rawValue) \(operation)", kind: .client) else {
+        // A span only within a trace (a request's, an event's): a call made on no one's behalf
+        // (readiness asking `health`) starts none.
+        guard Traces.tracer != nil, InstrumentationContext.current?.traceContext != nil,
+            let span = Traces.startSpan("bus \(service.rawValue) \(operation)", kind: .client)
+        else {
             return try await send(operation, on: service, payloadJSON: payloadJSON, metadata: metadata, timeout: timeout)
         }
         span.attributes["rpc.system"] = "mdp"

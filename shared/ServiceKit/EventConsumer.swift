@@ -102,9 +102,13 @@ public struct EventConsumer: Service {
                         span.attributes["messaging.destination.name"] = event.topic
                         span.attributes["messaging.consumer.group.name"] = name
                         span.attributes["messaging.message.id"] = event.id.uuidString.lowercased()
-                        try await Traces.within(span) { _ in try await handler(event, connection) }
+                        try await Traces.within(span) { _ in
+                            try await handler(event, connection)
+                            logger.debug("event handled", metadata: handled(event, consumer: name))
+                        }
                     } else {
                         try await handler(event, connection)
+                        logger.debug("event handled", metadata: handled(event, consumer: name))
                     }
                     watch.progress(now: .now)
                 }
@@ -151,6 +155,11 @@ public struct EventConsumer: Service {
             pump.stop()
         }
     }
+}
+
+/// What the `event handled` line says (the trace, with tracing on, comes from the span).
+private func handled(_ event: StoredEvent, consumer: String) -> Logger.Metadata {
+    ["consumer": .string(consumer), "topic": .string(event.topic), "eventId": .string(event.id.uuidString.lowercased())]
 }
 
 /// When the consumer last made progress in the catch-up under way, if one is, and what it was

@@ -86,8 +86,10 @@ public struct OperationRouter: Sendable {
         }
         let started = ContinuousClock.now
         let (reply, outcome): (reply: [[UInt8]], outcome: String)
-        if let span = Traces.startSpan(
-            "\(service.rawValue) \(request.operation)", kind: .server, parent: request.metadata.traceparent)
+        // `health` (probes, readiness) is not traced unless its caller is.
+        if Traces.tracer != nil, request.operation != Health.name || request.metadata.traceparent != nil,
+            let span = Traces.startSpan(
+                "\(service.rawValue) \(request.operation)", kind: .server, parent: request.metadata.traceparent)
         {
             span.attributes["rpc.system"] = "mdp"
             span.attributes["rpc.service"] = service.rawValue

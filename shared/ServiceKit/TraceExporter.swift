@@ -73,11 +73,11 @@ public final class TraceExporter: Sendable {
         while buffer.count > 0 {
             if let deadline, ContinuousClock.now > deadline { return }
             let batch = buffer.take(upTo: buffer.batchSize)
-            await send(batch)
+            await send(batch, timeout: deadline == nil ? .seconds(10) : .seconds(1))
         }
     }
 
-    private func send(_ spans: [FinishedSpan]) async {
+    private func send(_ spans: [FinishedSpan], timeout: TimeAmount) async {
         guard !spans.isEmpty else { return }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -87,7 +87,7 @@ public final class TraceExporter: Sendable {
                 bytes: OTLPJSON.exportRequest(
                     spans, service: service, instance: WorkerHost.instance, version: BuildInfo.version)))
         do {
-            let response = try await client.execute(request, timeout: .seconds(10))
+            let response = try await client.execute(request, timeout: timeout)
             _ = try? await response.body.collect(upTo: 64 * 1024)
             if response.status.code >= 300 {
                 logger.warning(

@@ -9,10 +9,16 @@ import Tracing
 /// Gives every request an id (the client's `X-Request-Id` or a new one), puts it on every log
 /// line and on the response, and writes the access log: one `http` line per request, or per
 /// ``every`` requests (`ACCESS_LOG_EVERY`), and always for an answer of 500 or above.
+/// The W3C Trace Context headers (made once: a generic type cannot hold them).
+enum TraceHeader {
+    static let traceparent = HTTPField.Name("traceparent")!
+    static let tracestate = HTTPField.Name("tracestate")!
+    /// Level 2's answer to the client: the server span's `traceparent`.
+    static let traceresponse = HTTPField.Name("traceresponse")!
+}
+
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     static var header: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
-    static let traceparentHeader = HTTPField.Name("traceparent")!
-    static let tracestateHeader = HTTPField.Name("tracestate")!
     let logger: Logger
     /// How the path is written in the request's log line.
     let paths: LoggedPath
@@ -47,7 +53,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
             // Tracing off: no span; a valid `traceparent` from the client is passed on as it
             // came, and names the trace on this request's log lines.
             var traceparent: String?
-            if let header = request.headers[Self.traceparentHeader], let traceId = TraceParent.traceId(of: header) {
+            if let header = request.headers[TraceHeader.traceparent], let traceId = TraceParent.traceId(of: header) {
                 traceparent = header
                 logger[metadataKey: "traceId"] = .string(traceId)
             }
@@ -70,14 +76,18 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// The request's server span, with tracing on: a child of the client's `traceparent` (with
-    /// its `tracestate`) when it sent a valid one, else the root of a new trace.
+    /// its `tracestate`) when it sent a valid one, else the root of a new trace. None for the
+    /// health and metrics paths.
     private func startSpan(_ request: Request, requestId: String) -> RecordingSpan? {
         guard Traces.tracer != nil else { return nil }
-        let path = paths.redact(request.uri.path)
+        // Probes and scrapes are not traced: a trace every few seconds per prober says nothing.
+        let raw = request.uri.path
+        if raw == "/healthz" || raw == "/readyz" || raw == "/metrics" { return nil }
+        let path = paths.redact(raw)
         guard
             let span = Traces.startSpan(
-                "\(request.method) \(path)", kind: .server, parent: request.headers[Self.traceparentHeader],
-                state: request.headers[Self.tracestateHeader])
+                "\(request.method) \(path)", kind: .server, parent: request.headers[TraceHeader.traceparent],
+                state: request.headers[TraceHeader.tracestate])
         else { return nil }
         span.attributes["http.request.method"] = "\(request.method)"
         span.attributes["url.path"] = path
@@ -93,11 +103,12 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var response = try await Traces.within(span) { _ in
-            try await RequestScope.$current.withValue(scope) { try await next(request, context) }
+            let response = try await RequestScope.$current.withValue(scope) { try await next(request, context) }
+            span.attributes["http.response.status_code"] = Int64(response.status.code)
+            if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
+            return response
         }
-        span.attributes["http.response.status_code"] = Int64(response.status.code)
-        if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
-        response.headers[HTTPField.Name("traceresponse")!] = span.traceparent
+        response.headers[TraceHeader.traceresponse] = span.traceparent
         return response
     }
 }
