@@ -135,7 +135,7 @@ public enum TracingSetup {
         let buffer = SpanBuffer(capacity: capacity, batchSize: min(512, capacity))
         Traces.install(OTLPTracer(buffer: buffer, sampler: sampler))
         logger.info(
-            "tracing on", metadata: ["endpoint": "\(shown)", "service": "\(name)", "sampler": "\(samplerName)"])
+            "tracing on", metadata: ["endpoint": "\(shown)", "serviceName": "\(name)", "sampler": "\(samplerName)"])
         return TraceExporter(
             endpoint: endpoint, service: name, buffer: buffer, interval: .milliseconds(delay), logger: logger)
     }
