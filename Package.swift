@@ -46,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
+        // Already in the graph through Hummingbird: spans cost no extra package build.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
     ],
     targets: [
         // MARK: shared libraries
@@ -124,9 +126,23 @@ let package = Package(
             path: "shared/PasswordHashing",
             swiftSettings: strict
         ),
+        // W3C trace context, spans and the OTLP/HTTP JSON exporter (our own: swift-otel's gRPC
+        // and protobuf would add minutes to every clean build).
+        .target(
+            name: "Telemetry",
+            dependencies: [
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "shared/Telemetry",
+            swiftSettings: strict
+        ),
         .target(
             name: "Store",
             dependencies: [
+                "Telemetry",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -144,7 +160,9 @@ let package = Package(
         .target(
             name: "ServiceKit",
             dependencies: [
-                "Contract", "Majordomo", "Store", "ZeroMQ",
+                "Contract", "Majordomo", "Store", "Telemetry", "ZeroMQ",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -193,7 +211,8 @@ let package = Package(
             dependencies: [
                 "AuthContract", "CivicContract", "HydrationContract", "NotifyContract", "OrdersContract",
                 "PrintingContract", "RoutingContract", "SocialContract",
-                "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store",
+                "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store", "Telemetry",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -451,6 +470,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TelemetryTests",
+            dependencies: ["Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing")],
+            path: "Tests/TelemetryTests",
             swiftSettings: strict
         ),
         .testTarget(

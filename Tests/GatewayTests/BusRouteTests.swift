@@ -127,6 +127,39 @@ struct BusRouteTests {
         try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
     }
 
+    @Test("tracing off: a client's valid traceparent reaches the service as it came; an invalid one does not, nor does none")
+    func traceparentPassesThrough() async throws {
+        var router = OperationRouter(service: .routing, logger: Self.logger)
+        router.register(Routing.SearchVenues.self) { _, context in
+            .init(
+                items: [
+                    Routing.Venue(
+                        id: "8c6f2f4e-59a4-4a51-8f5e-2f1f2c1d0e9a", name: context.metadata.traceparent ?? "none",
+                        kind: "landmark", building: nil, level: 0, lat: -25.75, lon: 28.23, description: "", history: "")
+                ])
+        }
+        try await GatewayTests.withWorker(router) { endpoint in
+            try await app(broker: endpoint).test(.router) { client in
+                let header = HTTPField.Name("traceparent")!
+                func seen(_ traceparent: String?) async throws -> String? {
+                    var headers: HTTPFields = [:]
+                    if let traceparent { headers[header] = traceparent }
+                    let response = try await client.execute(uri: "/v1/campus/venues", method: .get, headers: headers)
+                    #expect(response.status == .ok)
+                    #expect(response.headers[HTTPField.Name("traceresponse")!] == nil, "no span with tracing off")
+                    return ((try Self.json(response)["items"] as? [[String: Any]])?.first)?["name"] as? String
+                }
+                let valid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+                let passed = try await seen(valid)
+                let zeroParent = try await seen("00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01")
+                let nonsense = try await seen("nonsense")
+                let absent = try await seen(nil)
+                #expect(passed == valid)
+                #expect(zeroParent == "none" && nonsense == "none" && absent == "none")
+            }
+        }
+    }
+
     @Test("a forwarded body reaches the service as sent; its reply is the response; its refusal keeps status and field")
     func forwardsBodies() async throws {
         try await withRouting { endpoint in

@@ -80,7 +80,7 @@ struct ECardTests {
             try await Migrator(client: fixture.client, schema: schema, logger: logger).migrate(
                 EventLog.migrations(schema: schema) + [
                     Migration(
-                        version: 2, name: "render_jobs",
+                        version: EventLog.migrations(schema: schema).count + 1, name: "render_jobs",
                         sql: JobQueue.migrationSQL(schema: schema, table: "render_jobs"))
                 ])
             var book = ECardBook(

@@ -42,6 +42,23 @@ struct EventLogTests {
         }
     }
 
+    @Test("an event keeps the traceparent of the work that appended it, alone or in a batch; none is none")
+    func eventsCarryTheirTraceparent() async throws {
+        try await Support.withEventLog { client, log in
+            let traced = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+            var single = Support.event("orders.paid", 1)
+            single.traceparent = traced
+            var batched = Support.event("orders.paid", 2)
+            batched.traceparent = traced
+            let stored =
+                try await Support.appendCommitted([single], to: log, client: client)
+                + Support.appendCommitted([batched, Support.event("orders.paid", 3)], to: log, client: client)
+            #expect(stored.map(\.traceparent) == [traced, traced, nil])
+            let read = try await Support.waitForReadable(3, in: log)
+            #expect(read.map(\.traceparent) == [traced, traced, nil])
+        }
+    }
+
     @Test func eventAppendedInRolledBackTransactionIsNeverSeen() async throws {
         try await Support.withEventLog { client, log in
             let ghost = Support.event("orders.paid", 1)

@@ -69,7 +69,8 @@ struct MigrationFileTests {
     }
 
     @Test func libraryMigrationsTargetTheirSchemas() {
-        #expect(EventLog.migrations.map(\.version) == [1])
+        #expect(EventLog.migrations.map(\.version) == [1, 2])
+        #expect(EventLog.migrations[1].sql.contains("ALTER TABLE events.log ADD COLUMN traceparent"))
         #expect(EventLog.migrations[0].sql.contains("CREATE TABLE events.log ("))
         #expect(EventLog.migrations(schema: "x").first?.sql.contains("CREATE TABLE x.handled (") == true)
         let jobs = JobQueue.migrationSQL(schema: "printing")

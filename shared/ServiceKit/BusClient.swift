@@ -1,6 +1,8 @@
 import Contract
 import Foundation
 import Majordomo
+import Telemetry
+import Tracing
 
 /// Typed calls to other services over the broker, in the wire contract.
 public struct BusClient: Sendable {
@@ -43,6 +45,34 @@ public struct BusClient: Sendable {
     public func call(
         _ operation: String, on service: ServiceName, payloadJSON: [UInt8], metadata: RequestMetadata,
         timeout: Duration? = nil
+    ) async throws(ServiceError) -> [UInt8] {
+        // A span only within a trace (a request's, an event's): a call made on no one's behalf
+        // (readiness asking `health`) starts none.
+        guard Traces.tracer != nil, InstrumentationContext.current?.traceContext != nil,
+            let span = Traces.startSpan("bus \(service.rawValue) \(operation)", kind: .client)
+        else {
+            return try await send(operation, on: service, payloadJSON: payloadJSON, metadata: metadata, timeout: timeout)
+        }
+        span.attributes["rpc.system"] = "mdp"
+        span.attributes["rpc.service"] = service.rawValue
+        span.attributes["rpc.method"] = operation
+        // The callee's handler span is a child of this one.
+        var metadata = metadata
+        metadata.traceparent = span.traceparent
+        return try await Traces.within(span) { _ throws(ServiceError) in
+            do throws(ServiceError) {
+                return try await send(operation, on: service, payloadJSON: payloadJSON, metadata: metadata, timeout: timeout)
+            } catch {
+                span.attributes["rpc.error_code"] = error.code.rawValue
+                throw error
+            }
+        }
+    }
+
+    /// The call itself, without a span.
+    private func send(
+        _ operation: String, on service: ServiceName, payloadJSON: [UInt8], metadata: RequestMetadata,
+        timeout: Duration?
     ) async throws(ServiceError) -> [UInt8] {
         let timeout = timeout ?? defaultTimeout
         var metadata = metadata

@@ -5,6 +5,8 @@ import PostgresNIO
 import ServiceLifecycle
 import Store
 import Synchronization
+import Telemetry
+import Tracing
 import ZeroMQ
 
 /// A durable event consumer: handles every event of its topics exactly once, in log order.
@@ -91,7 +93,23 @@ public struct EventConsumer: Service {
                 let handler = self.handler
                 let watched: Handler = { event, connection in
                     watch.handling("handling event \(event.id) (\(event.topic))")
-                    try await handler(event, connection)
+                    // With tracing on, the handling is a span of the trace that appended the event
+                    // (whatever the handler appends or calls joins it too).
+                    if let span = Traces.startSpan(
+                        "\(name) \(event.topic)", kind: .consumer, parent: event.traceparent)
+                    {
+                        span.attributes["messaging.system"] = "backplane-events"
+                        span.attributes["messaging.destination.name"] = event.topic
+                        span.attributes["messaging.consumer.group.name"] = name
+                        span.attributes["messaging.message.id"] = event.id.uuidString.lowercased()
+                        try await Traces.within(span) { _ in
+                            try await handler(event, connection)
+                            logger.debug("event handled", metadata: handled(event, consumer: name))
+                        }
+                    } else {
+                        try await handler(event, connection)
+                        logger.debug("event handled", metadata: handled(event, consumer: name))
+                    }
                     watch.progress(now: .now)
                 }
                 var failures = 0
@@ -137,6 +155,11 @@ public struct EventConsumer: Service {
             pump.stop()
         }
     }
+}
+
+/// What the `event handled` line says (the trace, with tracing on, comes from the span).
+private func handled(_ event: StoredEvent, consumer: String) -> Logger.Metadata {
+    ["consumer": .string(consumer), "topic": .string(event.topic), "eventId": .string(event.id.uuidString.lowercased())]
 }
 
 /// When the consumer last made progress in the catch-up under way, if one is, and what it was

@@ -25,9 +25,15 @@ public enum Launcher {
             exit(64)
         }
         let environment = ProcessEnvironment.process
+        // Tracing is read only by processes that list its settings, and only when not probing.
+        let tracing =
+            !probing && spec.settings.contains(.otlpEndpoint)
+            && !(environment.string(.otlpEndpoint) ?? "").isEmpty
         let logger: Logger
+        let exporter: TraceExporter?
         do {
-            logger = try LogSetup.bootstrap(process: spec.name, environment: environment)
+            logger = try LogSetup.bootstrap(process: spec.name, environment: environment, traced: tracing)
+            exporter = tracing ? try TracingSetup.bootstrap(process: spec.name, environment: environment, logger: logger) : nil
         } catch {
             FileHandle.standardError.write(Data("\(spec.name): \(error)\n".utf8))
             exit(78)
@@ -37,7 +43,16 @@ public enum Launcher {
                 try await probe(environment, logger)
             } else {
                 logger.info("process", metadata: ["version": "\(BuildInfo.version)", "commit": "\(BuildInfo.commit())"])
-                try await run(environment, logger)
+                let exporting = exporter.map { exporter in Task { await exporter.run() } }
+                do {
+                    try await run(environment, logger)
+                } catch {
+                    await exporter?.shutdown()
+                    _ = await exporting?.value
+                    throw error
+                }
+                await exporter?.shutdown()
+                _ = await exporting?.value
             }
             exit(0)
         } catch let error as ProcessEnvironment.InvalidSetting {

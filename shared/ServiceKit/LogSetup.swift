@@ -1,4 +1,5 @@
 import Logging
+import Telemetry
 
 /// Sets up swift-log once per process from `LOG_LEVEL` and `LOG_FORMAT`.
 public enum LogSetup {
@@ -10,18 +11,25 @@ public enum LogSetup {
         case text
     }
 
-    /// Bootstraps the logging system and returns the process's logger.
-    public static func bootstrap(process: String, environment: ProcessEnvironment) throws -> Logger {
+    /// Bootstraps the logging system and returns the process's logger. With `traced`, every
+    /// line logged inside a span carries its `traceId` and `spanId` (``Traces/logMetadata``).
+    public static func bootstrap(process: String, environment: ProcessEnvironment, traced: Bool = false) throws
+        -> Logger
+    {
         let level = try environment.choice(.logLevel, as: Logger.Level.self)
+        let provider = traced ? Traces.logMetadata : nil
         switch try environment.choice(.logFormat, as: Format.self) {
         case .json:
-            LoggingSystem.bootstrap { _ in JSONLogHandler(label: process, level: level) }
+            LoggingSystem.bootstrap(
+                { _, provider in JSONLogHandler(label: process, level: level, metadataProvider: provider) },
+                metadataProvider: provider)
         case .text:
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardOutput(label: label)
-                handler.logLevel = level
-                return handler
-            }
+            LoggingSystem.bootstrap(
+                { label, provider in
+                    var handler = StreamLogHandler.standardOutput(label: label, metadataProvider: provider)
+                    handler.logLevel = level
+                    return handler
+                }, metadataProvider: provider)
         }
         return Logger(label: process)
     }

@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import Majordomo
 import Store
+import Telemetry
+import Tracing
 
 /// Maps operation names to typed handlers and turns MDP request bodies into reply bodies,
 /// following the wire contract: decode, check the deadline, run, encode the reply or the error.
@@ -65,6 +67,11 @@ public struct OperationRouter: Sendable {
         var logger = self.logger
         logger[metadataKey: "requestId"] = .string(request.metadata.requestId)
         logger[metadataKey: "operation"] = .string(request.operation)
+        // The caller's trace on every line of the request, traced here or not (a valid
+        // `traceparent` only: it is the caller's text).
+        if let traceparent = request.metadata.traceparent, let traceId = TraceParent.traceId(of: traceparent) {
+            logger[metadataKey: "traceId"] = .string(traceId)
+        }
         guard let entry = entries[request.operation] else {
             return Wire.encodeError(
                 ServiceError(
@@ -78,7 +85,25 @@ public struct OperationRouter: Sendable {
                 ServiceError(.deadlineExceeded, "the deadline passed before the request was handled"))
         }
         let started = ContinuousClock.now
-        let (reply, outcome) = await answer(request, entry: entry, logger: logger, started: started)
+        let (reply, outcome): (reply: [[UInt8]], outcome: String)
+        // `health` (probes, readiness) is not traced unless its caller is.
+        if Traces.tracer != nil, request.operation != Health.name || request.metadata.traceparent != nil,
+            let span = Traces.startSpan(
+                "\(service.rawValue) \(request.operation)", kind: .server, parent: request.metadata.traceparent)
+        {
+            span.attributes["rpc.system"] = "mdp"
+            span.attributes["rpc.service"] = service.rawValue
+            span.attributes["rpc.method"] = request.operation
+            (reply, outcome) = await Traces.within(span) { _ in
+                await answer(request, entry: entry, logger: logger, started: started)
+            }
+            if outcome != "ok" {
+                span.attributes["rpc.error_code"] = outcome
+                span.setStatus(SpanStatus(code: .error))
+            }
+        } else {
+            (reply, outcome) = await answer(request, entry: entry, logger: logger, started: started)
+        }
         metrics?.record(operation: request.operation, outcome: outcome, duration: ContinuousClock.now - started)
         return reply
     }

@@ -65,10 +65,37 @@ extension Setting {
     public static let adminHTTPHost = Setting(
         "ADMIN_HTTP_HOST", default: "127.0.0.1", "address the admin port listens on (0.0.0.0 in a container)")
 
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`: where spans go (OTLP/HTTP, JSON); unset: tracing off.
+    public static let otlpEndpoint = Setting(
+        "OTEL_EXPORTER_OTLP_ENDPOINT", default: "",
+        "OTLP/HTTP collector base URL, e.g. http://otel-collector:4318 (spans are POSTed to <url>/v1/traces as JSON); empty: tracing off")
+    /// `OTEL_SERVICE_NAME`: the `service.name` of this process's spans.
+    public static let otelServiceName = Setting(
+        "OTEL_SERVICE_NAME", default: "", "service.name on this process's spans; empty: the executable's name")
+    /// `OTEL_TRACES_SAMPLER`: which new traces are recorded.
+    public static let otelSampler = Setting(
+        "OTEL_TRACES_SAMPLER", default: "parentbased_always_on",
+        "parentbased_always_on, parentbased_always_off, parentbased_traceidratio, always_on, always_off or traceidratio")
+    /// `OTEL_TRACES_SAMPLER_ARG`: the ratio of a `*traceidratio` sampler.
+    public static let otelSamplerArgument = Setting(
+        "OTEL_TRACES_SAMPLER_ARG", default: "1.0", "the fraction (0 to 1) of new traces a *traceidratio sampler records")
+    /// `OTEL_BSP_SCHEDULE_DELAY`: how often the span exporter sends.
+    public static let otelScheduleDelay = Setting(
+        "OTEL_BSP_SCHEDULE_DELAY", default: "5000", "the span exporter sends at least this often, in ms")
+    /// `OTEL_BSP_MAX_QUEUE_SIZE`: spans held for the exporter before new ones are dropped.
+    public static let otelMaxQueue = Setting(
+        "OTEL_BSP_MAX_QUEUE_SIZE", default: "2048",
+        "ended spans held for the exporter; when full, new spans are dropped and counted")
+
+    /// The tracing settings every process reads.
+    public static let tracing: [Setting] = [
+        .otlpEndpoint, .otelServiceName, .otelSampler, .otelSamplerArgument, .otelScheduleDelay, .otelMaxQueue,
+    ]
+
     /// What every MDP worker service reads.
     public static let workerCommon: [Setting] = [
         .logLevel, .logFormat, .brokerURL, .eventsPublishURL, .eventsSubscribeURL, .databaseURL,
         .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .workerHandlerStart, .requestTimeout,
         .eventsPoll, .adminHTTPPort, .adminHTTPHost,
-    ]
+    ] + tracing
 }

@@ -5,7 +5,8 @@ extension EventLog {
     /// The migrations that create the event log in `schema` (apply them with a ``Migrator`` for
     /// the same schema):
     /// - `log(seq, id, topic, producer, payload, request_id, created_at, xid)`, with `xid`
-    ///   defaulting to the appending transaction's id and an index on `(xid, seq)`;
+    ///   defaulting to the appending transaction's id and an index on `(xid, seq)`, and (version 2)
+    ///   `traceparent`, the W3C trace context of the work that appended the event;
     /// - `consumers(name, last_xid, last_seq, updated_at)`: each consumer's cursor;
     /// - `handled(consumer, event_id, handled_at)`: which consumer has handled which event.
     public static func migrations(schema: String) -> [Migration] {
@@ -38,7 +39,12 @@ extension EventLog {
                         handled_at timestamptz NOT NULL,
                         PRIMARY KEY (consumer, event_id)
                     );
-                    """)
+                    """),
+            Migration(
+                version: 2, name: "event_traceparent",
+                sql: """
+                    ALTER TABLE \(schema).log ADD COLUMN traceparent text;
+                    """),
         ]
     }
 }

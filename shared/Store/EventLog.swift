@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Telemetry
 
 /// The shared, append-only event log (transactional outbox) in schema `events`.
 ///
@@ -52,11 +53,12 @@ public struct EventLog: Sendable {
         guard let payload = String(data: event.payload, encoding: .utf8) else {
             throw StoreError(.invalidArgument, "payload of event \(event.id) (\(event.topic)) is not UTF-8 JSON")
         }
+        let traceparent = event.traceparent ?? Traces.currentTraceparent
         let rows = try await connection.query(
             """
-            INSERT INTO \(unescaped: schema).log (id, topic, producer, payload, request_id, created_at)
-            VALUES (\(event.id), \(event.topic), \(event.producer), \(payload)::text::jsonb, \(event.requestId), \(event.createdAt))
-            RETURNING seq, xid::text, id, topic, producer, payload::text, request_id, created_at
+            INSERT INTO \(unescaped: schema).log (id, topic, producer, payload, request_id, created_at, traceparent)
+            VALUES (\(event.id), \(event.topic), \(event.producer), \(payload)::text::jsonb, \(event.requestId), \(event.createdAt), \(traceparent))
+            RETURNING seq, xid::text, id, topic, producer, payload::text, request_id, created_at, traceparent
             """,
             logger: logger ?? self.logger
         )
@@ -84,17 +86,20 @@ public struct EventLog: Sendable {
             }
             payloads.append(payload)
         }
-        // Request ids travel as text with '' for none (arrays of optionals do not encode).
+        // Request ids and trace contexts travel as text with '' for none (arrays of optionals do
+        // not encode).
+        let current = Traces.currentTraceparent
         let rows = try await connection.query(
             """
-            INSERT INTO \(unescaped: schema).log (id, topic, producer, payload, request_id, created_at)
-            SELECT e.id, e.topic, e.producer, e.payload::jsonb, NULLIF(e.request_id, ''), e.created_at
+            INSERT INTO \(unescaped: schema).log (id, topic, producer, payload, request_id, created_at, traceparent)
+            SELECT e.id, e.topic, e.producer, e.payload::jsonb, NULLIF(e.request_id, ''), e.created_at,
+                   NULLIF(e.traceparent, '')
             FROM unnest(\(events.map(\.id))::uuid[], \(events.map(\.topic))::text[], \(events.map(\.producer))::text[],
                         \(payloads)::text[], \(events.map { $0.requestId ?? "" })::text[],
-                        \(events.map(\.createdAt))::timestamptz[])
-                 WITH ORDINALITY AS e(id, topic, producer, payload, request_id, created_at, position)
+                        \(events.map(\.createdAt))::timestamptz[], \(events.map { $0.traceparent ?? current ?? "" })::text[])
+                 WITH ORDINALITY AS e(id, topic, producer, payload, request_id, created_at, traceparent, position)
             ORDER BY e.position
-            RETURNING seq, xid::text, id, topic, producer, payload::text, request_id, created_at
+            RETURNING seq, xid::text, id, topic, producer, payload::text, request_id, created_at, traceparent
             """,
             logger: logger ?? self.logger
         )
@@ -149,7 +154,7 @@ public struct EventLog: Sendable {
             """
             WITH horizon AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
             page AS (
-                SELECT seq, xid, id, topic, producer, payload, request_id, created_at
+                SELECT seq, xid, id, topic, producer, payload, request_id, created_at, traceparent
                 FROM \(unescaped: schema).log
                 WHERE xid < (SELECT xmin FROM horizon)
                   AND (xid, seq) > (\(String(cursor.xid))::text::xid8, \(cursor.seq))
@@ -163,16 +168,17 @@ public struct EventLog: Sendable {
                 ORDER BY xid DESC, seq DESC
                 LIMIT 1
             )
-            SELECT false, seq, xid::text, id, topic, producer, payload::text, request_id, created_at FROM page
+            SELECT false, seq, xid::text, id, topic, producer, payload::text, request_id, created_at, traceparent
+            FROM page
             UNION ALL
-            SELECT true, seq, xid::text, NULL, NULL, NULL, NULL, NULL, NULL FROM last
+            SELECT true, seq, xid::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM last
             """,
             logger: logger
         )
         var page = Page(events: [], horizon: nil)
         for try await row in rows {
-            let (isHorizon, seq, xid, id, topic, producer, payload, requestId, createdAt) = try row.decode(
-                (Bool, Int64, String, UUID?, String?, String?, String?, String?, Date?).self)
+            let (isHorizon, seq, xid, id, topic, producer, payload, requestId, createdAt, traceparent) = try row.decode(
+                (Bool, Int64, String, UUID?, String?, String?, String?, String?, Date?, String?).self)
             if isHorizon {
                 page.horizon = EventCursor(xid: try Self.parseXid(xid), seq: seq)
                 continue
@@ -183,7 +189,8 @@ public struct EventLog: Sendable {
             page.events.append(
                 StoredEvent(
                     seq: seq, xid: try Self.parseXid(xid), id: id, topic: topic, producer: producer,
-                    payload: Data(payload.utf8), requestId: requestId, createdAt: createdAt))
+                    payload: Data(payload.utf8), requestId: requestId, createdAt: createdAt,
+                    traceparent: traceparent))
         }
         page.events.sort { $0.cursor < $1.cursor }
         return page
@@ -194,12 +201,12 @@ public struct EventLog: Sendable {
     }
 
     static func decodeEvent(_ row: PostgresRow) throws -> StoredEvent {
-        let (seq, xidText, id, topic, producer, payload, requestId, createdAt) = try row.decode(
-            (Int64, String, UUID, String, String, String, String?, Date).self
+        let (seq, xidText, id, topic, producer, payload, requestId, createdAt, traceparent) = try row.decode(
+            (Int64, String, UUID, String, String, String, String?, Date, String?).self
         )
         return StoredEvent(
             seq: seq, xid: try parseXid(xidText), id: id, topic: topic, producer: producer,
-            payload: Data(payload.utf8), requestId: requestId, createdAt: createdAt
+            payload: Data(payload.utf8), requestId: requestId, createdAt: createdAt, traceparent: traceparent
         )
     }
 

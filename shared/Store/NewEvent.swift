@@ -14,12 +14,16 @@ public struct NewEvent: Sendable, Equatable {
     public var requestId: String?
     /// When it happened, from the producer's ``WallClock``.
     public var createdAt: Date
+    /// The W3C `traceparent` of the work that caused it, so that a consumer's work joins that
+    /// trace; nil: the appending task's current span's (when tracing is on).
+    public var traceparent: String?
 
     /// Creates an event.
     public init(
         id: UUID = UUID(), topic: String, producer: String, payload: Data,
-        requestId: String? = nil, createdAt: Date
+        requestId: String? = nil, createdAt: Date, traceparent: String? = nil
     ) {
+        self.traceparent = traceparent
         self.id = id
         self.topic = topic
         self.producer = producer

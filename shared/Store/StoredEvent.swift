@@ -19,12 +19,15 @@ public struct StoredEvent: Sendable, Equatable {
     public let requestId: String?
     /// When it happened, by the producer's clock.
     public let createdAt: Date
+    /// The W3C `traceparent` of the work that appended it, if it was traced.
+    public let traceparent: String?
 
     /// Creates a stored event (normally only the event log does).
     public init(
         seq: Int64, xid: UInt64, id: UUID, topic: String, producer: String, payload: Data,
-        requestId: String?, createdAt: Date
+        requestId: String?, createdAt: Date, traceparent: String? = nil
     ) {
+        self.traceparent = traceparent
         self.seq = seq
         self.xid = xid
         self.id = id

@@ -50,7 +50,7 @@ public struct GatewaySettings: Sendable {
             .logLevel, .logFormat, host, port, .brokerURL, .requestTimeout, readinessServices, readinessTimeout,
             tlsCertificateFile, tlsKeyFile, trustedProxies, accessLogEvery, rateLimitClients, .adminHTTPPort,
             .adminHTTPHost,
-        ] + RouteClass.allCases.compactMap { rateLimitSettings[$0] }
+        ] + RouteClass.allCases.compactMap { rateLimitSettings[$0] } + Setting.tracing
 
     /// Where to listen.
     public var host: String

@@ -13,6 +13,17 @@ public struct RequestScope: Sendable {
     public let logger: Logger
     /// The authenticated caller (set by the authentication middleware from a Bearer token).
     public var actor: Actor?
+    /// The W3C `traceparent` the calls made for this request carry: the gateway's request span's
+    /// with tracing on; with it off, the client's own when it sent a valid one.
+    public var traceparent: String?
+
+    /// A scope.
+    public init(requestId: String, logger: Logger, actor: Actor? = nil, traceparent: String? = nil) {
+        self.requestId = requestId
+        self.logger = logger
+        self.actor = actor
+        self.traceparent = traceparent
+    }
 
     /// The caller, or `unauthenticated`.
     public func requireActor() throws(ServiceError) -> Actor {
@@ -27,7 +38,7 @@ public struct RequestScope: Sendable {
     /// The wire metadata for a call made on behalf of this request.
     public func metadata(deadline: Duration, idempotencyKey: String? = nil) -> RequestMetadata {
         RequestMetadata(
-            requestId: requestId, traceparent: nil, actor: actor,
+            requestId: requestId, traceparent: traceparent, actor: actor,
             deadline: Int64(Date().timeIntervalSince1970 * 1000) + deadline.wholeMilliseconds,
             idempotencyKey: idempotencyKey)
     }

@@ -3,10 +3,20 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Synchronization
+import Telemetry
+import Tracing
 
 /// Gives every request an id (the client's `X-Request-Id` or a new one), puts it on every log
 /// line and on the response, and writes the access log: one `http` line per request, or per
 /// ``every`` requests (`ACCESS_LOG_EVERY`), and always for an answer of 500 or above.
+/// The W3C Trace Context headers (made once: a generic type cannot hold them).
+enum TraceHeader {
+    static let traceparent = HTTPField.Name("traceparent")!
+    static let tracestate = HTTPField.Name("tracestate")!
+    /// Level 2's answer to the client: the server span's `traceparent`.
+    static let traceresponse = HTTPField.Name("traceresponse")!
+}
+
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     static var header: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
     let logger: Logger
@@ -34,8 +44,21 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         var logger = self.logger
         logger[metadataKey: "requestId"] = .string(requestId)
         let started = ContinuousClock.now
-        var response = try await RequestScope.$current.withValue(RequestScope(requestId: requestId, logger: logger)) {
-            try await next(request, context)
+        var response: Response
+        if let span = startSpan(request, requestId: requestId) {
+            logger[metadataKey: "traceId"] = .string(span.identity.traceIdHex)
+            let scope = RequestScope(requestId: requestId, logger: logger, traceparent: span.traceparent)
+            response = try await traced(span, request, context: context, scope: scope, next: next)
+        } else {
+            // Tracing off: no span; a valid `traceparent` from the client is passed on as it
+            // came, and names the trace on this request's log lines.
+            var traceparent: String?
+            if let header = request.headers[TraceHeader.traceparent], let traceId = TraceParent.traceId(of: header) {
+                traceparent = header
+                logger[metadataKey: "traceId"] = .string(traceId)
+            }
+            let scope = RequestScope(requestId: requestId, logger: logger, traceparent: traceparent)
+            response = try await RequestScope.$current.withValue(scope) { try await next(request, context) }
         }
         response.headers[Self.header] = requestId
         let number = answered.count.add(1, ordering: .relaxed).newValue
@@ -49,6 +72,43 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
                 "ms":
                     "\(Double(elapsed.components.attoseconds / 10_000_000_000_000) / 100 + Double(elapsed.components.seconds * 1000))",
             ])
+        return response
+    }
+
+    /// The request's server span, with tracing on: a child of the client's `traceparent` (with
+    /// its `tracestate`) when it sent a valid one, else the root of a new trace. None for the
+    /// health and metrics paths.
+    private func startSpan(_ request: Request, requestId: String) -> RecordingSpan? {
+        guard Traces.tracer != nil else { return nil }
+        // Probes and scrapes are not traced: a trace every few seconds per prober says nothing.
+        let raw = request.uri.path
+        if raw == "/healthz" || raw == "/readyz" || raw == "/metrics" { return nil }
+        let path = paths.redact(raw)
+        guard
+            let span = Traces.startSpan(
+                "\(request.method) \(path)", kind: .server, parent: request.headers[TraceHeader.traceparent],
+                state: request.headers[TraceHeader.tracestate])
+        else { return nil }
+        span.attributes["http.request.method"] = "\(request.method)"
+        span.attributes["url.path"] = path
+        span.attributes["backplane.request_id"] = requestId
+        return span
+    }
+
+    /// Runs the request inside `span`. The span's `traceparent` goes to the services called
+    /// (``RequestScope/metadata(deadline:idempotencyKey:)``) and back to the client in a
+    /// `traceresponse` header (W3C Trace Context level 2), so a client can find its trace.
+    private func traced(
+        _ span: RecordingSpan, _ request: Request, context: Context, scope: RequestScope,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var response = try await Traces.within(span) { _ in
+            let response = try await RequestScope.$current.withValue(scope) { try await next(request, context) }
+            span.attributes["http.response.status_code"] = Int64(response.status.code)
+            if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
+            return response
+        }
+        response.headers[TraceHeader.traceresponse] = span.traceparent
         return response
     }
 }
