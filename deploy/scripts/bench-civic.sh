@@ -59,6 +59,12 @@ until curl -fsS -o /dev/null "http://127.0.0.1:$HTTP_PORT/readyz" 2>/dev/null; d
     ((SECONDS < deadline)) || die "not ready; see $OUT/system.log"
     sleep 1
 done
+# The stand-in builds its feed before it listens (seconds at scale 45): wait for it too.
+until curl -fsS -o /dev/null "$FEED/_standin/stats" 2>/dev/null; do
+    pid_alive "$UP_PID" || die "the system stopped; see $OUT/system.log"
+    ((SECONDS < deadline)) || die "the Open States stand-in did not start; see $OUT/system.log"
+    sleep 1
+done
 feed_bills=$(curl -fsS "$FEED/_standin/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["bills"])')
 
 # runs_done N: waits until N import runs have finished; prints the last one's figures.
