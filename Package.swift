@@ -402,7 +402,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "services/civic/CivicService",
-            exclude: ["Operations/Boundaries/make_boundaries.py"],
+            exclude: ["Operations/Boundaries/make_boundaries.py", "Operations/Boundaries/sources"],
             resources: [.copy("Migrations"), .copy("Operations/Boundaries/boundaries.geojson")],
             swiftSettings: strict
         ),

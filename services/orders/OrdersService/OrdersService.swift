@@ -39,6 +39,9 @@ public enum OrdersService {
         "STRIPE_API_KEY", default: nil, "Stripe secret key (sk_...), with PAYMENT_PROVIDER=stripe", secret: true)
     static let stripeBaseURL = Setting(
         "STRIPE_BASE_URL", default: "https://api.stripe.com", "Stripe's API (or the stand-in, deploy/stripe-standin)")
+    static let stripeConnections = Setting(
+        "STRIPE_MAX_CONNECTIONS", default: "128",
+        "connections kept open to Stripe at most; each call holds one for Stripe's answer, so this bounds the calls in flight")
     static let stripeTimeout = Setting(
         "STRIPE_TIMEOUT_MS", default: "10000", "how long one Stripe request may take before it is retried")
     static let stripeWebhookSecret = Setting(
@@ -63,7 +66,7 @@ public enum OrdersService {
     static let own = [
         priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteMinutes, ratesPath,
         ratesRefresh, keyHours, postageCache, paymentProvider, paymentRecovery, paymentInFlightWait, paymentSweep,
-        stripeAPIKey, stripeBaseURL, stripeTimeout, stripeRetries, stripeWebhookSecret, stripeWebhookTolerance,
+        stripeAPIKey, stripeBaseURL, stripeConnections, stripeTimeout, stripeRetries, stripeWebhookSecret, stripeWebhookTolerance,
     ]
 
     /// What the executable is and reads, for `--help`.
@@ -185,7 +188,11 @@ public enum OrdersService {
             ratesRefresh: configuration.ratesRefresh, clock: resources.clock, logger: resources.logger)
         let provider: any PaymentProvider =
             if let stripe = configuration.stripe {
-                StripePaymentProvider(settings: stripe, logger: resources.logger)
+                StripePaymentProvider(
+                    settings: stripe,
+                    http: StripePaymentProvider.client(
+                        connections: try resources.environment.int(OrdersService.stripeConnections, in: 1...4096)),
+                    logger: resources.logger)
             } else {
                 SandboxPaymentProvider(
                     record: .postgres(resources.postgres, logger: resources.logger), clock: resources.clock)
