@@ -46,50 +46,12 @@ BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build --show-bin-path)}
 
 # ---------------------------------------------------------------------------- the system
 
-PG_DIR=""
-UP_PID=""
-finish() {
-    trap '' PIPE
-    if [[ -n $UP_PID ]]; then
-        kill -TERM "$UP_PID" 2>/dev/null || true
-        wait "$UP_PID" 2>/dev/null || true
-    fi
-    [[ -z $PG_DIR ]] || "$SCRIPTS_DIR/pg.sh" stop "$PG_DIR" >/dev/null 2>&1 || true
-}
-trap finish EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-if [[ -n ${DATABASE_URL:-} ]]; then
-    # A database of its own in the given cluster: nothing left by earlier suites, no admin twice.
-    name="api_fuzz_$(date +%s)_$$"
-    psql "$DATABASE_URL" -qc "CREATE DATABASE $name" >/dev/null || die "could not create database $name"
-    DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$DATABASE_URL" "$name")
-else
-    PG_DIR="$OUT/pg"
-    mkdir -p "$PG_DIR"
-    port=$(free_port)
-    PG_FAST=1 "$SCRIPTS_DIR/pg.sh" start "$PG_DIR" "$port" >/dev/null
-    DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$PG_DIR" "$port")
-fi
-export DATABASE_URL
-
-HTTP_PORT=$(free_port)
-BROKER_PORT=$(free_port)
-XSUB_PORT=$(free_port)
-XPUB_PORT=$(free_port)
+isolated_system api_fuzz
 BASE="http://127.0.0.1:$HTTP_PORT"
 ADMIN_USERNAME="fuzz-admin@example.org"
 ADMIN_PASSWORD="Fuzz-admin-$RANDOM-Pw1"
 FUZZ_PASSWORD="Fuzz-caller-$RANDOM-Pw1"
-export HTTP_PORT SKIP_BUILD=1 SKIP_BOOTSTRAP=1 BACKPLANE_BIN_DIR=$BIN_DIR LOG_LEVEL=${LOG_LEVEL:-warning}
-export BROKER_BIND="tcp://127.0.0.1:$BROKER_PORT" BROKER_URL="tcp://127.0.0.1:$BROKER_PORT"
-export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0.0.1:$XSUB_PORT"
-export EVENTS_XPUB_BIND="tcp://127.0.0.1:$XPUB_PORT" EVENTS_SUB_URL="tcp://127.0.0.1:$XPUB_PORT"
-export SMTP_PORT=$(free_port) SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data" CIVIC_STANDIN_PORT=$(free_port)
 export ADMIN_USERNAME ADMIN_PASSWORD
-# Its ports are free ones picked at random; the admin ports (a fixed range by default) stay off.
-export ADMIN_PORT_BASE=off
 # The fuzzer sends thousands of requests a minute from one address: with the rate limits on,
 # most would be 429s and the run would check the limiter instead of the API. The limits have
 # their own tests (RateLimitHTTPTests, GatewayTests) and benchmark (make bench-flood).

@@ -34,46 +34,11 @@ OUT=$(cd "$CONSOLE_OUT" && pwd)
 BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build --show-bin-path)}
 [[ -x $BIN_DIR/gateway ]] || die "no gateway in $BIN_DIR: build first (swift build) or set BACKPLANE_BIN_DIR"
 
-PG_DIR=""
-UP_PID=""
-finish() {
-    trap '' PIPE
-    if [[ -n $UP_PID ]]; then
-        kill -TERM "$UP_PID" 2>/dev/null || true
-        wait "$UP_PID" 2>/dev/null || true
-    fi
-    [[ -z $PG_DIR ]] || "$SCRIPTS_DIR/pg.sh" stop "$PG_DIR" >/dev/null 2>&1 || true
-}
-trap finish EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-if [[ -n ${DATABASE_URL:-} ]]; then
-    name="console_$(date +%s)_$$"
-    psql "$DATABASE_URL" -qc "CREATE DATABASE $name" >/dev/null || die "could not create database $name"
-    DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$DATABASE_URL" "$name")
-else
-    PG_DIR="$OUT/pg"
-    mkdir -p "$PG_DIR"
-    port=$(free_port)
-    PG_FAST=1 "$SCRIPTS_DIR/pg.sh" start "$PG_DIR" "$port" >/dev/null
-    DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$PG_DIR" "$port")
-fi
-export DATABASE_URL
-
-HTTP_PORT=$(free_port)
-BROKER_PORT=$(free_port)
-XSUB_PORT=$(free_port)
-XPUB_PORT=$(free_port)
+isolated_system console
 CONSOLE_BASE_URL="http://127.0.0.1:$HTTP_PORT"
 ADMIN_USERNAME="console-admin@example.org"
 ADMIN_PASSWORD="Console-admin-$RANDOM-Pw1"
-export HTTP_PORT SKIP_BUILD=1 SKIP_BOOTSTRAP=1 BACKPLANE_BIN_DIR=$BIN_DIR LOG_LEVEL=${LOG_LEVEL:-warning}
-export BROKER_BIND="tcp://127.0.0.1:$BROKER_PORT" BROKER_URL="tcp://127.0.0.1:$BROKER_PORT"
-export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0.0.1:$XSUB_PORT"
-export EVENTS_XPUB_BIND="tcp://127.0.0.1:$XPUB_PORT" EVENTS_SUB_URL="tcp://127.0.0.1:$XPUB_PORT"
-export SMTP_PORT=$(free_port) SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data" CIVIC_STANDIN_PORT=$(free_port)
-export ADMIN_USERNAME ADMIN_PASSWORD ADMIN_PORT_BASE=off
+export ADMIN_USERNAME ADMIN_PASSWORD
 
 info "starting the system (log in ${OUT#"$REPO_ROOT"/}/system.log)"
 "$SCRIPTS_DIR/up.sh" >"$OUT/system.log" 2>&1 &

@@ -84,3 +84,54 @@ pid_alive() {
     stat=${stat##*) }
     [[ ${stat%% *} != Z ]]
 }
+
+# isolated_system NAME: what a test script does before it starts up.sh for a system of its own
+# (api-fuzz.sh, console-test.sh). It gives the system a database nothing else uses: a new one
+# named NAME_<time>_<pid> in DATABASE_URL's cluster, or else a throwaway server under $OUT/pg.
+# It picks free ports for HTTP, the broker and the event proxy, exports what up.sh reads (the
+# binaries in $BIN_DIR, mail and data under $OUT, the admin ports off), and sets the traps that
+# stop the system (UP_PID, once the caller starts it) and the throwaway server at exit.
+# Needs OUT and BIN_DIR; sets PG_DIR, UP_PID, DATABASE_URL, HTTP_PORT.
+isolated_system() {
+    PG_DIR=""
+    UP_PID=""
+    trap isolated_system_stop EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    if [[ -n ${DATABASE_URL:-} ]]; then
+        local name
+        name="$1_$(date +%s)_$$"
+        psql "$DATABASE_URL" -qc "CREATE DATABASE $name" >/dev/null || die "could not create database $name"
+        DATABASE_URL=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$DATABASE_URL" "$name")
+    else
+        PG_DIR="$OUT/pg"
+        mkdir -p "$PG_DIR"
+        local port
+        port=$(free_port)
+        PG_FAST=1 "$SCRIPTS_DIR/pg.sh" start "$PG_DIR" "$port" >/dev/null
+        DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$PG_DIR" "$port")
+    fi
+    export DATABASE_URL
+    HTTP_PORT=$(free_port)
+    local broker xsub xpub
+    broker=$(free_port)
+    xsub=$(free_port)
+    xpub=$(free_port)
+    export HTTP_PORT SKIP_BUILD=1 SKIP_BOOTSTRAP=1 BACKPLANE_BIN_DIR=$BIN_DIR LOG_LEVEL=${LOG_LEVEL:-warning}
+    export BROKER_BIND="tcp://127.0.0.1:$broker" BROKER_URL="tcp://127.0.0.1:$broker"
+    export EVENTS_XSUB_BIND="tcp://127.0.0.1:$xsub" EVENTS_PUB_URL="tcp://127.0.0.1:$xsub"
+    export EVENTS_XPUB_BIND="tcp://127.0.0.1:$xpub" EVENTS_SUB_URL="tcp://127.0.0.1:$xpub"
+    export SMTP_PORT=$(free_port) SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data" CIVIC_STANDIN_PORT=$(free_port)
+    # Its ports are free ones picked at random; the admin ports (a fixed range by default) stay off.
+    export ADMIN_PORT_BASE=off
+}
+
+# The EXIT trap of isolated_system: the system, then its throwaway server.
+isolated_system_stop() {
+    trap '' PIPE
+    if [[ -n ${UP_PID:-} ]]; then
+        kill -TERM "$UP_PID" 2>/dev/null || true
+        wait "$UP_PID" 2>/dev/null || true
+    fi
+    [[ -z ${PG_DIR:-} ]] || "$SCRIPTS_DIR/pg.sh" stop "$PG_DIR" >/dev/null 2>&1 || true
+}
