@@ -621,7 +621,12 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadgenTests",
-            dependencies: ["TestSupport", "LoadgenKit"],
+            dependencies: [
+                "TestSupport", "LoadgenKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/LoadgenTests",
             swiftSettings: strict
         ),

@@ -73,4 +73,44 @@ struct LogOutputTests {
         #expect(written.utf8.count >= LogOutput.limit - line.utf8.count)
         #expect(written.split(separator: "\n").allSatisfy { $0.count == 1023 })
     }
+
+    @Test("a line is one JSON object: fixed fields first, metadata in key order, the call's value winning, text escaped")
+    func lineShape() throws {
+        let pipe = try Pipe()
+        let output = LogOutput(fileDescriptor: pipe.write)
+        var handler = JSONLogHandler(
+            label: "gate\"way", level: .debug, metadataProvider: Logger.MetadataProvider { ["traceId": "t-1", "b": "provided"] },
+            output: output)
+        handler.metadata = ["requestId": "r-1", "b": "handler", "msg": "clash"]
+        let logger = Logger(label: "test") { _ in handler }
+        logger.info("tab\there \"quoted\" \\ \u{1}é", metadata: ["b": "call", "a": ["x", "y"], "n": "\(42)"])
+        output.flush()
+        let line = pipe.drain()
+        #expect(line.hasSuffix("}\n") && line.split(separator: "\n").count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["service"] as? String == "gate\"way")
+        #expect(object["msg"] as? String == "tab\there \"quoted\" \\ \u{1}é")
+        #expect(object["meta.msg"] as? String == "clash")
+        #expect(object["b"] as? String == "call")
+        #expect(object["a"] as? [String] == ["x", "y"])
+        #expect(object["requestId"] as? String == "r-1" && object["traceId"] as? String == "t-1")
+        let ts = try #require(object["ts"] as? String)
+        #expect(ts.count == 24 && ts.hasSuffix("Z") && ISO8601DateFormatter.withFractions.date(from: ts) != nil)
+        // Fixed fields first, then the metadata keys in order, each once.
+        let keys = line.split(separator: ",").compactMap { part -> String? in
+            guard let colon = part.firstIndex(of: ":"), part.contains("\"") else { return nil }
+            let key = part[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "{\""))
+            return key
+        }
+        #expect(Array(keys.prefix(4)) == ["ts", "level", "service", "msg"])
+        #expect(line.components(separatedBy: "\"b\":").count == 2)
+    }
+}
+
+extension ISO8601DateFormatter {
+    fileprivate static var withFractions: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
 }

@@ -28,3 +28,35 @@ extension String {
         return literal
     }
 }
+
+extension Array where Element == UInt8 {
+    /// Appends `text`'s UTF-8 as a JSON string literal, escaped as
+    /// `String.appendJSONStringLiteral(_:)` does; text with nothing to escape (the usual case) is
+    /// copied whole.
+    public mutating func appendJSONStringLiteral(_ text: String) {
+        append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): append(contentsOf: #"\\"#.utf8)
+                case UInt8(ascii: "\n"): append(contentsOf: #"\n"#.utf8)
+                case UInt8(ascii: "\r"): append(contentsOf: #"\r"#.utf8)
+                case UInt8(ascii: "\t"): append(contentsOf: #"\t"#.utf8)
+                case ..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    append(contentsOf: #"\u00"#.utf8)
+                    append(hex[Int(byte >> 4)])
+                    append(hex[Int(byte & 0xF)])
+                default: append(byte)
+                }
+            }
+        }
+        append(UInt8(ascii: "\""))
+    }
+}

@@ -33,65 +33,98 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        var line = "{\"ts\":\"\(Self.timestamp())\",\"level\":\"\(event.level)\",\"service\":"
+        // Fields from the handler, the provider and the call, later ones winning; written in
+        // key order. A small array sorted once costs less than merging dictionaries per line.
+        var fields: [(key: String, rank: Int, value: Logger.Metadata.Value)] = []
+        fields.reserveCapacity(metadata.count + (event.metadata?.count ?? 0) + 2)
+        for (key, value) in metadata { fields.append((key, 0, value)) }
+        if let provided = metadataProvider?.get() { for (key, value) in provided { fields.append((key, 1, value)) } }
+        if let extra = event.metadata { for (key, value) in extra { fields.append((key, 2, value)) } }
+        fields.sort { $0.key != $1.key ? $0.key < $1.key : $0.rank < $1.rank }
+
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(contentsOf: #"{"ts":""#.utf8)
+        Self.appendTimestamp(to: &line)
+        line.append(contentsOf: #"","level":""#.utf8)
+        line.append(contentsOf: event.level.rawValue.utf8)
+        line.append(contentsOf: #"","service":"#.utf8)
         line.appendJSONStringLiteral(label)
-        line += ",\"msg\":"
-        line.appendJSONStringLiteral("\(event.message)")
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
-            line += ","
+        line.append(contentsOf: #","msg":"#.utf8)
+        line.appendJSONStringLiteral(event.message.description)
+        for (index, field) in fields.enumerated() {
+            // Of two fields with one key, the later source's.
+            if index + 1 < fields.count && fields[index + 1].key == field.key { continue }
+            line.append(UInt8(ascii: ","))
             // The fixed fields keep their meaning; a clashing metadata key is renamed, not duplicated.
-            line.appendJSONStringLiteral(Self.reserved.contains(key) ? "meta." + key : key)
-            line += ":"
-            Self.append(value, to: &line)
+            line.appendJSONStringLiteral(Self.reserved.contains(field.key) ? "meta." + field.key : field.key)
+            line.append(UInt8(ascii: ":"))
+            Self.append(field.value, to: &line)
         }
         if event.level >= .error {
-            line += ",\"source\":"
+            line.append(contentsOf: #","source":"#.utf8)
             line.appendJSONStringLiteral("\(event.file):\(event.line)")
         }
-        line += "}\n"
+        line.append(contentsOf: "}\n".utf8)
         output.write(line, urgent: event.level >= .error)
     }
 
     static let reserved: Set<String> = ["ts", "level", "service", "msg", "source"]
 
-    static func append(_ value: Logger.Metadata.Value, to line: inout String) {
+    static func append(_ value: Logger.Metadata.Value, to line: inout [UInt8]) {
         switch value {
         case .string(let text): line.appendJSONStringLiteral(text)
         case .stringConvertible(let convertible): line.appendJSONStringLiteral(convertible.description)
         case .array(let values):
-            line += "["
+            line.append(UInt8(ascii: "["))
             for (index, element) in values.enumerated() {
-                if index > 0 { line += "," }
+                if index > 0 { line.append(UInt8(ascii: ",")) }
                 append(element, to: &line)
             }
-            line += "]"
+            line.append(UInt8(ascii: "]"))
         case .dictionary(let values):
-            line += "{"
+            line.append(UInt8(ascii: "{"))
             for (index, (key, element)) in values.sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { line += "," }
+                if index > 0 { line.append(UInt8(ascii: ",")) }
                 line.appendJSONStringLiteral(key)
-                line += ":"
+                line.append(UInt8(ascii: ":"))
                 append(element, to: &line)
             }
-            line += "}"
+            line.append(UInt8(ascii: "}"))
         }
     }
 
-    static func timestamp() -> String {
+    /// The wall-clock time, `2026-11-21T18:04:05.123` and a `Z`, written as digits straight
+    /// into the line.
+    static func appendTimestamp(to line: inout [UInt8]) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         var seconds = spec.tv_sec
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        func digits(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                line.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
-            + "\(pad(Int32(spec.tv_nsec / 1_000_000), 3))Z"
+        digits(Int(parts.tm_year) + 1900, 4)
+        line.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2)
+        line.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2)
+        line.append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2)
+        line.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2)
+        line.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2)
+        line.append(UInt8(ascii: "."))
+        digits(spec.tv_nsec / 1_000_000, 3)
+        line.append(UInt8(ascii: "Z"))
     }
 }

@@ -30,9 +30,14 @@ public final class LogOutput: Sendable {
 
     /// Adds one line (its bytes end with a newline); `urgent` writes it, and all before it, now.
     public func write(_ line: String, urgent: Bool) {
+        write(Array(line.utf8), urgent: urgent)
+    }
+
+    /// Adds one line given as UTF-8 bytes (ending with a newline).
+    public func write(_ line: [UInt8], urgent: Bool) {
         startFlusherOnce()
         let due = pending.withLock { buffer in
-            buffer.append(contentsOf: line.utf8)
+            buffer.append(contentsOf: line)
             return urgent || buffer.count >= Self.limit
         }
         if due { flush() }
