@@ -1,7 +1,5 @@
-import AsyncHTTPClient
 import Contract
 import Foundation
-import NIOCore
 import OrdersContract
 import PostgresNIO
 import Testing
@@ -94,14 +92,18 @@ struct StripeCustomerTests {
                 #expect(ecard.state == "paid")
                 let intents = try #require(try await standin.read("intents")["data"] as? [[String: Any]])
                 #expect(intents.count == 3)
-                #expect(intents.allSatisfy { $0["customer"] as? String == customer && $0["payment_method"] as? String == pm })
+                #expect(
+                    intents.allSatisfy {
+                        $0["customer"] as? String == customer && $0["payment_method"] as? String == pm
+                    })
                 #expect((try await standin.read("stats")["customers"] as? Int) == 1)
                 // A test card saved through POST /v1/payment-methods is attached too (Stripe
                 // copies the test PaymentMethod into one of the Customer's).
                 let test = try await db.card(for: ann)
                 #expect(try await db.cardCustomer(test) == customer)
                 for _ in 0..<2 {
-                    #expect(try await db.book.place(db.postcard(card: test), actor: ann, requestId: "t").state == "paid")
+                    #expect(
+                        try await db.book.place(db.postcard(card: test), actor: ann, requestId: "t").state == "paid")
                 }
                 #expect((try await standin.read("stats")["customers"] as? Int) == 1)
             }
@@ -122,7 +124,8 @@ struct StripeCustomerTests {
                     provider: "stripe", userId: UUID(uuidString: ann.userId)!, now: db.clock.now())
                 #expect(try await db.cardCustomer(old.id) == nil)
                 for _ in 0..<2 {
-                    #expect(try await db.book.place(db.postcard(card: old.id), actor: ann, requestId: "t").state == "paid")
+                    #expect(
+                        try await db.book.place(db.postcard(card: old.id), actor: ann, requestId: "t").state == "paid")
                 }
                 let customer = try #require(try await db.cardCustomer(old.id))
                 #expect(try await db.customer(of: ann) == customer)
@@ -132,7 +135,8 @@ struct StripeCustomerTests {
                 // attached: the order fails with a 402 that asks for the card again, and the
                 // card cannot be saved again either.
                 let spentPM = try await Self.paymentMethod(standin)
-                _ = try await stripe.authorize(token: spentPM, amount: StripeProviderTests.eur, idempotencyKey: "x-\(spentPM)")
+                _ = try await stripe.authorize(
+                    token: spentPM, amount: StripeProviderTests.eur, idempotencyKey: "x-\(spentPM)")
                 let spent = try await store.add(
                     TokenizedCard(token: spentPM, brand: "visa", last4: "4242", expMonth: 11, expYear: 2031),
                     provider: "stripe", userId: UUID(uuidString: ann.userId)!, now: db.clock.now())
@@ -188,7 +192,9 @@ struct StripeCustomerTests {
                 // Kept but the attach lost (a crash after keeping it): the next save re-attaches.
                 let pm2 = try await Self.paymentMethod(standin)
                 try await standin.control("faults", ["fail_5xx": 1, "fail_after": true])
-                #expect(await failure { _ = try await db.wallet.addTokenized(.init(paymentMethodId: pm2), actor: bo) }?.code == .unavailable)
+                #expect(
+                    await failure { _ = try await db.wallet.addTokenized(.init(paymentMethodId: pm2), actor: bo) }?.code
+                        == .unavailable)
                 let saved2 = try await db.wallet.addTokenized(.init(paymentMethodId: pm2), actor: bo)
                 #expect(try await db.cardCustomer(saved2.id) == customer)
                 for card in [saved.id, saved2.id, saved.id] {
@@ -198,8 +204,12 @@ struct StripeCustomerTests {
                 // Two racing first saves that each got a Customer keep the first one.
                 let store = PaymentMethodStore(client: db.client, logger: OrdersFixture.logger)
                 let cy = UUID()
-                #expect(try await store.keepCustomer("cus_a", userId: cy, provider: "stripe", now: db.clock.now()) == "cus_a")
-                #expect(try await store.keepCustomer("cus_b", userId: cy, provider: "stripe", now: db.clock.now()) == "cus_a")
+                #expect(
+                    try await store.keepCustomer("cus_a", userId: cy, provider: "stripe", now: db.clock.now())
+                        == "cus_a")
+                #expect(
+                    try await store.keepCustomer("cus_b", userId: cy, provider: "stripe", now: db.clock.now())
+                        == "cus_a")
             }
         }
     }

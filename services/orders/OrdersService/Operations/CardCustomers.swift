@@ -1,5 +1,5 @@
-import Contract
 import Foundation
+import Store
 
 /// Saved cards made reusable where the provider wants a customer (Stripe: a PaymentMethod
 /// that paid without a Customer can never pay again). One provider customer per user, kept in
