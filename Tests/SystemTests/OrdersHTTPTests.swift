@@ -344,7 +344,7 @@ struct OrdersHTTPTests {
     }
 
     @Test(
-        "a card the app tokenized with Stripe's SDK, saved by its pm_ id through HTTP (201, 400, 401, 404), then an order paid with it"
+        "a card the app tokenized with Stripe's SDK, saved by its pm_ id through HTTP (201, 400, 401, 404), then two orders paid with it; test cards (201, 503)"
     )
     func tokenizedOverHTTP() async throws {
         let port = try SystemHarness.freePort()
@@ -398,6 +398,37 @@ struct OrdersHTTPTests {
             "POST", "/v1/orders", json: order(card: card), headers: ["Idempotency-Key": UUID().uuidString])
         #expect(placed.status == 201, "\(placed.body)")
         #expect(json(placed.body)["state"] as? String == "paid")
+        // The same card pays again: it was attached to Ann's Stripe Customer when saved (the
+        // stand-in, like Stripe, refuses a second payment with a PaymentMethod that is not).
+        let again = await ann.send(
+            "POST", "/v1/orders", json: order(card: card), headers: ["Idempotency-Key": UUID().uuidString])
+        #expect(again.status == 201 && json(again.body)["state"] as? String == "paid", "\(again.body)")
+        // A PaymentMethod that already paid once without a Customer cannot be saved: 400.
+        let other = await offPool {
+            HTTP.request(
+                port: port, method: "POST", path: "/v1/payment_methods",
+                body: "type=card&card%5Bnumber%5D=4242424242424242&card%5Bexp_month%5D=11&card%5Bexp_year%5D=2031",
+                headers: ["Authorization": "Bearer sk_test_standin"], contentType: "application/x-www-form-urlencoded")
+        }
+        let spentPM = try #require(json(other?.body ?? "")["id"] as? String)
+        _ = await offPool {
+            HTTP.request(
+                port: port, method: "POST", path: "/v1/payment_intents",
+                body: "amount=100&currency=eur&confirm=true&payment_method=\(spentPM)",
+                headers: ["Authorization": "Bearer sk_test_standin"], contentType: "application/x-www-form-urlencoded")
+        }
+        let spent = await ann.send("POST", path, json: #"{"paymentMethodId": "\#(spentPM)"}"#)
+        #expect(spent.status == 400 && field(spent) == "paymentMethodId", "\(spent.body)")
+        // A test card through POST /v1/payment-methods is attached too (201); 503 when Stripe
+        // does not answer the attach (three 500s: the first try and the two retries).
+        let testCard = #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#
+        let added = await ann.send("POST", "/v1/payment-methods", json: testCard)
+        #expect(added.status == 201, "\(added.body)")
+        _ = await offPool {
+            HTTP.request(port: port, method: "POST", path: "/_standin/faults", body: #"{"fail_5xx": 3}"#)
+        }
+        let silent = await ann.send("POST", "/v1/payment-methods", json: testCard)
+        #expect(silent.status == 503, "\(silent.body)")
     }
 
     static func withDatabase(

@@ -4,7 +4,7 @@ tests (and `make up` with PAYMENT_PROVIDER=stripe) run the real adapter without 
 It moves no money and keeps everything in memory.
 
 Served (form-encoded bodies, `Authorization: Bearer STANDIN_API_KEY`, JSON answers):
-  POST /v1/payment_intents               amount, currency, payment_method, confirm=true,
+  POST /v1/payment_intents               amount, currency, payment_method, customer?, confirm=true,
                                          capture_method=manual|automatic, metadata[k]=v
   GET  /v1/payment_intents/{id}
   POST /v1/payment_intents/{id}/capture  amount_to_capture?
@@ -17,6 +17,19 @@ Served (form-encoded bodies, `Authorization: Bearer STANDIN_API_KEY`, JSON answe
                                          card (client-side tokenization); answers a `pm_...`
   GET  /v1/payment_methods/{id}          the card's brand, last4 and expiry (also for the test
                                          PaymentMethods below)
+  POST /v1/payment_methods/{id}/attach   customer: attaches the PaymentMethod to the Customer (a
+                                         test PaymentMethod such as pm_card_visa is copied into a
+                                         new pm_... attached to it, as Stripe does)
+  POST /v1/customers                     metadata[k]=v (no e-mail needed)
+  GET  /v1/customers/search              query=metadata['k']:'v'
+Stripe's rule for reusing cards is enforced: a PaymentMethod made through POST
+/v1/payment_methods and not attached to a Customer pays one PaymentIntent only; a second
+PaymentIntent with it, or attaching it after that, is a 400 invalid_request_error
+(`payment_method_unexpected_state`). A PaymentIntent with an attached PaymentMethod must name its
+Customer (`customer`), and one naming a Customer must use a PaymentMethod attached to that
+Customer (else a 400 `parameter_invalid` on `customer`). The test PaymentMethods themselves
+(pm_card_visa, ...) stand for a fresh card at each use, so they may be used without a Customer
+any number of times.
 Every POST honours `Idempotency-Key`: the same key with the same parameters answers the first
 answer again (`Idempotent-Replayed: true`), with other parameters a 400 `idempotency_error`.
 
@@ -35,7 +48,8 @@ Control API under /_standin (never part of Stripe):
   POST /_standin/authenticate  {"payment_intent": ID, "succeed": true|false}  the buyer's 3-D
                            Secure step: requires_action → requires_capture / succeeded, or a
                            failed authentication
-  GET  /_standin/stats     payment intents by status, captured and refunded sums, POSTs by key
+  GET  /_standin/stats     payment intents by status, captured and refunded sums, POSTs by key,
+                           customers made
   GET  /_standin/intents   every payment intent
   GET  /_standin/charges   every payment intent that holds or took money, with its backplane key,
                            amounts authorized, captured and refunded (for deploy/scripts/reconcile.sh)
@@ -100,16 +114,23 @@ def brand_of(number):
     return "unknown"
 
 
+SPENT_MESSAGE = ("This PaymentMethod already paid once without being attached to a Customer, so it cannot be "
+                 "used again or attached now. Attach a PaymentMethod to a Customer before its first use to "
+                 "use it more than once.")
+
+
 class StripeError(Exception):
-    def __init__(self, status, kind, message, code=None, decline_code=None, intent=None):
+    def __init__(self, status, kind, message, code=None, decline_code=None, intent=None, param=None):
         super().__init__(message)
         self.status, self.kind, self.message = status, kind, message
-        self.code, self.decline_code, self.intent = code, decline_code, intent
+        self.code, self.decline_code, self.intent, self.param = code, decline_code, intent, param
 
     def body(self):
         error = {"type": self.kind, "message": self.message}
         if self.code:
             error["code"] = self.code
+        if self.param:
+            error["param"] = self.param
         if self.decline_code:
             error["decline_code"] = self.decline_code
         if self.intent is not None:
@@ -122,7 +143,8 @@ class State:
         self.lock = threading.RLock()
         self.intents = {}
         self.refunds = {}
-        self.methods = {}  # pm id -> PaymentMethod made through POST /v1/payment_methods
+        self.methods = {}  # pm id -> PaymentMethod made through POST /v1/payment_methods (or attach)
+        self.customers = {}  # cus id -> Customer
         self.idempotent = {}  # key -> (method, path, params, status, body)
         self.faults = {"delay_ms": int(os.environ.get("STANDIN_DELAY_MS", "0")), "fail_5xx": 0, "fail_after": False, "timeout": 0, "timeout_s": 30}
         self.posts_by_key = {}
@@ -147,6 +169,7 @@ class State:
         if capture not in ("manual", "automatic", "automatic_async"):
             raise StripeError(400, "invalid_request_error", "Invalid capture_method", code="parameter_invalid")
         metadata = {k[len("metadata["):-1]: v for k, v in params.items() if k.startswith("metadata[") and k.endswith("]")}
+        self.check_reuse(method, params.get("customer"))
         pid = self.new_id("pi")
         intent = {
             "id": pid, "object": "payment_intent", "amount": amount, "amount_capturable": 0,
@@ -154,7 +177,7 @@ class State:
             "payment_method": method, "status": "requires_confirmation", "metadata": metadata,
             "client_secret": pid + "_secret_" + secrets.token_hex(8), "latest_charge": None,
             "last_payment_error": None, "next_action": None, "created": int(time.time()),
-            "amount_refunded": 0,
+            "amount_refunded": 0, "customer": params.get("customer"),
         }
         self.intents[pid] = intent
         if params.get("confirm") in ("true", "1"):
@@ -179,12 +202,85 @@ class State:
         pid = self.new_id("pm")
         method = {"id": pid, "object": "payment_method", "type": "card", "created": int(time.time()),
                   "card": {"brand": brand_of(number), "last4": number[-4:], "exp_month": month, "exp_year": year},
-                  "behaves_as": CARD_BEHAVIOUR.get(number, "pm_card_visa")}
+                  "behaves_as": CARD_BEHAVIOUR.get(number, "pm_card_visa"), "customer": None}
         self.methods[pid] = method
         return self.public_method(method)
 
     def public_method(self, method):
-        return {k: v for k, v in method.items() if k != "behaves_as"}
+        return {k: v for k, v in method.items() if k not in ("behaves_as", "spent")}
+
+    def check_reuse(self, pid, customer):
+        """Stripe's rule: a PaymentMethod not attached to a Customer pays once; an attached one
+        pays for its own Customer only, who must be named."""
+        if customer is not None and customer not in self.customers:
+            raise StripeError(400, "invalid_request_error", "No such customer: '%s'" % customer,
+                              code="resource_missing", param="customer")
+        method = self.methods.get(pid)
+        if method is None:
+            if customer is not None:
+                raise StripeError(400, "invalid_request_error",
+                                  "The PaymentMethod is not attached to a Customer, but a Customer was given; attach it first.",
+                                  code="parameter_invalid", param="customer")
+            return  # a test PaymentMethod: a fresh card at each use
+        owner = method.get("customer")
+        if owner is not None:
+            if customer != owner:
+                raise StripeError(400, "invalid_request_error",
+                                  "The PaymentMethod is attached to a Customer; name that Customer to use it.",
+                                  code="parameter_invalid", param="customer")
+            return
+        if customer is not None:
+            raise StripeError(400, "invalid_request_error",
+                              "The PaymentMethod is not attached to a Customer, but a Customer was given; attach it first.",
+                              code="parameter_invalid", param="customer")
+        if method.get("spent"):
+            raise StripeError(400, "invalid_request_error", SPENT_MESSAGE,
+                              code="payment_method_unexpected_state", param="payment_method")
+        method["spent"] = True
+
+    def create_customer(self, params):
+        metadata = {k[len("metadata["):-1]: v for k, v in params.items() if k.startswith("metadata[") and k.endswith("]")}
+        cid = self.new_id("cus")
+        customer = {"id": cid, "object": "customer", "metadata": metadata, "created": int(time.time()),
+                    "email": params.get("email")}
+        self.customers[cid] = customer
+        return customer
+
+    def search_customers(self, query):
+        found = []
+        if query.startswith("metadata['") and "']:'" in query and query.endswith("'"):
+            key, value = query[len("metadata['"):-1].split("']:'", 1)
+            found = [c for c in self.customers.values() if c["metadata"].get(key) == value]
+        return {"object": "search_result", "data": found, "has_more": False, "next_page": None}
+
+    def attach(self, pid, params):
+        customer = params.get("customer", "")
+        if customer not in self.customers:
+            raise StripeError(400, "invalid_request_error", "No such customer: '%s'" % customer,
+                              code="resource_missing", param="customer")
+        if pid in TEST_METHODS and pid not in self.methods:
+            # Stripe copies a test PaymentMethod into a new one attached to the Customer.
+            brand, last4 = TEST_METHODS[pid]
+            copy = {"id": self.new_id("pm"), "object": "payment_method", "type": "card", "created": int(time.time()),
+                    "card": {"brand": brand, "last4": last4, "exp_month": 12, "exp_year": time.gmtime().tm_year + 3},
+                    "behaves_as": pid, "customer": customer}
+            self.methods[copy["id"]] = copy
+            return self.public_method(copy)
+        method = self.methods.get(pid)
+        if method is None:
+            raise StripeError(404, "invalid_request_error", "No such PaymentMethod: '%s'" % pid,
+                              code="resource_missing", param="payment_method")
+        owner = method.get("customer")
+        if owner == customer:
+            return self.public_method(method)
+        if owner is not None:
+            raise StripeError(400, "invalid_request_error", "The PaymentMethod is attached to another Customer.",
+                              code="payment_method_unexpected_state", param="payment_method")
+        if method.get("spent"):
+            raise StripeError(400, "invalid_request_error", SPENT_MESSAGE,
+                              code="payment_method_unexpected_state", param="payment_method")
+        method["customer"] = customer
+        return self.public_method(method)
 
     def method(self, pid):
         if pid in self.methods:
@@ -306,7 +402,7 @@ class State:
         captured = sum(i["amount_received"] for i in self.intents.values())
         refunded = sum(r["amount"] for r in self.refunds.values())
         return {"intents": by_status, "captured": captured, "refunded": refunded,
-                "posts_by_key": self.posts_by_key}
+                "posts_by_key": self.posts_by_key, "customers": len(self.customers)}
 
 
 STATE = State()
@@ -358,6 +454,9 @@ class Handler(BaseHTTPRequestHandler):
                 if url.path == "/v1/payment_intents/search":
                     query = dict(parse_qsl(url.query)).get("query", "")
                     return self.answer(200, STATE.search(query))
+                if url.path == "/v1/customers/search":
+                    query = dict(parse_qsl(url.query)).get("query", "")
+                    return self.answer(200, STATE.search_customers(query))
                 if url.path.startswith("/v1/payment_intents/"):
                     return self.answer(200, STATE.intent(unquote(url.path.split("/")[3])))
                 if url.path == "/v1/refunds":
@@ -443,7 +542,11 @@ class Handler(BaseHTTPRequestHandler):
             return STATE.refund(params)
         if path == "/v1/payment_methods":
             return STATE.create_method(params)
+        if path == "/v1/customers":
+            return STATE.create_customer(params)
         parts = path.split("/")
+        if len(parts) == 5 and parts[2] == "payment_methods" and parts[4] == "attach":
+            return STATE.attach(parts[3], params)
         if len(parts) == 5 and parts[2] == "payment_intents" and parts[4] == "capture":
             return dict(STATE.capture(parts[3], params))
         if len(parts) == 5 and parts[2] == "payment_intents" and parts[4] == "cancel":

@@ -17,6 +17,11 @@ extension OrderBook {
         let total: Money
         let content: Content
         let giftNotice: Orders.GiftReceived?
+        /// The saved card (nil when the recovery sweeper rebuilt the payment: it authorizes
+        /// nothing new).
+        var cardId: UUID? = nil
+        /// The provider's customer the card is attached to (Stripe), if it is.
+        var customer: String? = nil
 
         /// Nothing is printed for e-cards and gifts: their money is taken at once.
         var capturedAtOnce: Bool { Orders.OrderKind(rawValue: kind)?.capturedAtOnce ?? true }
@@ -54,10 +59,19 @@ extension OrderBook {
         // A charge of 0 is never sent: processors refuse it, and there is no money to hold.
         if payment.total.amount == 0 { return .free }
         do {
+            var (token, customer) = (payment.token, payment.customer)
+            if !recovering, provider.usesCustomers, customer == nil, let cardId = payment.cardId {
+                // A card saved before cards were attached to the user's customer: attached now,
+                // before its first payment since (a crash after the attach makes the next
+                // payment attach it again, which is harmless).
+                (token, customer) = try await CardCustomers(store: cards, provider: provider, clock: clock).attach(
+                    token, userId: payment.userId)
+                try await cards.setCustomer(cardId, token: token, customer: customer)
+            }
             let authorization: String
             if !recovering, payment.capturedAtOnce,
                 let charged = try await provider.authorizeAndCapture(
-                    token: payment.token, amount: payment.total,
+                    token: token, customer: customer, amount: payment.total,
                     idempotencyKey: PaymentStep.key("authorize", order: order))
             {
                 return .paid(authorization: charged, capture: charged)
@@ -69,7 +83,7 @@ extension OrderBook {
                 authorization = try outcome.reference()
             } else {
                 authorization = try await provider.authorize(
-                    token: payment.token, amount: payment.total,
+                    token: token, customer: customer, amount: payment.total,
                     idempotencyKey: PaymentStep.key("authorize", order: order))
             }
             guard payment.capturedAtOnce else { return .paid(authorization: authorization, capture: nil) }

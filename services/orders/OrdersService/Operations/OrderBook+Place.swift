@@ -81,7 +81,7 @@ extension OrderBook {
             try await self.insertPending(order, on: connection)
             return PendingPayment(
                 orderId: order.id, userId: userId, kind: order.kind, token: card.token, total: breakdown.total,
-                content: content, giftNotice: notice)
+                content: content, giftNotice: notice, cardId: card.id, customer: card.customer)
         }
         // Another request with the key committed first: answer what it answered.
         guard let pending = opened else { return try await earlierAnswer(userId: userId, key: key, hash: hash) }
@@ -131,14 +131,14 @@ extension OrderBook {
         let rows = try await connection.execute(
             ClaimStatement(claim: claim, now: now, expires: now.addingTimeInterval(keyLifetime), cardId: cardId),
             logger: logger)
-        for try await (won, id, provider, token, brand, last4, month, year) in rows {
+        for try await (won, id, provider, token, brand, last4, month, year, customer) in rows {
             guard won else { return nil }
             guard let id, let provider, let token, let brand, let last4, let month, let year else { return .some(nil) }
             return PaymentMethodStore.Saved(
                 id: id,
                 method: Orders.PaymentMethod(
                     id: id.uuidString.lowercased(), brand: brand, last4: last4, expMonth: month, expYear: year),
-                provider: provider, token: token)
+                provider: provider, token: token, customer: customer)
         }
         throw ServiceError(.internal, "claiming an idempotency key returned no row")
     }
@@ -157,12 +157,12 @@ extension OrderBook {
                 RETURNING 1
             )
             SELECT EXISTS (SELECT 1 FROM claimed),
-                   pm.id, pm.provider, pm.token, pm.brand, pm.last4, pm.exp_month, pm.exp_year
+                   pm.id, pm.provider, pm.token, pm.brand, pm.last4, pm.exp_month, pm.exp_year, pm.customer_id
             FROM (SELECT 1) one
             LEFT JOIN orders.payment_methods pm ON pm.id = $6 AND pm.user_id = $1 AND pm.deleted_at IS NULL
             """
         static let bindingDataTypes: [PostgresDataType] = [.uuid, .text, .text, .timestamptz, .timestamptz, .uuid]
-        typealias Row = (Bool, UUID?, String?, String?, String?, String?, Int?, Int?)
+        typealias Row = (Bool, UUID?, String?, String?, String?, String?, Int?, Int?, String?)
 
         let claim: Claim
         let now: Date

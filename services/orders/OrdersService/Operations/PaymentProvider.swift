@@ -73,6 +73,25 @@ public protocol PaymentProvider: Sendable {
     /// What the provider did for a refund of `authorization` made with `idempotencyKey`: its
     /// result, or nil when it never received it (the refund sweeper asks this).
     func refundOutcome(authorization: String, idempotencyKey: String) async throws -> PaymentOutcome?
+
+    /// Whether a saved card must be attached to a customer of the provider before it can pay
+    /// more than once (Stripe: a PaymentMethod used without a Customer is spent). When true,
+    /// the wallet calls ``customer(for:)`` and ``attach(token:customer:)`` before it keeps a card,
+    /// and every payment with the card names its customer.
+    var usesCustomers: Bool { get }
+    /// The provider's customer for `userId`, found or made (the same user always gets the same
+    /// one: a repeat after a crash makes no second). Nil when the provider has no customers.
+    func customer(for userId: UUID) async throws -> String?
+    /// Attaches the card `token` to `customer` so that it can be charged again and again;
+    /// returns the token to keep (a processor may answer a new one). Attaching a card attached
+    /// to that customer already answers it again. A card that can no longer be attached
+    /// (spent by a payment without a customer) is a ``PaymentDeclined``.
+    func attach(token: String, customer: String) async throws -> String
+    /// ``authorize(token:amount:idempotencyKey:)`` for the card of `customer`.
+    func authorize(token: String, customer: String?, amount: Money, idempotencyKey: String) async throws -> String
+    /// ``authorizeAndCapture(token:amount:idempotencyKey:)`` for the card of `customer`.
+    func authorizeAndCapture(token: String, customer: String?, amount: Money, idempotencyKey: String)
+        async throws -> String?
 }
 
 extension PaymentProvider {
@@ -87,6 +106,29 @@ extension PaymentProvider {
             .failedPrecondition,
             "the \(name) payment provider tokenizes cards on the server; save the card with POST /v1/payment-methods",
             details: ["field": "paymentMethodId"])
+    }
+
+    /// No customers: a saved token can be charged any number of times.
+    public var usesCustomers: Bool { false }
+
+    /// No customers.
+    public func customer(for userId: UUID) async throws -> String? { nil }
+
+    /// Nothing to attach: the token as it is.
+    public func attach(token: String, customer: String) async throws -> String { token }
+
+    /// The customer plays no part.
+    public func authorize(token: String, customer: String?, amount: Money, idempotencyKey: String) async throws
+        -> String
+    {
+        try await authorize(token: token, amount: amount, idempotencyKey: idempotencyKey)
+    }
+
+    /// The customer plays no part.
+    public func authorizeAndCapture(token: String, customer: String?, amount: Money, idempotencyKey: String)
+        async throws -> String?
+    {
+        try await authorizeAndCapture(token: token, amount: amount, idempotencyKey: idempotencyKey)
     }
 
     /// The provider's record by key (``outcome(of:)``).

@@ -125,12 +125,85 @@ public struct StripePaymentProvider: PaymentProvider {
     }
 
     public func authorize(token: String, amount: Money, idempotencyKey: String) async throws -> String {
-        try await createIntent(token: token, amount: amount, capture: "manual", idempotencyKey: idempotencyKey)
+        try await authorize(token: token, customer: nil, amount: amount, idempotencyKey: idempotencyKey)
     }
 
     public func authorizeAndCapture(token: String, amount: Money, idempotencyKey: String) async throws -> String? {
-        try await createIntent(token: token, amount: amount, capture: "automatic", idempotencyKey: idempotencyKey)
+        try await authorizeAndCapture(token: token, customer: nil, amount: amount, idempotencyKey: idempotencyKey)
     }
+
+    public func authorize(token: String, customer: String?, amount: Money, idempotencyKey: String) async throws
+        -> String
+    {
+        try await createIntent(
+            token: token, customer: customer, amount: amount, capture: "manual", idempotencyKey: idempotencyKey)
+    }
+
+    public func authorizeAndCapture(token: String, customer: String?, amount: Money, idempotencyKey: String)
+        async throws -> String?
+    {
+        try await createIntent(
+            token: token, customer: customer, amount: amount, capture: "automatic", idempotencyKey: idempotencyKey)
+    }
+
+    // MARK: customers
+
+    /// Stripe refuses a second payment with a PaymentMethod that is not attached to a Customer,
+    /// so every saved card is attached to its user's Customer.
+    public var usesCustomers: Bool { true }
+
+    /// The user's Customer: the one whose `metadata[backplane_user]` is the user (Stripe's
+    /// search), else a new one, made with the key `backplane-customer-<user>`, so a repeat after
+    /// a lost answer or a crash gets the same Customer back from Stripe. No e-mail or name is
+    /// sent.
+    public func customer(for userId: UUID) async throws -> String? {
+        let user = userId.uuidString.lowercased()
+        do {
+            let found: StripeSearch = try await send(
+                method: .GET,
+                path: "/v1/customers/search?query=" + Self.formEscape("metadata['backplane_user']:'\(user)'"),
+                form: nil, idempotencyKey: nil)
+            if let known = found.data.first { return known.id }
+            return try await post(
+                "/v1/customers", ["metadata[backplane_user]": user], idempotencyKey: Self.customerKey(userId)
+            ).id
+        } catch is StripeUnavailable {
+            throw Self.unavailable
+        }
+    }
+
+    /// `POST /v1/payment_methods/{pm}/attach`, keyed by card and customer. Stripe answers the
+    /// PaymentMethod attached (a test PaymentMethod such as `pm_card_visa` is copied into a new
+    /// one, whose id is returned). A PaymentMethod spent by a payment without a Customer, or
+    /// attached to another Customer, is refused for good: a ``PaymentDeclined``
+    /// (`card_declined`) asking for the card again.
+    public func attach(token: String, customer: String) async throws -> String {
+        do {
+            let method: StripePaymentMethod = try await send(
+                method: .POST, path: "/v1/payment_methods/\(token)/attach", form: ["customer": customer],
+                idempotencyKey: "backplane-attach-\(token)-\(customer)")
+            return method.id
+        } catch let failure as StripeRequestFailure where failure.isFinal {
+            logger.notice(
+                "Stripe refused to attach a saved card to its customer",
+                metadata: ["code": "\(failure.code ?? "")", "status": "\(failure.status)"])
+            throw Self.spentCard
+        } catch is StripeUnavailable {
+            throw Self.unavailable
+        }
+    }
+
+    /// The idempotency key of the user's Customer.
+    static func customerKey(_ userId: UUID) -> String { "backplane-customer-\(userId.uuidString.lowercased())" }
+
+    /// A card Stripe will no longer charge: it paid once without a Customer (saved before cards
+    /// were attached) or belongs to another Customer.
+    static let spentCard = PaymentDeclined(
+        reason: "card_declined",
+        message: "this saved card can no longer be charged; add the card again (a new card entry) and pay with that")
+
+    static let unavailable = ServiceError(
+        .unavailable, "Stripe did not answer; try again", details: ["retryAfterSeconds": .number(5)])
 
     public func capture(authorization: String, amount: Money, idempotencyKey: String) async throws -> String {
         do {
@@ -214,13 +287,21 @@ public struct StripePaymentProvider: PaymentProvider {
 
     // MARK: requests
 
-    func createIntent(token: String, amount: Money, capture: String, idempotencyKey: String) async throws -> String {
-        let intent = try await post(
-            "/v1/payment_intents",
-            [
-                "amount": "\(amount.amount)", "currency": amount.currency.lowercased(), "payment_method": token,
-                "confirm": "true", "capture_method": capture, "metadata[backplane_key]": idempotencyKey,
-            ], idempotencyKey: idempotencyKey)
+    func createIntent(token: String, customer: String?, amount: Money, capture: String, idempotencyKey: String)
+        async throws -> String
+    {
+        var form = [
+            "amount": "\(amount.amount)", "currency": amount.currency.lowercased(), "payment_method": token,
+            "confirm": "true", "capture_method": capture, "metadata[backplane_key]": idempotencyKey,
+        ]
+        if let customer { form["customer"] = customer }
+        let intent: StripeObject
+        do {
+            intent = try await post("/v1/payment_intents", form, idempotencyKey: idempotencyKey)
+        } catch let failure as StripeRequestFailure where failure.code == "payment_method_unexpected_state" {
+            // A PaymentMethod spent without a Customer, or not this customer's.
+            throw Self.spentCard
+        }
         switch intent.status {
         case "requires_capture", "succeeded", "processing": return intent.id
         case "requires_action": throw Self.needsAction(intent)
@@ -289,7 +370,9 @@ public struct StripePaymentProvider: PaymentProvider {
     /// The path with ids replaced, for logs.
     static func route(_ path: String) -> String {
         path.split(separator: "?").first.map { part in
-            part.split(separator: "/").map { $0.hasPrefix("pi_") ? "{id}" : String($0) }.joined(separator: "/")
+            part.split(separator: "/").map {
+                $0.hasPrefix("pi_") || $0.hasPrefix("pm_") || $0.hasPrefix("cus_") ? "{id}" : String($0)
+            }.joined(separator: "/")
         } ?? path
     }
 

@@ -25,7 +25,7 @@ public struct Wallet: Sendable {
             number: request.number, expMonth: request.expMonth, expYear: request.expYear, cvc: request.cvc)
         let now = clock.now()
         let token = try await provider.tokenize(card, now: now)
-        return try await store.add(token, provider: provider.name, userId: userId, now: now)
+        return try await keep(token, userId: userId, field: "number", now: now)
     }
 
     /// Saves a card the app tokenized itself (Stripe's `pm_...`): the provider is asked what
@@ -36,7 +36,25 @@ public struct Wallet: Sendable {
         let userId = try OrderBook.userId(actor)
         let now = clock.now()
         let card = try await provider.retrieveTokenized(request.paymentMethodId, now: now)
-        return try await store.add(card, provider: provider.name, userId: userId, now: now)
+        return try await keep(card, userId: userId, field: "paymentMethodId", now: now)
+    }
+
+    /// Attaches the card to the user's customer where the provider wants one
+    /// (``CardCustomers``), then saves it. A card the provider will not attach (a Stripe
+    /// PaymentMethod that already paid once without a Customer) is `invalid_argument` naming
+    /// `field`.
+    func keep(_ card: TokenizedCard, userId: UUID, field: String, now: Date) async throws -> Orders.PaymentMethod {
+        let attached: (token: String, customer: String?)
+        do {
+            attached = try await CardCustomers(store: store, provider: provider, clock: clock).attach(
+                card.token, userId: userId)
+        } catch let refused as PaymentDeclined {
+            throw ServiceError(.invalidArgument, refused.message, details: ["field": .string(field)])
+        }
+        let kept = TokenizedCard(
+            token: attached.token, brand: card.brand, last4: card.last4, expMonth: card.expMonth,
+            expYear: card.expYear)
+        return try await store.add(kept, provider: provider.name, userId: userId, customer: attached.customer, now: now)
     }
 
     /// A page of the caller's cards, oldest first; the cursor is the last card's id.

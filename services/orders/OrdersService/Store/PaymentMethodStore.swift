@@ -21,23 +21,66 @@ public struct PaymentMethodStore: Sendable {
         public let method: Orders.PaymentMethod
         public let provider: String
         public let token: String
+        /// The provider's customer the card is attached to (Stripe); nil for the sandbox, and
+        /// for a Stripe card saved before cards were attached.
+        public var customer: String? = nil
     }
 
-    /// Saves a tokenized card for `userId`.
-    public func add(_ card: TokenizedCard, provider: String, userId: UUID, now: Date) async throws
-        -> Orders.PaymentMethod
+    /// Saves a tokenized card for `userId`, attached to the provider's `customer` if any.
+    public func add(_ card: TokenizedCard, provider: String, userId: UUID, customer: String? = nil, now: Date)
+        async throws -> Orders.PaymentMethod
     {
         let id = UUID()
         try await client.query(
             """
             INSERT INTO orders.payment_methods
-                (id, user_id, provider, token, brand, last4, exp_month, exp_year, created_at)
+                (id, user_id, provider, token, brand, last4, exp_month, exp_year, created_at, customer_id)
             VALUES (\(id), \(userId), \(provider), \(card.token), \(card.brand), \(card.last4), \(card.expMonth),
-                    \(card.expYear), \(now))
+                    \(card.expYear), \(now), \(customer))
             """, logger: logger)
         return Orders.PaymentMethod(
             id: id.uuidString.lowercased(), brand: card.brand, last4: card.last4, expMonth: card.expMonth,
             expYear: card.expYear)
+    }
+
+    /// The provider's customer kept for `userId`, if any.
+    public func customer(userId: UUID, provider: String) async throws -> String? {
+        let rows = try await client.query(
+            """
+            SELECT customer_id FROM orders.payment_customers WHERE user_id = \(userId) AND provider = \(provider)
+            """, logger: logger)
+        for try await customer in rows.decode(String.self) { return customer }
+        return nil
+    }
+
+    /// Keeps `customer` as `userId`'s, unless one is kept already; returns the one kept (so two
+    /// racing first saves end with one customer).
+    public func keepCustomer(_ customer: String, userId: UUID, provider: String, now: Date) async throws -> String {
+        let rows = try await client.query(
+            """
+            WITH kept AS (
+                INSERT INTO orders.payment_customers (user_id, provider, customer_id, created_at)
+                VALUES (\(userId), \(provider), \(customer), \(now))
+                ON CONFLICT (user_id, provider) DO NOTHING
+                RETURNING customer_id
+            )
+            SELECT customer_id FROM kept
+            UNION ALL
+            SELECT customer_id FROM orders.payment_customers WHERE user_id = \(userId) AND provider = \(provider)
+            LIMIT 1
+            """, logger: logger)
+        for try await kept in rows.decode(String.self) { return kept }
+        throw ServiceError(.internal, "keeping a payment customer returned no row")
+    }
+
+    /// Records that card `id` is now attached to `customer`, as `token` (a card saved before
+    /// cards were attached, attached on its next use). A deleted card is left as it is.
+    public func setCustomer(_ id: UUID, token: String, customer: String?) async throws {
+        try await client.query(
+            """
+            UPDATE orders.payment_methods SET token = \(token), customer_id = \(customer)
+            WHERE id = \(id) AND deleted_at IS NULL
+            """, logger: logger)
     }
 
     /// The user's saved cards, oldest first: at most `limit`, after card `after` (a keyset page on
