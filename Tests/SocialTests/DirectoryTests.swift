@@ -149,4 +149,98 @@ struct DirectoryTests {
             #expect(await db.error(Social.SearchUsers.self, .init(q: "a"), as: nil)?.code == .unauthenticated)
         }
     }
+
+    /// `word` with its letter at `index` doubled, as the bench's typos are made.
+    static func doubled(_ word: String, at index: Int) -> String {
+        var letters = Array(word)
+        letters.insert(letters[index], at: index)
+        return String(letters)
+    }
+
+    /// How many people the lexicon counts for `word` (0: not in it), and how many rows of
+    /// social.name_words it has.
+    static func lexicon(_ word: String, _ db: SocialDatabase) async throws -> (people: Int, rows: Int) {
+        (
+            try await db.count("SELECT coalesce(sum(people), 0)::bigint FROM social.name_lexicon WHERE word = \(word)"),
+            try await db.count("SELECT count(*) FROM social.name_words WHERE word = \(word)")
+        )
+    }
+
+    @Test("typos go through the lexicon of name words: a doubled letter finds the surname, after those who start with the text")
+    func typoThroughLexicon() async throws {
+        try await SocialDatabase.with { db in
+            let tag = Self.unique()
+            let me = try await db.user()
+            // Words of their own: two tags are not similar (they share two trigrams of twenty).
+            let surname = "\(tag)qvist"
+            let ann = try await db.user("u_\(UUID().uuidString.prefix(6))", displayName: "Ann \(surname.capitalized)")
+            let bo = try await db.user("bo.\(surname)_7")
+            // The words are in the lexicon, lower case, once per person, split at punctuation.
+            #expect(try await Self.lexicon(surname, db) == (2, 2))
+            #expect(try await Self.lexicon("bo", db).rows >= 1)
+            let typo = Self.doubled(surname, at: 12)
+            let found = try await db.call(Social.SearchUsers.self, .init(q: typo), as: me)
+            #expect(Set(found.items.map(\.userId)) == Set([ann, bo].map { $0.uuidString.lowercased() }))
+            // Accents and case are folded the same way on both sides.
+            let other = Self.unique()
+            let accented = try await db.user(displayName: "Éva \(other)ström")
+            #expect(try await Self.lexicon("eva", db).rows >= 1)
+            #expect(try await Self.lexicon("\(other)strom", db) == (1, 1))
+            let byTypo = try await db.call(Social.SearchUsers.self, .init(q: "\(other)STROOM"), as: me)
+            #expect(byTypo.items.map(\.userId) == [accented.uuidString.lowercased()])
+            // Several words: each must be close to a word of the name.
+            let both = try await db.call(Social.SearchUsers.self, .init(q: "Anne \(typo)"), as: me)
+            #expect(both.items.map(\.userId) == [ann.uuidString.lowercased()])
+            // Someone whose name starts with the text comes before the typo matches.
+            let exact = try await db.user(displayName: typo)
+            let ranked = try await db.call(Social.SearchUsers.self, .init(q: typo), as: me)
+            #expect(ranked.items.first?.userId == exact.uuidString.lowercased() && ranked.items.count == 3)
+        }
+    }
+
+    @Test("the lexicon follows renames, the findable-by-name setting and deleted accounts; an address is never a word")
+    func lexiconFollowsChanges() async throws {
+        try await SocialDatabase.with { db in
+            let tag = Self.unique()
+            let me = try await db.user()
+            let old = "\(Self.unique())berg", new = "\(Self.unique())lund"
+            let cy = try await db.user("cy_\(old)", displayName: "Cy \(old)")
+            let dee = try await db.user(displayName: "Dee \(old)")
+            #expect(try await Self.lexicon(old, db) == (2, 2))
+            func finds(_ q: String, _ user: UUID) async throws -> Bool {
+                try await db.call(Social.SearchUsers.self, .init(q: q), as: me).items.contains {
+                    $0.userId == user.uuidString.lowercased()
+                }
+            }
+            #expect(try await finds(Self.doubled(old, at: 12), cy))
+            // A rename takes the old words out and puts the new ones in, in the same transaction.
+            try await db.deliver(
+                Auth.ProfileChanged.topic,
+                Auth.ProfileChanged(
+                    userId: cy.uuidString.lowercased(), username: "cy_\(new)", displayName: "Cy \(new)", email: nil,
+                    phone: nil))
+            #expect(try await Self.lexicon(old, db) == (1, 1))
+            #expect(try await Self.lexicon(new, db) == (1, 1))
+            #expect(try await !finds(Self.doubled(old, at: 12), cy))
+            #expect(try await finds(Self.doubled(new, at: 12), cy))
+            // Not findable by name: out of the lexicon; findable again: back.
+            _ = try await db.call(Social.SetPrivacy.self, .init(findableByContact: true, findableByName: false), as: cy)
+            #expect(try await Self.lexicon(new, db) == (0, 0))
+            #expect(try await !finds(Self.doubled(new, at: 12), cy))
+            _ = try await db.call(Social.SetPrivacy.self, .init(findableByContact: true, findableByName: true), as: cy)
+            #expect(try await Self.lexicon(new, db) == (1, 1))
+            #expect(try await finds(Self.doubled(new, at: 12), cy))
+            // A deleted account leaves no word behind; a word nobody has is deleted.
+            try await db.deliver(Auth.AccountDeleted.topic, Auth.AccountDeleted(userId: dee.uuidString.lowercased()))
+            try await db.deliver(Auth.AccountDeleted.topic, Auth.AccountDeleted(userId: cy.uuidString.lowercased()))
+            #expect(try await Self.lexicon(old, db) == (0, 0))
+            #expect(try await Self.lexicon(new, db) == (0, 0))
+            #expect(try await db.count("SELECT count(*) FROM social.name_lexicon WHERE people <= 0") == 0)
+            // A username that is an e-mail address gives no words (nor does the e-mail address).
+            let mail = try await db.user("\(tag)mail@example.org", email: "\(tag)other@example.org")
+            #expect(try await db.count("SELECT count(*) FROM social.name_lexicon WHERE word LIKE \(tag + "%")") == 0)
+            #expect(try await db.count("SELECT count(*) FROM social.name_words WHERE user_id = \(mail)") == 0)
+            #expect(try await !finds(Self.doubled("\(tag)mail", at: 12), mail))
+        }
+    }
 }

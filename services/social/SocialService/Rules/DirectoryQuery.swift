@@ -26,6 +26,22 @@ public enum DirectoryQuery: Sendable, Equatable {
         return text.count >= Self.similarityMinimum
     }
 
+    /// How close (trigram similarity, 0 to 1) a word of a name must be to a word of the text for
+    /// a typo match: "lindqvvist" is 0.75 from "lindqvist", "anika" 0.63 from "annika", while
+    /// "lundqvist" (0.4) and "lind" (0.33) are other names.
+    public static let wordSimilarityMinimum = 0.45
+
+    /// How many of the lexicon's words, the closest first, each word of the text may stand for.
+    public static let similarWordsPerWord = 8
+
+    /// The words of a name search, split as `social.name_words` splits names (at ASCII spaces
+    /// and punctuation); empty for other searches. Only their number is used here: the database
+    /// splits (and removes accents) itself.
+    public var words: [Substring] {
+        guard case .name(let text, _) = self else { return [] }
+        return text.split { $0.isASCII && ($0.isWhitespace || $0.isPunctuation || $0.isSymbol) }
+    }
+
     public init(_ q: String) throws(ServiceError) {
         let text = q.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...Self.maxLength).contains(text.unicodeScalars.count) else {

@@ -5,8 +5,8 @@ import OrdersContract
 import PostgresNIO
 import SocialContract
 
-/// The sandbox catalogue (`social.catalog_items`, made by migration 0002): full-text search
-/// ranked with trigram similarity of the title, so a misspelt word still finds its product.
+/// The sandbox catalogue (`social.catalog_items`, made by migration 0002): full-text search,
+/// then trigram similarity of the title, so a misspelt word still finds its product.
 public struct SandboxCatalog: CatalogProvider {
     let client: PostgresClient
     let logger: Logger
@@ -22,36 +22,76 @@ public struct SandboxCatalog: CatalogProvider {
         rating_tenths, number
         """
 
+    /// The score of a product whose words match the search in full text: above any score of a
+    /// product found only by title similarity (those are at most 999,999), so such products come first.
+    static let fullTextScore: Int64 = 1_000_000
+
+    /// A search reads in two steps so that a common word stays cheap: first the products that
+    /// match it in full text, ranked by `ts_rank` (normalised to below 1, on top of 1,000,000;
+    /// title words weigh most), and only if they do not fill the page, the products whose title
+    /// is merely similar to the text (a typo), ranked by `word_similarity`. The trigram
+    /// similarity, the costly part, is then computed only for the few titles that are similar,
+    /// never for each of the (up to a thousand) full-text matches of a word such as "premium".
     public func search(_ query: CatalogQuery) async throws -> Page<Social.CatalogItem> {
         let afterScore = query.after?.micros ?? Int64.max
         let afterId = query.after?.id ?? UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffffffff")!
-        let rows: PostgresRowSequence
+        let minPrice = query.minPrice ?? 0
+        let maxPrice = query.maxPrice ?? Int64.max
+        var found: [(item: Social.CatalogItem, score: Int64)] = []
         if let text = query.text {
-            rows = try await client.query(
-                """
-                WITH q AS (SELECT websearch_to_tsquery('english', \(text)) AS ts, lower(\(text)) AS words)
-                SELECT * FROM (
-                    SELECT \(unescaped: Self.columns),
-                        (round((ts_rank(search, q.ts) + word_similarity(q.words, lower(title))) * 1000000))::bigint
-                            AS score
-                    FROM social.catalog_items, q
-                    WHERE (search @@ q.ts OR q.words <% lower(title))
-                      AND (\(query.category)::text IS NULL OR category = \(query.category))
-                      AND price_amount BETWEEN \(query.minPrice ?? 0) AND \(query.maxPrice ?? Int64.max)
-                ) found
-                WHERE (score, id) < (\(afterScore), \(afterId))
-                ORDER BY score DESC, id DESC LIMIT \(query.limit + 1)
-                """, logger: logger)
+            if afterScore >= Self.fullTextScore {
+                found = try await collect(
+                    """
+                    WITH q AS (SELECT websearch_to_tsquery('english', \(text)) AS ts)
+                    SELECT * FROM (
+                        SELECT \(unescaped: Self.columns),
+                            (\(Self.fullTextScore) + least(999999, round(ts_rank(search, q.ts, 32) * 1000000)))::bigint
+                                AS score
+                        FROM social.catalog_items, q
+                        WHERE search @@ q.ts
+                          AND (\(query.category)::text IS NULL OR category = \(query.category))
+                          AND price_amount BETWEEN \(minPrice) AND \(maxPrice)
+                    ) found
+                    WHERE (score, id) < (\(afterScore), \(afterId))
+                    ORDER BY score DESC, id DESC LIMIT \(query.limit + 1)
+                    """)
+            }
+            if found.count <= query.limit {
+                found += try await collect(
+                    """
+                    WITH q AS (SELECT websearch_to_tsquery('english', \(text)) AS ts, lower(\(text)) AS words)
+                    SELECT * FROM (
+                        SELECT \(unescaped: Self.columns),
+                            least(999999, round(word_similarity(q.words, lower(title)) * 1000000))::bigint AS score
+                        FROM social.catalog_items, q
+                        WHERE q.words <% lower(title) AND NOT (search @@ q.ts)
+                          AND (\(query.category)::text IS NULL OR category = \(query.category))
+                          AND price_amount BETWEEN \(minPrice) AND \(maxPrice)
+                    ) found
+                    WHERE (score, id) < (\(afterScore), \(afterId))
+                    ORDER BY score DESC, id DESC LIMIT \(query.limit + 1 - found.count)
+                    """)
+            }
         } else {
-            rows = try await client.query(
+            found = try await collect(
                 """
                 SELECT \(unescaped: Self.columns), 0::bigint AS score FROM social.catalog_items
                 WHERE (\(query.category)::text IS NULL OR category = \(query.category))
-                  AND price_amount BETWEEN \(query.minPrice ?? 0) AND \(query.maxPrice ?? Int64.max)
+                  AND price_amount BETWEEN \(minPrice) AND \(maxPrice)
                   AND (0::bigint, id) < (\(afterScore), \(afterId))
                 ORDER BY id DESC LIMIT \(query.limit + 1)
-                """, logger: logger)
+                """)
         }
+        let kept = found.prefix(query.limit)
+        let next =
+            found.count > query.limit
+            ? kept.last.map { KeysetCursor.text(micros: $0.score, id: $0.item.id) } : nil
+        return Page(items: kept.map(\.item), nextCursor: next)
+    }
+
+    /// The products (with their scores) of a search query.
+    private func collect(_ sql: PostgresQuery) async throws -> [(item: Social.CatalogItem, score: Int64)] {
+        let rows = try await client.query(sql, logger: logger)
         var found: [(item: Social.CatalogItem, score: Int64)] = []
         for try await row in rows {
             let (id, title, brand, category, description, features, amount, currency, available, image, rating, number,
@@ -66,11 +106,7 @@ public struct SandboxCatalog: CatalogProvider {
                         rating: rating, number: number), score
                 ))
         }
-        let kept = found.prefix(query.limit)
-        let next =
-            found.count > query.limit
-            ? kept.last.map { KeysetCursor.text(micros: $0.score, id: $0.item.id) } : nil
-        return Page(items: kept.map(\.item), nextCursor: next)
+        return found
     }
 
     public func item(_ id: String) async throws -> Social.CatalogItem? {
