@@ -448,13 +448,62 @@ struct TimetableRuleTests {
         #expect(try #require(path.entries.first).schedule.zone.identifier == "Africa/Johannesburg")
     }
 
-    @Test("VTIMEZONE errors: daylight rules without an IANA name, or a TZID no block defines, name the line that uses it")
+    @Test("VTIMEZONE rules without an IANA name are evaluated: the zone that follows them (Outlook's New York, London)")
+    func vtimezoneRules() throws {
+        let parser = ICalendarParser(campusZone: Self.utc)
+        // Outlook's Eastern Standard Time: second Sunday of March, first of November.
+        let rulesOnly = Self.easternWithLocation.replacingOccurrences(of: "X-LIC-LOCATION:America/New_York\n", with: "")
+        for zonesFirst in [true, false] {
+            let eastern = try parser.parse(Self.zoned("Eastern Standard Time", zones: rulesOnly, zonesFirst: zonesFirst))
+            let schedule = try #require(eastern.entries.first).schedule
+            #expect(
+                schedule.occurrences(from: Self.instant("2026-03-01T00:00:00Z"), to: Self.instant("2026-03-10T00:00:00Z"))
+                    .map(\.start) == [Self.instant("2026-03-02T13:30:00Z"), Self.instant("2026-03-09T12:30:00Z")],
+                "\(schedule.zone.identifier)")
+            let november = schedule.occurrences(
+                from: Self.instant("2026-10-26T00:00:00Z"), to: Self.instant("2026-11-10T00:00:00Z")
+            ).map(\.start)
+            #expect(november == [Self.instant("2026-10-26T12:30:00Z"), Self.instant("2026-11-02T13:30:00Z")])
+        }
+        // Outlook's GMT Standard Time: the last Sunday of March at 01:00, of October at 02:00.
+        let london = """
+            BEGIN:VTIMEZONE
+            TZID:GMT Standard Time
+            BEGIN:STANDARD
+            DTSTART:16011028T020000
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10
+            TZOFFSETFROM:+0100
+            TZOFFSETTO:+0000
+            END:STANDARD
+            BEGIN:DAYLIGHT
+            DTSTART:16010325T010000
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3
+            TZOFFSETFROM:+0000
+            TZOFFSETTO:+0100
+            END:DAYLIGHT
+            END:VTIMEZONE
+            """
+        let gmt = try parser.parse(Self.zoned("GMT Standard Time", zones: london))
+        let schedule = try #require(gmt.entries.first).schedule
+        // 08:30 local: 08:30 UTC until 29 March 2026, 07:30 UTC after; back on 25 October.
+        #expect(
+            schedule.occurrences(from: Self.instant("2026-03-22T00:00:00Z"), to: Self.instant("2026-04-01T00:00:00Z"))
+                .map(\.start) == [Self.instant("2026-03-23T08:30:00Z"), Self.instant("2026-03-30T07:30:00Z")])
+        #expect(
+            schedule.occurrences(from: Self.instant("2026-10-18T00:00:00Z"), to: Self.instant("2026-10-28T00:00:00Z"))
+                .map(\.start) == [Self.instant("2026-10-19T07:30:00Z"), Self.instant("2026-10-26T08:30:00Z")])
+    }
+
+    @Test("VTIMEZONE errors: rules no IANA zone follows, or a TZID no block defines, name the line that uses it")
     func vtimezoneErrors() {
         let parser = ICalendarParser(campusZone: Self.utc)
+        // Daylight saving from the third Sunday of April to the third of September: no IANA zone.
         let rulesOnly = Self.easternWithLocation.replacingOccurrences(of: "X-LIC-LOCATION:America/New_York\n", with: "")
+            .replacingOccurrences(of: "BYDAY=1SU;BYMONTH=11", with: "BYDAY=3SU;BYMONTH=9")
+            .replacingOccurrences(of: "BYDAY=2SU;BYMONTH=3", with: "BYDAY=3SU;BYMONTH=4")
         do {
             _ = try parser.parse(Self.zoned("Eastern Standard Time", zones: rulesOnly))
-            Issue.record("a zone with daylight rules and no IANA name was taken")
+            Issue.record("a zone with daylight rules no IANA zone follows was taken")
         } catch {
             // VCALENDAR, VERSION, then 15 lines of VTIMEZONE: the event's DTSTART is line 20.
             #expect(error.line == 20)
