@@ -57,7 +57,8 @@ struct TimetableNoticeTests {
             #expect(report.meetingsUpdated == 2)
             let events = try await Self.changes(db, module: world.code)
             #expect(events.count == 2)
-            let moved = try #require(events.first { $0.change == Routing.ClassChanged.moved })
+            // Every tutorial moves an hour later: one notice for the series, from the next one.
+            let moved = try #require(events.first { $0.change == Routing.ClassChanged.seriesMoved })
             #expect(moved.classKind == "tutorial")
             #expect(moved.startLocal.hasSuffix(" 14:00"))
             #expect(moved.newStartLocal?.hasSuffix(" 15:00") == true)
@@ -81,6 +82,69 @@ struct TimetableNoticeTests {
             #expect(after.last?.classKind == "tutorial")
             #expect(after.last?.userIds == enrolled)
         }
+    }
+
+    @Test("a series moved to another room is one notice; one occurrence moved (RECURRENCE-ID) is one of its own")
+    func seriesAndSingleMoves() async throws {
+        try await RoutingDatabase.with { db in
+            let world = try await TimetableTests.world(db)
+            let now = db.clock.now()
+            // Monday, Wednesday and Friday at 10:00 from this week's Monday: the next seven days
+            // (from Friday 14:00) hold three of them.
+            func day(_ offset: Int) -> Substring {
+                TimetableTests.basic(world.monday.on(day: world.monday.dayNumber + offset)).dropLast(6)
+            }
+            func calendar(location: String, override: String? = nil) -> String {
+                var lines = [
+                    "BEGIN:VCALENDAR", "VERSION:2.0", "BEGIN:VEVENT", "UID:\(world.uid)-series",
+                    "DTSTART;TZID=Africa/Johannesburg:\(day(0))100000",
+                    "DTEND;TZID=Africa/Johannesburg:\(day(0))105000",
+                    "RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=30", "SUMMARY:\(world.code) Series Testing - Lecture",
+                    "LOCATION:\(location)", "END:VEVENT",
+                ]
+                if let override {
+                    lines += [
+                        "BEGIN:VEVENT", "UID:\(world.uid)-series",
+                        "RECURRENCE-ID;TZID=Africa/Johannesburg:\(day(9))100000",
+                        "DTSTART;TZID=Africa/Johannesburg:\(day(9))110000",
+                        "DTEND;TZID=Africa/Johannesburg:\(day(9))115000",
+                        "SUMMARY:\(world.code) Series Testing - Lecture",
+                        "LOCATION:\(override)", "END:VEVENT",
+                    ]
+                }
+                return (lines + ["END:VCALENDAR", ""]).joined(separator: "\r\n")
+            }
+            _ = try await db.timetable.importTimetable(
+                .init(format: "ical", text: calendar(location: world.hall.name)), now: now)
+            _ = try await db.timetable.setModules([world.code], user: UUID())
+
+            // Next Wednesday's lecture an hour later: one notice, for that occurrence.
+            _ = try await db.timetable.importTimetable(
+                .init(format: "ical", text: calendar(location: world.hall.name, override: world.hall.name)), now: now)
+            let single = try await Self.changes(db, module: world.code)
+            #expect(single.map(\.change) == [Routing.ClassChanged.moved], "\(single)")
+            #expect(single.first?.startLocal == "\(Self.dashed(day(9))) 10:00")
+            #expect(single.first?.newStartLocal == "\(Self.dashed(day(9))) 11:00")
+
+            // Every lecture to another room (three of them in the next days): one notice, from
+            // next Monday's.
+            let room = "Room \(world.uid) elsewhere"
+            _ = try await db.timetable.importTimetable(
+                .init(format: "ical", text: calendar(location: room, override: room)), now: now)
+            let after = try await Self.changes(db, module: world.code)
+            #expect(after.count == 2, "\(after)")
+            let series = try #require(after.last)
+            #expect(series.change == Routing.ClassChanged.seriesMoved)
+            #expect(series.startLocal == "\(Self.dashed(day(7))) 10:00")
+            #expect(series.newStartLocal == series.startLocal)
+            #expect(series.location == world.hall.name)
+            #expect(series.newLocation == room)
+        }
+    }
+
+    /// `YYYY-MM-DD` of `YYYYMMDDT`.
+    static func dashed(_ basic: Substring) -> String {
+        "\(basic.prefix(4))-\(basic.dropFirst(4).prefix(2))-\(basic.dropFirst(6).prefix(2))"
     }
 
     @Test("a change further ahead than the horizon, or of a module nobody takes, is not announced")
@@ -175,6 +239,30 @@ struct TimetableNoticeTests {
             let version = try await watch.check(since: seen)
             #expect(version > seen)
             #expect(try await other.attendable(user: student, venue: hall, now: at).isEmpty, "the cancellation seen")
+        }
+    }
+
+    @Test("a module's meetings are read once per replica and shared by its students until the timetable changes")
+    func moduleMemoShared() async throws {
+        try await RoutingDatabase.with { db in
+            let world = try await TimetableTests.world(db)
+            _ = try await db.timetable.importTimetable(
+                .init(format: "ical", text: world.calendar()), now: db.clock.now())
+            let (first, second) = (UUID(), UUID())
+            for student in [first, second] { _ = try await db.timetable.setModules([world.code], user: student) }
+            var monday = world.monday.on(day: world.monday.dayNumber + 7)
+            (monday.hour, monday.minute) = (8, 25)
+            let at = monday.instant(in: Self.zone)
+            let hall = try #require(UUID(uuidString: world.hall.id))
+            #expect(try await db.timetable.attendable(user: first, venue: hall, now: at).count == 1)
+            // Changed behind the service's back (no version moved): the second student's first
+            // read is the module as the first student's loaded it.
+            try await db.client.query(
+                "UPDATE routing.class_meetings SET venue_id = NULL WHERE uid = \(world.uid + "-lecture")",
+                logger: RoutingDatabase.logger)
+            #expect(try await db.timetable.attendable(user: second, venue: hall, now: at).count == 1)
+            db.timetable.forgetTimetable()
+            #expect(try await db.timetable.attendable(user: second, venue: hall, now: at).isEmpty, "read again")
         }
     }
 }

@@ -309,9 +309,76 @@ struct TimetableRuleTests {
         #expect(ClassChanges.diff(old: [slot(0)], new: [slot(1)]) == [.init(from: slot(0), to: slot(1))], "Monday to Tuesday")
         #expect(ClassChanges.diff(old: [slot(0)], new: [slot(8)]) == [.init(from: slot(0), to: nil)], "more than a week apart")
         #expect(ClassChanges.diff(old: [], new: week).isEmpty, "added classes are not announced")
+        // A series moved a day later with one occurrence dropped: each pairs with its own, not
+        // with the next one left (the dropped one is cancelled).
+        let two = [slot(0), slot(2), slot(7), slot(9)]
+        #expect(
+            ClassChanges.diff(old: two, new: [slot(1), slot(8), slot(10)])
+                == [
+                    .init(from: slot(0), to: slot(1)), .init(from: slot(2), to: nil), .init(from: slot(7), to: slot(8)),
+                    .init(from: slot(9), to: slot(10)),
+                ])
         #expect(ClassChanges.series(ofUID: "abc#20260302T083000") == "abc")
         #expect(ClassChanges.series(ofUID: "abc") == "abc")
         #expect(ClassChanges.local(monday, in: Self.johannesburg) == "2026-03-02 08:30")
+    }
+
+    @Test("class notices: a series moved the same way is one notice from its first occurrence; a single move stays single")
+    func seriesNotices() {
+        // Monday 2026-03-02 08:30 in Johannesburg; a Monday and Wednesday lecture, four weeks.
+        let monday = Self.instant("2026-03-02T06:30:00Z")
+        let zone = Self.johannesburg
+        func slot(_ days: Double, hours: Double = 0, place: String = "hall") -> ClassChanges.Slot {
+            let start = monday.addingTimeInterval(days * 86_400 + hours * 3600)
+            return .init(start: start, end: start.addingTimeInterval(3000), place: place, placeName: place.uppercased())
+        }
+        let days: [Double] = [0, 2, 7, 9, 14, 16, 21, 23]
+        let old = days.map { slot($0) }
+        // The horizon takes in the next Monday's lecture, not the Wednesday's.
+        let horizon = monday.addingTimeInterval(7 * 86_400 + 3600)
+        func notices(_ new: [ClassChanges.Slot]) -> [ClassChanges.Notice] {
+            ClassChanges.notices(old: old, new: new, horizon: horizon, zone: zone)
+        }
+
+        // Every lecture to the lab: one notice from Monday, counting the eight.
+        #expect(
+            notices((days + [28, 30]).map { slot($0, place: "lab") })
+                == [.series(first: .init(from: slot(0), to: slot(0, place: "lab")), count: 8)])
+        // From the second week on, an hour later: one notice, from the Monday of that week (within
+        // the horizon).
+        let later = days.map { $0 < 7 ? slot($0) : slot($0, hours: 1) } + [slot(28, hours: 1)]
+        #expect(notices(later) == [.series(first: .init(from: slot(7), to: slot(7, hours: 1)), count: 6)])
+        // Only the Mondays move to Tuesdays (the Wednesdays stay): still a series.
+        let tuesdays = days.map { $0.truncatingRemainder(dividingBy: 7) == 0 ? slot($0 + 1) : slot($0) } + [slot(29)]
+        #expect(notices(tuesdays) == [.series(first: .init(from: slot(0), to: slot(1)), count: 4)])
+        // One occurrence moved (RECURRENCE-ID): one single notice.
+        var one = old
+        one[1] = slot(2, place: "lab")
+        #expect(notices(one) == [.single(.init(from: slot(2), to: slot(2, place: "lab")))])
+        // Two Wednesdays moved the same way with one unmoved between them: not a series.
+        var two = old
+        two[1] = slot(2, place: "lab")
+        two[5] = slot(16, place: "lab")
+        #expect(notices(two) == [.single(.init(from: slot(2), to: slot(2, place: "lab")))], "the second is too far")
+        // Moved for two weeks, then back: the moves are told one by one (within the horizon).
+        let twoWeeks = days.map { $0 < 14 ? slot($0, place: "lab") : slot($0) }
+        #expect(
+            notices(twoWeeks) == [
+                .single(.init(from: slot(0), to: slot(0, place: "lab"))),
+                .single(.init(from: slot(2), to: slot(2, place: "lab"))),
+                .single(.init(from: slot(7), to: slot(7, place: "lab"))),
+            ])
+        // A series moved with one later occurrence cancelled: the series, and the cancellation on
+        // its own when it is within the horizon.
+        let gap = days.filter { $0 != 2 }.map { slot($0, place: "lab") } + [slot(28, place: "lab")]
+        #expect(
+            notices(gap) == [
+                .series(first: .init(from: slot(0), to: slot(0, place: "lab")), count: 7),
+                .single(.init(from: slot(2), to: nil)),
+            ])
+        // A series whose first move is beyond the horizon is not told now.
+        let farOff = days.map { $0 < 14 ? slot($0) : slot($0, place: "lab") } + [slot(28, place: "lab")]
+        #expect(notices(farOff).isEmpty)
     }
 
     /// A calendar of one weekly Monday 08:30 lecture in `tzid`, with `zones` (VTIMEZONE blocks)
@@ -381,13 +448,62 @@ struct TimetableRuleTests {
         #expect(try #require(path.entries.first).schedule.zone.identifier == "Africa/Johannesburg")
     }
 
-    @Test("VTIMEZONE errors: daylight rules without an IANA name, or a TZID no block defines, name the line that uses it")
+    @Test("VTIMEZONE rules without an IANA name are evaluated: the zone that follows them (Outlook's New York, London)")
+    func vtimezoneRules() throws {
+        let parser = ICalendarParser(campusZone: Self.utc)
+        // Outlook's Eastern Standard Time: second Sunday of March, first of November.
+        let rulesOnly = Self.easternWithLocation.replacingOccurrences(of: "X-LIC-LOCATION:America/New_York\n", with: "")
+        for zonesFirst in [true, false] {
+            let eastern = try parser.parse(Self.zoned("Eastern Standard Time", zones: rulesOnly, zonesFirst: zonesFirst))
+            let schedule = try #require(eastern.entries.first).schedule
+            #expect(
+                schedule.occurrences(from: Self.instant("2026-03-01T00:00:00Z"), to: Self.instant("2026-03-10T00:00:00Z"))
+                    .map(\.start) == [Self.instant("2026-03-02T13:30:00Z"), Self.instant("2026-03-09T12:30:00Z")],
+                "\(schedule.zone.identifier)")
+            let november = schedule.occurrences(
+                from: Self.instant("2026-10-26T00:00:00Z"), to: Self.instant("2026-11-09T00:00:00Z")
+            ).map(\.start)
+            #expect(november == [Self.instant("2026-10-26T12:30:00Z"), Self.instant("2026-11-02T13:30:00Z")])
+        }
+        // Outlook's GMT Standard Time: the last Sunday of March at 01:00, of October at 02:00.
+        let london = """
+            BEGIN:VTIMEZONE
+            TZID:GMT Standard Time
+            BEGIN:STANDARD
+            DTSTART:16011028T020000
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10
+            TZOFFSETFROM:+0100
+            TZOFFSETTO:+0000
+            END:STANDARD
+            BEGIN:DAYLIGHT
+            DTSTART:16010325T010000
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3
+            TZOFFSETFROM:+0000
+            TZOFFSETTO:+0100
+            END:DAYLIGHT
+            END:VTIMEZONE
+            """
+        let gmt = try parser.parse(Self.zoned("GMT Standard Time", zones: london))
+        let schedule = try #require(gmt.entries.first).schedule
+        // 08:30 local: 08:30 UTC until 29 March 2026, 07:30 UTC after; back on 25 October.
+        #expect(
+            schedule.occurrences(from: Self.instant("2026-03-22T00:00:00Z"), to: Self.instant("2026-04-01T00:00:00Z"))
+                .map(\.start) == [Self.instant("2026-03-23T08:30:00Z"), Self.instant("2026-03-30T07:30:00Z")])
+        #expect(
+            schedule.occurrences(from: Self.instant("2026-10-18T00:00:00Z"), to: Self.instant("2026-10-28T00:00:00Z"))
+                .map(\.start) == [Self.instant("2026-10-19T07:30:00Z"), Self.instant("2026-10-26T08:30:00Z")])
+    }
+
+    @Test("VTIMEZONE errors: rules no IANA zone follows, or a TZID no block defines, name the line that uses it")
     func vtimezoneErrors() {
         let parser = ICalendarParser(campusZone: Self.utc)
+        // Daylight saving from the third Sunday of April to the third of September: no IANA zone.
         let rulesOnly = Self.easternWithLocation.replacingOccurrences(of: "X-LIC-LOCATION:America/New_York\n", with: "")
+            .replacingOccurrences(of: "BYDAY=1SU;BYMONTH=11", with: "BYDAY=3SU;BYMONTH=9")
+            .replacingOccurrences(of: "BYDAY=2SU;BYMONTH=3", with: "BYDAY=3SU;BYMONTH=4")
         do {
             _ = try parser.parse(Self.zoned("Eastern Standard Time", zones: rulesOnly))
-            Issue.record("a zone with daylight rules and no IANA name was taken")
+            Issue.record("a zone with daylight rules no IANA zone follows was taken")
         } catch {
             // VCALENDAR, VERSION, then 15 lines of VTIMEZONE: the event's DTSTART is line 20.
             #expect(error.line == 20)

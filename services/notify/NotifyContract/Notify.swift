@@ -1,4 +1,5 @@
 import Contract
+import Foundation
 import OrdersContract
 import SocialContract
 
@@ -74,6 +75,11 @@ public enum Notify {
         /// (`routing.class_changed`). Variables: `module`, `moduleName`, `classKind`, `start`,
         /// `location`, `newStart`, `newLocation`.
         public static let classMoved = Kind("class_moved")
+        /// NavUP: a class of the student's moves, from one occurrence on, to another time or place
+        /// every week (`routing.class_changed` of a series: one notification, not one per
+        /// occurrence). Variables: `module`, `moduleName`, `classKind`, `from` (the first moved
+        /// occurrence's date), `start`, `location`, `newStart`, `newLocation` (that occurrence's).
+        public static let classSeriesMoved = Kind("class_series_moved")
         /// NavUP: an occurrence of a class of the student's is cancelled (`routing.class_changed`).
         /// Variables: `module`, `moduleName`, `classKind`, `start`, `location`.
         public static let classCancelled = Kind("class_cancelled")
@@ -144,9 +150,14 @@ public enum Notify {
             /// One device to push to instead of an account's (PolitiMap's subscriptions have no
             /// account): push only, no inbox, no preferences.
             public var device: PushDevice?
+            /// The moment after which the e-mail and push are not worth sending (a class
+            /// reminder: the class's start): one held past it (by quiet hours, retries or a
+            /// backlog) is not sent, and logged `skipped`; the inbox item stays. Nil: always sent.
+            public var notAfter: Date?
             public init(
                 notificationId: String, userId: String? = nil, email: String? = nil, kind: Kind,
-                locale: String? = nil, variables: [String: String] = [:], device: PushDevice? = nil
+                locale: String? = nil, variables: [String: String] = [:], device: PushDevice? = nil,
+                notAfter: Date? = nil
             ) {
                 self.notificationId = notificationId
                 self.userId = userId
@@ -155,6 +166,7 @@ public enum Notify {
                 self.locale = locale
                 self.variables = variables
                 self.device = device
+                self.notAfter = notAfter
             }
         }
 

@@ -36,8 +36,10 @@ extension Routing {
 
     /// Event `routing.class_changed`: an occurrence of a class in the next
     /// ``ClassChanged/horizonDays`` days was moved (another time or place) or cancelled by an
-    /// import or an admin's deletion; appended in the transaction that made the change. notify
-    /// sends each enrolled student a `class_moved` or `class_cancelled` notification.
+    /// import or an admin's deletion, or a series of them moved from that occurrence on (every
+    /// later one at that weekday and time moves the same way: one event for the series);
+    /// appended in the transaction that made the change. notify sends each enrolled student a
+    /// `class_moved`, `class_series_moved` or `class_cancelled` notification.
     public struct ClassChanged: Codable, Sendable, Equatable {
         public static let topic = "routing.class_changed"
         /// Changes further ahead than this are not announced (the timetable shows them).
@@ -46,8 +48,11 @@ extension Routing {
         public static let moved = "moved"
         /// `change` of an occurrence that no longer happens.
         public static let cancelled = "cancelled"
+        /// `change` of a series: this occurrence and every later one at its weekday and time
+        /// move the same way (the start and place fields are this first one's).
+        public static let seriesMoved = "series_moved"
 
-        /// `moved` or `cancelled`.
+        /// `moved`, `series_moved` or `cancelled`.
         public var change: String
         public var moduleCode: String
         public var moduleName: String
@@ -59,11 +64,11 @@ extension Routing {
         public var startLocal: String
         /// Where it was.
         public var location: String
-        /// The new start (moved only).
+        /// The new start (moved and series_moved only).
         public var newStart: Date?
-        /// `YYYY-MM-DD HH:MM` in the campus zone (moved only).
+        /// `YYYY-MM-DD HH:MM` in the campus zone (moved and series_moved only).
         public var newStartLocal: String?
-        /// Where it is now (moved only).
+        /// Where it is now (moved and series_moved only).
         public var newLocation: String?
         /// The students enrolled in the module (lower-case UUIDs).
         public var userIds: [String]

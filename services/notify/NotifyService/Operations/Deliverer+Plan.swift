@@ -49,9 +49,16 @@ extension Deliverer {
         var plan = DeliveryPlan()
         let notifications = try await store.notifications(jobs.compactMap(payload))
         var claimed: [(Job, NotificationStore.Stored)] = []
+        let now = store.clock.now()
         for job in jobs {
             if let id = payload(job), let notification = notifications[id] {
-                claimed.append((job, notification))
+                if let notAfter = notification.notAfter, now >= notAfter {
+                    // Held past the moment it was for (a retry, a backlog): too late to be of use.
+                    let line = notification.line(job.kind, "skipped", detail: "not sent: its notAfter has passed")
+                    plan.settled.append(.done(job, [line]))
+                } else {
+                    claimed.append((job, notification))
+                }
             } else {
                 plan.settled.append(.done(job))
             }

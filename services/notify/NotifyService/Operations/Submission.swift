@@ -19,11 +19,13 @@ public struct Submission: Sendable, Equatable {
     public var variables: [String: String]
     /// One device addressed without an account (push only).
     public var device: Notify.PushDevice?
+    /// E-mail and push are not sent at or after this moment (see ``Notify/Send/Request/notAfter``).
+    public var notAfter: Date?
 
     /// Checks a request.
     public init(
         id: UUID, userId: UUID?, email: String?, kind: Notify.Kind, locale: String? = nil, variables: [String: String],
-        device: Notify.PushDevice? = nil
+        device: Notify.PushDevice? = nil, notAfter: Date? = nil
     ) throws(ServiceError) {
         let known = try NotificationCatalog.kind(kind)
         try known.check(variables)
@@ -59,6 +61,7 @@ public struct Submission: Sendable, Equatable {
         self.locale = locale
         self.variables = variables
         self.device = device
+        self.notAfter = notAfter
     }
 
     /// From the wire request.
@@ -75,7 +78,7 @@ public struct Submission: Sendable, Equatable {
         }
         try self.init(
             id: id, userId: userId, email: request.email, kind: request.kind, locale: request.locale,
-            variables: request.variables, device: request.device)
+            variables: request.variables, device: request.device, notAfter: request.notAfter)
     }
 
     /// A digest of everything but the id, to tell a repeat from a different request with the
@@ -88,6 +91,8 @@ public struct Submission: Sendable, Equatable {
                 [device.deviceId, device.token, device.platform, device.app ?? "", device.apnsEnvironment ?? ""]
                     .joined(separator: "\u{1F}"))
         }
+        // Only when set, so the hashes of notifications stored before it existed stay the same.
+        if let notAfter { parts.append("notAfter=\(Int64((notAfter.timeIntervalSince1970 * 1000).rounded()))") }
         return DerivedID.hash(parts.joined(separator: "\u{1E}"))
     }
 }

@@ -83,16 +83,25 @@ public struct Triggers: Sendable {
             ]
             variables["newStart"] = change.newStartLocal
             variables["newLocation"] = change.newLocation
-            let kind = change.change == Routing.ClassChanged.moved ? Notify.Kind.classMoved : Notify.Kind.classCancelled
+            let kind: Notify.Kind
+            switch change.change {
+            case Routing.ClassChanged.moved: kind = Notify.Kind.classMoved
+            case Routing.ClassChanged.seriesMoved:
+                kind = Notify.Kind.classSeriesMoved
+                variables["from"] = String(change.startLocal.prefix(10))
+            default: kind = Notify.Kind.classCancelled
+            }
             try await submitToEach(change.userIds, event, connection, kind: kind, variables: variables)
         case Routing.ClassReminder.topic:
             let reminder = try decoder.decode(Routing.ClassReminder.self, from: event.payload)
+            // A reminder pushed once the class has begun only disturbs: quiet hours that end after
+            // the start, a retry or a backlog past it leave the inbox item alone.
             try await submitToEach(
                 reminder.userIds, event, connection, kind: Notify.Kind.classReminder,
                 variables: [
                     "module": reminder.moduleCode, "moduleName": reminder.moduleName, "classKind": reminder.classKind,
                     "start": reminder.startLocal, "location": reminder.location,
-                ])
+                ], notAfter: reminder.start)
         default:
             guard let kind = Notify.triggers[event.topic] else { return }
             let object = try decoder.decode([String: JSONValue].self, from: event.payload)
@@ -123,14 +132,14 @@ public struct Triggers: Sendable {
     /// the user's, so a replay sends nobody a second one).
     func submitToEach(
         _ userIds: [String], _ event: StoredEvent, _ connection: PostgresConnection, kind: Notify.Kind,
-        variables: [String: String]
+        variables: [String: String], notAfter: Date? = nil
     ) async throws {
         for user in userIds {
             guard let userId = UUID(uuidString: user) else { continue }
             try await submit(event, connection) {
                 try Submission(
                     id: DerivedID.make(event.id.uuidString, userId.uuidString.lowercased()), userId: userId,
-                    email: nil, kind: kind, variables: variables)
+                    email: nil, kind: kind, variables: variables, notAfter: notAfter)
             }
         }
     }

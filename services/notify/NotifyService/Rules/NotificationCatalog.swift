@@ -204,6 +204,25 @@ public enum NotificationCatalog {
                         + "<b>{{newStart}}</b> i <b>{{newLocation}}</b>.</p>"),
             ]),
         NotificationKind(
+            name: Notify.Kind.classSeriesMoved, critical: false, channels: pushAndInbox,
+            variables: ["module", "moduleName", "classKind", "from", "start", "location", "newStart", "newLocation"],
+            templates: [
+                "en": Template(
+                    title: "{{module}} {{classKind}} moves from {{from}}",
+                    text: "From {{from}} your {{module}} {{moduleName}} {{classKind}} moves: the one of {{start}} in "
+                        + "{{location}} is at {{newStart}} in {{newLocation}}, and every later one moves the same way.",
+                    html: "<p>From {{from}} your <b>{{module}} {{moduleName}}</b> {{classKind}} moves: the one of "
+                        + "{{start}} in {{location}} is at <b>{{newStart}}</b> in <b>{{newLocation}}</b>, and every "
+                        + "later one moves the same way.</p>"),
+                "sv": Template(
+                    title: "{{module}} ({{classKind}}) flyttas från {{from}}",
+                    text: "Från {{from}} flyttas {{module}} {{moduleName}} ({{classKind}}): den {{start}} i "
+                        + "{{location}} är {{newStart}} i {{newLocation}}, och alla senare flyttas likadant.",
+                    html: "<p>Från {{from}} flyttas <b>{{module}} {{moduleName}}</b> ({{classKind}}): den {{start}} i "
+                        + "{{location}} är <b>{{newStart}}</b> i <b>{{newLocation}}</b>, och alla senare flyttas "
+                        + "likadant.</p>"),
+            ]),
+        NotificationKind(
             name: Notify.Kind.classCancelled, critical: false, channels: pushAndInbox,
             variables: ["module", "moduleName", "classKind", "start", "location"],
             templates: [

@@ -15,6 +15,11 @@ extension NotificationStore {
         /// Those left after the user's opt-outs (critical kinds ignore them).
         var channels: [String]
         var deliverAfter: Date
+        /// The external channels (e-mail, push) queued for delivery at ``deliverAfter``: none
+        /// when that is at or after the submission's `notAfter`.
+        var jobs: [String]
+        /// The external channels not queued because they would go out too late.
+        var expired: [String]
         /// The variables as JSON text.
         var variables: String
         var hash: String
@@ -33,25 +38,47 @@ extension NotificationStore {
             let kind = kind
             channels = possible.filter { kind.critical || settings.allows(kind: kind.name, channel: $0) }
             deliverAfter = kind.critical ? now : settings.deliverAfter(now)
+            let external = channels.filter { $0 != Notify.Channel.inapp }
+            if let notAfter = submission.notAfter, deliverAfter >= notAfter {
+                jobs = []
+                expired = external
+            } else {
+                jobs = external
+                expired = []
+            }
             variables = String(decoding: try JSONEncoder().encode(submission.variables), as: UTF8.self)
             hash = submission.contentHash
         }
 
-        /// One row of ``submitAll(_:on:)``'s input.
-        var row: Row {
-            let external = channels.filter { $0 != Notify.Channel.inapp }
+        /// Why an expired channel is not sent, for the delivery log.
+        static func expiredDetail(deliverAfter: Date, now: Date) -> String {
+            deliverAfter > now
+                ? "not sent: quiet hours end after its notAfter" : "not sent: its notAfter has passed"
+        }
+
+        /// The delivery-log lines written with the notification.
+        func lines(now: Date) -> [Row.Line] {
             var lines = possible.filter { !channels.contains($0) }.map {
                 Row.Line(channel: $0, outcome: "skipped", detail: "switched off by the user")
             }
+            let detail = Self.expiredDetail(deliverAfter: deliverAfter, now: now)
+            lines += expired.map { Row.Line(channel: $0, outcome: "skipped", detail: detail) }
             if channels.contains(Notify.Channel.inapp) {
                 lines.append(.init(channel: Notify.Channel.inapp, outcome: "sent", detail: nil))
             }
+            return lines
+        }
+
+        /// One row of ``submitAll(_:on:)``'s input.
+        func row(now: Date) -> Row {
+            let lines = lines(now: now)
             return Row(
                 id: submission.id, userId: submission.userId, email: submission.email, kind: kind.name,
                 locale: locale, critical: kind.critical, variables: variables, title: rendered.title,
                 body: rendered.text, hash: hash,
                 deliverAfterMs: Int64((deliverAfter.timeIntervalSince1970 * 1000).rounded()),
-                inInbox: channels.contains(Notify.Channel.inapp), jobs: external, lines: lines)
+                notAfterMs: submission.notAfter.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) },
+                inInbox: channels.contains(Notify.Channel.inapp), jobs: jobs, lines: lines)
         }
 
         /// A notification, its jobs and its log lines as JSON for `jsonb_to_recordset`.
@@ -72,6 +99,7 @@ extension NotificationStore {
             var body: String
             var hash: String
             var deliverAfterMs: Int64
+            var notAfterMs: Int64?
             var inInbox: Bool
             var jobs: [String]
             var lines: [Line]
@@ -80,6 +108,7 @@ extension NotificationStore {
                 case id, email, kind, locale, critical, variables, title, body, hash, jobs, lines
                 case userId = "user_id"
                 case deliverAfterMs = "deliver_after_ms"
+                case notAfterMs = "not_after_ms"
                 case inInbox = "in_inbox"
             }
         }
@@ -97,7 +126,7 @@ extension NotificationStore {
         let now = clock.now()
         let rows = submissions.compactMap { submission in
             try? Prepared(submission, settings: submission.userId.flatMap { settings[$0] } ?? UserSettings(), now: now)
-                .row
+                .row(now: now)
         }
         let json = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
         let result = try await connection.query(
@@ -105,12 +134,12 @@ extension NotificationStore {
             WITH input AS (
                 SELECT * FROM jsonb_to_recordset(\(json)::text::jsonb) AS x(id uuid, user_id uuid, email text,
                     kind text, locale text, critical boolean, variables text, title text, body text, hash text,
-                    deliver_after_ms int8, in_inbox boolean, jobs text[], lines jsonb)
+                    deliver_after_ms int8, not_after_ms int8, in_inbox boolean, jobs text[], lines jsonb)
             ), inserted AS (
                 INSERT INTO \(unescaped: schema).notifications (id, user_id, email, kind, locale, critical, variables,
-                    title, body, request_hash, created_at, deliver_after, in_inbox)
+                    title, body, request_hash, created_at, deliver_after, not_after, in_inbox)
                 SELECT id, user_id, email, kind, locale, critical, variables::jsonb, title, body, hash, \(now),
-                    to_timestamp(deliver_after_ms / 1000.0), in_inbox
+                    to_timestamp(deliver_after_ms / 1000.0), to_timestamp(not_after_ms / 1000.0), in_inbox
                 FROM input
                 ON CONFLICT (id) DO NOTHING
                 RETURNING id

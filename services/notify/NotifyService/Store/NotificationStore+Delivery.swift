@@ -11,19 +11,20 @@ extension NotificationStore {
         guard !ids.isEmpty else { return [:] }
         let rows = try await client.query(
             """
-            SELECT id, user_id, email, kind, locale, variables::text, title, body, device::text
+            SELECT id, user_id, email, kind, locale, variables::text, title, body, device::text, not_after
             FROM \(unescaped: schema).notifications
             WHERE id = ANY(\(ids))
             """, logger: logger)
         var found: [UUID: Stored] = [:]
-        for try await (id, userId, email, kind, locale, variables, title, body, device) in rows.decode(
-            (UUID, UUID?, String?, String, String, String, String, String, String?).self)
+        for try await (id, userId, email, kind, locale, variables, title, body, device, notAfter) in rows.decode(
+            (UUID, UUID?, String?, String, String, String, String, String, String?, Date?).self)
         {
             let decoded = try JSONDecoder().decode([String: String].self, from: Data(variables.utf8))
             found[id] = Stored(
                 id: id, userId: userId, email: email, kind: Notify.Kind(kind), locale: locale, variables: decoded, title: title,
                 body: body,
-                device: try device.map { try JSONDecoder().decode(Notify.PushDevice.self, from: Data($0.utf8)) })
+                device: try device.map { try JSONDecoder().decode(Notify.PushDevice.self, from: Data($0.utf8)) },
+                notAfter: notAfter)
         }
         return found
     }

@@ -40,18 +40,19 @@ public struct NotificationStore: Sendable {
         if let userId = submission.userId { settings = try await self.settings(of: userId, on: connection) }
         let now = clock.now()
         let prepared = try Prepared(submission, settings: settings, now: now)
-        let (kind, locale, rendered, channels, possible) = (
-            prepared.kind, prepared.locale, prepared.rendered, prepared.channels, prepared.possible
+        let (kind, locale, rendered, channels) = (
+            prepared.kind, prepared.locale, prepared.rendered, prepared.channels
         )
         let (deliverAfter, variables, hash) = (prepared.deliverAfter, prepared.variables, prepared.hash)
+        let notAfter = submission.notAfter
         let device = try submission.device.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let inserted = try await connection.query(
             """
             INSERT INTO \(unescaped: schema).notifications (id, user_id, email, kind, locale, critical, variables, title, body,
-                request_hash, created_at, deliver_after, in_inbox, device)
+                request_hash, created_at, deliver_after, not_after, in_inbox, device)
             VALUES (\(submission.id), \(submission.userId), \(submission.email), \(kind.name.rawValue), \(locale),
                 \(kind.critical), \(variables)::text::jsonb, \(rendered.title), \(rendered.text), \(hash), \(now),
-                \(deliverAfter), \(channels.contains(Notify.Channel.inapp)), \(device)::text::jsonb)
+                \(deliverAfter), \(notAfter), \(channels.contains(Notify.Channel.inapp)), \(device)::text::jsonb)
             ON CONFLICT (id) DO NOTHING
             RETURNING id
             """, logger: logger
@@ -69,20 +70,15 @@ public struct NotificationStore: Sendable {
             return .init(notificationId: id, created: false, channels: channels)
         }
         let payload = try JSONEncoder().encode(JobPayload(notificationId: submission.id))
-        for channel in channels where channel != Notify.Channel.inapp {
+        for channel in prepared.jobs {
             try await queue.enqueue(
                 kind: channel, payload: payload, runAt: deliverAfter, maxAttempts: maxAttempts,
                 dedupeKey: "\(id):\(channel)", on: connection)
         }
-        for channel in possible where !channels.contains(channel) {
+        for line in prepared.lines(now: now) {
             try await log(
-                submission.id, userId: submission.userId, channel: channel, outcome: "skipped",
-                detail: "switched off by the user", on: connection)
-        }
-        if channels.contains(Notify.Channel.inapp) {
-            try await log(
-                submission.id, userId: submission.userId, channel: Notify.Channel.inapp, outcome: "sent",
-                detail: nil, on: connection)
+                submission.id, userId: submission.userId, channel: line.channel, outcome: line.outcome,
+                detail: line.detail, on: connection)
         }
         return .init(notificationId: id, created: true, channels: channels)
     }
@@ -121,6 +117,8 @@ public struct NotificationStore: Sendable {
         public var body: String
         /// The one device it is addressed to, when it has no account.
         public var device: Notify.PushDevice? = nil
+        /// Not sent at or after this moment.
+        public var notAfter: Date? = nil
     }
 }
 

@@ -8,8 +8,9 @@ import Store
 /// Announces timetable changes to the students they concern: inside the transaction of an
 /// import or a module deletion, the occurrences of the next ``Routing/ClassChanged/horizonDays``
 /// days that the change moves or cancels become `routing.class_changed` events (one per
-/// occurrence, naming every student enrolled in the module). notify turns each into a push and
-/// an inbox item per student.
+/// occurrence, or one for a whole series moved the same way, see ``ClassChanges/notices(old:new:horizon:zone:)``;
+/// each names every student enrolled in the module). notify turns each into a push and an inbox
+/// item per student.
 public struct ClassNotices: Sendable {
     let publisher: EventPublisher
     /// The zone of the wall-clock times the events carry.
@@ -40,16 +41,19 @@ public struct ClassNotices: Sendable {
         public var location: String
     }
 
-    /// Appends one event per moved or cancelled occurrence of the next days; returns them.
+    /// Appends one event per moved or cancelled occurrence of the next days, or per moved series;
+    /// returns them.
     func announce(
         before: [MeetingState], after: [MeetingState], now: Date, store: TimetableStore,
         on connection: PostgresConnection
     ) async throws -> [StoredEvent] {
-        let end = now.addingTimeInterval(TimeInterval(Routing.ClassChanged.horizonDays * 86_400))
+        let horizon = now.addingTimeInterval(TimeInterval(Routing.ClassChanged.horizonDays * 86_400))
+        let end = now.addingTimeInterval(ClassChanges.lookahead)
         var classes: [String: (old: [ClassChanges.Slot], new: [ClassChanges.Slot], meeting: MeetingState)] = [:]
         for (state, isOld) in before.map({ ($0, true) }) + after.map({ ($0, false) }) {
             let series = ClassChanges.series(ofUID: state.uid)
-            let slots = state.schedule.occurrences(from: now, to: end).filter { $0.start > now }.map { occurrence in
+            let until = isOld ? end : end.addingTimeInterval(ClassChanges.pairing)
+            let slots = state.schedule.occurrences(from: now, to: until).filter { $0.start > now }.map { occurrence in
                 ClassChanges.Slot(
                     start: occurrence.start, end: occurrence.end,
                     place: state.venueId?.uuidString.lowercased() ?? state.location,
@@ -64,15 +68,25 @@ public struct ClassNotices: Sendable {
         for series in classes.keys.sorted() {
             guard let found = classes[series] else { continue }
             let meeting = found.meeting
-            let changes = ClassChanges.diff(old: found.old, new: found.new)
-            guard !changes.isEmpty else { continue }
+            let notices = ClassChanges.notices(old: found.old, new: found.new, horizon: horizon, zone: zone)
+            guard !notices.isEmpty else { continue }
             if enrolled[meeting.moduleCode] == nil {
                 enrolled[meeting.moduleCode] = try await store.enrolled(in: meeting.moduleCode, on: connection)
             }
             guard let users = enrolled[meeting.moduleCode], !users.isEmpty else { continue }
-            for change in changes {
+            for notice in notices {
+                let change: ClassChanges.Change
+                let kind: String
+                switch notice {
+                case .single(let single):
+                    change = single
+                    kind = single.to == nil ? Routing.ClassChanged.cancelled : Routing.ClassChanged.moved
+                case .series(let first, _):
+                    change = first
+                    kind = Routing.ClassChanged.seriesMoved
+                }
                 let event = Routing.ClassChanged(
-                    change: change.to == nil ? Routing.ClassChanged.cancelled : Routing.ClassChanged.moved,
+                    change: kind,
                     moduleCode: meeting.moduleCode, moduleName: meeting.moduleName, classKind: meeting.kind,
                     start: change.from.start, startLocal: ClassChanges.local(change.from.start, in: zone),
                     location: change.from.placeName, newStart: change.to?.start,

@@ -16,6 +16,9 @@ public struct TimetableBook: Sendable {
     public let feedBaseURL: String
     /// Students' next hours of classes (see ``OccurrenceMemo``).
     let memo = OccurrenceMemo()
+    /// Modules' meetings and their next hours of occurrences, shared by their students (see
+    /// ``ModuleMemo``).
+    let moduleMemo = ModuleMemo()
     /// Where `routing.class_changed` events go (see ``ClassNotices``); nil: changes are not
     /// announced.
     let publisher: EventPublisher?
@@ -86,7 +89,7 @@ public struct TimetableBook: Sendable {
         let (counts, stored) = try await store.save(
             parsed, venues: matched, now: now, notices: notices(venues: all, requestId: requestId))
         for event in stored { publisher?.announce(event) }
-        memo.forgetAll()
+        forgetTimetable()
         return .init(
             modulesCreated: counts.modulesCreated, modulesUpdated: counts.modulesUpdated,
             meetingsCreated: counts.meetingsCreated, meetingsUpdated: counts.meetingsUpdated,
@@ -175,6 +178,44 @@ public struct TimetableBook: Sendable {
         return items.sorted { ($0.start, $0.moduleCode, $0.meetingId) < ($1.start, $1.moduleCode, $1.meetingId) }
     }
 
+    /// The user's class occurrences overlapping `[from, to)` (a window of the next hours), soonest
+    /// first, from the modules' shared memory (``ModuleMemo``): one query, the user's module codes,
+    /// when every module is held. What ``OccurrenceMemo`` loads.
+    func upcoming(user: UUID, from: Date, to: Date) async throws -> [Routing.ClassOccurrence] {
+        let codes = try await store.modules(of: user)
+        let found = try await moduleMemo.occurrences(of: codes, from: from, to: to) {
+            try await store.meetings(modules: $0)
+        }
+        var venues: [UUID: Routing.ClassVenue] = [:]
+        var items: [Routing.ClassOccurrence] = []
+        items.reserveCapacity(found.count)
+        for (meeting, occurrence) in found {
+            var venue: Routing.ClassVenue?
+            if let id = meeting.venueId {
+                if let known = venues[id] {
+                    venue = known
+                } else if let stored = try await venueCache.venue(id: id) {
+                    venue = .init(
+                        id: stored.id, name: stored.name, building: stored.building, level: stored.level,
+                        lat: stored.lat, lon: stored.lon)
+                    venues[id] = venue
+                }
+            }
+            items.append(
+                .init(
+                    meetingId: meeting.id.uuidString.lowercased(), moduleCode: meeting.moduleCode,
+                    moduleName: meeting.moduleName, kind: meeting.kind, start: occurrence.start, end: occurrence.end,
+                    location: meeting.location, venue: venue))
+        }
+        return items.sorted { ($0.start, $0.moduleCode, $0.meetingId) < ($1.start, $1.moduleCode, $1.meetingId) }
+    }
+
+    /// Forgets the classes held in memory (a timetable changed): students' and modules'.
+    public func forgetTimetable() {
+        memo.forgetAll()
+        moduleMemo.forgetAll()
+    }
+
     /// The timetable between `from` and `to` (RFC 3339; default now to a week later).
     public func timetable(user: UUID, from: String?, to: String?, now: Date) async throws -> Routing.MyTimetable.Reply {
         var start = now
@@ -245,7 +286,9 @@ extension TimetableBook {
         user: UUID, from: Routing.Point, profile: RouteProfile, navigator: Navigator, now: Date
     ) async throws -> Routing.NextClass.Reply {
         let horizon = now.addingTimeInterval(ClassDeparture.horizon)
-        let upcoming = try await memo.upcoming(user: user, now: now) { try await occurrences(user: user, from: $0, to: $1) }
+        let upcoming = try await memo.upcoming(user: user, now: now) {
+            try await self.upcoming(user: user, from: $0, to: $1)
+        }
         guard let next = upcoming.first(where: { $0.start > now && $0.start <= horizon && $0.venue != nil }),
             let venue = next.venue
         else {
@@ -266,7 +309,7 @@ extension TimetableBook {
     /// the start until the end).
     public func attendable(user: UUID, venue: UUID, now: Date) async throws -> [Routing.ClassOccurrence] {
         let id = venue.uuidString.lowercased()
-        return try await memo.upcoming(user: user, now: now) { try await occurrences(user: user, from: $0, to: $1) }
+        return try await memo.upcoming(user: user, now: now) { try await self.upcoming(user: user, from: $0, to: $1) }
             .filter { $0.venue?.id == id && AttendanceWindow.contains(now, start: $0.start, end: $0.end) }
     }
 }
@@ -309,6 +352,6 @@ extension TimetableBook {
             throw ServiceError.notFound("no module \(typed.prefix(30))")
         }
         for event in stored { publisher?.announce(event) }
-        memo.forgetAll()
+        forgetTimetable()
     }
 }

@@ -3,10 +3,10 @@ import Logging
 import ServiceKit
 import ServiceLifecycle
 
-/// Keeps this replica's memory of students' class occurrences (``OccurrenceMemo``) in step with
-/// timetable changes made on other replicas: every ``interval`` it reads the timetable's version
-/// (moved in the transaction of every import that changes something and every module deletion)
-/// and, when it moved, drops what the memo holds.
+/// Keeps this replica's memory of students' and modules' class occurrences (``OccurrenceMemo``,
+/// ``ModuleMemo``) in step with timetable changes made on other replicas: every ``interval`` it
+/// reads the timetable's version (moved in the transaction of every import that changes
+/// something and every module deletion) and, when it moved, drops what both memos hold.
 public struct TimetableWatch: Service {
     let book: TimetableBook
     let interval: Duration
@@ -37,11 +37,11 @@ public struct TimetableWatch: Service {
         }
     }
 
-    /// Drops the memo when the version is no longer `since`; answers the version read.
+    /// Drops the memos when the version is no longer `since`; answers the version read.
     @discardableResult
     public func check(since: Int64?) async throws -> Int64 {
         let version = try await book.store.version()
-        if version != since { book.memo.forgetAll() }
+        if version != since { book.forgetTimetable() }
         return version
     }
 }

@@ -1,13 +1,17 @@
 import Foundation
 
-/// A `VTIMEZONE` of the file: its `TZID`, its `X-LIC-LOCATION`, and the `TZOFFSETTO` of each of
-/// its `STANDARD` and `DAYLIGHT` parts.
+/// A `VTIMEZONE` of the file: its `TZID`, its `X-LIC-LOCATION`, the `TZOFFSETTO` of each of
+/// its `STANDARD` and `DAYLIGHT` parts, and those parts' rules.
 struct ZoneDefinition: Sendable {
     /// The line of its `BEGIN:VTIMEZONE`.
     var line: Int
     var tzid: String?
     var location: String?
     var offsets: [(part: String, seconds: Int)] = []
+    /// Its `STANDARD` and `DAYLIGHT` parts, evaluated when it names no IANA zone.
+    var rules = ZoneRules(parts: [])
+    /// The IANA zone that follows its rules in the file's years (see ``ZoneRules``), if any.
+    var matched: TimeZone?
 }
 
 extension ICalendarParser {
@@ -15,8 +19,10 @@ extension ICalendarParser {
     /// an IANA name ending a path-like id (`/citadel.org/20190101_1/Africa/Johannesburg`);
     /// else the file's `VTIMEZONE` of that `TZID`: the IANA zone its `X-LIC-LOCATION` names,
     /// else, when all its parts have one offset (a zone without daylight saving, such as
-    /// `South Africa Standard Time` at +0200), that fixed offset. A zone with daylight-saving
-    /// rules and no IANA name, or a `TZID` nothing defines, is an error at the line that uses it.
+    /// `South Africa Standard Time` at +0200), that fixed offset, else the IANA zone that follows
+    /// its daylight-saving rules (``ZoneRules``, evaluated for the file's years). Rules no IANA
+    /// zone follows (or that are not yearly month-and-weekday rules), or a `TZID` nothing defines,
+    /// are an error at the line that uses it.
     func zone(named tzid: String, property: ContentLine) throws(TimetableFormatError) -> TimeZone {
         if let zone = Self.ianaZone(tzid) { return zone }
         let field = "\(property.name);TZID"
@@ -30,12 +36,25 @@ extension ICalendarParser {
         if offsets.count == 1, let seconds = offsets.first, let zone = TimeZone(secondsFromGMT: seconds) {
             return zone
         }
+        if let matched = definition.matched { return matched }
         throw TimetableFormatError(
             line: property.line, field: field,
             offsets.isEmpty
                 ? "the VTIMEZONE '\(tzid.prefix(60))' at line \(definition.line) gives no TZOFFSETTO"
-                : "the VTIMEZONE '\(tzid.prefix(60))' at line \(definition.line) has daylight-saving rules but names "
-                    + "no IANA zone (give its TZID or X-LIC-LOCATION as e.g. Europe/London)")
+                : "the VTIMEZONE '\(tzid.prefix(60))' at line \(definition.line) has daylight-saving rules that no "
+                    + "IANA zone follows (or that are not yearly BYMONTH and BYDAY rules) and names no IANA zone "
+                    + "(give its TZID or X-LIC-LOCATION as e.g. Europe/London)")
+    }
+
+    /// Matches every definition that names no IANA zone and changes its offset to the IANA zone
+    /// following its rules from the year before the file's first event to four years after it.
+    static func matchRules(_ definitions: inout [String: ZoneDefinition], firstYear: Int?) {
+        guard let firstYear else { return }
+        for (tzid, definition) in definitions where Set(definition.offsets.map(\.seconds)).count > 1 {
+            if let location = definition.location, ianaZone(location) != nil { continue }
+            if ianaZone(tzid) != nil { continue }
+            definitions[tzid]?.matched = definition.rules.matchingZone(years: (firstYear - 1)...(firstYear + 4))
+        }
     }
 
     /// An IANA zone named by `name`, or by the end of a path-like id.

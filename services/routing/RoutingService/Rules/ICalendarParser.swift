@@ -55,6 +55,7 @@ public struct ICalendarParser: Sendable {
                     eventLine = line.line
                 }
                 if component == "VTIMEZONE" && stack == ["VCALENDAR"] { zone = ZoneDefinition(line: line.line) }
+                if stack == ["VCALENDAR", "VTIMEZONE"] { zone.rules.parts.append(.init(line: line.line)) }
                 stack.append(component)
             case "END":
                 guard stack.last == line.value.uppercased() else {
@@ -72,12 +73,25 @@ public struct ICalendarParser: Sendable {
                     if line.name == "TZID" { zone.tzid = line.value.trimmingCharacters(in: .whitespaces) }
                     if line.name == "X-LIC-LOCATION" { zone.location = line.value.trimmingCharacters(in: .whitespaces) }
                 }
-                if stack.count == 3, stack[1] == "VTIMEZONE", line.name == "TZOFFSETTO" {
-                    zone.offsets.append((stack[2], try Self.offset(line)))
+                if stack.count == 3, stack[1] == "VTIMEZONE", !zone.rules.parts.isEmpty {
+                    let last = zone.rules.parts.count - 1
+                    switch line.name {
+                    case "TZOFFSETTO":
+                        let offset = try Self.offset(line)
+                        zone.offsets.append((stack[2], offset))
+                        zone.rules.parts[last].offsetTo = offset
+                    case "TZOFFSETFROM": zone.rules.parts[last].offsetFrom = try Self.offset(line)
+                    case "DTSTART": zone.rules.parts[last].start = try? dateTime(line).0
+                    case "RRULE": zone.rules.parts[last].rule = line.value.trimmingCharacters(in: .whitespaces)
+                    default: break
+                    }
                 }
             }
         }
         // Events after zones: a VTIMEZONE may come after the events that use it.
+        let firstYear = events.flatMap { $0.properties }.filter { $0.name == "DTSTART" }
+            .compactMap { Int($0.value.trimmingCharacters(in: .whitespaces).prefix(4)) }.min()
+        Self.matchRules(&definitions, firstYear: firstYear)
         var reader = self
         reader.definedZones = definitions
         for (properties, line) in events {

@@ -78,6 +78,9 @@ public struct LocalDateTime: Sendable, Hashable, Comparable, CustomStringConvert
         let naive = Double(dayNumber * 86_400 + secondOfDay)
         let before = zone.secondsFromGMT(for: Date(timeIntervalSince1970: naive - 86_400))
         let after = zone.secondsFromGMT(for: Date(timeIntervalSince1970: naive + 86_400))
+        // One offset on both sides: the answer below is `naive - before` whether or not it checks
+        // out, so the zone is not asked a third time (the common case, and most of the cost).
+        if before == after { return Date(timeIntervalSince1970: naive - Double(before)) }
         var valid: [Double] = []
         for offset in Set([before, after]) {
             let candidate = naive - Double(offset)
@@ -104,10 +107,24 @@ public struct LocalDateTime: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// Reads ``description``'s form back.
     public init?(_ text: String) {
-        guard let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})/) else { return nil }
-        self.init(
-            year: Int(match.1)!, month: Int(match.2)!, day: Int(match.3)!, hour: Int(match.4)!,
-            minute: Int(match.5)!, second: Int(match.6)!)
+        // Read by hand, ASCII digits only: every stored meeting is read through here.
+        let bytes = Array(text.utf8)
+        guard bytes.count == 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let byte = bytes[index]
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+        else { return nil }
+        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         guard isValid else { return nil }
     }
 
@@ -220,11 +237,15 @@ public struct MeetingSchedule: Sendable, Hashable {
         let interval = max(1, recurrence.interval)
         var produced = 0
         var week = firstWeek
-        if recurrence.count == nil, let from {
-            // Two days' margin covers any zone offset.
-            let fromDay = Int((from.timeIntervalSince1970 / 86_400).rounded(.down)) - 9
-            let skip = max(0, (fromDay - firstWeek) / (7 * interval))
-            week += skip * 7 * interval
+        // A local day before this one ends (in any zone, at most 12 hours behind UTC) before
+        // `from`: its occurrences are counted without being placed in time.
+        var earliest = Int.min
+        if let from {
+            earliest = Int((from.timeIntervalSince1970 / 86_400).rounded(.down)) - 1
+            if recurrence.count == nil {
+                let skip = max(0, (earliest - 1 - firstWeek) / (7 * interval))
+                week += skip * 7 * interval
+            }
         }
         var loops = 0
         while loops < 100_000 {
@@ -232,6 +253,11 @@ public struct MeetingSchedule: Sendable, Hashable {
             for offset in offsets {
                 let day = week + offset
                 guard day >= firstDay else { continue }
+                if day < earliest {
+                    if let count = recurrence.count, produced >= count { return }
+                    produced += 1
+                    continue
+                }
                 let next = occurrence(start.on(day: day))
                 if next.start > limit { return }
                 if let until = recurrence.until, next.start > until { return }

@@ -265,6 +265,17 @@ public struct TimetableStore: Sendable {
         return try await Self.meetings(rows)
     }
 
+    /// Every stored meeting of the modules `codes` (what ``ModuleMemo`` holds).
+    public func meetings(modules codes: [String]) async throws -> [Meeting] {
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: Self.meetingColumns)
+            FROM routing.class_meetings m JOIN routing.modules mo ON mo.code = m.module_code
+            WHERE m.module_code = ANY(\(codes))
+            """, logger: logger)
+        return try await Self.meetings(rows)
+    }
+
     /// Every stored meeting of a module (admin reads, tests).
     public func meetings(module code: String) async throws -> [Meeting] {
         let rows = try await client.query(
