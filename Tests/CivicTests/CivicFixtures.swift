@@ -158,6 +158,11 @@ struct CivicDatabase: Sendable {
         }
     }
 
+    /// Runs `sql` (a statement of the test's own).
+    func execute(_ sql: String) async throws {
+        _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: Self.logger)
+    }
+
     /// One number from `sql`.
     func count(_ sql: String) async throws -> Int {
         let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: Self.logger)

@@ -107,6 +107,33 @@ struct ReadTests {
         }
     }
 
+    @Test("a bill's detail is kept encoded while its version holds: a highlight, a jurisdiction's name or a person it links changes the reply")
+    func billDetailKept() async throws {
+        try await withImported { db, _ in
+            let voted = try await db.call(Civic.ListBills.self, .init(level: "state", status: "enacted"))
+            let id = try #require(voted.items.first?.id)
+            let first = try await db.call(Civic.GetBill.self, .init(id: id))
+            #expect(try await db.call(Civic.GetBill.self, .init(id: id)) == first)
+            // A highlight writes the bill's row: a new version.
+            _ = try await db.call(
+                Civic.SetHighlight.self, .init(billId: id, highlighted: true), as: UUID(),
+                roles: ["user", "civic_editor"])
+            let highlighted = try await db.call(Civic.GetBill.self, .init(id: id))
+            #expect(highlighted.highlighted && !first.highlighted)
+            // The jurisdiction's row.
+            try await db.execute(
+                "UPDATE civic.jurisdictions SET name = name || ' (renamed)' WHERE id = '\(first.summary.jurisdiction.id)'")
+            let renamed = try await db.call(Civic.GetBill.self, .init(id: id))
+            #expect(renamed.summary.jurisdiction.name == first.summary.jurisdiction.name + " (renamed)")
+            // A sponsor civic no longer knows by the feed's id: the link goes.
+            let sponsor = try #require(first.sponsors.first?.personId)
+            try await db.execute("UPDATE civic.people SET source_id = source_id || '-gone' WHERE id = '\(sponsor)'")
+            let unlinked = try await db.call(Civic.GetBill.self, .init(id: id))
+            #expect(unlinked.sponsors.first?.personId == nil)
+            #expect(unlinked.actions == first.actions && unlinked.versions == first.versions)
+        }
+    }
+
     @Test("highlights: most recent activity per level, an editor's pick first; only editors pick")
     func highlights() async throws {
         try await withImported { db, _ in

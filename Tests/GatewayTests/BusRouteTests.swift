@@ -86,6 +86,19 @@ struct BusRouteTests {
         #expect(listed == expected)
     }
 
+    @Test("PolitiMap's public reads pass through to anyone, tagged by their bytes and publicly cacheable (the next meeting: cacheable, untagged)")
+    func civicReads() {
+        #expect(BusRoute.civic.count == 10)
+        for route in BusRoute.civic {
+            #expect(route.access == .anyone && route.method == .get && !route.readsBody, "\(route.operationId)")
+            #expect(route.cacheControl == EntityTag.publicCacheControl, "\(route.operationId)")
+            #expect(route.tagging == (route.operationId == "nextMeeting" ? .none : .content), "\(route.operationId)")
+        }
+        // The tag is the first half of the SHA-256 of the bytes, quoted (here of no bytes).
+        #expect(EntityTag([], from: .content)?.value == "\"e3b0c44298fc1c149afbf4c8996fb924\"")
+        #expect(EntityTag([], from: .content)?.isMatched(by: "W/\"e3b0c44298fc1c149afbf4c8996fb924\", \"x\"") == true)
+    }
+
     @Test("a JSON content type is application/json or a +json type, with any parameters")
     func jsonContentTypes() {
         #expect(BusRoute.isJSON("application/json"))

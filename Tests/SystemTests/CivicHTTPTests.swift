@@ -100,6 +100,38 @@ struct CivicHTTPTests {
         #expect(bad?.status == 400 && (json(bad?.body)["details"] as? [String: Any])?["field"] as? String == "topic")
         #expect(await system.get("/v1/civic/bills?level=city")?.status == 400)
 
+        // The public reads are pass-through routes: civic's bytes with their tag, 304 for a
+        // current copy (any of a list), Cache-Control on both; bad parameters are 400s naming them.
+        let billTag = try #require(bill.header("ETag"))
+        #expect(bill.header("Cache-Control") == "public, max-age=60")
+        #expect(bill.header("Content-Type")?.hasPrefix("application/json") == true)
+        let current = try #require(
+            await system.get("/v1/civic/bills/\(billId)", headers: ["If-None-Match": "\"stale\", W/\(billTag)"]))
+        #expect(current.status == 304 && current.body.isEmpty)
+        #expect(current.header("ETag") == billTag && current.header("Cache-Control") == "public, max-age=60")
+        let kept = try #require(await system.get("/v1/civic/bills/\(billId)"))
+        #expect(kept.header("ETag") == billTag && kept.body == bill.body)
+        #expect(await system.get("/v1/civic/bills/\(billId)", headers: ["If-None-Match": "\"stale\""])?.status == 200)
+        for (path, field) in [
+            ("/v1/civic/bills?limit=abc", "limit"), ("/v1/civic/bills?limit=0", "limit"),
+            ("/v1/civic/bills?limit=101", "limit"), ("/v1/civic/bills?status=pending", "status"),
+            ("/v1/civic/bills?sort=alphabetical", "sort"), ("/v1/civic/bills?updatedSince=yesterday", "updatedSince"),
+            ("/v1/civic/bills?level=state&level=local", "level"), ("/v1/civic/bills?cursor=abc", "cursor"),
+            ("/v1/civic/bills?q=%21%21%21", "q"), ("/v1/civic/highlights?level=city", "level"),
+            ("/v1/civic/people?limit=201", "limit"), ("/v1/civic/people?cursor=abc", "cursor"),
+            ("/v1/civic/meetings?from=soon", "from"), ("/v1/civic/meetings?limit=x", "limit"),
+            ("/v1/civic/meetings/next", "body"), ("/v1/civic/meetings/next?body=%20%20", "body"),
+        ] {
+            let answer = await system.get(path)
+            #expect(answer?.status == 400, "\(path)")
+            let error = json(answer?.body)
+            #expect((error["details"] as? [String: Any])?["field"] as? String == field, "\(path): \(answer?.body ?? "")")
+            #expect(error["code"] as? String == "invalid_argument" && (error["message"] as? String)?.isEmpty == false)
+            #expect(answer?.header("ETag") == nil && answer?.header("Cache-Control") == nil, "\(path)")
+        }
+        let updated = await system.get("/v1/civic/bills?updatedSince=2026-01-01T00:00:00.5%2B01:00&limit=1")
+        #expect(updated?.status == 200, "\(updated?.body ?? "")")
+
         // Topics, highlights, people, meetings.
         #expect(await system.get("/v1/civic/topics")?.status == 200)
         #expect(await system.get("/v1/civic/highlights?level=local")?.status == 200)
@@ -107,10 +139,15 @@ struct CivicHTTPTests {
         let persons = try #require(json(people.body)["items"] as? [[String: Any]])
         #expect(people.status == 200 && persons.count == 2)
         let personId = try #require(persons.first?["id"] as? String)
-        let person = json(await system.get("/v1/civic/people/\(personId)")?.body)
+        let personReply = try #require(await system.get("/v1/civic/people/\(personId)"))
+        let person = json(personReply.body)
+        let personTag = try #require(personReply.header("ETag"))
+        #expect(await system.get("/v1/civic/people/\(personId)", headers: ["If-None-Match": personTag])?.status == 304)
+        #expect(await system.get("/v1/civic/people/\(UUID().uuidString)")?.status == 404)
         #expect((person["facts"] as? [String: Any])?["name"] != nil && person["positionsUnavailable"] is Bool)
         let next = await system.get("/v1/civic/meetings/next?body=San%20Luis%20Obispo%20City%20Council")
         #expect(next?.status == 200 && json(next?.body)["body"] as? String == "San Luis Obispo City Council")
+        #expect(next?.header("Cache-Control") == "public, max-age=60" && next?.header("ETag") == nil)
         #expect(await system.get("/v1/civic/meetings/next?body=Nobody")?.status == 404)
         #expect(
             await system.get("/v1/civic/meetings?from=2026-12-01T00:00:00Z&to=2026-11-01T00:00:00Z")?.status == 400)
@@ -189,6 +226,8 @@ struct CivicHTTPTests {
         let boundaries = try #require(await system.get("/v1/civic/boundaries"))
         #expect(boundaries.status == 200 && boundaries.header("ETag") != nil)
         #expect((json(boundaries.body)["features"] as? [Any])?.count == 7)
+        let outlines = await system.get("/v1/civic/boundaries", headers: ["If-None-Match": boundaries.header("ETag") ?? "-"])
+        #expect(outlines?.status == 304 && outlines?.header("Cache-Control") == "public, max-age=60")
         let metrics = await system.get("/metrics")?.body ?? ""
         let statuses = await system.stopAll()
         #expect(statuses.allSatisfy { $0.1 == 0 }, "\(statuses)")

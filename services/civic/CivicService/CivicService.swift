@@ -59,9 +59,9 @@ public enum CivicService {
         let shelf = BookmarkShelf(bookmarks: parts.bookmarks, clock: parts.clock)
         let desk = SubscriptionDesk(subscriptions: parts.subscriptions, clock: parts.clock)
         router.register(Civic.ListJurisdictions.self) { try await catalog.jurisdictions($0, $1) }
-        router.register(Civic.ListBills.self) { try await catalog.list($0, $1) }
-        router.register(Civic.GetBill.self) { try await catalog.get($0, $1) }
-        router.register(Civic.HighlightedBills.self) { try await catalog.highlighted($0, $1) }
+        router.registerEncoded(Civic.ListBills.self) { try await catalog.listJSON($0, $1) }
+        router.registerEncoded(Civic.GetBill.self) { try await catalog.getJSON($0, $1) }
+        router.registerEncoded(Civic.HighlightedBills.self) { try await catalog.highlightedJSON($0, $1) }
         router.register(Civic.SetHighlight.self) { try await catalog.setHighlight($0, $1) }
         router.register(Civic.ListTopics.self) { try await catalog.topics($0, $1) }
         router.register(Civic.ListPeople.self) { try await directory.list($0, $1) }
@@ -72,7 +72,7 @@ public enum CivicService {
         router.register(Civic.PutBookmark.self) { try await shelf.put($0, $1) }
         router.register(Civic.DeleteBookmark.self) { try await shelf.delete($0, $1) }
         router.register(Civic.ListBookmarks.self) { try await shelf.list($0, $1) }
-        router.register(Civic.Boundaries.self) { try await parts.atlas.boundaries($0, $1) }
+        router.registerEncoded(Civic.Boundaries.self) { _, _ in parts.atlas.encoded }
         router.register(Civic.Lookup.self) { try await parts.atlas.lookup($0, $1) }
         router.register(Civic.CreateSubscription.self) { try await desk.create($0, $1) }
         router.register(Civic.UpdateSubscription.self) { try await desk.update($0, $1) }

@@ -6,8 +6,37 @@ import ServiceKit
 /// The bill endpoints: lists with filters and search, detail, highlights per level, topics.
 public struct BillCatalog: Sendable {
     let bills: BillStore
+    /// Detail replies kept encoded (by bill and version).
+    let encoded: EncodedBills
 
-    public init(bills: BillStore) { self.bills = bills }
+    public init(bills: BillStore, encoded: EncodedBills = EncodedBills()) {
+        self.bills = bills
+        self.encoded = encoded
+    }
+
+    /// `list_bills` as its reply's JSON, written straight from the rows (``ReplyJSON``).
+    public func listJSON(_ request: Civic.ListBills.Request, _ context: OperationContext) async throws -> [UInt8] {
+        ReplyJSON.page(try await list(request, context))
+    }
+
+    /// `get_bill` as its reply's JSON: the kept bytes while the bill's version is unchanged,
+    /// else the bill read, encoded and kept.
+    public func getJSON(_ request: Civic.GetBill.Request, _ context: OperationContext) async throws -> [UInt8] {
+        let id = try BillQuery.id(request.id, what: "bill")
+        guard let version = try await bills.detailVersion(id) else { throw ServiceError.notFound("no bill \(request.id)") }
+        if let json = encoded.json(id, version: version) { return json }
+        guard let bill = try await bills.bill(id) else { throw ServiceError.notFound("no bill \(request.id)") }
+        let json = Array(try Wire.makeEncoder().encode(bill))
+        encoded.keep(id, version: version, json: json)
+        return json
+    }
+
+    /// `highlighted_bills` as its reply's JSON (``ReplyJSON``).
+    public func highlightedJSON(_ request: Civic.HighlightedBills.Request, _ context: OperationContext) async throws
+        -> [UInt8]
+    {
+        ReplyJSON.highlights(try await highlighted(request, context))
+    }
 
     /// `list_bills`.
     public func list(_ request: Civic.ListBills.Request, _ context: OperationContext) async throws

@@ -9,15 +9,20 @@ import ServiceKit
 /// only this memory: it writes nothing, logs nothing of the point, and calls nothing.
 public struct BoundaryAtlas: Sendable {
     public let features: [Civic.BoundaryFeature]
+    /// `boundaries`' reply, encoded once (it changes only with the file).
+    public let encoded: [UInt8]
 
-    public init(features: [Civic.BoundaryFeature]) { self.features = features }
+    public init(features: [Civic.BoundaryFeature]) throws {
+        self.features = features
+        encoded = Array(try Wire.makeEncoder().encode(Civic.Boundaries.Reply(features: features)))
+    }
 
     /// The outlines shipped with the service.
     public static func shipped() throws -> BoundaryAtlas {
         guard let url = Bundle.module.url(forResource: "boundaries", withExtension: "geojson")
         else { throw ServiceError(.internal, "the civic service's boundaries.geojson is missing from its resources") }
         let collection = try JSONDecoder().decode(Civic.Boundaries.Reply.self, from: Data(contentsOf: url))
-        return BoundaryAtlas(features: collection.features)
+        return try BoundaryAtlas(features: collection.features)
     }
 
     /// `boundaries`.

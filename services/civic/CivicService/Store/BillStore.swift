@@ -129,6 +129,26 @@ public struct BillStore: Sendable {
             versions: detail.versions, documents: detail.documents, sources: detail.sources, highlighted: highlighted)
     }
 
+    /// The version of bill `id`'s detail reply; nil when there is no such bill. It changes
+    /// whenever the reply would: the bill's row (any write gives it a new `xmin`), its
+    /// jurisdiction's row, or the civic people its sponsors and voters link to (a digest of
+    /// the links). Read before the detail itself, so a kept reply is never older than its version.
+    func detailVersion(_ id: UUID) async throws -> String? {
+        let rows = try await client.query(
+            """
+            SELECT b.xmin::text || '/' || j.xmin::text || '/' || md5(coalesce((
+                SELECT string_agg(p.source_id || '=' || p.id::text, ',' ORDER BY p.source_id)
+                FROM civic.people p
+                WHERE p.source_id IN (
+                    SELECT jsonb_path_query(b.detail, '$.sponsors[*].personSourceId') #>> '{}'
+                    UNION
+                    SELECT jsonb_path_query(b.detail, '$.votes[*].votes[*].personSourceId') #>> '{}')), ''))
+            FROM civic.bills b JOIN civic.jurisdictions j ON j.id = b.jurisdiction_id WHERE b.id = \(id)
+            """, logger: logger)
+        for try await version in rows.decode(String.self) { return version }
+        return nil
+    }
+
     /// Civic's person ids of the feed's person ids it knows.
     func personIds(_ sourceIds: [String]) async throws -> [String: String] {
         guard !sourceIds.isEmpty else { return [:] }

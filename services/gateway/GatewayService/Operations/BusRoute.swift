@@ -103,15 +103,25 @@ struct BusRoute: Sendable {
     /// Headers of a successful answer that the request decides (e.g. `Content-Language` from
     /// `Accept-Language`), made before the call so that a bad header or parameter is a 400 first.
     var replyHeaders: (@Sendable (Input) throws(ServiceError) -> HTTPFields)? = nil
-    /// Whether and how the reply gets an `ETag` (see ``tagged(_:)``).
+    /// Whether and how the reply gets an `ETag` (see ``tagged(_:cacheControl:)``).
     var tagging: EntityTag.Source = .none
+    /// The `Cache-Control` of a successful answer (and of a 304), if any.
+    var cacheControl: String?
 
-    /// This route with `ETag` on its replies from `source`, `Cache-Control: private, no-cache`
-    /// (a private reply the client keeps and asks again about), and, on a GET whose
-    /// `If-None-Match` names the tag, a 304 with no body.
-    func tagged(_ source: EntityTag.Source) -> BusRoute {
+    /// This route with `ETag` on its replies from `source`, `cacheControl` (by default
+    /// `private, no-cache`: a private reply the client keeps and asks again about), and, on a GET
+    /// whose `If-None-Match` names the tag, a 304 with no body.
+    func tagged(_ source: EntityTag.Source, cacheControl: String = EntityTag.privateCacheControl) -> BusRoute {
         var route = self
         route.tagging = source
+        route.cacheControl = cacheControl
+        return route
+    }
+
+    /// This route with `Cache-Control: cacheControl` on its successful answers (and no tag).
+    func cached(_ cacheControl: String) -> BusRoute {
+        var route = self
+        route.cacheControl = cacheControl
         return route
     }
 
@@ -207,11 +217,13 @@ struct BusRoute: Sendable {
         // A 204 has no content (RFC 9110 §15.3.5): the service's empty reply is not sent.
         if status == .noContent { return Response(status: status) }
         if let tag = EntityTag(reply, from: tagging) {
-            let cache: HTTPFields = [.eTag: tag.value, .cacheControl: EntityTag.privateCacheControl]
+            let cache: HTTPFields = [.eTag: tag.value, .cacheControl: cacheControl ?? EntityTag.privateCacheControl]
             if method == .get, tag.isMatched(by: request.headers[.ifNoneMatch]) {
                 return Response(status: .notModified, headers: cache)
             }
             headers.append(contentsOf: cache)
+        } else if let cacheControl {
+            headers[.cacheControl] = cacheControl
         }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
     }

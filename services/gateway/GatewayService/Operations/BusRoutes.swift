@@ -123,5 +123,5 @@ extension BusRoute {
             }
             return Orders.StripeWebhook.Request(payload: String(buffer: body), signature: signature)
         },
-    ] + greetings
+    ] + greetings + civic
 }

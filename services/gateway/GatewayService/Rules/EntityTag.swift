@@ -11,12 +11,6 @@ struct EntityTag: Sendable, Equatable {
     /// How long a client or shared cache may reuse a public civic reply without asking.
     static let publicCacheControl = "public, max-age=60"
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
-
     /// How long a client may reuse a private, tagged reply without asking: not at all, but it
     /// may keep it and ask with `If-None-Match` (a 304 costs no body).
     static let privateCacheControl = "private, no-cache"
@@ -46,14 +40,18 @@ struct EntityTag: Sendable, Equatable {
         }
     }
 
+    /// `"…"` around the first 16 bytes of `digest` in lower-case hex (every pass-through read
+    /// that is tagged makes one, so no `String(format:)` per byte).
     static func quoted(_ digest: SHA256.Digest) -> String {
-        "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
-    }
-
-    /// The tag of `reply`.
-    init(of reply: some Encodable) throws {
-        let digest = SHA256.hash(data: try Self.encoder.encode(reply))
-        value = "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [UInt8(ascii: "\"")]
+        text.reserveCapacity(34)
+        for byte in digest.prefix(16) {
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0f)])
+        }
+        text.append(UInt8(ascii: "\""))
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Whether `ifNoneMatch` (a list of tags, weak ones included, or `*`) names this tag.

@@ -1,0 +1,68 @@
+import CivicContract
+import Contract
+import HTTPTypes
+import ServiceKit
+
+extension BusRoute {
+    /// PolitiMap's public reads (civic): bills, highlights, topics, jurisdictions, people,
+    /// meetings and the outlines. No account needed; each answer is civic's reply as it came,
+    /// tagged with the SHA-256 of its bytes (`ETag`, and 304 for a current `If-None-Match`) and
+    /// `Cache-Control: public, max-age=60`. Civic checks every parameter (400 naming it); the
+    /// gateway only reads the query's text (`limit` must be an integer, a parameter given once).
+    static let civic: [BusRoute] = [
+        .building(
+            "listCivicJurisdictions", .get, "/v1/civic/jurisdictions", Civic.ListJurisdictions.self, access: .anyone
+        ) { _ in Empty() }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
+        .building("listBills", .get, "/v1/civic/bills", Civic.ListBills.self, access: .anyone) {
+            input throws(ServiceError) in
+            .init(
+                level: try input.string("level"), jurisdiction: try input.string("jurisdiction"),
+                status: try input.string("status"), subject: try input.string("subject"),
+                topic: try input.string("topic"), q: try input.string("q"),
+                updatedSince: try input.string("updatedSince"), sort: try input.string("sort"),
+                page: try page(input))
+        }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
+        .building("getBill", .get, "/v1/civic/bills/{id}", Civic.GetBill.self, access: .anyone) { input in
+            .init(id: input.path("id"))
+        }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
+        .building("highlightedBills", .get, "/v1/civic/highlights", Civic.HighlightedBills.self, access: .anyone) {
+            input throws(ServiceError) in
+            .init(level: try input.string("level"))
+        }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
+        .building("listCivicTopics", .get, "/v1/civic/topics", Civic.ListTopics.self, access: .anyone) { _ in
+            Empty()
+        }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
+        .building("listCivicPeople", .get, "/v1/civic/people", Civic.ListPeople.self, access: .anyone) {
+            input throws(ServiceError) in
+            .init(
+                jurisdiction: try input.string("jurisdiction"), district: try input.string("district"),
+                page: try page(input))
+        }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
+        .building("getCivicPerson", .get, "/v1/civic/people/{id}", Civic.GetPerson.self, access: .anyone) { input in
+            .init(id: input.path("id"))
+        }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
+        .building("listMeetings", .get, "/v1/civic/meetings", Civic.ListMeetings.self, access: .anyone) {
+            input throws(ServiceError) in
+            .init(
+                jurisdiction: try input.string("jurisdiction"), from: try input.string("from"),
+                to: try input.string("to"), page: try page(input))
+        }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
+        // The next meeting changes as time passes: cacheable for a minute, not tagged.
+        .building("nextMeeting", .get, "/v1/civic/meetings/next", Civic.NextMeeting.self, access: .anyone) {
+            input throws(ServiceError) in
+            guard let body = try input.string("body") else {
+                throw ServiceError.invalidArgument(
+                    "body is required: the body's name, e.g. San Luis Obispo City Council", field: "body")
+            }
+            return .init(body: body)
+        }.cached(EntityTag.publicCacheControl),
+        .building("civicBoundaries", .get, "/v1/civic/boundaries", Civic.Boundaries.self, access: .anyone) { _ in
+            Empty()
+        }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
+    ]
+
+    /// A page's `cursor` and `limit` (its range is civic's rule).
+    static func page(_ input: Input) throws(ServiceError) -> PageRequest {
+        PageRequest(cursor: try input.string("cursor"), limit: try input.integer("limit"))
+    }
+}
