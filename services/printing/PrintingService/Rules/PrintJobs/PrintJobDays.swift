@@ -21,9 +21,10 @@ struct PrintJobDays: Sendable, Equatable {
         }
         let day = 86_400.0
         let today = (now.timeIntervalSince1970 / day).rounded(.down) * day
+        let first = Date(timeIntervalSince1970: today - Double(count - 1) * day)
+        start = first
         end = Date(timeIntervalSince1970: today + day)
-        start = Date(timeIntervalSince1970: today - Double(count - 1) * day)
-        firstDay = Self.text(start)
+        firstDay = Self.text(first)
         lastDay = Self.text(Date(timeIntervalSince1970: today))
     }
 
