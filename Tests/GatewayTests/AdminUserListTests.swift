@@ -96,13 +96,13 @@ struct AdminUserListTests {
         let issuer = try await TokenIssuer.make(
             kid: "test-key", privateKey: Data((0..<32).map { UInt8($0) }), clock: SystemClock())
         let printer = try await issuer.issue(userId: UUID().uuidString.lowercased(), roles: ["user", "printer"]).token
-        let asked = Mutex<[Int?]>([])
+        let asked = Asked()
         var auth = OperationRouter(service: .auth, logger: logger)
         auth.register(Auth.JWKS.self) { _, _ in issuer.jwks() }
         var printing = OperationRouter(service: .printing, logger: logger)
         printing.register(Printing.CountPrintJobs.self) { request, context in
             _ = try context.requireRole(.printer)
-            asked.withLock { $0.append(request.days) }
+            asked.days.withLock { $0.append(request.days) }
             return .init(
                 from: "2026-11-19", to: "2026-11-25",
                 counts: [.init(day: "2026-11-25", status: "ready", jobs: 3, cards: 7)])
@@ -123,8 +123,13 @@ struct AdminUserListTests {
                 let bad = try await client.execute(
                     uri: "/v1/admin/print-jobs/counts?days=week", method: .get, headers: headers)
                 #expect(bad.status == .badRequest)
-                #expect(asked.withLock { $0 } == [7, nil], "the service got the days asked, or none")
+                #expect(asked.days.withLock { $0 } == [7, nil], "the service got the days asked, or none")
             }
         }
     }
+}
+
+/// The `days` each count request brought to the printing worker, in order.
+private final class Asked: Sendable {
+    let days = Mutex<[Int?]>([])
 }
