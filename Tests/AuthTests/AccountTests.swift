@@ -300,7 +300,7 @@ struct AccountTests {
                 (.init(cursor: "page-2"), "cursor"), (.init(q: "a\u{0}b"), "q"),
                 (.init(q: String(repeating: "a", count: 101)), "q"),
             ] {
-                do {
+                do throws(ServiceError) {
                     _ = try UserListQuery(request)
                     Issue.record("\(request) was accepted")
                 } catch {
