@@ -27,15 +27,16 @@ struct AdminUserListTests {
             try await Migrator(client: postgres, schema: "auth", logger: logger).migrate(AuthService.migrations())
             let accounts = AccountStore(client: postgres, logger: logger)
             let start = Date(timeIntervalSince1970: 1_795_478_400)
-            var ids: [String] = []
+            var made: [String] = []
             for (offset, name) in ["ann.lund", "anders", "bo.malmo", "annika"].enumerated() {
                 let id = try await accounts.create(
                     id: UUID(), username: try Username(name), passwordHash: "$argon2id$not-a-real-hash",
                     email: name == "bo.malmo" ? "Annie@example.org" : nil, phone: nil,
                     now: start.addingTimeInterval(Double(offset)),
                     roles: name == "anders" ? ["user", "printer"] : ["user"])
-                ids.append(id.uuidString.lowercased())
+                made.append(id.uuidString.lowercased())
             }
+            let ids = made
             let issuer = try await TokenIssuer.make(
                 kid: "test-key", privateKey: Data((0..<32).map { UInt8($0) }), clock: SystemClock())
             let admin = try await issuer.issue(userId: UUID().uuidString.lowercased(), roles: ["user", "admin"]).token
