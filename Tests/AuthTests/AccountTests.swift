@@ -250,6 +250,66 @@ struct AccountTests {
         }
     }
 
+    @Test("the admin's list of users: by username or e-mail prefix and role, oldest first, pages without repeats")
+    func userList() async throws {
+        try await withWorld { world in
+            let tag = "ul\(UUID().uuidString.prefix(8).lowercased())"
+            var made: [(UUID, String)] = []
+            for _ in 0..<3 {
+                made.append(try await world.signUp(tag))
+                world.clock.advance(by: 1)
+            }
+            let other = try await world.parts.authenticator.register(
+                .init(
+                    username: "plain-\(UUID().uuidString.prefix(8))", password: "Lund2026x",
+                    email: "\(tag.uppercased())-mail@example.org"))
+            let admin = Actor(userId: UUID().uuidString.lowercased(), roles: ["user", "admin"])
+            _ = try await world.parts.manager.grantRoles(
+                .init(userId: made[1].0.uuidString, grant: ["printer"]), by: admin)
+            _ = try await world.parts.manager.updateProfile(made[0].0, .init(displayName: "Åsa Lund"))
+
+            func list(_ request: Auth.ListUsers.Request) async throws -> Page<Auth.UserSummary> {
+                try await world.accounts.users(try UserListQuery(request))
+            }
+            let all = try await list(.init(q: "  \(tag.uppercased()) "))
+            #expect(all.items.map(\.userId) == made.map { $0.0.uuidString.lowercased() } + [other.userId])
+            #expect(all.nextCursor == nil)
+            #expect(all.items[0].displayName == "Åsa Lund" && all.items[0].username == made[0].1)
+            #expect(all.items[1].roles == ["user", "printer"])
+            #expect(all.items.map(\.createdAt) == all.items.map(\.createdAt).sorted())
+
+            let printers = try await list(.init(q: tag, role: "printer"))
+            #expect(printers.items.map(\.userId) == [made[1].0.uuidString.lowercased()])
+            #expect(try await list(.init(q: tag, role: "civic_editor")).items.isEmpty)
+            #expect(try await list(.init(q: tag + "%")).items.isEmpty, "% is a plain character")
+            #expect(try await list(.init(q: String(tag.dropLast()) + "_")).items.isEmpty, "_ is a plain character")
+
+            var seen: [String] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let page = try await list(.init(q: tag, cursor: cursor, limit: 3))
+                seen += page.items.map(\.userId)
+                cursor = page.nextCursor
+                pages += 1
+            } while cursor != nil && pages < 10
+            #expect(pages == 2 && seen == all.items.map(\.userId))
+
+            for (request, field) in [
+                (Auth.ListUsers.Request(role: "root"), "role"), (.init(limit: 0), "limit"), (.init(limit: 201), "limit"),
+                (.init(cursor: "page-2"), "cursor"), (.init(q: "a\u{0}b"), "q"),
+                (.init(q: String(repeating: "a", count: 101)), "q"),
+            ] {
+                do throws(ServiceError) {
+                    _ = try UserListQuery(request)
+                    Issue.record("\(request) was accepted")
+                } catch {
+                    #expect(error.code == .invalidArgument && error.details?["field"] == .string(field), "\(request)")
+                }
+            }
+        }
+    }
+
     @Test("ADMIN_USERNAME/ADMIN_PASSWORD: created with the admin role, then updated; weak passwords refused")
     func adminAccount() async throws {
         try await withWorld { world in

@@ -169,6 +169,40 @@ struct PrintJobTests {
         }
     }
 
+    @Test("the printer's counts per UTC day and status, computed by the server over the days asked")
+    func countsPerDay() async throws {
+        // A day no other suite's jobs fall on: the database is shared.
+        try await PrintingFixture.with(at: PrintingFixture.noon("2113-03-10")) { fixture in
+            let desk = try await Desk(fixture, attempts: 3)
+            let jobs = PrintJobDesk(book: desk.book, cards: desk.renderer.cards, files: desk.renderer.files)
+            let first = try await desk.pay(recipients: 1).orderId
+            _ = try await desk.pay(recipients: 3)
+            fixture.clock.advance(by: 11 * 3600 + 59 * 60)  // 23:59 on the 10th
+            _ = try await desk.pay(recipients: 2)
+            fixture.clock.advance(by: 120)  // 00:01 on the 11th
+            _ = try await desk.pay(recipients: 4)
+            try await fixture.client.query(
+                "UPDATE printing.print_jobs SET status = 'printed' WHERE order_id = \(first)",
+                logger: PrintingFixture.logger)
+
+            let two = try await jobs.counts(.init(days: 2))
+            #expect(two.from == "2113-03-10" && two.to == "2113-03-11")
+            #expect(
+                two.counts == [
+                    .init(day: "2113-03-11", status: "queued", jobs: 1, cards: 4),
+                    .init(day: "2113-03-10", status: "queued", jobs: 2, cards: 5),
+                    .init(day: "2113-03-10", status: "printed", jobs: 1, cards: 1),
+                ])
+            let today = try await jobs.counts(.init(days: 1))
+            #expect(today.from == "2113-03-11" && today.counts.map(\.jobs) == [1])
+            let fortnight = try await jobs.counts(.init())
+            #expect(fortnight.from == "2113-02-26" && fortnight.counts == two.counts)
+            for days in [0, -1, 367] {
+                await #expect(throws: ServiceError.self) { _ = try await jobs.counts(.init(days: days)) }
+            }
+        }
+    }
+
     @Test(
         "the printer's list comes a page at a time: every job once, oldest first, also while jobs are queued between pages"
     )

@@ -8,6 +8,7 @@ through the pages, checks the database saw both, and signs in as a printer, who 
 printer's pages. Every page is photographed into CONSOLE_OUT/screenshots and each photograph
 is checked to show something (not one flat colour).
 """
+import datetime
 import json
 import os
 import pathlib
@@ -29,6 +30,7 @@ ADMIN = os.environ.get("CONSOLE_ADMIN_USERNAME")
 ADMIN_PASSWORD = os.environ.get("CONSOLE_ADMIN_PASSWORD")
 OUT = pathlib.Path(os.environ.get("CONSOLE_OUT", ".data/console-test")) / "screenshots"
 DATABASE_URL = os.environ.get("DATABASE_URL")
+DOWNLOADS = pathlib.Path(os.environ.get("CONSOLE_OUT", ".data/console-test")).resolve() / "downloads"
 
 pytestmark = pytest.mark.skipif(
     not (BASE and ADMIN and ADMIN_PASSWORD and DATABASE_URL),
@@ -89,9 +91,13 @@ def browser():
     )
     for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"]:
         options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    options.add_experimental_option(
+        "prefs", {"download.default_directory": str(DOWNLOADS), "download.prompt_for_download": False})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(30)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(DOWNLOADS)})
     yield driver
     driver.quit()
 
@@ -131,6 +137,19 @@ def sign_in(driver, username, password):
     driver.find_element(By.ID, "password").send_keys(password)
     driver.find_element(By.ID, "signin-button").click()
     wait(driver, EC.visibility_of_element_located((By.ID, "nav")))
+
+
+def responses(driver, path):
+    """The responses (status, MIME type) the page received for URLs ending in `path`, from
+    Chromium's network log since the last call."""
+    found = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.responseReceived":
+            response = message["params"]["response"]
+            if response["url"].split("?")[0].endswith(path):
+                found.append((response["status"], response.get("mimeType", "")))
+    return found
 
 
 def nav_titles(driver):
@@ -188,9 +207,33 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
     assert titles == ["Print jobs", "Postage", "Dead letters", "Queues", "Users and roles", "Campus", "Vouchers",
                       "Highlighted bills"], titles
 
+    # A second ready job for the batch PDF: the batch is rendered again from the order's
+    # postcard, so a stored file name is all it needs besides.
+    batch_job = str(uuid.uuid4())
+    psql(
+        "INSERT INTO printing.print_jobs (id, order_id, user_id, status, cards, postcard, pdf_file, created_at, "
+        f"updated_at) VALUES ('{batch_job}', 'console-{batch_job}', '{uuid.uuid4()}', 'ready', 2, '{postcard}', "
+        "'seeded.pdf', now(), now())"
+    )
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+
     # Print jobs: the seeded ready job is listed; mark it printed.
     open_page(browser, "print-jobs")
     assert "A6" in find_row(browser, f'tr[data-job="{job}"]', "print-table").text
+    # Counts per day come from the server: today's row has the seeded ready jobs.
+    counted = find_row(browser, f'tr[data-day="{today}"]', "print-days").find_elements(By.TAG_NAME, "td")
+    assert int(counted[2].text) >= 2 and int(counted[6].text) >= 2, [c.text for c in counted]
+    # The batch PDF of a ticked ready job: a download of application/pdf, answered 200.
+    for old in DOWNLOADS.glob("*.pdf"):
+        old.unlink()
+    responses(browser, "/v1/print-jobs/batch.pdf")
+    browser.find_element(By.CSS_SELECTOR, f'input[data-job="{batch_job}"]').click()
+    browser.find_element(By.ID, "print-batch").click()
+    status_says(browser, "1 jobs in one PDF")
+    assert responses(browser, "/v1/print-jobs/batch.pdf") == [(200, "application/pdf")]
+    downloaded = wait(browser, lambda d: (DOWNLOADS / "print-batch.pdf").exists() and DOWNLOADS / "print-batch.pdf", 30)
+    wait(browser, lambda d: not list(DOWNLOADS.glob("*.crdownload")))
+    assert downloaded.read_bytes()[:5] == b"%PDF-", "the download is a PDF"
     # The size filter: an A4 queue leaves the A6 job out, an A6 one has it.
     Select(browser.find_element(By.ID, "print-size")).select_by_visible_text("A4")
     browser.find_element(By.CSS_SELECTOR, "#print-filter button[type=submit]").click()
@@ -203,6 +246,8 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
     status_says(browser, f"Job {job} marked printed")
     assert psql(f"SELECT status FROM printing.print_jobs WHERE id = '{job}'") == "printed"
     assert not browser.find_elements(By.CSS_SELECTOR, f'tr[data-job="{job}"]'), "a printed job left the ready list"
+    browser.find_element(By.CSS_SELECTOR, "#print-days-form button[type=submit]").click()
+    wait(browser, lambda d: int(d.find_element(By.CSS_SELECTOR, f'tr[data-day="{today}"]').find_elements(By.TAG_NAME, "td")[3].text) >= 1)
 
     # Dead letters: inspect (secrets redacted), then retry.
     open_page(browser, "dead-letters")
@@ -214,6 +259,36 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
     row.find_element(By.CSS_SELECTOR, 'button[data-action="retry"]').click()
     status_says(browser, f"Dead letter {letter} (console_check) queued again")
     assert psql(f"SELECT state FROM notify.jobs WHERE id = '{letter}'") == "queued"
+
+    # Users and roles: the server's list, filtered by a prefix of the username and by role.
+    open_page(browser, "users")
+    browser.find_element(By.ID, "users-q").send_keys(ADMIN[:9].upper())
+    Select(browser.find_element(By.ID, "users-role")).select_by_visible_text("admin")
+    browser.find_element(By.CSS_SELECTOR, "#users-search button[type=submit]").click()
+    admin_row = find_row(browser, f'tr[data-user="{ADMIN}"]', "users-table")
+    assert "admin" in admin_row.find_element(By.CSS_SELECTOR, "td.roles").text
+
+    # Campus goals, a form end to end: a goal for the week after next, through the week picker;
+    # listed in that week, not in the one before, and stored with that week's Monday.
+    open_page(browser, "campus")
+    monday = datetime.date.fromisoformat(today) - datetime.timedelta(days=datetime.date.fromisoformat(today).weekday())
+    later = monday + datetime.timedelta(days=14)
+    browser.execute_script("arguments[0].value = arguments[1]", browser.find_element(By.ID, "goal-week"), later.isoformat())
+    title = f"Console goal {uuid.uuid4().hex[:8]}"
+    form = browser.find_element(By.ID, "goal-form")
+    form.find_element(By.NAME, "title").send_keys(title)
+    Select(form.find_element(By.NAME, "metric")).select_by_visible_text("steps")
+    form.find_element(By.NAME, "target").send_keys("12000")
+    form.find_element(By.NAME, "reward").send_keys("a coffee")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    status_says(browser, "Goal saved")
+    goal_row = find_row(browser, f'tr[data-goal="{title}"]', "goal-table")
+    assert later.isoformat() in goal_row.text
+    assert psql(f"SELECT week_start FROM routing.goals WHERE title = '{title}'") == later.isoformat()
+    browser.find_element(By.ID, "goal-week-previous").click()
+    wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, f'tr[data-goal="{title}"]'))
+    browser.find_element(By.ID, "goal-week-next").click()
+    find_row(browser, f'tr[data-goal="{title}"]', "goal-table")
 
     for number, page in enumerate(["queues", "postage", "users", "campus", "vouchers", "civic"], start=3):
         if page in ("users", "vouchers"):

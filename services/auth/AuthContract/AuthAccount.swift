@@ -1,4 +1,5 @@
 import Contract
+import Foundation
 
 /// Account management operations of the `auth` service: profile, password, roles, devices,
 /// and recovery by e-mail.
@@ -377,5 +378,52 @@ extension Auth {
             public var contacts: [Contact]
             public init(contacts: [Contact]) { self.contacts = contacts }
         }
+    }
+}
+
+extension Auth {
+    /// An account as an admin's list shows it: no password hash, no tokens, no contact details.
+    public struct UserSummary: Codable, Sendable, Equatable {
+        public var userId: String
+        public var username: String
+        public var displayName: String?
+        public var roles: [String]
+        public var createdAt: Date
+        public init(userId: String, username: String, displayName: String?, roles: [String], createdAt: Date) {
+            self.userId = userId
+            self.username = username
+            self.displayName = displayName
+            self.roles = roles
+            self.createdAt = createdAt
+        }
+    }
+
+    /// `list_users` (admin only): accounts, oldest first, a page at a time; `q` keeps those whose
+    /// username or e-mail address starts with it (case-insensitive), `role` those holding it.
+    public enum ListUsers: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "list_users"
+        public static let pageSize = PageSize(default: 50, max: 200)
+        /// The longest `q`, in characters.
+        public static let maxQueryLength = 100
+
+        public struct Request: Codable, Sendable, Equatable {
+            /// A prefix of the username or the e-mail address.
+            public var q: String?
+            /// One of ``Auth/Role/all``.
+            public var role: String?
+            /// The `nextCursor` of the previous page.
+            public var cursor: String?
+            /// 1 to 200 (default 50).
+            public var limit: Int?
+            public init(q: String? = nil, role: String? = nil, cursor: String? = nil, limit: Int? = nil) {
+                self.q = q
+                self.role = role
+                self.cursor = cursor
+                self.limit = limit
+            }
+        }
+
+        public typealias Reply = Page<UserSummary>
     }
 }

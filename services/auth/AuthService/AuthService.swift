@@ -141,6 +141,7 @@ public enum AuthService {
         router.register(Auth.GrantRoles.self) { request, context in
             try await manager.grantRoles(request, by: try context.requireRole(Auth.Role.admin))
         }
+        register(userList: manager.accounts, on: &router)
 
         router.register(Auth.RegisterDevice.self) { request, context in
             try await devices.register(request, userId: try context.userId())
@@ -202,6 +203,14 @@ public enum AuthService {
                 try await recovery.requestReminder(request, requestId: context.metadata.requestId)
             }
             return Empty()
+        }
+    }
+
+    /// Registers `list_users`, the admin's list of accounts (role `admin`).
+    public static func register(userList accounts: AccountStore, on router: inout OperationRouter) {
+        router.register(Auth.ListUsers.self) { request, context in
+            _ = try context.requireRole(Auth.Role.admin)
+            return try await accounts.users(try UserListQuery(request))
         }
     }
 }

@@ -398,3 +398,53 @@ extension Printing {
         public typealias Reply = PrintJob
     }
 }
+
+extension Printing {
+    /// How many jobs of one status were created on one day (UTC), and their cards.
+    public struct PrintJobDayCount: Codable, Sendable, Hashable {
+        /// `YYYY-MM-DD`, UTC.
+        public var day: String
+        /// `queued`, `ready`, `printed`, `mailed` or `failed`: the jobs' status now.
+        public var status: String
+        public var jobs: Int
+        public var cards: Int
+        public init(day: String, status: String, jobs: Int, cards: Int) {
+            self.day = day
+            self.status = status
+            self.jobs = jobs
+            self.cards = cards
+        }
+    }
+
+    /// `count_print_jobs` (`printer` or `admin`): the jobs created on each of the last `days`
+    /// days (UTC, today included) by their status now, counted by the server.
+    public enum CountPrintJobs: ServiceOperation {
+        public static let service = ServiceName.printing
+        public static let name = "count_print_jobs"
+        /// Days when the request names none.
+        public static let defaultDays = 14
+        /// The most days one request may ask for.
+        public static let maxDays = 366
+
+        public struct Request: Codable, Sendable, Hashable {
+            /// 1 to 366 (default 14).
+            public var days: Int?
+            public init(days: Int? = nil) { self.days = days }
+        }
+
+        public struct Reply: Codable, Sendable, Hashable {
+            /// The first day counted, `YYYY-MM-DD`.
+            public var from: String
+            /// The last day counted (today, UTC).
+            public var to: String
+            /// One entry per day and status that has jobs; newest day first, statuses in their
+            /// order (queued, ready, printed, mailed, failed). Days without jobs are absent.
+            public var counts: [PrintJobDayCount]
+            public init(from: String, to: String, counts: [PrintJobDayCount]) {
+                self.from = from
+                self.to = to
+                self.counts = counts
+            }
+        }
+    }
+}

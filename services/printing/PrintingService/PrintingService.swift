@@ -277,6 +277,10 @@ public enum PrintingService {
             _ = try context.requireRole(.printer)
             return try await printJobs.list(request)
         }
+        router.register(Printing.CountPrintJobs.self) { request, context in
+            _ = try context.requireRole(.printer)
+            return try await printJobs.counts(request)
+        }
         router.register(Printing.PrintJobPDF.self) { request, context in
             _ = try context.requireRole(.printer)
             return try await printJobs.pdf(request.id)

@@ -155,7 +155,6 @@
     setTimeout(() => URL.revokeObjectURL(url), 10000);
   }
 
-  const day = (iso) => String(iso || "").slice(0, 10);
   const when = (iso) => String(iso || "").replace("T", " ").replace(/\..*$/, "").replace("Z", "");
   const has = (role) => me && (me.roles.includes(role) || me.roles.includes("admin"));
 
@@ -262,14 +261,28 @@
       line.dataset.job = job.id;
       return line;
     }), "no print jobs in this state");
-    const days = new Map();
-    for (const job of printJobs) {
-      const entry = days.get(day(job.createdAt)) || { jobs: 0, cards: 0 };
-      entry.jobs += 1;
-      entry.cards += job.cards;
-      days.set(day(job.createdAt), entry);
+  }
+
+  const jobStates = ["queued", "ready", "printed", "mailed", "failed"];
+
+  // The jobs per day and state, as the server counts them (all jobs, not only those listed).
+  async function loadPrintDays() {
+    const days = $("print-days-count").value || "14";
+    const report = await attempt(() => api("GET", "/v1/admin/print-jobs/counts?days=" + encodeURIComponent(days)));
+    if (!report) return;
+    const byDay = new Map();
+    for (const entry of report.counts) {
+      const line = byDay.get(entry.day) || { jobs: 0, cards: 0 };
+      line[entry.status] = entry.jobs;
+      line.jobs += entry.jobs;
+      line.cards += entry.cards;
+      byDay.set(entry.day, line);
     }
-    fill("print-days", [...days.entries()].sort().reverse().map(([d, c]) => row([d, c.jobs, c.cards])), "no jobs");
+    fill("print-days", [...byDay.entries()].map(([d, c]) => {
+      const line = row([d, ...jobStates.map((state) => c[state] || 0), c.jobs, c.cards]);
+      line.dataset.day = d;
+      return line;
+    }), "no jobs from " + report.from + " to " + report.to);
   }
 
   async function markJob(job, state) {
@@ -383,24 +396,40 @@
 
   const roles = ["admin", "printer", "rewards_manager", "wifi_controller", "civic_editor"];
 
-  async function findUsers(event) {
-    event.preventDefault();
-    const list = await attempt(() => api("GET", "/v1/users?q=" + encodeURIComponent($("users-q").value)));
+  let usersCursor = null;
+
+  // The admin's list of accounts: a prefix of the username or e-mail address and a role, a
+  // page at a time ("More" adds the next page).
+  async function findUsers(event, more) {
+    if (event) event.preventDefault();
+    const query = new URLSearchParams({ limit: "50" });
+    const q = $("users-q").value.trim();
+    if (q) query.set("q", q);
+    if ($("users-role").value) query.set("role", $("users-role").value);
+    if (more && usersCursor) query.set("cursor", usersCursor);
+    const list = await attempt(() => api("GET", "/v1/admin/users?" + query));
     if (!list) return;
-    fill("users-table", list.items.map((person) => {
-      const current = el("td", { class: "muted", text: "(change to see)" });
+    usersCursor = list.nextCursor || null;
+    $("users-more").hidden = !usersCursor;
+    const lines = list.items.map((person) => {
+      const current = el("td", { class: "roles", text: person.roles.join(", ") });
       const pick = el("select", {}, roles.map((r) => el("option", { text: r })));
       const change = async (verb) => {
         const profile = await attempt(() => api("POST", "/v1/admin/users/" + person.userId + "/roles", { json: { [verb]: [pick.value] } }), (verb === "grant" ? "Granted " : "Revoked ") + pick.value + " for " + person.username + ".");
         if (profile) current.textContent = profile.roles.join(", ");
       };
-      return el("tr", {}, [
+      const line = el("tr", {}, [
         el("td", { text: person.username + (person.displayName ? " (" + person.displayName + ")" : "") }),
         el("td", { class: "mono", text: person.userId }),
+        el("td", { text: when(person.createdAt) }),
         current,
         el("td", { class: "actions" }, [pick, buttons([["Grant", () => change("grant"), "grant"], ["Revoke", () => change("revoke"), "revoke"]])]),
       ]);
-    }), "nobody found");
+      line.dataset.user = person.username;
+      return line;
+    });
+    if (more) $("users-table").tBodies[0].append(...lines);
+    else fill("users-table", lines, "nobody found");
   }
 
   // ------------------------------------------------------------------ campus
@@ -423,13 +452,27 @@
     fill("event-table", list.items.map((e) => row([e.title, e.kind, e.venueName || e.venueId, when(e.startsAt), when(e.endsAt), buttons([["Delete", () => remove("/v1/admin/campus/events/" + e.id, "event " + e.title, loadEvents), "delete"]])])), "no coming events");
   }
 
-  async function loadGoals() {
-    const week = await attempt(() => api("GET", "/v1/me/goals"));
+  // The goals of the week picked (any day of it; this week when none is picked).
+  async function loadGoals(event) {
+    if (event) event.preventDefault();
+    const picked = $("goal-week").value;
+    const week = await attempt(() => api("GET", "/v1/me/goals" + (picked ? "?week=" + encodeURIComponent(picked) : "")));
     if (!week) return;
+    if (!picked && week.weekStart) $("goal-week").value = week.weekStart;
     fill("goal-table", (week.goals || []).map((g) => {
       const goal = g.goal || g;
-      return row([goal.title, goal.metric, goal.target, goal.reward, goal.weekStart, buttons([["Delete", () => remove("/v1/admin/campus/goals/" + goal.id, "goal " + goal.title, loadGoals), "delete"]])]);
-    }), "no goals this week");
+      const line = row([goal.title, goal.metric, goal.target, goal.reward, goal.weekStart, buttons([["Delete", () => remove("/v1/admin/campus/goals/" + goal.id, "goal " + goal.title, loadGoals), "delete"]])]);
+      line.dataset.goal = goal.title;
+      return line;
+    }), "no goals in the week of " + (week.weekStart || picked));
+  }
+
+  function moveGoalWeek(days) {
+    const picked = $("goal-week").value;
+    const base = picked ? new Date(picked + "T00:00:00Z") : new Date();
+    base.setUTCDate(base.getUTCDate() + days);
+    $("goal-week").value = base.toISOString().slice(0, 10);
+    loadGoals();
   }
 
   async function loadAccessPoints() {
@@ -490,8 +533,8 @@
   // ------------------------------------------------------------------ wiring
 
   const loaders = {
-    "print-jobs": loadPrintJobs, postage: loadPostage, "dead-letters": loadDeadLetters, queues: loadQueues,
-    campus: loadCampus, civic: loadCivic,
+    "print-jobs": () => { loadPrintJobs(); loadPrintDays(); }, postage: loadPostage, "dead-letters": loadDeadLetters, queues: loadQueues,
+    users: () => findUsers(null, false), campus: loadCampus, civic: loadCivic,
   };
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -502,11 +545,16 @@
     $("postage-form").addEventListener("submit", uploadPostage);
     $("dead-filter").addEventListener("submit", (e) => { e.preventDefault(); loadDeadLetters(); });
     $("queues-refresh").addEventListener("click", loadQueues);
-    $("users-search").addEventListener("submit", findUsers);
+    $("print-days-form").addEventListener("submit", (e) => { e.preventDefault(); loadPrintDays(); });
+    $("users-search").addEventListener("submit", (e) => findUsers(e, false));
+    $("users-more").addEventListener("click", () => findUsers(null, true));
+    $("goal-week-form").addEventListener("submit", loadGoals);
+    $("goal-week-previous").addEventListener("click", () => moveGoalWeek(-7));
+    $("goal-week-next").addEventListener("click", () => moveGoalWeek(7));
     $("venue-search").addEventListener("submit", loadVenues);
     $("venue-form").addEventListener("submit", (e) => create(e, "/v1/admin/campus/venues", ["level", "lat", "lon"], "Venue", loadVenues));
     $("event-form").addEventListener("submit", (e) => create(e, "/v1/admin/campus/events", [], "Event", loadEvents, "POST", (b) => Object.assign(b, { startsAt: utc(b.startsAt), endsAt: utc(b.endsAt) })));
-    $("goal-form").addEventListener("submit", (e) => create(e, "/v1/admin/campus/goals", ["target"], "Goal", loadGoals));
+    $("goal-form").addEventListener("submit", (e) => create(e, "/v1/admin/campus/goals", ["target"], "Goal", loadGoals, "POST", (b) => Object.assign(b, $("goal-week").value ? { weekStart: $("goal-week").value } : {})));
     $("ap-form").addEventListener("submit", (e) => create(e, (b) => "/v1/admin/campus/access-points/" + encodeURIComponent(b.bssid), ["lat", "lon", "level", "capacity"], "Access point", loadAccessPoints, "PUT", (b) => { const c = Object.assign({}, b); delete c.bssid; return c; }));
     $("voucher-form").addEventListener("submit", (e) => checkVoucher(e, false));
     $("voucher-redeem").addEventListener("click", () => checkVoucher(null, true));

@@ -18,6 +18,17 @@ extension BusRoute {
     /// per student; every app's profile and currencies at launch).
     static let all: [BusRoute] = [
         .building("getMe", .get, "/v1/me", Auth.GetProfile.self, access: .signedIn) { _ in Empty() },
+        // The admin's list of accounts: auth checks the admin role and the query.
+        .building("listUsers", .get, "/v1/admin/users", Auth.ListUsers.self, access: .signedIn) {
+            input throws(ServiceError) in
+            .init(
+                q: try input.string("q"), role: try input.string("role"), cursor: try input.string("cursor"),
+                limit: try input.integer("limit"))
+        },
+        // The printer's jobs per day and status: printing checks the printer role and the range.
+        .building(
+            "countPrintJobs", .get, "/v1/admin/print-jobs/counts", Printing.CountPrintJobs.self, access: .signedIn
+        ) { input throws(ServiceError) in .init(days: try input.integer("days")) },
         .building("listCurrencies", .get, "/v1/currencies", Orders.ListCurrencies.self, access: .anyone) { _ in
             Empty()
         },
