@@ -21,6 +21,7 @@ import zlib
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -115,6 +116,22 @@ def find_row(driver, selector, table):
         shown = driver.find_element(By.ID, table).text
         status = driver.find_element(By.ID, "status").text
         raise AssertionError(f"no {selector} in #{table}: {shown!r}; status: {status!r}") from None
+
+
+def settled(read):
+    """`read()`, or False while what it reads is missing or being drawn again."""
+    try:
+        return read()
+    except (StaleElementReferenceException, NoSuchElementException, IndexError, ValueError):
+        return False
+
+
+def cell_text(driver, selector):
+    """The text of `selector`, or False while it is missing, empty or being drawn again."""
+    try:
+        return driver.find_element(By.CSS_SELECTOR, selector).text or False
+    except (StaleElementReferenceException, NoSuchElementException):
+        return False
 
 
 def status_says(driver, words):
@@ -247,7 +264,8 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
     assert psql(f"SELECT status FROM printing.print_jobs WHERE id = '{job}'") == "printed"
     assert not browser.find_elements(By.CSS_SELECTOR, f'tr[data-job="{job}"]'), "a printed job left the ready list"
     browser.find_element(By.CSS_SELECTOR, "#print-days-form button[type=submit]").click()
-    wait(browser, lambda d: int(d.find_element(By.CSS_SELECTOR, f'tr[data-day="{today}"]').find_elements(By.TAG_NAME, "td")[3].text) >= 1)
+    wait(browser, lambda d: settled(
+        lambda: int(d.find_element(By.CSS_SELECTOR, f'tr[data-day="{today}"]').find_elements(By.TAG_NAME, "td")[3].text) >= 1))
 
     # Dead letters: inspect (secrets redacted), then retry.
     open_page(browser, "dead-letters")
@@ -265,8 +283,10 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
     browser.find_element(By.ID, "users-q").send_keys(ADMIN[:9].upper())
     Select(browser.find_element(By.ID, "users-role")).select_by_visible_text("admin")
     browser.find_element(By.CSS_SELECTOR, "#users-search button[type=submit]").click()
-    admin_row = find_row(browser, f'tr[data-user="{ADMIN}"]', "users-table")
-    assert "admin" in admin_row.find_element(By.CSS_SELECTOR, "td.roles").text
+    # The table is drawn again when the filtered page comes: read the cell until it holds.
+    find_row(browser, f'tr[data-user="{ADMIN}"]', "users-table")
+    roles = wait(browser, lambda d: cell_text(d, f'#users-table tr[data-user="{ADMIN}"] td.roles'))
+    assert "admin" in roles
 
     # Campus goals, a form end to end: a goal for the week after next, through the week picker;
     # listed in that week, not in the one before, and stored with that week's Monday.
@@ -282,8 +302,8 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
     form.find_element(By.NAME, "reward").send_keys("a coffee")
     form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     status_says(browser, "Goal saved")
-    goal_row = find_row(browser, f'tr[data-goal="{title}"]', "goal-table")
-    assert later.isoformat() in goal_row.text
+    find_row(browser, f'tr[data-goal="{title}"]', "goal-table")
+    assert later.isoformat() in wait(browser, lambda d: cell_text(d, f'#goal-table tr[data-goal="{title}"]'))
     assert psql(f"SELECT week_start FROM routing.goals WHERE title = '{title}'") == later.isoformat()
     browser.find_element(By.ID, "goal-week-previous").click()
     wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, f'tr[data-goal="{title}"]'))
