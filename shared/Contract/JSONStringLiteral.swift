@@ -4,21 +4,10 @@ extension String {
     /// Appends `text` to this string as a JSON string literal: quoted, with `"`, `\` and the
     /// control characters escaped (RFC 8259 §7), everything else as it is.
     public mutating func appendJSONStringLiteral(_ text: String) {
-        append("\"")
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": append("\\\"")
-            case "\\": append("\\\\")
-            case "\n": append("\\n")
-            case "\r": append("\\r")
-            case "\t": append("\\t")
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-            default: unicodeScalars.append(scalar)
-            }
-        }
-        append("\"")
+        var literal: [UInt8] = []
+        literal.reserveCapacity(text.utf8.count + 2)
+        literal.appendJSONStringLiteral(text)
+        append(String(decoding: literal, as: UTF8.self))
     }
 
     /// `text` as a JSON string literal.
@@ -30,9 +19,9 @@ extension String {
 }
 
 extension Array where Element == UInt8 {
-    /// Appends `text`'s UTF-8 as a JSON string literal, escaped as
-    /// `String.appendJSONStringLiteral(_:)` does; text with nothing to escape (the usual case) is
-    /// copied whole.
+    /// Appends `text`'s UTF-8 as a JSON string literal: quoted, with `"`, `\` and the control
+    /// characters escaped (RFC 8259 §7), everything else as it is; text with nothing to escape
+    /// (the usual case) is copied whole.
     public mutating func appendJSONStringLiteral(_ text: String) {
         append(UInt8(ascii: "\""))
         var text = text

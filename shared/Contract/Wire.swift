@@ -34,8 +34,7 @@ public enum Wire {
     public static func encodeRequest(
         operation: String, metadata: RequestMetadata, payload: some Encodable
     ) throws -> [[UInt8]] {
-        let encoder = makeEncoder()
-        return [Array(operation.utf8), Array(try encoder.encode(metadata)), Array(try encoder.encode(payload))]
+        [Array(operation.utf8), metadata.wireJSON(), try encodePayload(payload)]
     }
 
     /// Encodes a request body whose payload is JSON already (the gateway forwards a client's body
@@ -43,7 +42,7 @@ public enum Wire {
     public static func encodeRequest(
         operation: String, metadata: RequestMetadata, payloadJSON: [UInt8]
     ) throws -> [[UInt8]] {
-        [Array(operation.utf8), Array(try makeEncoder().encode(metadata)), payloadJSON]
+        [Array(operation.utf8), metadata.wireJSON(), payloadJSON]
     }
 
     /// Decodes a request body; a malformed one is an `invalid_argument`.
@@ -54,7 +53,7 @@ public enum Wire {
         }
         let metadata: RequestMetadata
         do {
-            metadata = try makeDecoder().decode(RequestMetadata.self, from: Data(frames[1]))
+            metadata = try RequestMetadata.read(from: frames[1]) ?? decoder.decode(RequestMetadata.self, from: Data(frames[1]))
         } catch {
             throw ServiceError(.invalidArgument, "request metadata is not valid JSON of the contract: \(error)")
         }
@@ -62,10 +61,19 @@ public enum Wire {
             operation: String(decoding: frames[0], as: UTF8.self), metadata: metadata, payload: frames[2])
     }
 
-    /// Decodes a typed payload; failure is an `invalid_argument` that says what is wrong.
+    /// Decodes a typed payload; failure is an `invalid_argument` that says what is wrong. A
+    /// ``WireJSONDecodable`` type is read by ``JSONReader`` first, and by `JSONDecoder` (with its
+    /// errors) when the reader refuses.
     public static func decodePayload<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(ServiceError) -> T {
+        if let readable = T.self as? any WireJSONDecodable.Type, let value = readable.read(from: bytes) as? T {
+            return value
+        }
+        return try decodeWithDecoder(T.self, from: bytes)
+    }
+
+    private static func decodeWithDecoder<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(ServiceError) -> T {
         do {
-            return try makeDecoder().decode(T.self, from: Data(bytes))
+            return try decoder.decode(T.self, from: Data(bytes))
         } catch let DecodingError.keyNotFound(key, context) {
             let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
             throw ServiceError(.invalidArgument, "missing field '\(path)'", details: ["field": .string(path)])
@@ -83,13 +91,24 @@ public enum Wire {
 
     /// Encodes a successful reply body.
     public static func encodeReply(_ payload: some Encodable) throws -> [[UInt8]] {
-        [Array(ok.utf8), Array(try makeEncoder().encode(payload))]
+        [Array(ok.utf8), try encodePayload(payload)]
     }
+
+    /// A payload's JSON: written by hand for a ``WireJSONEncodable`` type, else by the encoder.
+    public static func encodePayload(_ payload: some Encodable) throws -> [UInt8] {
+        if let payload = payload as? any WireJSONEncodable { return try payload.jsonBytes() }
+        return Array(try encoder.encode(payload))
+    }
+
+    /// One encoder and one decoder for the whole process: their options never change after
+    /// this, and both are `Sendable`.
+    private static let encoder = makeEncoder()
+    private static let decoder = makeDecoder()
 
     /// Encodes an error reply body.
     public static func encodeError(_ error: ServiceError) -> [[UInt8]] {
         let body =
-            (try? makeEncoder().encode(error)) ?? Data(#"{"code":"internal","message":"unencodable error"}"#.utf8)
+            (try? encoder.encode(error)) ?? Data(#"{"code":"internal","message":"unencodable error"}"#.utf8)
         return [Array(error.code.rawValue.utf8), Array(body)]
     }
 
@@ -101,7 +120,7 @@ public enum Wire {
     /// Decodes a successful reply's payload; one that does not match is `internal`.
     public static func decodeReply<T: Decodable>(_ type: T.Type, payload: [UInt8]) throws(ServiceError) -> T {
         do {
-            return try makeDecoder().decode(T.self, from: Data(payload))
+            return try decoder.decode(T.self, from: Data(payload))
         } catch {
             throw ServiceError(.internal, "reply payload does not match \(T.self): \(error)")
         }
@@ -114,7 +133,7 @@ public enum Wire {
         }
         if frames[0].elementsEqual(ok.utf8) { return frames[1] }
         let status = String(decoding: frames[0], as: UTF8.self)
-        if let error = try? makeDecoder().decode(ServiceError.self, from: Data(frames[1])) { throw error }
+        if let error = try? decoder.decode(ServiceError.self, from: Data(frames[1])) { throw error }
         throw ServiceError(ErrorCode(rawValue: status), "the service answered \(status) without a readable error body")
     }
 }

@@ -37,7 +37,6 @@ final class EventLoopTaskExecutor: TaskExecutor, Sendable {
     /// The loop the caller runs on when it is one of ours, else the next one in turn.
     var loop: any EventLoop {
         for loop in loops where loop.inEventLoop { return loop }
-        if loops.count == 1 { return loops[0] }
         return loops[(turn.wrappingAdd(1, ordering: .relaxed).oldValue & Int.max) % loops.count]
     }
 }
