@@ -98,8 +98,9 @@ struct BusRoute: Sendable {
     let status: HTTPResponse.Status
     /// Whether the request's body is read (it is the payload).
     let readsBody: Bool
-    /// The most bytes of body this route reads, when less than the gateway's upload limit; a
-    /// longer body is answered 413 (`invalid_argument`, `details.reason` `too_large`) and not sent on.
+    /// The most bytes of body this route reads, when less than the gateway's upload limit. A
+    /// longer body (or one past the upload limit) is answered 413 (`invalid_argument`,
+    /// `details.reason` `too_large`) and not sent on.
     var bodyLimit: Int? = nil
     /// The bus payload (JSON) for a request.
     let payload: @Sendable (Input) throws(ServiceError) -> [UInt8]
@@ -208,18 +209,16 @@ struct BusRoute: Sendable {
                     .invalidArgument, "send the body as application/json (got \(type.prefix(100)))",
                     details: ["field": .string("Content-Type")])
             }
-            if let bodyLimit, bodyLimit < maxBody {
-                do {
-                    body = try await request.body.collect(upTo: bodyLimit)
-                } catch let error as HTTPError where error.status == .contentTooLarge {
-                    return ErrorMiddleware<BasicRequestContext>.response(
-                        for: ServiceError(
-                            .invalidArgument, "the body is at most \(bodyLimit) bytes",
-                            details: ["reason": "too_large", "field": "body"]),
-                        requestId: scope.requestId, status: .contentTooLarge)
-                }
-            } else {
-                body = try await request.body.collect(upTo: maxBody)
+            // A body past the route's limit (or the gateway's) is answered 413 here, unread.
+            let limit = min(bodyLimit ?? maxBody, maxBody)
+            do {
+                body = try await request.body.collect(upTo: limit)
+            } catch is NIOTooManyBytesError {
+                return ErrorMiddleware<BasicRequestContext>.response(
+                    for: ServiceError(
+                        .invalidArgument, "the body is at most \(limit) bytes",
+                        details: ["reason": "too_large", "field": "body"]),
+                    requestId: scope.requestId, status: .contentTooLarge)
             }
         }
         let input = Input(
