@@ -509,7 +509,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "TestSupport",
-                "AuthContract", "OrdersContract", "PrintingContract", "RoutingContract",
+                "AuthContract", "CivicContract", "CivicService", "OrdersContract", "PrintingContract", "RoutingContract",
                 "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,3 +1,5 @@
+import CivicContract
+import CivicService
 import Contract
 import Foundation
 import HTTPTypes
@@ -8,6 +10,7 @@ import Majordomo
 import Prometheus
 import RoutingContract
 import ServiceKit
+import Synchronization
 import Testing
 import ZeroMQ
 
@@ -212,6 +215,74 @@ struct BusRouteTests {
                 let malformed = try await client.execute(
                     uri: "/v1/campus/locate", method: .post, headers: json, body: ByteBuffer(string: "{\"scan\": ["))
                 #expect(malformed.status == .badRequest)
+            }
+        }
+    }
+
+    @Test("PolitiMap's lookup passes through to anyone: the body as sent to civic, whose refusals name the member and never the body; 413 past 1024 bytes without a call")
+    func civicLookup() async throws {
+        let route = BusRoute.civicLookup
+        #expect(route.access == .anyone && route.method == .post && route.readsBody)
+        #expect(route.bodyLimit == 1024 && route.bodyLimit == LookupBody.maxBytes)
+        #expect(route.tagging == .none && route.cacheControl == nil, "a point's answer is not cacheable")
+        // Civic's own reading of the body, behind a worker that keeps each payload it got.
+        final class Payloads: Sendable {
+            let all = Mutex<[String]>([])
+        }
+        let payloads = Payloads()
+        let atlas = try BoundaryAtlas.shipped()
+        var router = OperationRouter(service: .civic, logger: Self.logger)
+        router.register(
+            Civic.Lookup.self,
+            decoding: { payload throws(ServiceError) in
+                payloads.all.withLock { $0.append(String(decoding: payload, as: UTF8.self)) }
+                return try LookupBody.decode(payload)
+            }
+        ) { try await atlas.lookup($0, $1) }
+        try await GatewayTests.withWorker(router) { endpoint in
+            try await GatewayTests().app(broker: endpoint, services: "civic").test(.router) { client in
+                let json: HTTPFields = [.contentType: "application/json"]
+                func lookup(_ body: String) async throws -> TestResponse {
+                    try await client.execute(
+                        uri: "/v1/civic/lookup", method: .post, headers: json, body: ByteBuffer(string: body))
+                }
+                let point = #"{"lat": 35.28286293, "lon": -120.65966293}"#
+                let found = try await lookup(point)
+                #expect(found.status == .ok)
+                #expect(found.headers[.eTag] == nil && found.headers[.cacheControl] == nil)
+                let matches = try #require(try Self.json(found)["jurisdictions"] as? [[String: Any]])
+                #expect(matches.count == 5)
+                #expect(payloads.all.withLock { $0 } == [point], "the body reaches civic as it was sent")
+
+                // Refusals come from civic and name the member; none repeats the body's digits (6293).
+                for (body, field) in [
+                    (#"{"lat": 95.6293, "lon": 0}"#, "lat"), (#"{"lat": "35.6293", "lon": 0}"#, "lat"),
+                    (#"{"lat": 35.2, "lon": 1e6293}"#, "lon"), (#"{"lat": 35.2}"#, "lon"),
+                    (#"{"lat": 35.2, "lon": -120.6, "x6293": 1}"#, "body"), (#"{"lat": 35.6293, "lon": "#, "body"),
+                    ("lat=35.6293", "body"), ("[35.6293]", "body"),
+                ] {
+                    let refused = try await lookup(body)
+                    #expect(refused.status == .badRequest, "\(body)")
+                    let text = String(buffer: refused.body)
+                    #expect(!text.contains("6293"), "\(body) → \(text)")
+                    #expect((try Self.json(refused)["details"] as? [String: Any])?["field"] as? String == field, "\(text)")
+                }
+
+                // Past the route's limit: 413 from the gateway, nothing sent to civic.
+                let calls = payloads.all.withLock { $0.count }
+                let large = try await lookup(#"{"lat": 35.2, "lon": -120.6, "pad": ""# + String(repeating: "6293", count: 300) + "\"}")
+                #expect(large.status == .contentTooLarge)
+                let refusal = try Self.json(large)
+                #expect(refusal["code"] as? String == "invalid_argument")
+                #expect((refusal["details"] as? [String: Any])?["reason"] as? String == "too_large")
+                #expect(!String(buffer: large.body).contains("6293"))
+                #expect(large.headers[HTTPField.Name("X-Request-Id")!] != nil)
+                #expect(payloads.all.withLock { $0.count } == calls)
+                // At the limit it is civic's to read (and refuse: a member other than lat and lon).
+                let padded = #"{"lat": 35.2, "lon": -120.6, "pad": ""#
+                let atLimit = try await lookup(padded + String(repeating: "x", count: 1024 - padded.utf8.count - 2) + "\"}")
+                #expect(atLimit.status == .badRequest)
+                #expect(payloads.all.withLock { $0.count } == calls + 1)
             }
         }
     }

@@ -153,6 +153,75 @@ struct ContractTests {
         #expect(String(decoding: badMetadata[0], as: UTF8.self) == "invalid_argument")
     }
 
+    /// A payload with members of every kind a decoder's own text can quote.
+    enum Probe: BusOperation {
+        struct Item: Codable, Sendable { let n: Int }
+        enum Kind: String, Codable, Sendable { case plain, fancy }
+        struct Request: Codable, Sendable {
+            let lat: Double
+            let count: Int?
+            let kind: Kind?
+            let tags: [String: Int]?
+            let when: Date?
+            let items: [Item]?
+        }
+        typealias Reply = Empty
+        static let name = "probe"
+    }
+
+    @Test("a payload that does not decode is refused naming the member and the rule, never a piece of the input (reply and log)")
+    func refusalsEchoNothing() async throws {
+        var router = OperationRouter(service: ServiceName("probe"), logger: Harness.logger)
+        router.register(Probe.self) { _, _ in Empty() }
+        let metadataJSON = Array(try Wire.makeEncoder().encode(metadata))
+        // Each holds the digits 73519, which must be in no answer; the field named, where there is one.
+        let cases: [(body: String, field: String?)] = [
+            // JSONDecoder names no member for a number that does not fit or a bad date.
+            (#"{"lat": 1e73519}"#, nil),
+            (#"{"lat": "73519"}"#, "lat"),
+            (#"{"lat": true, "count": 73519}"#, "lat"),
+            (#"{"lat": 1, "count": 735190000000000000000000000}"#, nil),
+            (#"{"lat": 1, "count": 7.3519}"#, nil),
+            (#"{"lat": 1, "kind": "fancy73519"}"#, "kind"),
+            (#"{"lat": 1, "tags": {"t73519": "x"}}"#, "tags.*"),
+            (#"{"lat": 1, "tags": {"73519": "x"}}"#, "tags.*"),
+            (#"{"lat": 1, "when": "2026-13-73519"}"#, nil),
+            (#"{"lat": 1, "items": [{"n": 1}, {"n": "73519"}]}"#, "items[1].n"),
+            (#"{"lat": 1, "items": [{"n": 1}, {"m": 73519}]}"#, "items[1].n"),
+            (#"{"lat": 735.19"#, nil),
+            (#"{"lat": 73519 "count": 1}"#, nil),
+            (#"{lat: 73519}"#, nil),
+            (#"{"lat": tru73519}"#, nil),
+            ("lat=73519&lon=1", nil),
+            ("73519", nil),
+            ("[73519]", nil),
+            (#"{"lat": null, "count": 73519}"#, "lat"),
+            (#"{"count": 73519}"#, "lat"),
+        ]
+        for (body, field) in cases {
+            let reply = await router.handle([Array("probe".utf8), metadataJSON, Array(body.utf8)])
+            #expect(String(decoding: reply[0], as: UTF8.self) == "invalid_argument", "\(body)")
+            let text = String(decoding: reply[1], as: UTF8.self)
+            #expect(!text.contains("73519") && !text.contains("3519") && !text.contains("735"), "\(body) → \(text)")
+            let error = try? Wire.makeDecoder().decode(ServiceError.self, from: Data(reply[1]))
+            #expect(error?.details?["field"] == field.map { .string($0) }, "\(body) → \(text)")
+            // The log line's description of the failure is the same kind of text.
+            let failure = Result { try Wire.makeDecoder().decode(Probe.Request.self, from: Data(body.utf8)) }
+            if case .failure(let cause) = failure {
+                let logged = SafeErrorDescription.of(cause)
+                #expect(!logged.contains("3519") && !logged.contains("735"), "\(body) → \(logged)")
+            } else {
+                Issue.record("\(body) decoded")
+            }
+        }
+        // A type's own ServiceError is passed on as it is.
+        struct Checked: Decodable {
+            init(from decoder: any Decoder) throws { throw ServiceError.invalidArgument("no", field: "own") }
+        }
+        let own = Result { () throws(ServiceError) in try Wire.decodePayload(Checked.self, from: Array("{}".utf8)) }
+        if case .failure(let error) = own { #expect(error.details?["field"] == "own") } else { Issue.record("decoded") }
+    }
+
     @Test("a request whose deadline has passed is not run")
     func expiredDeadline() async throws {
         let router = Self.router()

@@ -190,7 +190,7 @@ struct CivicHTTPTests {
         #expect(statuses.allSatisfy { $0.1 == 0 }, "\(statuses)")
     }
 
-    @Test("lookups keep nothing: after 40 distinctive points no table, log line, metric or event holds one")
+    @Test("lookups keep nothing: after 40 distinctive points and malformed bodies holding distinctive digits, no table, log line (gateway's or civic's), metric, event or refusal holds one")
     func lookupsKeepNothing() async throws {
         let (standin, feedPort) = try await startStandin()
         defer {
@@ -222,7 +222,32 @@ struct CivicHTTPTests {
         }
         let bad = await system.send("POST", "/v1/civic/lookup", json: #"{"lat": 95.123456789, "lon": 0}"#)
         #expect(bad?.status == 400)
+        #expect((json(bad?.body)["message"] as? String) == "lat: a number from -90 to 90 is required")
         fragments.append("123456789")
+        // Malformed bodies (the gateway forwards the body as it came; civic reads it): the i-th
+        // holds the digits 8642ii917, found nowhere else; each refusal names a member, never the body.
+        func token(_ index: Int) -> String { "8642" + String(format: "%02d", index) + "917" }
+        let malformed: [(body: String, status: Int, field: String)] = [
+            (#"{"lat": "35.2\#(token(0))", "lon": -120.66}"#, 400, "lat"),
+            (#"{"lat": 35.28, "lon": [-120.6\#(token(1))]}"#, 400, "lon"),
+            (#"{"lat": 35.28, "lon": -1e\#(token(2))}"#, 400, "lon"),
+            (#"{"lat": 1e\#(token(3)), "lon": -120.66}"#, 400, "lat"),
+            (#"{"lon": -120.6\#(token(4))}"#, 400, "lat"),
+            (#"{"lat": 35.2\#(token(5)), "lon": -120.66, "alt": \#(token(5))}"#, 400, "body"),
+            (#"{"lat": 35.28, "lon": -120.66, "p\#(token(6))": 1}"#, 400, "body"),
+            (#"{"lat": 35.2\#(token(7)), "lon": -120.66"#, 400, "body"),
+            (#"{"lat": 35.2\#(token(8)), "lon": tru\#(token(8))}"#, 400, "body"),
+            ("lat=35.2\(token(9))&lon=-120.6\(token(9))", 400, "body"),
+            ("[35.2\(token(10)), -120.6\(token(10))]", 400, "body"),
+            (#"{"lat": 35.28, "lon": -120.66, "pad": ""# + String(repeating: "\(token(11)) ", count: 120) + "\"}", 413, "body"),
+        ]
+        for (index, (body, status, field)) in malformed.enumerated() {
+            fragments.append(token(index))
+            let answer = await system.send("POST", "/v1/civic/lookup", json: body)
+            #expect(answer?.status == status, "\(body.prefix(60)) → \(answer?.body ?? "")")
+            #expect((json(answer?.body)["details"] as? [String: Any])?["field"] as? String == field, "\(answer?.body ?? "")")
+            #expect(answer?.body.contains(String(token(index).dropFirst(2))) == false, "a refusal repeats the body: \(answer?.body ?? "")")
+        }
         let boundaries = try #require(await system.get("/v1/civic/boundaries"))
         #expect(boundaries.status == 200 && boundaries.header("ETag") != nil)
         #expect((json(boundaries.body)["features"] as? [Any])?.count == 7)
@@ -245,6 +270,7 @@ struct CivicHTTPTests {
         #expect(database.contains("civic.bills"), "the dump holds the civic tables")
         let logs = system.logs()
         #expect(logs.contains("lookup") || logs.contains("/v1/civic/lookup"), "the lookups were logged as requests")
+        #expect(logs.contains("lat: a number from -90 to 90 is required"), "civic logged its refusals (by member)")
         for fragment in fragments {
             #expect(!database.contains(fragment), "a coordinate (\(fragment)) is in the database")
             #expect(!logs.contains(fragment), "a coordinate (\(fragment)) is in a log")

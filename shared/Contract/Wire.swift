@@ -55,15 +55,19 @@ public enum Wire {
         do {
             metadata = try RequestMetadata.read(from: frames[1]) ?? decoder.decode(RequestMetadata.self, from: Data(frames[1]))
         } catch {
-            throw ServiceError(.invalidArgument, "request metadata is not valid JSON of the contract: \(error)")
+            throw ServiceError(
+                .invalidArgument, "request metadata is not valid JSON of the contract (\(problem(with: error)))")
         }
         return IncomingRequest(
             operation: String(decoding: frames[0], as: UTF8.self), metadata: metadata, payload: frames[2])
     }
 
-    /// Decodes a typed payload; failure is an `invalid_argument` that says what is wrong. A
-    /// ``WireJSONDecodable`` type is read by ``JSONReader`` first, and by `JSONDecoder` (with its
-    /// errors) when the reader refuses.
+    /// Decodes a typed payload; failure is an `invalid_argument` that says what is wrong by the
+    /// member's path and the rule broken, never by any part of the input: a decoder's own text
+    /// can quote it (a number that does not fit, an enum's unknown raw value, a dictionary's key),
+    /// and this message goes to the caller and into the service's log. A ``ServiceError`` thrown
+    /// by a type's own decoding is passed on as it is. A ``WireJSONDecodable`` type is read by
+    /// ``JSONReader`` first, and by `JSONDecoder` (with these errors) when the reader refuses.
     public static func decodePayload<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(ServiceError) -> T {
         if let readable = T.self as? any WireJSONDecodable.Type, let value = readable.read(from: bytes) as? T {
             return value
@@ -74,18 +78,101 @@ public enum Wire {
     private static func decodeWithDecoder<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(ServiceError) -> T {
         do {
             return try decoder.decode(T.self, from: Data(bytes))
-        } catch let DecodingError.keyNotFound(key, context) {
-            let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
-            throw ServiceError(.invalidArgument, "missing field '\(path)'", details: ["field": .string(path)])
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw ServiceError(
-                .invalidArgument, "field '\(path)' has the wrong type: \(context.debugDescription)",
-                details: ["field": .string(path)])
-        } catch let DecodingError.dataCorrupted(context) {
-            throw ServiceError(.invalidArgument, "malformed JSON: \(context.debugDescription)")
+        } catch let error as ServiceError {
+            throw error
+        } catch let error as DecodingError {
+            throw refusal(error)
         } catch {
-            throw ServiceError(.invalidArgument, "malformed payload: \(error)")
+            throw ServiceError(.invalidArgument, "the payload could not be decoded")
+        }
+    }
+
+    /// The `invalid_argument` for a payload that did not decode: the member's path and what it
+    /// must be, nothing of the input.
+    public static func refusal(_ error: DecodingError) -> ServiceError {
+        switch error {
+        case .keyNotFound(let key, let context):
+            let path = fieldPath(context.codingPath + [key])
+            return ServiceError(.invalidArgument, "missing field '\(path)'", details: ["field": .string(path)])
+        case .typeMismatch(let type, let context):
+            guard !context.codingPath.isEmpty else {
+                return ServiceError(.invalidArgument, "the payload must be \(kind(of: type))")
+            }
+            let path = fieldPath(context.codingPath)
+            return ServiceError(
+                .invalidArgument, "field '\(path)' has the wrong type: \(kind(of: type)) is required",
+                details: ["field": .string(path)])
+        case .valueNotFound(let type, let context):
+            guard !context.codingPath.isEmpty else {
+                return ServiceError(.invalidArgument, "the payload must be \(kind(of: type)), not null")
+            }
+            let path = fieldPath(context.codingPath)
+            return ServiceError(
+                .invalidArgument, "field '\(path)' must not be null: \(kind(of: type)) is required",
+                details: ["field": .string(path)])
+        case .dataCorrupted(let context):
+            guard !context.codingPath.isEmpty else {
+                return ServiceError(.invalidArgument, "malformed JSON: the payload is not JSON of the expected shape")
+            }
+            let path = fieldPath(context.codingPath)
+            return ServiceError(
+                .invalidArgument, "field '\(path)' has a value that is not allowed", details: ["field": .string(path)])
+        @unknown default:
+            return ServiceError(.invalidArgument, "the payload could not be decoded")
+        }
+    }
+
+    /// A member's path as the services name fields (`postcard.edits[1].type`). Only what the
+    /// types declare is written: an array's index as `[n]`, a declared member by its name, and
+    /// `*` for a key the decoder read from the input (a dictionary's key, which is the client's
+    /// text).
+    public static func fieldPath(_ codingPath: [any CodingKey]) -> String {
+        var field = ""
+        for key in codingPath {
+            if fromInput(key) {
+                field += field.isEmpty ? "*" : ".*"
+            } else if let index = key.intValue {
+                field += "[\(index)]"
+            } else {
+                field += field.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        return field
+    }
+
+    /// Whether `key` is one the decoder made from the input (a dictionary's key: the decoders'
+    /// and the standard library's own key types are named with a leading underscore) rather than
+    /// a member a type declares. An array's index (`Index 3` in those types) is a position, not
+    /// input; a dictionary's key that reads as an integer is input all the same.
+    static func fromInput(_ key: any CodingKey) -> Bool {
+        guard String(describing: Swift.type(of: key)).hasPrefix("_") else { return false }
+        guard let index = key.intValue else { return true }
+        return key.stringValue != "Index \(index)"
+    }
+
+    /// What a value of `type` is, for a person: `a number`, `a string`, ...
+    static func kind(of type: Any.Type) -> String {
+        switch type {
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Int64.Type, is Int32.Type, is Int16.Type, is Int8.Type, is UInt.Type, is UInt64.Type,
+            is UInt32.Type, is UInt16.Type, is UInt8.Type:
+            "an integer"
+        case is Double.Type, is Float.Type, is Decimal.Type: "a number"
+        case is String.Type, is Date.Type, is URL.Type, is UUID.Type: "a string"
+        default:
+            String(describing: type).hasPrefix("Array<") ? "an array" : "an object"
+        }
+    }
+
+    /// The decoding failure's kind and member, for a log line or a message: nothing of the input.
+    static func problem(with error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "not decodable" }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \(fieldPath(context.codingPath + [key]))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let path = fieldPath(context.codingPath)
+            return path.isEmpty ? "malformed" : "bad \(path)"
+        @unknown default: return "not decodable"
         }
     }
 

@@ -55,6 +55,21 @@ public struct OperationRouter: Sendable {
         }
     }
 
+    /// Registers the handler of operation `Op` whose payload `decode` reads itself, with its own
+    /// refusals: for a request checked more strictly than the contract's decoding does (a body
+    /// forwarded as the client sent it, refused for a member it must not have, its size), whose
+    /// refusals must say nothing of the input (a position).
+    public mutating func register<Op: BusOperation>(
+        _ operation: Op.Type, decoding decode: @escaping @Sendable ([UInt8]) throws(ServiceError) -> Op.Request,
+        _ handler: @escaping @Sendable (Op.Request, OperationContext) async throws -> Op.Reply
+    ) {
+        precondition(entries[Op.name] == nil, "operation \(Op.name) registered twice on \(service)")
+        entries[Op.name] = { payload, context in
+            let request = try decode(payload)
+            return try Wire.encodeReply(try await handler(request, context))
+        }
+    }
+
     /// Handles one request body; never throws: every failure becomes an error reply.
     public func handle(_ frames: [[UInt8]]) async -> [[UInt8]] {
         let request: Wire.IncomingRequest

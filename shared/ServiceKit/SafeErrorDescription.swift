@@ -63,14 +63,15 @@ public enum SafeErrorDescription {
     }
 
     private static func codingPath(of error: DecodingError) -> String {
-        let context: DecodingError.Context? =
+        let path: [any CodingKey]? =
             switch error {
-            case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
-                .dataCorrupted(let context):
-                context
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                context.codingPath
+            case .keyNotFound(let key, let context): context.codingPath + [key]
             @unknown default: nil
             }
-        let path = context?.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } ?? []
-        return path.isEmpty ? "the top level" : path.joined(separator: ".")
+        // Declared members and indices only: a dictionary's key is the client's text (`*`).
+        let field = Wire.fieldPath(path ?? [])
+        return field.isEmpty ? "the top level" : field
     }
 }

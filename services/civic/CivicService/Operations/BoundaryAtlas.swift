@@ -30,16 +30,12 @@ public struct BoundaryAtlas: Sendable {
         .init(features: features)
     }
 
-    /// `lookup`: 400 naming `lat` or `lon` outside the globe; the matches, most local first.
+    /// `lookup`: 400 naming `lat` or `lon` outside the globe; the matches, most local first. Its
+    /// payload is read by ``LookupBody`` (strictly, refused without a word of it).
     public func lookup(_ request: Civic.Lookup.Request, _ context: OperationContext) async throws
         -> Civic.Lookup.Reply
     {
-        guard request.lat.isFinite, (-90...90).contains(request.lat) else {
-            throw ServiceError.invalidArgument("lat is -90 to 90", field: "lat")
-        }
-        guard request.lon.isFinite, (-180...180).contains(request.lon) else {
-            throw ServiceError.invalidArgument("lon is -180 to 180", field: "lon")
-        }
+        try LookupBody.check(lat: request.lat, lon: request.lon)
         return .init(jurisdictions: matches(lat: request.lat, lon: request.lon))
     }
 

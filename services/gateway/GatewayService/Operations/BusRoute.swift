@@ -98,6 +98,10 @@ struct BusRoute: Sendable {
     let status: HTTPResponse.Status
     /// Whether the request's body is read (it is the payload).
     let readsBody: Bool
+    /// The most bytes of body this route reads, when less than the gateway's upload limit. A
+    /// longer body (or one past the upload limit) is answered 413 (`invalid_argument`,
+    /// `details.reason` `too_large`) and not sent on.
+    var bodyLimit: Int? = nil
     /// The bus payload (JSON) for a request.
     let payload: @Sendable (Input) throws(ServiceError) -> [UInt8]
     /// Headers of a successful answer that the request decides (e.g. `Content-Language` from
@@ -125,14 +129,15 @@ struct BusRoute: Sendable {
         return route
     }
 
-    /// A route whose payload is the request's JSON body, forwarded as it came.
+    /// A route whose payload is the request's JSON body, forwarded as it came (at most
+    /// `bodyLimit` bytes of it, if given: 413 beyond).
     static func forwardingBody<Op: ServiceOperation>(
         _ operationId: String, _ method: HTTPRequest.Method, _ path: String, _ operation: Op.Type,
-        access: Access, status: HTTPResponse.Status = .ok
+        access: Access, status: HTTPResponse.Status = .ok, bodyLimit: Int? = nil
     ) -> BusRoute {
         BusRoute(
             operationId: operationId, method: method, path: path, service: Op.service, operation: Op.name,
-            access: access, status: status, readsBody: true,
+            access: access, status: status, readsBody: true, bodyLimit: bodyLimit,
             payload: { input throws(ServiceError) in
                 guard let body = input.body, body.readableBytes > 0 else {
                     throw ServiceError(.invalidArgument, "send a JSON body (Content-Type: application/json)")
@@ -204,7 +209,17 @@ struct BusRoute: Sendable {
                     .invalidArgument, "send the body as application/json (got \(type.prefix(100)))",
                     details: ["field": .string("Content-Type")])
             }
-            body = try await request.body.collect(upTo: maxBody)
+            // A body past the route's limit (or the gateway's) is answered 413 here, unread.
+            let limit = min(bodyLimit ?? maxBody, maxBody)
+            do {
+                body = try await request.body.collect(upTo: limit)
+            } catch is NIOTooManyBytesError {
+                return ErrorMiddleware<BasicRequestContext>.response(
+                    for: ServiceError(
+                        .invalidArgument, "the body is at most \(limit) bytes",
+                        details: ["reason": "too_large", "field": "body"]),
+                    requestId: scope.requestId, status: .contentTooLarge)
+            }
         }
         let input = Input(
             parameters: parameters, query: Self.values(of: request.uri.queryParameters), body: body,

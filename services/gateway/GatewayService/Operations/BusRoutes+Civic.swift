@@ -61,6 +61,18 @@ extension BusRoute {
         }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
     ]
 
+    /// PolitiMap's lookup of a point: the body goes to civic as it came (at most
+    /// ``civicLookupBodyLimit`` bytes, 413 beyond), read by nothing here, so the gateway holds no
+    /// coordinate in any value, log line or error; civic reads it strictly and refuses it naming
+    /// only the member and the rule (`LookupBody`). Not cacheable: the point is in the body.
+    static let civicLookup = BusRoute.forwardingBody(
+        "civicLookup", .post, "/v1/civic/lookup", Civic.Lookup.self, access: .anyone,
+        bodyLimit: civicLookupBodyLimit)
+
+    /// The most bytes of a lookup's body: `{"lat": …, "lon": …}` needs under 100 (civic's own
+    /// limit is the same).
+    static let civicLookupBodyLimit = 1024
+
     /// A page's `cursor` and `limit` (its range is civic's rule).
     static func page(_ input: Input) throws(ServiceError) -> PageRequest {
         PageRequest(cursor: try input.string("cursor"), limit: try input.integer("limit"))

@@ -5,7 +5,8 @@ import OpenAPIRuntime
 import ServiceKit
 
 /// PolitiMap, answered by `civic`: editors' highlights and the caller's bookmarks. The public
-/// reads (bills, people, meetings, outlines) are pass-through routes (``BusRoute/civic``).
+/// reads (bills, people, meetings, outlines) and the lookup of a point are pass-through routes
+/// (``BusRoute/civic``, ``BusRoute/civicLookup``).
 extension GatewayAPI {
     func setBillHighlight(_ input: Operations.SetBillHighlight.Input) async throws
         -> Operations.SetBillHighlight.Output
@@ -71,21 +72,6 @@ extension Components.Schemas.BillSummary {
 extension Components.Schemas.BillBookmark {
     init(_ bookmark: Civic.Bookmark) {
         self.init(billId: bookmark.billId, createdAt: FeedTime.date(bookmark.createdAt), bill: .init(bookmark.bill))
-    }
-}
-
-/// PolitiMap's places: outlines to resolve offline, and a lookup that keeps nothing.
-extension GatewayAPI {
-    func civicLookup(_ input: Operations.CivicLookup.Input) async throws -> Operations.CivicLookup.Output {
-        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let reply = try await callOpenly(Civic.Lookup.self, .init(lat: body.lat, lon: body.lon))
-        return .ok(
-            .init(
-                body: .json(
-                    .init(
-                        jurisdictions: reply.jurisdictions.map {
-                            .init(jurisdiction: .init($0.jurisdiction), district: $0.district)
-                        }))))
     }
 }
 

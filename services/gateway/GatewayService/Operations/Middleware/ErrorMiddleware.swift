@@ -46,12 +46,15 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let error as ServerError:
             if let underlying = error.underlyingError as? ServiceError { return underlying }
             // No decoded input means the request itself did not parse: the client's mistake.
+            // A body that did not decode is described by its member and rule only (a decoder's
+            // own text can quote the input: a number that does not fit, an unknown enum value).
             if error.operationInput == nil {
-                var details: [String: JSONValue] = ["reason": .string("\(error.underlyingError)")]
+                var details: [String: JSONValue] = ["reason": .string(SafeErrorDescription.of(error.underlyingError))]
                 if let field = fieldPath(of: error.underlyingError) { details["field"] = .string(field) }
+                let cause =
+                    (error.underlyingError as? DecodingError).map { Wire.refusal($0).message } ?? error.causeDescription
                 return ServiceError(
-                    .invalidArgument, "the request does not match the API: \(error.causeDescription)",
-                    details: details)
+                    .invalidArgument, "the request does not match the API: \(cause)", details: details)
             }
             return .internal(requestId: requestId)
         case let error as HTTPError:
@@ -81,25 +84,20 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         @unknown default:
             return nil
         }
-        var field = ""
-        for key in path {
-            if let index = key.intValue {
-                field += "[\(index)]"
-            } else {
-                field += field.isEmpty ? key.stringValue : ".\(key.stringValue)"
-            }
-        }
+        let field = Wire.fieldPath(path)
         return field.isEmpty ? nil : field
     }
 
-    /// The HTTP response for a contract error.
-    static func response(for error: ServiceError, requestId: String) -> Response {
+    /// The HTTP response for a contract error (with the status its code implies, unless given).
+    static func response(
+        for error: ServiceError, requestId: String, status: HTTPResponse.Status? = nil
+    ) -> Response {
         let body = ErrorBody(code: error.code, message: error.message, details: error.details, requestId: requestId)
         let data = (try? Wire.makeEncoder().encode(body)) ?? Data()
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter = error.retryAfterSeconds { headers[.retryAfter] = String(max(1, retryAfter)) }
         return Response(
-            status: HTTPResponse.Status(code: error.code.httpStatus), headers: headers,
+            status: status ?? HTTPResponse.Status(code: error.code.httpStatus), headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
