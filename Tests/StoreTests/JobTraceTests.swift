@@ -177,30 +177,35 @@ struct JobTraceTests {
         try await withWorld { world in
             let queue = world.queue
             let handler = try handlerSpan(world)
-            try await Traces.within(handler) { _ in
+            _ = try await Traces.within(handler) { _ in
                 try await queue.enqueue(kind: "email", payload: Data("{}".utf8))
             }
+            handler.end()
+            _ = world.buffer.take(upTo: 64)
             try await queue.enqueue(kind: "push", payload: Data("{}".utf8))
             let jobs = try await queue.claim(limit: 2, lease: 60)
-            try #require(jobs.count == 2)
+            let email = try #require(jobs.first { $0.kind == "email" })
+            let push = try #require(jobs.first { $0.kind == "push" })
             let spans = JobSpans(jobs, queue: queue, tracer: world.tracer)
-            var current: [String: String?] = [:]
+            var current: [String: String] = [:]
             for job in jobs {
-                current[job.kind] = await spans.within(job) { JobQueue.currentTraceparent }
+                current[job.kind] = await spans.within(job) { JobQueue.currentTraceparent } ?? "none"
             }
-            #expect(current["email"]??.hasPrefix("00-\(handler.identity.traceIdHex)-") == true)
-            #expect(current["push"]??.hasPrefix("00-\(handler.identity.traceIdHex)-") == false)
-            #expect(current["email"] == spans[jobs.first { $0.kind == "email" }!].map { .some($0.traceparent) })
+            #expect(current["email"]?.hasPrefix("00-\(handler.identity.traceIdHex)-") == true)
+            #expect(current["email"] == spans[email]?.traceparent)
+            #expect(current["push"]?.hasPrefix("00-\(handler.identity.traceIdHex)-") == false)
+            #expect(current["push"] == spans[push]?.traceparent)
+            #expect(JobQueue.currentTraceparent == nil, "current only within")
             #expect(world.buffer.count == 0, "not ended while the batch runs")
-            for job in jobs where job.kind == "email" { spans.end(job, failed: true) }
+            spans.end(email, failed: true)
             spans.endAll()
             spans.endAll()
             let finished = world.buffer.take(upTo: 64)
             #expect(finished.map(\.name).sorted() == ["job email", "job push"])
-            let email = try #require(finished.first { $0.name == "job email" })
-            #expect(email.parentSpanId == handler.identity.spanId && email.status?.code == .error)
-            let push = try #require(finished.first { $0.name == "job push" })
-            #expect(push.parentSpanId == 0 && push.status == nil)
+            let emailSpan = try #require(finished.first { $0.name == "job email" })
+            #expect(emailSpan.parentSpanId == handler.identity.spanId && emailSpan.status?.code == .error)
+            let pushSpan = try #require(finished.first { $0.name == "job push" })
+            #expect(pushSpan.parentSpanId == 0 && pushSpan.status == nil)
         }
     }
 
