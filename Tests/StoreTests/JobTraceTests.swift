@@ -105,7 +105,8 @@ struct JobTraceTests {
             try #require(spans.count == 2, "\(spans.map(\.name))")
             for (span, attempt) in zip(spans, [1, 2]) {
                 #expect(span.name == "job render" && span.kind == .consumer)
-                #expect(span.traceIdHigh == handler.identity.traceIdHigh && span.traceIdLow == handler.identity.traceIdLow)
+                #expect(
+                    span.traceIdHigh == handler.identity.traceIdHigh && span.traceIdLow == handler.identity.traceIdLow)
                 #expect(span.parentSpanId == handler.identity.spanId)
                 #expect(span.spanId != handler.identity.spanId && span.spanId != 0)
                 #expect(span.attributes.get("job.kind") == .string("render"))

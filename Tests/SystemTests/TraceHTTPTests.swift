@@ -167,7 +167,8 @@ struct TraceHTTPTests {
         #expect(printingSpans.contains(render.parentSpanId ?? ""), "\(tree)")
         let notifySpans = Set(spans.filter { $0.service == "notify" && !$0.name.hasPrefix("job ") }.map(\.spanId))
         let delivery = try #require(
-            spans.first { $0.service == "notify" && $0.name.hasPrefix("job ") }, "no notify delivery job span:\n\(tree)")
+            spans.first { $0.service == "notify" && $0.name.hasPrefix("job ") },
+            "no notify delivery job span:\n\(tree)")
         #expect(["job email", "job push"].contains(delivery.name), "\(tree)")
         #expect(notifySpans.contains(delivery.parentSpanId ?? ""), "\(tree)")
         // Every span of the trace hangs from one that is in it (or the client's).

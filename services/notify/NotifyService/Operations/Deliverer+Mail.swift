@@ -25,7 +25,9 @@ extension Deliverer {
                     let id = mail.notification.id
                     do {
                         try await spans.within(mail.job) {
-                            try await session.send(mail.message) { [store] in try await store.markHandover(id, "sending") }
+                            try await session.send(mail.message) { [store] in
+                                try await store.markHandover(id, "sending")
+                            }
                         }
                     } catch let error as SMTPError where error.code != 0 {
                         // Refused, so not handed over: a retry is a first send again.
