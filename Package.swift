@@ -497,7 +497,8 @@ let package = Package(
             name: "StoreTests",
             dependencies: [
                 "TestSupport",
-                "Store", "ServiceKit", "Majordomo", "ZeroMQ", "Contract",
+                "Store", "ServiceKit", "Majordomo", "ZeroMQ", "Contract", "Telemetry",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

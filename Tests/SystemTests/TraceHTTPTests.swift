@@ -54,7 +54,7 @@ struct TraceHTTPTests {
     }
 
     @Test(
-        "an order placed with a traceparent: gateway, bus call, orders' handler and SQL, printing's and notify's consumers share its trace, each span a child of the one that caused it; every log line of it names the trace"
+        "an order placed with a traceparent: gateway, bus call, orders' handler and SQL, printing's and notify's consumers and the jobs they queue (the card's render, the mail's delivery) share its trace, each span a child of the one that caused it; every log line of it names the trace"
     )
     func orderTrace() async throws {
         try TestLayers.requireProcesses()
@@ -110,8 +110,10 @@ struct TraceHTTPTests {
             let services = Set(spans.map(\.service))
             let ids = Set(spans.map(\.spanId)).union([clientSpan])
             let consumers = spans.filter { $0.kind == 5 }.map(\.service)
+            let jobs = spans.filter { $0.name.hasPrefix("job ") }.map(\.service)
             if services.isSuperset(of: ["gateway", "orders", "printing", "notify"]),
                 consumers.contains("printing"), consumers.contains("notify"),
+                jobs.contains("printing"), jobs.contains("notify"),
                 spans.allSatisfy({ ids.contains($0.parentSpanId ?? "") })
             {
                 break
@@ -153,6 +155,22 @@ struct TraceHTTPTests {
             spans.first { $0.service == "notify" && $0.kind == 5 && $0.name.hasSuffix("orders.succeeded") },
             "no notify consumer span:\n\(tree)")
         #expect(ordersSpans.contains(notify.parentSpanId ?? ""), "\(tree)")
+
+        // The jobs those consumers queued run later, each in a span of the same trace under the
+        // span that queued it: printing's render of the card, notify's delivery of the mail.
+        let printingSpans = Set(spans.filter { $0.service == "printing" && !$0.name.hasPrefix("job ") }.map(\.spanId))
+        let render = try #require(
+            spans.first { $0.service == "printing" && $0.name == "job render_print_job" },
+            "no printing render job span:\n\(tree)")
+        #expect(render.kind == 5 && render.attributes["job.kind"] == "render_print_job", "\(render.attributes)")
+        #expect(render.attributes["job.attempt"] == "1", "\(render.attributes)")
+        #expect(printingSpans.contains(render.parentSpanId ?? ""), "\(tree)")
+        let notifySpans = Set(spans.filter { $0.service == "notify" && !$0.name.hasPrefix("job ") }.map(\.spanId))
+        let delivery = try #require(
+            spans.first { $0.service == "notify" && $0.name.hasPrefix("job ") },
+            "no notify delivery job span:\n\(tree)")
+        #expect(["job email", "job push"].contains(delivery.name), "\(tree)")
+        #expect(notifySpans.contains(delivery.parentSpanId ?? ""), "\(tree)")
         // Every span of the trace hangs from one that is in it (or the client's).
         let ids = Set(spans.map(\.spanId)).union([clientSpan])
         #expect(spans.allSatisfy { ids.contains($0.parentSpanId ?? "") }, "a span with a parent outside:\n\(tree)")

@@ -51,12 +51,13 @@ public struct JobLoop: Sendable {
     }
 
     /// Claims one due job of `kind` from `queue` (`SKIP LOCKED`, so replicas share them) and
-    /// hands it to `handle`; returns how many it claimed (0 or 1).
+    /// hands it to `handle`, inside the job's span (``JobQueue/withSpan(of:tracer:isolation:_:)``: the
+    /// trace of what queued it); returns how many it claimed (0 or 1).
     public static func claimOne(
         _ queue: JobQueue, kind: String, lease: TimeInterval, _ handle: (Job) async throws -> Void
     ) async throws -> Int {
         let claimed = try await queue.claim(kinds: [kind], limit: 1, lease: lease)
-        for job in claimed { try await handle(job) }
+        for job in claimed { try await queue.withSpan(of: job) { try await handle(job) } }
         return claimed.count
     }
 }

@@ -28,12 +28,15 @@ public struct Job: Sendable, Equatable {
     public let createdAt: Date
     /// When its row last changed.
     public let updatedAt: Date
+    /// The W3C `traceparent` of the work that queued it, when that was traced: a run of the job
+    /// is a child span of it (see ``JobQueue/run(_:_:)``).
+    public let traceparent: String?
 
     /// Creates a job value (normally only ``JobQueue`` does).
     public init(
         id: UUID, kind: String, payload: Data, state: JobState, attempts: Int, maxAttempts: Int,
         runAt: Date, lockedUntil: Date?, lastError: String?, deadReason: String?, dedupeKey: String?,
-        createdAt: Date, updatedAt: Date
+        createdAt: Date, updatedAt: Date, traceparent: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -48,5 +51,6 @@ public struct Job: Sendable, Equatable {
         self.dedupeKey = dedupeKey
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.traceparent = traceparent
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Telemetry
+import Tracing
 
 /// A durable job queue in one table of a service's schema (create it with
 /// ``migrationSQL(schema:table:)`` in the service's migrations).
@@ -41,10 +43,14 @@ public struct JobQueue: Sendable {
     /// Adds a job and returns its id. With a `dedupeKey` already used by a job in this table
     /// (in any state), nothing is added and that job's id is returned. Pass `connection` to
     /// enqueue inside the caller's transaction, so the job exists only if that transaction commits.
+    ///
+    /// The job keeps `traceparent`, by default the task's current trace context (a request's
+    /// handler, an event consumer, another job), as the event log does for events: its runs
+    /// are then spans of that trace (``withSpan(of:tracer:isolation:_:)``).
     @discardableResult
     public func enqueue(
         kind: String, payload: Data, runAt: Date? = nil, maxAttempts: Int = 5, dedupeKey: String? = nil,
-        on connection: PostgresConnection? = nil
+        traceparent: String? = nil, on connection: PostgresConnection? = nil
     ) async throws -> UUID {
         guard maxAttempts > 0 else {
             throw StoreError(.invalidArgument, "maxAttempts must be positive, got \(maxAttempts)")
@@ -55,13 +61,15 @@ public struct JobQueue: Sendable {
         let name = try qualifiedName()
         let now = clock.now()
         let id = UUID()
+        let traceparent = traceparent ?? Self.currentTraceparent
         let work: (PostgresConnection) async throws -> UUID = { connection in
             let inserted = try await connection.query(
                 """
                 INSERT INTO \(unescaped: name)
-                    (id, kind, payload, state, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at)
+                    (id, kind, payload, state, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at,
+                     traceparent)
                 VALUES (\(id), \(kind), \(payloadText)::text::jsonb, 'queued', 0, \(maxAttempts), \(runAt ?? now),
-                        \(dedupeKey), \(now), \(now))
+                        \(dedupeKey), \(now), \(now), \(traceparent))
                 ON CONFLICT (dedupe_key) DO NOTHING
                 RETURNING id
                 """,
@@ -78,6 +86,12 @@ public struct JobQueue: Sendable {
         if let connection { return try await work(connection) }
         return try await client.withConnection { try await work($0) }
     }
+
+    /// The trace context a job queued now keeps when none is given: the `traceparent` of the
+    /// task's current span (nil outside a span, so always nil with tracing off, where no span is
+    /// made). A service that writes job rows with its own SQL (a batch) stores this in their
+    /// `traceparent` column.
+    public static var currentTraceparent: String? { InstrumentationContext.current?.traceContext?.parent.header }
 
     func qualifiedName() throws -> String {
         let schema = try SQLIdentifier.validated(schema, role: "job queue schema")
@@ -96,7 +110,7 @@ public struct JobQueue: Sendable {
     static func columns(prefix p: String) -> String {
         [
             "id", "kind", "payload::text", "state", "attempts", "max_attempts", "run_at", "locked_until",
-            "last_error", "dead_reason", "dedupe_key", "created_at", "updated_at",
+            "last_error", "dead_reason", "dedupe_key", "created_at", "updated_at", "traceparent",
         ]
         .map { p + $0 }.joined(separator: ", ")
     }
@@ -104,9 +118,9 @@ public struct JobQueue: Sendable {
     static func decodeJob(_ row: PostgresRow) throws -> Job {
         let (
             id, kind, payload, state, attempts, maxAttempts, runAt, lockedUntil, lastError, deadReason,
-            dedupeKey, createdAt, updatedAt
+            dedupeKey, createdAt, updatedAt, traceparent
         ) = try row.decode(
-            (UUID, String, String, String, Int, Int, Date, Date?, String?, String?, String?, Date, Date).self
+            (UUID, String, String, String, Int, Int, Date, Date?, String?, String?, String?, Date, Date, String?).self
         )
         guard let jobState = JobState(rawValue: state) else {
             throw StoreError(.unexpectedResult, "job \(id) has unknown state '\(state)'")
@@ -114,7 +128,8 @@ public struct JobQueue: Sendable {
         return Job(
             id: id, kind: kind, payload: Data(payload.utf8), state: jobState, attempts: attempts,
             maxAttempts: maxAttempts, runAt: runAt, lockedUntil: lockedUntil, lastError: lastError,
-            deadReason: deadReason, dedupeKey: dedupeKey, createdAt: createdAt, updatedAt: updatedAt
+            deadReason: deadReason, dedupeKey: dedupeKey, createdAt: createdAt, updatedAt: updatedAt,
+            traceparent: traceparent
         )
     }
 }

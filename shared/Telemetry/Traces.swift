@@ -38,6 +38,22 @@ public enum Traces {
         return tracer.startSpan(name(), context: context, ofKind: kind)
     }
 
+    /// Starts a span that continues `parent`, a `traceparent` stored with work queued earlier (a
+    /// job), whatever the task's current context; without a valid `parent` the span starts a
+    /// new trace. Nil when tracing is off (`tracer`, the installed one unless a test gives its own,
+    /// is nil).
+    public static func startSpan(
+        _ name: @autoclosure () -> String, kind: SpanKind = .internal, continuing parent: String?,
+        tracer: OTLPTracer? = Traces.tracer
+    ) -> RecordingSpan? {
+        guard let tracer else { return nil }
+        var context = InstrumentationContext.topLevel
+        if let parent, let stored = TraceParent(parent) {
+            context.traceContext = TraceContext(parent: stored, isRemote: true)
+        }
+        return tracer.startSpan(name(), context: context, ofKind: kind)
+    }
+
     /// Runs `body` inside a span (made current for the task while it runs), or, with tracing off,
     /// just runs it. An error thrown marks the span failed.
     public static func withSpan<T, E: Error>(

@@ -100,7 +100,8 @@ public struct Composer: Service {
     public func runOnce() async throws -> Int {
         let jobs = try await store.queue.claim(kinds: [Self.jobKind], limit: batch, lease: lease)
         await withTaskGroup(of: Void.self) { group in
-            for job in jobs { group.addTask { await compose(job) } }
+            // Each composition in its job's span: the trace of what queued it, or a new one.
+            for job in jobs { group.addTask { await store.queue.withSpan(of: job) { await compose(job) } } }
         }
         return jobs.count
     }

@@ -3,6 +3,7 @@ import Foundation
 import NotifyContract
 import PrintingContract
 import ServiceKit
+import Store
 
 /// Where the files a mail carries come from, fetched when the mail is about to go out.
 public protocol MailAttachmentSource: Sendable {
@@ -28,8 +29,8 @@ extension Deliverer {
     /// Fetches the files of `mails`, then sends those that have them over one SMTP session; a
     /// mail whose files cannot be fetched is not sent but failed for a retry (with the queue's
     /// back-off), never sent without them.
-    func sendWithAttachments(_ mails: [DeliveryPlan.Mail]) async -> [DeliveryResult] {
-        guard let attachments else { return await sendMails(mails) }
+    func sendWithAttachments(_ mails: [DeliveryPlan.Mail], spans: JobSpans) async -> [DeliveryResult] {
+        guard let attachments else { return await sendMails(mails, spans: spans) }
         let domain = mailFrom.split(separator: "@").last.map(String.init) ?? "backplane.local"
         let found = await attachments.attachments(for: mails.map(\.notification), domain: domain)
         var results: [DeliveryResult] = []
@@ -45,7 +46,7 @@ extension Deliverer {
                 ready.append(mail)
             }
         }
-        return results + (ready.isEmpty ? [] : await sendMails(ready))
+        return results + (ready.isEmpty ? [] : await sendMails(ready, spans: spans))
     }
 }
 

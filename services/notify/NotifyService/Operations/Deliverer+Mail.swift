@@ -2,12 +2,13 @@ import Contract
 import Foundation
 import NotifyContract
 import ServiceKit
+import Store
 
 extension Deliverer {
     /// Sends `mails` over one SMTP session. Each hand-over is marked `sending` (committed before
     /// the content goes out) and `accepted` after the relay's 250, so a retry after a crash knows
     /// which mails the relay may already hold. A broken session fails the rest for a retry.
-    func sendMails(_ mails: [DeliveryPlan.Mail]) async -> [DeliveryResult] {
+    func sendMails(_ mails: [DeliveryPlan.Mail], spans: JobSpans) async -> [DeliveryResult] {
         guard let smtp else {
             return mails.map {
                 .failed($0.job, $0.notification, "no SMTP relay configured (SMTP_HOST)", permanent: true)
@@ -23,7 +24,11 @@ extension Deliverer {
                     next += 1
                     let id = mail.notification.id
                     do {
-                        try await session.send(mail.message) { [store] in try await store.markHandover(id, "sending") }
+                        try await spans.within(mail.job) {
+                            try await session.send(mail.message) { [store] in
+                                try await store.markHandover(id, "sending")
+                            }
+                        }
                     } catch let error as SMTPError where error.code != 0 {
                         // Refused, so not handed over: a retry is a first send again.
                         try? await store.clearHandover(id)
@@ -32,7 +37,7 @@ extension Deliverer {
                         continue
                     }
                     do {
-                        try await store.markHandover(id, "accepted")
+                        try await spans.within(mail.job) { try await store.markHandover(id, "accepted") }
                     } catch {
                         logger.warning(
                             "could not mark a mail accepted",

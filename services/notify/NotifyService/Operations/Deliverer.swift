@@ -68,12 +68,16 @@ public struct Deliverer: Service {
 
     /// Claims and delivers one batch; returns how many jobs it claimed. The batch costs a fixed
     /// number of statements (claim, load, earlier attempts when some jobs are retries, complete
-    /// and log) and one auth call, plus each e-mail's two hand-over marks.
+    /// and log) and one auth call, plus each e-mail's two hand-over marks. With tracing on, each
+    /// job has a span in the trace that queued it, from the claim to the batch's record, and its
+    /// own sending (SMTP, push) runs inside it.
     @discardableResult
     public func runOnce() async throws -> Int {
         let jobs = try await store.queue.claim(
             kinds: [Notify.Channel.email, Notify.Channel.push], limit: batch, lease: lease)
         if jobs.isEmpty { return 0 }
+        let spans = JobSpans(jobs, queue: store.queue)
+        defer { spans.endAll() }
         let plan = try await plan(jobs)
         var results = plan.settled
         let (mails, withFiles) = splitByAttachments(plan.mails)
@@ -81,17 +85,20 @@ public struct Deliverer: Service {
             let lanes = max(1, min(smtpConnections, mails.count))
             for lane in 0..<lanes {
                 let share = stride(from: lane, to: mails.count, by: lanes).map { mails[$0] }
-                if !share.isEmpty { group.addTask { await sendMails(share) } }
+                if !share.isEmpty { group.addTask { await sendMails(share, spans: spans) } }
             }
-            if !withFiles.isEmpty { group.addTask { await sendWithAttachments(withFiles) } }
+            if !withFiles.isEmpty { group.addTask { await sendWithAttachments(withFiles, spans: spans) } }
             let width = max(1, min(pushConcurrency, plan.pushes.count))
             for lane in 0..<width {
                 let share = stride(from: lane, to: plan.pushes.count, by: width).map { plan.pushes[$0] }
-                if !share.isEmpty { group.addTask { await share.asyncMap(push) } }
+                if !share.isEmpty {
+                    group.addTask { await share.asyncMap { work in await spans.within(work.job) { await push(work) } } }
+                }
             }
             for await finished in group { results += finished }
         }
         try await record(results)
+        for result in results { spans.end(result.job, failed: result.failure != nil) }
         return jobs.count
     }
 

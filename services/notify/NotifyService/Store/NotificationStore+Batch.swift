@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import NotifyContract
 import PostgresNIO
+import Store
 
 extension NotificationStore {
     /// A submission worked out for a user's settings: locale, rendering, channels, when it may go.
@@ -145,10 +146,10 @@ extension NotificationStore {
                 RETURNING id
             ), queued AS (
                 INSERT INTO \(unescaped: schema).jobs (id, kind, payload, state, attempts, max_attempts, run_at,
-                    dedupe_key, created_at, updated_at)
+                    dedupe_key, created_at, updated_at, traceparent)
                 SELECT gen_random_uuid(), c.channel, jsonb_build_object('notificationId', i.id), 'queued', 0,
                     \(maxAttempts), to_timestamp(i.deliver_after_ms / 1000.0), i.id::text || ':' || c.channel, \(now),
-                    \(now)
+                    \(now), \(JobQueue.currentTraceparent)
                 FROM input AS i JOIN inserted USING (id) CROSS JOIN LATERAL unnest(i.jobs) AS c(channel)
                 ON CONFLICT (dedupe_key) DO NOTHING
                 RETURNING 1

@@ -189,9 +189,9 @@ public struct ScheduleStore: Sendable {
                 try await connection.query(
                     """
                     INSERT INTO \(unescaped: schema).jobs (id, kind, payload, state, attempts, max_attempts, run_at,
-                        dedupe_key, created_at, updated_at)
+                        dedupe_key, created_at, updated_at, traceparent)
                     SELECT gen_random_uuid(), \(Composer.jobKind), o.value, 'queued', 0, \(Composer.maxAttempts), \(now),
-                        'compose:' || (o.value->>'notificationId'), \(now), \(now)
+                        'compose:' || (o.value->>'notificationId'), \(now), \(now), \(JobQueue.currentTraceparent)
                     FROM jsonb_array_elements(\(occurrences)::text::jsonb) AS o(value)
                     ON CONFLICT (dedupe_key) DO NOTHING
                     """, logger: logger)
