@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RoutingContract
 import Testing
 
@@ -98,4 +99,58 @@ struct VenueCacheTests {
         #expect(memo.contains(visit))
         #expect(!memo.contains(.init(user: visit.user, week: "2026-11-30", venue: visit.venue)))
     }
+
+    @Test("a name search's answer is kept encoded until a write: this replica's at once, another's at catch-up")
+    func searchKept() async throws {
+        try await RoutingDatabase.with { db in
+            let cache = VenueCache(store: db.venues)
+            try await cache.catchUp()
+            let tag = UUID().uuidString.prefix(8).lowercased()
+            _ = try await db.venues.create(Self.draft("Hall \(tag)"), id: UUID(), now: db.clock.now())
+            let key = VenueCache.SearchKey(q: "hall \(tag)", kind: nil, limit: 10, radius: nil, cursor: nil)
+            let loads = Counter()
+            @Sendable func answer() async throws -> String {
+                let bytes = try await cache.searchReply(key) {
+                    loads.add()
+                    let found = try await db.venues.search(
+                        query: key.q, kind: nil, near: nil, radius: 100_000, limit: 10)
+                    // Other tests' halls may match too: this test's own are the ones it checks.
+                    return Array(found.map(\.name).filter { $0.contains(tag) }.sorted().joined(separator: ",").utf8)
+                }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            #expect(try await answer() == "Hall \(tag)")
+            #expect(try await answer() == "Hall \(tag)")
+            #expect(loads.value == 1, "the second search is answered from memory")
+            #expect(cache.searchCount >= 1)
+
+            // Another replica adds a hall: seen at this replica's next catch-up.
+            db.clock.advance(by: 1)
+            _ = try await db.venues.create(Self.draft("Hall \(tag) annex"), id: UUID(), now: db.clock.now())
+            try await cache.catchUp()
+            #expect(try await answer() == "Hall \(tag),Hall \(tag) annex")
+            #expect(loads.value == 2)
+
+            // This replica's own write is seen at once.
+            let third = UUID()
+            _ = try await db.venues.create(Self.draft("Hall \(tag) east"), id: third, now: db.clock.now())
+            cache.forget(third)
+            #expect(try await answer() == "Hall \(tag),Hall \(tag) annex,Hall \(tag) east")
+            #expect(loads.value == 3)
+
+            // A load that fails is not kept.
+            let other = VenueCache.SearchKey(q: "nothing \(tag)", kind: nil, limit: 10, radius: nil, cursor: nil)
+            await #expect(throws: CancellationError.self) {
+                _ = try await cache.searchReply(other) { throw CancellationError() }
+            }
+            #expect(try await cache.searchReply(other) { Array("[]".utf8) } == Array("[]".utf8))
+        }
+    }
+}
+
+/// Counts calls from concurrent code.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

@@ -16,6 +16,8 @@
 # process's CPU seconds in the window and CPU microseconds per HTTP request. The loadgen summary
 # (p50/p99 per request kind) follows when the run ends. CPU time, unlike latency, does not
 # depend much on what else the machine is doing, so figures from a shared machine stay usable.
+# Each process's resident memory (VmRSS, summed over its processes) is printed at the window's
+# start, middle and end, so growth under steady load shows.
 set -euo pipefail
 LOG_TAG=cpu
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -49,6 +51,15 @@ ticks_of() {
     echo "$total"
 }
 
+# Resident memory of processes, in KiB (VmRSS from /proc/<pid>/status).
+rss_of() {
+    local pid total=0
+    for pid in $1; do
+        total=$((total + $(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)))
+    done
+    echo "$total"
+}
+
 deadline=$((SECONDS + 180))
 until [[ -n $(pid_of loadgen) ]]; do
     pid_alive "$BENCH_PID" || die "bench-system.sh ended before loadgen started"
@@ -65,7 +76,7 @@ GATEWAY_PID=$(pid_of gateway)
 HTTP_PORT=$(tr '\0' '\n' <"/proc/$GATEWAY_PID/environ" | sed -n 's/^HTTP_PORT=//p')
 sleep "$WARMUP"
 
-declare -A PID_OF=() BEFORE=()
+declare -A PID_OF=() BEFORE=() RSS_START=() RSS_MIDDLE=()
 for name in $PROCESSES; do
     if [[ $name == postgres ]]; then
         # Every process of the PostgreSQL serving the system (postmaster and its children).
@@ -75,16 +86,21 @@ for name in $PROCESSES; do
         PID_OF[$name]=$(pid_of "$name")
     fi
     BEFORE[$name]=$(ticks_of "${PID_OF[$name]}")
+    RSS_START[$name]=$(rss_of "${PID_OF[$name]}")
 done
 requests_before=$(gateway_requests "$HTTP_PORT")
-sleep "$WINDOW"
+sleep $((WINDOW / 2))
+for name in $PROCESSES; do RSS_MIDDLE[$name]=$(rss_of "${PID_OF[$name]}"); done
+sleep $((WINDOW - WINDOW / 2))
 requests=$(($(gateway_requests "$HTTP_PORT") - requests_before))
-printf '\n%-8s %10s %14s   (%s %s, %d requests in %d s = %d/s)\n' process "CPU s" "CPU µs/req" \
-    "$SCENARIO" "${SCENARIO_ARGS:-$USERS users}" "$requests" "$WINDOW" $((requests / WINDOW))
+printf '\n%-8s %10s %14s %24s   (%s %s, %d requests in %d s = %d/s)\n' process "CPU s" "CPU µs/req" \
+    "RSS MiB start/mid/end" "$SCENARIO" "${SCENARIO_ARGS:-$USERS users}" "$requests" "$WINDOW" $((requests / WINDOW))
 for name in $PROCESSES; do
     used=$(($(ticks_of "${PID_OF[$name]}") - BEFORE[$name]))
-    awk -v t="$used" -v hz="$TICKS" -v n="$requests" -v name="$name" \
-        'BEGIN { printf "%-8s %10.2f %14.0f\n", name, t / hz, n ? t / hz / n * 1e6 : 0 }'
+    awk -v t="$used" -v hz="$TICKS" -v n="$requests" -v name="$name" -v a="${RSS_START[$name]}" \
+        -v b="${RSS_MIDDLE[$name]}" -v c="$(rss_of "${PID_OF[$name]}")" \
+        'BEGIN { printf "%-8s %10.2f %14.0f %24s\n", name, t / hz, n ? t / hz / n * 1e6 : 0,
+                 sprintf("%.0f / %.0f / %.0f", a / 1024, b / 1024, c / 1024) }'
 done
 echo
 wait "$BENCH_PID"

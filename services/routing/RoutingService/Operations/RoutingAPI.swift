@@ -25,7 +25,15 @@ struct RoutingAPI: Sendable {
     let visits = VisitMemo()
 
     func register(on router: inout OperationRouter) {
-        router.register(Routing.SearchVenues.self) { request, _ in try await searchVenues(request) }
+        router.registerEncoded(Routing.SearchVenues.self) { request, _ in
+            // A name search alone is kept encoded (see `VenueCache`); one near a position is not.
+            guard request.nearLat == nil, request.nearLon == nil else {
+                return try Wire.encodePayload(try await searchVenues(request))
+            }
+            let key = VenueCache.SearchKey(
+                q: request.q, kind: request.kind, limit: request.limit, radius: request.radius, cursor: request.cursor)
+            return try await venueCache.searchReply(key) { try Wire.encodePayload(try await searchVenues(request)) }
+        }
         router.register(Routing.GetVenue.self) { request, _ in try await venue(request.id) }
         router.register(Routing.CreateVenue.self) { request, context in
             _ = try context.requireRole(.admin)

@@ -10,11 +10,27 @@ import Synchronization
 /// - within `CAMPUS_REFRESH_MS` on every replica, when the campus loader sees the stored venues'
 ///   revision (their count and newest change) move (``catchUp()``).
 ///
+/// Name searches without a position (`GET /v1/campus/venues?q=`, a student typing part of a
+/// hall's name) are kept too, as their encoded answers (``searchReply(_:load:)``): the same few
+/// letters come back all day, and each had cost a trigram query in PostgreSQL. A search near a
+/// position is never kept (it would hold people's positions, and rarely repeats).
+///
 /// A load that raced a write is not kept (each write moves a generation the load checks), so a
 /// replaced venue is never cached after its replacement.
 public final class VenueCache: Sendable {
     /// Venues kept at most (a campus has hundreds); past it the cache starts afresh.
     static let capacity = 100_000
+    /// Bytes of kept search answers at most; past it they start afresh.
+    static let searchCapacity = 8 << 20
+
+    /// What a name search without a position is asked: its answer depends on nothing else.
+    struct SearchKey: Hashable, Sendable {
+        let q: String?
+        let kind: String?
+        let limit: Int?
+        let radius: Double?
+        let cursor: String?
+    }
 
     private struct State {
         var venues: [UUID: Routing.Venue] = [:]
@@ -22,8 +38,19 @@ public final class VenueCache: Sendable {
         var all: [Routing.Venue]?
         /// The stored venues' revision the cache was checked against last.
         var revision: String?
+        /// Name searches' encoded answers, and their bytes in all.
+        var searches: [SearchKey: [UInt8]] = [:]
+        var searchBytes = 0
         /// Moves with every write; a load started before one is not kept.
         var generation = 0
+
+        mutating func dropAll() {
+            generation += 1
+            venues.removeAll()
+            all = nil
+            searches.removeAll()
+            searchBytes = 0
+        }
     }
 
     private let store: VenueStore
@@ -72,22 +99,37 @@ public final class VenueCache: Sendable {
         }
     }
 
-    /// Drops one venue (this replica changed or deleted it).
+    /// The encoded answer to the name search `key`, from memory or from `load` (which runs the
+    /// search and encodes its answer; what it throws is not kept).
+    func searchReply(_ key: SearchKey, load: () async throws -> [UInt8]) async throws -> [UInt8] {
+        let (kept, generation) = state.withLock { ($0.searches[key], $0.generation) }
+        if let kept { return kept }
+        let reply = try await load()
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state.searchBytes + reply.count > Self.searchCapacity {
+                state.searches.removeAll(keepingCapacity: true)
+                state.searchBytes = 0
+            }
+            if state.searches.updateValue(reply, forKey: key) == nil { state.searchBytes += reply.count }
+        }
+        return reply
+    }
+
+    /// Drops one venue, and every kept search (this replica changed or deleted it).
     func forget(_ id: UUID) {
         state.withLock { state in
             state.generation += 1
             state.venues[id] = nil
             state.all = nil
+            state.searches.removeAll()
+            state.searchBytes = 0
         }
     }
 
     /// Drops every venue (this replica imported a map).
     func forgetAll() {
-        state.withLock { state in
-            state.generation += 1
-            state.venues.removeAll()
-            state.all = nil
-        }
+        state.withLock { $0.dropAll() }
     }
 
     /// Drops every venue when the stored ones changed since the last look (a write on any replica).
@@ -96,12 +138,13 @@ public final class VenueCache: Sendable {
         state.withLock { state in
             guard state.revision != revision else { return }
             state.revision = revision
-            state.generation += 1
-            state.venues.removeAll()
-            state.all = nil
+            state.dropAll()
         }
     }
 
     /// Venues held now (for tests).
     var count: Int { state.withLock { $0.venues.count } }
+
+    /// Name searches held now (for tests).
+    var searchCount: Int { state.withLock { $0.searches.count } }
 }
