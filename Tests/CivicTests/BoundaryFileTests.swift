@@ -17,8 +17,10 @@ struct BoundaryFileTests {
 
     /// A closed square ring of `half` degrees either side of a centre.
     static func square(lon: Double, lat: Double, half: Double) -> [[Double]] {
-        [[lon - half, lat - half], [lon + half, lat - half], [lon + half, lat + half], [lon - half, lat + half],
-         [lon - half, lat - half]]
+        [
+            [lon - half, lat - half], [lon + half, lat - half], [lon + half, lat + half], [lon - half, lat + half],
+            [lon - half, lat - half],
+        ]
     }
 
     /// A feature as an operator's file would hold it.
@@ -29,7 +31,8 @@ struct BoundaryFileTests {
         [
             "type": "Feature", "id": id,
             "properties": [
-                "jurisdictionId": jurisdiction, "name": name, "level": level, "district": district.map { $0 as Any } ?? NSNull(),
+                "jurisdictionId": jurisdiction, "name": name, "level": level,
+                "district": district.map { $0 as Any } ?? NSNull(),
             ] as [String: Any],
             "geometry": ["type": type, "coordinates": coordinates] as [String: Any],
         ]
@@ -43,7 +46,8 @@ struct BoundaryFileTests {
 
     /// `text` in a new temporary file; its path.
     static func file(_ text: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("civic-outlines-\(UUID().uuidString).geojson")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "civic-outlines-\(UUID().uuidString).geojson")
         try Data(text.utf8).write(to: url)
         return url.path
     }
@@ -70,7 +74,9 @@ struct BoundaryFileTests {
             ]))
     }
 
-    @Test("a file's district replaces the bundled one with its id and another is added: lookup answers them, boundaries serves them")
+    @Test(
+        "a file's district replaces the bundled one with its id and another is added: lookup answers them, boundaries serves them"
+    )
     func loaded() async throws {
         let path = try Self.districtsFile()
         let atlas = try BoundaryAtlas.configured(Self.environment(path))
@@ -78,9 +84,14 @@ struct BoundaryFileTests {
         #expect(
             atlas.features.map(\.id) == shipped.features.map(\.id) + ["state:ca/sldl:99"],
             "the replaced feature keeps its place, the new one comes last")
-        #expect(atlas.encoded != shipped.encoded, "the reply's bytes, and so the gateway's ETag, change with the outlines")
-        #expect(try BoundaryAtlas.configured(Self.environment(path)).encoded == atlas.encoded, "the same file, the same bytes")
-        #expect(try BoundaryAtlas.configured(ProcessEnvironment([:])).encoded == shipped.encoded, "unset: the bundled outlines")
+        #expect(
+            atlas.encoded != shipped.encoded, "the reply's bytes, and so the gateway's ETag, change with the outlines")
+        #expect(
+            try BoundaryAtlas.configured(Self.environment(path)).encoded == atlas.encoded,
+            "the same file, the same bytes")
+        #expect(
+            try BoundaryAtlas.configured(ProcessEnvironment([:])).encoded == shipped.encoded,
+            "unset: the bundled outlines")
 
         try await CivicDatabase.with(atlas: atlas) { db in
             func lookup(_ lat: Double, _ lon: Double) async throws -> [String] {
@@ -92,7 +103,8 @@ struct BoundaryFileTests {
             // Downtown San Luis Obispo is in the new district 30; Paso Robles, in the county, no longer is.
             #expect(
                 try await lookup(35.2828, -120.6596) == [
-                    "San Luis Obispo", "San Luis Obispo County", "California 17", "California 30", "United States CA-24",
+                    "San Luis Obispo", "San Luis Obispo County", "California 17", "California 30",
+                    "United States CA-24",
                 ])
             #expect(
                 try await lookup(35.6266, -120.691) == [
@@ -102,15 +114,20 @@ struct BoundaryFileTests {
             let served = try await db.call(Civic.Boundaries.self, Empty()).features
             #expect(served == atlas.features)
             let added = try #require(served.first { $0.id == "state:ca/sldl:99" })
-            #expect(added.properties == .init(
-                jurisdictionId: Self.state, name: "California Assembly District 99", level: .state, district: "99"))
+            #expect(
+                added.properties
+                    == .init(
+                        jurisdictionId: Self.state, name: "California Assembly District 99", level: .state,
+                        district: "99"))
             #expect(added.geometry.coordinates == [[Self.square(lon: -119.78, lat: 36.74, half: 0.1)]])
             let replaced = try #require(served.first { $0.id == "state:ca/sldl:30" })
             #expect(replaced.geometry.coordinates == [[Self.square(lon: -120.66, lat: 35.28, half: 0.05)]])
         }
     }
 
-    @Test("a jurisdiction civic imports (CIVIC_JURISDICTIONS) may have outlines; a district needs its jurisdiction's whole outline")
+    @Test(
+        "a jurisdiction civic imports (CIVIC_JURISDICTIONS) may have outlines; a district needs its jurisdiction's whole outline"
+    )
     func importedJurisdictions() throws {
         let whole = Self.feature(
             "place:atascadero", Self.atascadero, name: "Atascadero", level: "local",
@@ -118,7 +135,9 @@ struct BoundaryFileTests {
         let ward = Self.feature(
             "place:atascadero/ward:1", Self.atascadero, name: "Atascadero Ward 1", level: "local", district: "1",
             coordinates: [[Self.square(lon: -120.67, lat: 35.49, half: 0.02)]])
-        let imported = ["CIVIC_JURISDICTIONS": FeedSettings.defaultJurisdictions.joined(separator: ",") + "," + Self.atascadero]
+        let imported = [
+            "CIVIC_JURISDICTIONS": FeedSettings.defaultJurisdictions.joined(separator: ",") + "," + Self.atascadero
+        ]
         let path = try Self.file(try Self.collection([whole, ward]))
         let atlas = try BoundaryAtlas.configured(Self.environment(path, imported))
         #expect(
@@ -127,10 +146,14 @@ struct BoundaryFileTests {
             ])
 
         let refusals: [(String, [String: String], String)] = [
-            (try Self.file(try Self.collection([whole])), [:],
-             "features[0].properties.jurisdictionId: a jurisdiction civic knows (one of the bundled outlines' or of CIVIC_JURISDICTIONS)"),
-            (try Self.file(try Self.collection([ward])), imported,
-             "features[0].properties.jurisdictionId: a jurisdiction with a whole outline (a feature with district null, in the file or bundled)"),
+            (
+                try Self.file(try Self.collection([whole])), [:],
+                "features[0].properties.jurisdictionId: a jurisdiction civic knows (one of the bundled outlines' or of CIVIC_JURISDICTIONS)"
+            ),
+            (
+                try Self.file(try Self.collection([ward])), imported,
+                "features[0].properties.jurisdictionId: a jurisdiction with a whole outline (a feature with district null, in the file or bundled)"
+            ),
         ]
         for (path, more, rule) in refusals {
             let error = try #require(throws: ProcessEnvironment.InvalidSetting.self) {
@@ -140,7 +163,9 @@ struct BoundaryFileTests {
         }
     }
 
-    @Test("make_boundaries.py --tiger turns Census TIGER district records into simplified features civic loads over the approximations")
+    @Test(
+        "make_boundaries.py --tiger turns Census TIGER district records into simplified features civic loads over the approximations"
+    )
     func fromTiger() throws {
         func circle(lon: Double, lat: Double, radius: Double) -> [[Double]] {
             let points = (0..<200).map { index in
@@ -155,17 +180,20 @@ struct BoundaryFileTests {
             [
                 "type": "Feature",
                 "properties": ["STATEFP": "06", "SLDLST": "030", "NAMELSAD": "Assembly District 30", "GEOID": "06030"],
-                "geometry": ["type": "Polygon", "coordinates": [circle(lon: -120.66, lat: 35.28, radius: 0.08)]] as [String: Any],
+                "geometry": ["type": "Polygon", "coordinates": [circle(lon: -120.66, lat: 35.28, radius: 0.08)]]
+                    as [String: Any],
             ],
             [
                 "type": "Feature",
                 "properties": ["STATEFP": "06", "SLDLST": "ZZZ", "NAMELSAD": "Assembly Districts not defined"],
-                "geometry": ["type": "Polygon", "coordinates": [circle(lon: -121.5, lat: 35.0, radius: 0.1)]] as [String: Any],
+                "geometry": ["type": "Polygon", "coordinates": [circle(lon: -121.5, lat: 35.0, radius: 0.1)]]
+                    as [String: Any],
             ],
         ]
         let tiger = try Self.file(
             String(
-                decoding: try JSONSerialization.data(withJSONObject: ["type": "FeatureCollection", "features": records]),
+                decoding: try JSONSerialization.data(withJSONObject: ["type": "FeatureCollection", "features": records]
+                ),
                 as: UTF8.self))
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(
@@ -183,8 +211,9 @@ struct BoundaryFileTests {
         let atlas = try BoundaryAtlas.configured(Self.environment(path))
         let district = try #require(atlas.features.first { $0.id == "state:ca/sldl:30" })
         #expect(
-            district.properties == .init(
-                jurisdictionId: Self.state, name: "California Assembly District 30", level: .state, district: "30"))
+            district.properties
+                == .init(
+                    jurisdictionId: Self.state, name: "California Assembly District 30", level: .state, district: "30"))
         let vertices = district.geometry.coordinates.flatMap { $0 }.map(\.count)
         #expect(vertices.count == 1 && vertices[0] > 10 && vertices[0] < 100, "simplified: \(vertices)")
         #expect(atlas.features.count == 7, "the water-only area is left out, the approximation replaced")
@@ -194,7 +223,8 @@ struct BoundaryFileTests {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    @Test("each rule a file can break stops the start with one message naming the file, the feature's index and the rule")
+    @Test(
+        "each rule a file can break stops the start with one message naming the file, the feature's index and the rule")
     func refusals() throws {
         let good = Self.feature(
             "state:ca/sldl:98", district: "98", coordinates: [[Self.square(lon: -119.0, lat: 36.0, half: 0.1)]])
@@ -217,31 +247,68 @@ struct BoundaryFileTests {
             ),
             (try second(["type": "Polygon"]), #"\#(at): an object with "type": "Feature""#),
             (try second(Self.feature("", coordinates: [[triangle]])), "\(at).id: a non-empty string"),
-            (try second(Self.feature("state:ca/sldl:98", district: "98", coordinates: [[triangle]])),
-             "\(at).id: an id no other feature has (features[0] has it)"),
-            (try second(Self.feature("x", "ocd-jurisdiction/country:us/state:nv/government", coordinates: [[triangle]])),
-             "\(at).properties.jurisdictionId: a jurisdiction civic knows (one of the bundled outlines' or of CIVIC_JURISDICTIONS)"),
-            (try second(Self.feature("x", name: "", coordinates: [[triangle]])), "\(at).properties.name: a non-empty string"),
-            (try second(Self.feature("x", level: "federal", coordinates: [[triangle]])),
-             "\(at).properties.level: state, the jurisdiction's level"),
-            (try second(Self.feature("x", district: "", coordinates: [[triangle]])),
-             "\(at).properties.district: a non-empty string, or null for the whole jurisdiction"),
-            (try second(Self.feature("x", type: "Point", coordinates: [-119.0, 36.0])), "\(at).geometry.type: MultiPolygon or Polygon"),
-            (try second(Self.feature("x", type: "LineString", coordinates: triangle)), "\(at).geometry.type: MultiPolygon or Polygon"),
-            (try second(Self.feature("x", coordinates: [])), "\(at).geometry.coordinates: a non-empty array of polygons"),
-            (try second(Self.feature("x", coordinates: [[open]])),
-             "\(at).geometry.coordinates[0][0]: a closed ring (its last position equal to its first)"),
-            (try second(Self.feature("x", coordinates: [[triangle], hole])),
-             "\(at).geometry.coordinates[1][1]: a closed ring (its last position equal to its first)"),
-            (try second(Self.feature("x", type: "Polygon", coordinates: [open])),
-             "\(at).geometry.coordinates[0]: a closed ring (its last position equal to its first)"),
-            (try second(Self.feature("x", coordinates: [[short]])), "\(at).geometry.coordinates[0][0]: a ring of at least 4 positions"),
-            (try second(Self.feature("x", coordinates: [[north]])),
-             "\(at).geometry.coordinates[0][0][2]: [longitude, latitude] with longitude from -180 to 180 and latitude from -90 to 90"),
-            (try second(Self.feature("x", coordinates: [[east]])),
-             "\(at).geometry.coordinates[0][0][1]: [longitude, latitude] with longitude from -180 to 180 and latitude from -90 to 90"),
-            (try second(Self.feature("x", coordinates: [[[[-119.0, 36.0], [-118.9], [-119.0, 36.1], [-119.0, 36.0]]]])),
-             "\(at).geometry.coordinates[0][0][1]: [longitude, latitude] with longitude from -180 to 180 and latitude from -90 to 90"),
+            (
+                try second(Self.feature("state:ca/sldl:98", district: "98", coordinates: [[triangle]])),
+                "\(at).id: an id no other feature has (features[0] has it)"
+            ),
+            (
+                try second(
+                    Self.feature("x", "ocd-jurisdiction/country:us/state:nv/government", coordinates: [[triangle]])),
+                "\(at).properties.jurisdictionId: a jurisdiction civic knows (one of the bundled outlines' or of CIVIC_JURISDICTIONS)"
+            ),
+            (
+                try second(Self.feature("x", name: "", coordinates: [[triangle]])),
+                "\(at).properties.name: a non-empty string"
+            ),
+            (
+                try second(Self.feature("x", level: "federal", coordinates: [[triangle]])),
+                "\(at).properties.level: state, the jurisdiction's level"
+            ),
+            (
+                try second(Self.feature("x", district: "", coordinates: [[triangle]])),
+                "\(at).properties.district: a non-empty string, or null for the whole jurisdiction"
+            ),
+            (
+                try second(Self.feature("x", type: "Point", coordinates: [-119.0, 36.0])),
+                "\(at).geometry.type: MultiPolygon or Polygon"
+            ),
+            (
+                try second(Self.feature("x", type: "LineString", coordinates: triangle)),
+                "\(at).geometry.type: MultiPolygon or Polygon"
+            ),
+            (
+                try second(Self.feature("x", coordinates: [])),
+                "\(at).geometry.coordinates: a non-empty array of polygons"
+            ),
+            (
+                try second(Self.feature("x", coordinates: [[open]])),
+                "\(at).geometry.coordinates[0][0]: a closed ring (its last position equal to its first)"
+            ),
+            (
+                try second(Self.feature("x", coordinates: [[triangle], hole])),
+                "\(at).geometry.coordinates[1][1]: a closed ring (its last position equal to its first)"
+            ),
+            (
+                try second(Self.feature("x", type: "Polygon", coordinates: [open])),
+                "\(at).geometry.coordinates[0]: a closed ring (its last position equal to its first)"
+            ),
+            (
+                try second(Self.feature("x", coordinates: [[short]])),
+                "\(at).geometry.coordinates[0][0]: a ring of at least 4 positions"
+            ),
+            (
+                try second(Self.feature("x", coordinates: [[north]])),
+                "\(at).geometry.coordinates[0][0][2]: [longitude, latitude] with longitude from -180 to 180 and latitude from -90 to 90"
+            ),
+            (
+                try second(Self.feature("x", coordinates: [[east]])),
+                "\(at).geometry.coordinates[0][0][1]: [longitude, latitude] with longitude from -180 to 180 and latitude from -90 to 90"
+            ),
+            (
+                try second(
+                    Self.feature("x", coordinates: [[[[-119.0, 36.0], [-118.9], [-119.0, 36.1], [-119.0, 36.0]]]])),
+                "\(at).geometry.coordinates[0][0][1]: [longitude, latitude] with longitude from -180 to 180 and latitude from -90 to 90"
+            ),
         ]
         for (text, rule) in cases {
             let path = try Self.file(text)
@@ -253,7 +320,9 @@ struct BoundaryFileTests {
             #expect(SafeErrorDescription.of(error) == line, "the start-up's log line says it whole")
             try? FileManager.default.removeItem(atPath: path)
         }
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("civic-no-such-\(UUID().uuidString)").path
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "civic-no-such-\(UUID().uuidString)"
+        ).path
         let error = try #require(throws: ProcessEnvironment.InvalidSetting.self) {
             try BoundaryAtlas.configured(Self.environment(missing))
         }

@@ -34,7 +34,10 @@ public enum BoundaryFile {
         }
         guard case .object(let collection) = root, collection["type"] == .string("FeatureCollection"),
             case .array(let items)? = collection["features"]
-        else { throw Refusal("", #"a GeoJSON FeatureCollection (an object with "type": "FeatureCollection" and a "features" array)"#) }
+        else {
+            throw Refusal(
+                "", #"a GeoJSON FeatureCollection (an object with "type": "FeatureCollection" and a "features" array)"#)
+        }
         var features: [Civic.BoundaryFeature] = []
         var ids: [String: Int] = [:]
         for (index, item) in items.enumerated() {
