@@ -190,11 +190,8 @@ struct BoundaryFileTests {
                     as [String: Any],
             ],
         ]
-        let tiger = try Self.file(
-            String(
-                decoding: try JSONSerialization.data(withJSONObject: ["type": "FeatureCollection", "features": records]
-                ),
-                as: UTF8.self))
+        let layer: [String: Any] = ["type": "FeatureCollection", "features": records]
+        let tiger = try Self.file(String(decoding: try JSONSerialization.data(withJSONObject: layer), as: UTF8.self))
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(
                 "services/civic/CivicService/Operations/Boundaries/make_boundaries.py")
