@@ -104,8 +104,8 @@ struct CivicDatabase: Sendable {
 
     /// Runs `body` with a fresh `civic` schema, the clock at 2026-11-24T12:00:00Z, in a database
     /// of the test process's own (the system tests' civic processes use `civic` of
-    /// `DATABASE_URL`), one test at a time.
-    static func with(_ body: @Sendable (CivicDatabase) async throws -> Void) async throws {
+    /// `DATABASE_URL`), one test at a time; `atlas`: the outlines served (nil: the bundled ones).
+    static func with(atlas: BoundaryAtlas? = nil, _ body: @Sendable (CivicDatabase) async throws -> Void) async throws {
         await turns.take()
         defer { Task { await turns.give() } }
         try await PostgresFixture.withOwnDatabase("civic_tests", maximumConnections: 20, logger: logger) { client in
@@ -116,7 +116,8 @@ struct CivicDatabase: Sendable {
             try await Migrator(client: client, schema: "civic", logger: logger).migrate(CivicService.migrations())
             let publisher = EventPublisher(log: log, producer: .civic, context: context, endpoint: "tcp://127.0.0.1:1")
             var router = OperationRouter(service: .civic, logger: logger, clock: clock)
-            CivicService.register(try CivicService.Parts(client: client, clock: clock, logger: logger), on: &router)
+            CivicService.register(
+                try CivicService.Parts(client: client, clock: clock, logger: logger, atlas: atlas), on: &router)
             try await body(CivicDatabase(client: client, clock: clock, router: router, publisher: publisher))
         }
     }

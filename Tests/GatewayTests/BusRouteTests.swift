@@ -287,6 +287,40 @@ struct BusRouteTests {
         }
     }
 
+    @Test("PolitiMap's outlines from an operator's file (CIVIC_BOUNDARIES_FILE): served through the gateway with an ETag of their own, so an app's copy of the bundled ones is fetched again")
+    func civicOutlinesFromAFile() async throws {
+        let square = [[-119.88, 36.64], [-119.68, 36.64], [-119.68, 36.84], [-119.88, 36.84], [-119.88, 36.64]]
+        let text = """
+            {"type": "FeatureCollection", "features": [{"type": "Feature", "id": "state:ca/sldl:99",
+             "properties": {"jurisdictionId": "ocd-jurisdiction/country:us/state:ca/government",
+                            "name": "California Assembly District 99", "level": "state", "district": "99"},
+             "geometry": {"type": "Polygon", "coordinates": [\(square)]}}]}
+            """
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("civic-outlines-\(UUID()).geojson")
+        try Data(text.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let atlas = try BoundaryAtlas.configured(ProcessEnvironment(["CIVIC_BOUNDARIES_FILE": file.path]))
+        let bundled = try #require(EntityTag(try BoundaryAtlas.shipped().encoded, from: .content)?.value)
+        let loaded = try #require(EntityTag(atlas.encoded, from: .content)?.value)
+        #expect(loaded != bundled)
+        var router = OperationRouter(service: .civic, logger: Self.logger)
+        router.registerEncoded(Civic.Boundaries.self) { _, _ in atlas.encoded }
+        try await GatewayTests.withWorker(router) { endpoint in
+            try await GatewayTests().app(broker: endpoint, services: "civic").test(.router) { client in
+                let first = try await client.execute(uri: "/v1/civic/boundaries", method: .get)
+                #expect(first.status == .ok && first.headers[.eTag] == loaded)
+                let features = try #require(try Self.json(first)["features"] as? [[String: Any]])
+                #expect(features.count == 8 && features.last?["id"] as? String == "state:ca/sldl:99")
+                let stale = try await client.execute(
+                    uri: "/v1/civic/boundaries", method: .get, headers: [.ifNoneMatch: bundled])
+                #expect(stale.status == .ok, "a copy of the bundled outlines is out of date")
+                let current = try await client.execute(
+                    uri: "/v1/civic/boundaries", method: .get, headers: [.ifNoneMatch: loaded])
+                #expect(current.status == .notModified)
+            }
+        }
+    }
+
     @Test("a request built from the query carries each parameter; a malformed one is a 400 naming it")
     func buildsFromQuery() async throws {
         try await withRouting { endpoint in

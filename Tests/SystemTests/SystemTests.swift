@@ -129,6 +129,26 @@ struct SystemTests {
         let (unknownStatus, unknownOutput) = try await system.runToEnd("broker", arguments: ["--frobnicate"])
         #expect(unknownStatus == 64)
         #expect(unknownOutput.contains("--help"))
+        // Civic's outlines file is read at start: a ring left open stops it, naming file, feature and rule.
+        let outlines = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "civic-outlines-\(UUID().uuidString).geojson")
+        try Data(
+            #"""
+            {"type": "FeatureCollection", "features": [{"type": "Feature", "id": "state:ca/sldl:99",
+             "properties": {"jurisdictionId": "ocd-jurisdiction/country:us/state:ca/government",
+                            "name": "California Assembly District 99", "level": "state", "district": "99"},
+             "geometry": {"type": "MultiPolygon",
+                          "coordinates": [[[[-119.9, 36.6], [-119.7, 36.6], [-119.7, 36.8], [-119.9, 36.8]]]]}}]}
+            """#.utf8
+        ).write(to: outlines)
+        defer { try? FileManager.default.removeItem(at: outlines) }
+        let (civicStatus, civicOutput) = try await system.runToEnd(
+            "civic", arguments: [], extra: ["CIVIC_BOUNDARIES_FILE": outlines.path])
+        #expect(civicStatus == 78, "\(civicOutput)")
+        #expect(
+            civicOutput.contains(
+                "CIVIC_BOUNDARIES_FILE=\(outlines.path) is not valid: expected features[0].geometry.coordinates[0][0]: a closed ring"),
+            "\(civicOutput)")
     }
 
     @Test("--probe fails while the broker is down and succeeds once it runs")

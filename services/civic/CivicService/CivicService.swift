@@ -17,7 +17,7 @@ public enum CivicService {
     public static let spec = ProcessSpec(
         name: "civic",
         summary: "MDP worker for PolitiMap: bills by level of government, people, meetings, bookmarks, the importer",
-        settings: WorkerHost.settings + FeedSettings.all,
+        settings: WorkerHost.settings + FeedSettings.all + [BoundaryAtlas.fileSetting],
         probeHelp: "check that a civic worker answers its health operation through the broker")
 
     /// The migrations shipped with the service (`Migrations/NNNN_name.sql`).
@@ -39,14 +39,15 @@ public enum CivicService {
         public let atlas: BoundaryAtlas
         public let clock: any WallClock
 
-        public init(client: PostgresClient, clock: any WallClock, logger: Logger) throws {
+        /// `atlas`: the outlines to serve (``BoundaryAtlas/configured(_:)``); nil, the bundled ones.
+        public init(client: PostgresClient, clock: any WallClock, logger: Logger, atlas: BoundaryAtlas? = nil) throws {
             bills = BillStore(client: client, logger: logger)
             people = PeopleStore(client: client, logger: logger)
             meetings = MeetingStore(client: client, logger: logger)
             bookmarks = BookmarkStore(client: client, logger: logger)
             subscriptions = SubscriptionStore(client: client, logger: logger)
             pushes = PushStore(client: client, logger: logger)
-            atlas = try BoundaryAtlas.shipped()
+            self.atlas = try atlas ?? BoundaryAtlas.shipped()
             self.clock = clock
         }
     }
@@ -82,9 +83,16 @@ public enum CivicService {
     /// Its migrations, operations, the import schedule, the consumer that forgets deleted accounts,
     /// and new-bill push: the consumer that owes each subscribed device the bill, and the pusher
     /// that hands the decided pushes to notify.
+    /// The outlines are read first (`CIVIC_BOUNDARIES_FILE`): a bad file stops the process here.
     public static let definition = WorkerDefinition(service: .civic, migrations: migrations) { router, resources in
+        let atlas = try BoundaryAtlas.configured(resources.environment)
+        if resources.environment.string(BoundaryAtlas.fileSetting) != nil {
+            resources.logger.info(
+                "outlines loaded", metadata: ["features": "\(atlas.features.count)", "bytes": "\(atlas.encoded.count)"])
+        }
         let publisher = try resources.publisher()
-        let parts = try Parts(client: resources.postgres, clock: resources.clock, logger: resources.logger)
+        let parts = try Parts(
+            client: resources.postgres, clock: resources.clock, logger: resources.logger, atlas: atlas)
         register(parts, on: &router)
         let local = LocalImporter(
             client: resources.postgres, events: publisher, clock: resources.clock, logger: resources.logger)

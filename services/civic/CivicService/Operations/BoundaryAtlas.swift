@@ -3,8 +3,9 @@ import Contract
 import Foundation
 import ServiceKit
 
-/// The outlines of the jurisdictions and districts (`Operations/Boundaries/boundaries.geojson`, loaded once)
-/// and the two operations on them: `boundaries`, so that an app resolves its own saved places
+/// The outlines of the jurisdictions and districts (`Operations/Boundaries/boundaries.geojson`,
+/// with an operator's `CIVIC_BOUNDARIES_FILE` laid over it, loaded once at start) and the two
+/// operations on them: `boundaries`, so that an app resolves its own saved places
 /// offline, and `lookup`, which answers the jurisdictions containing a point. A lookup reads
 /// only this memory: it writes nothing, logs nothing of the point, and calls nothing.
 public struct BoundaryAtlas: Sendable {
@@ -23,6 +24,44 @@ public struct BoundaryAtlas: Sendable {
         else { throw ServiceError(.internal, "the civic service's boundaries.geojson is missing from its resources") }
         let collection = try JSONDecoder().decode(Civic.Boundaries.Reply.self, from: Data(contentsOf: url))
         return try BoundaryAtlas(features: collection.features)
+    }
+
+    /// `CIVIC_BOUNDARIES_FILE`: an operator's outlines (real district outlines, say), read at start.
+    public static let fileSetting = Setting(
+        "CIVIC_BOUNDARIES_FILE", default: nil,
+        "a GeoJSON FeatureCollection of outlines in the format of the bundled boundaries.geojson, read at start: "
+            + "a feature replaces the bundled one with the same id, the others are added; a bad file stops civic")
+
+    /// The outlines civic serves under `environment`: the bundled ones, with the features of
+    /// `CIVIC_BOUNDARIES_FILE` laid over them when it is set (``BoundaryFile``). A file that
+    /// cannot be read or breaks a rule is a bad setting naming the file and the rule, with the
+    /// feature's index (`features[3]...`), so the process stops at start (exit 78).
+    public static func configured(_ environment: ProcessEnvironment) throws -> BoundaryAtlas {
+        let bundled = try shipped()
+        guard let path = environment.string(fileSetting) else { return bundled }
+        // Civic knows the jurisdictions of its bundled outlines and those it is set to import.
+        var known: [String: Civic.Level] = [:]
+        for feature in bundled.features { known[feature.properties.jurisdictionId] = feature.properties.level }
+        for id in try FeedSettings(environment: environment).jurisdictions where known[id] == nil {
+            known[id] = JurisdictionLevel.of(id: id)
+        }
+        func refused(_ rule: String) -> ProcessEnvironment.InvalidSetting {
+            .init(name: fileSetting.name, value: path, expected: rule)
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw refused("a readable file")
+        }
+        let features: [Civic.BoundaryFeature]
+        do throws(BoundaryFile.Refusal) {
+            features = try BoundaryFile.merged(
+                bundled: bundled.features, file: try BoundaryFile.features(data, known: known))
+        } catch {
+            throw refused(error.description)
+        }
+        return try BoundaryAtlas(features: features)
     }
 
     /// `boundaries`.

@@ -13,11 +13,28 @@
 
 Coordinates are [longitude, latitude]; each ring is closed. Rerun after editing:
     python3 make_boundaries.py > boundaries.geojson
+
+Real district outlines, for an operator's CIVIC_BOUNDARIES_FILE (see docs/civic.md): the US
+Census Bureau's TIGER/Line (or cartographic boundary) files of state legislative districts
+(`SLDL`, lower chamber; `SLDU`, upper) and congressional districts (`CD`), as GeoJSON or as
+shapefiles, become features of the same format, simplified the same way (Douglas-Peucker,
+about 0.5 km by default), with the ids of the bundled approximations (`state:ca/sldl:30`,
+`state:ca/sldu:17`, `country:us/cd:ca-24`), so that they replace them:
+    python3 make_boundaries.py --tiger tl_2024_06_sldl.geojson tl_2024_06_sldu.geojson \
+        tl_2024_06_cd119.geojson > districts.geojson
+A GeoJSON export needs only Python: `ogr2ogr -f GeoJSON -t_srs EPSG:4326 tl_2024_06_sldl.geojson
+tl_2024_06_sldl.shp` (GDAL) makes one. A `.shp` (or the Census `.zip`) is read with pyshp when it
+is installed (`pip install pyshp`, pure Python); nothing else is needed. Water-only areas
+(district `ZZZ`) are left out. `--tolerance 0` keeps every vertex (a larger file); `--smallest`
+leaves out polygons and holes under that many square degrees (default 0: none).
 """
+import argparse
 import csv
 import json
 import math
 import os
+import re
+import sys
 
 CITY = "ocd-jurisdiction/country:us/state:ca/place:san_luis_obispo/government"
 COUNTY = "ocd-jurisdiction/country:us/state:ca/county:san_luis_obispo/government"
@@ -87,11 +104,6 @@ def prepared(name, tolerance, smallest=0.0):
     return [r for r in rings if len(r) >= 3]
 
 
-county = prepared("san_luis_obispo_county", 0.005)
-california = prepared("california", 0.01, smallest=0.01)
-united_states = prepared("united_states", 0.05, smallest=0.02)
-
-
 def ring(points):
     points = [[round(x, 4), round(y, 4)] for x, y in points]
     return points + [points[0]]
@@ -103,16 +115,161 @@ def feature(fid, jurisdiction, name, level, polygons, district=None):
             "geometry": {"type": "MultiPolygon", "coordinates": [[ring(p)] for p in polygons]}}
 
 
-features = [
-    feature("place:san_luis_obispo", CITY, "San Luis Obispo", "local", [city]),
-    feature("county:san_luis_obispo", COUNTY, "San Luis Obispo County", "county", county),
-    feature("state:ca", STATE, "California", "state", california),
-    feature("state:ca/sldl:30", STATE, "California Assembly District 30", "state", county, "30"),
-    feature("state:ca/sldu:17", STATE, "California Senate District 17", "state", county, "17"),
-    feature("country:us", FEDERAL, "United States", "federal", united_states),
-    feature("country:us/cd:ca-24", FEDERAL, "California's 24th congressional district", "federal", county, "CA-24"),
-]
-# One feature per line: small, and a change shows as a change to the features it touches.
-print('{"type": "FeatureCollection", "features": [')
-print(",\n".join(json.dumps(f, separators=(",", ":")) for f in features))
-print("]}")
+def bundled():
+    county = prepared("san_luis_obispo_county", 0.005)
+    california = prepared("california", 0.01, smallest=0.01)
+    united_states = prepared("united_states", 0.05, smallest=0.02)
+    return [
+        feature("place:san_luis_obispo", CITY, "San Luis Obispo", "local", [city]),
+        feature("county:san_luis_obispo", COUNTY, "San Luis Obispo County", "county", county),
+        feature("state:ca", STATE, "California", "state", california),
+        feature("state:ca/sldl:30", STATE, "California Assembly District 30", "state", county, "30"),
+        feature("state:ca/sldu:17", STATE, "California Senate District 17", "state", county, "17"),
+        feature("country:us", FEDERAL, "United States", "federal", united_states),
+        feature("country:us/cd:ca-24", FEDERAL, "California's 24th congressional district", "federal", county, "CA-24"),
+    ]
+
+
+# --- Census TIGER/Line districts -------------------------------------------------------------
+
+# State FIPS code → (postal abbreviation, name): the states, DC and Puerto Rico.
+STATES = {
+    "01": ("al", "Alabama"), "02": ("ak", "Alaska"), "04": ("az", "Arizona"), "05": ("ar", "Arkansas"),
+    "06": ("ca", "California"), "08": ("co", "Colorado"), "09": ("ct", "Connecticut"), "10": ("de", "Delaware"),
+    "11": ("dc", "District of Columbia"), "12": ("fl", "Florida"), "13": ("ga", "Georgia"), "15": ("hi", "Hawaii"),
+    "16": ("id", "Idaho"), "17": ("il", "Illinois"), "18": ("in", "Indiana"), "19": ("ia", "Iowa"),
+    "20": ("ks", "Kansas"), "21": ("ky", "Kentucky"), "22": ("la", "Louisiana"), "23": ("me", "Maine"),
+    "24": ("md", "Maryland"), "25": ("ma", "Massachusetts"), "26": ("mi", "Michigan"), "27": ("mn", "Minnesota"),
+    "28": ("ms", "Mississippi"), "29": ("mo", "Missouri"), "30": ("mt", "Montana"), "31": ("ne", "Nebraska"),
+    "32": ("nv", "Nevada"), "33": ("nh", "New Hampshire"), "34": ("nj", "New Jersey"), "35": ("nm", "New Mexico"),
+    "36": ("ny", "New York"), "37": ("nc", "North Carolina"), "38": ("nd", "North Dakota"), "39": ("oh", "Ohio"),
+    "40": ("ok", "Oklahoma"), "41": ("or", "Oregon"), "42": ("pa", "Pennsylvania"), "44": ("ri", "Rhode Island"),
+    "45": ("sc", "South Carolina"), "46": ("sd", "South Dakota"), "47": ("tn", "Tennessee"), "48": ("tx", "Texas"),
+    "49": ("ut", "Utah"), "50": ("vt", "Vermont"), "51": ("va", "Virginia"), "53": ("wa", "Washington"),
+    "54": ("wv", "West Virginia"), "55": ("wi", "Wisconsin"), "56": ("wy", "Wyoming"), "72": ("pr", "Puerto Rico"),
+}
+
+
+def ordinal(n):
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def district_code(code):
+    """A TIGER district code as the bundled file writes it: `030` → `30`; `01A`, `CHI-1` as they are."""
+    code = code.strip()
+    return str(int(code)) if code.isdigit() else code
+
+
+def tiger_feature(properties, polygons):
+    """The feature for one TIGER record, or None for a water-only area or a record of no known layer."""
+    fips = str(properties.get("STATEFP", "")).strip()
+    if fips not in STATES:
+        raise SystemExit(f"make_boundaries.py: a record with STATEFP {fips!r}, not a state this script knows")
+    postal, state_name = STATES[fips]
+    state = f"ocd-jurisdiction/country:us/state:{postal}/government"
+    label = str(properties.get("NAMELSAD") or "").strip()
+    for field, chamber in (("SLDLST", "sldl"), ("SLDUST", "sldu")):
+        if field in properties:
+            raw = str(properties[field] or "").strip()
+            if raw in ("", "ZZZ"):
+                return None
+            code = district_code(raw)
+            name = f"{state_name} {label}" if label else f"{state_name} {chamber.upper()} {code}"
+            return feature(f"state:{postal}/{chamber}:{code.lower()}", state, name, "state", polygons, code)
+    cd_field = next((k for k in properties if re.fullmatch(r"CD\d*FP", k)), None)
+    if cd_field is not None:
+        raw = str(properties[cd_field] or "").strip()
+        if raw in ("", "ZZ"):
+            return None
+        if raw in ("00", "98"):  # at large, or a delegate without districts
+            code, name = "AL", f"{state_name}'s at-large congressional district"
+        else:
+            code, name = str(int(raw)), f"{state_name}'s {ordinal(int(raw))} congressional district"
+        district = f"{postal.upper()}-{code}"
+        return feature(f"country:us/cd:{district.lower()}", FEDERAL, name, "federal", polygons, district)
+    raise SystemExit("make_boundaries.py: a record with none of SLDLST, SLDUST or CDnnnFP: not a district layer")
+
+
+def tiger_records(path):
+    """(properties, GeoJSON geometry) of each record of a GeoJSON FeatureCollection, a shapefile or its zip."""
+    if path.endswith((".geojson", ".json")):
+        with open(path) as f:
+            collection = json.load(f)
+        return [(f.get("properties") or {}, f.get("geometry")) for f in collection["features"]]
+    try:
+        import shapefile  # pyshp, pure Python: only for .shp and .zip
+    except ImportError:
+        raise SystemExit(f"make_boundaries.py: reading {path} needs pyshp (pip install pyshp), "
+                         "or export it to GeoJSON: ogr2ogr -f GeoJSON -t_srs EPSG:4326 OUT.geojson IN.shp")
+    with shapefile.Reader(path) as reader:
+        return [(record.record.as_dict(), record.shape.__geo_interface__) for record in reader.iterShapeRecords()]
+
+
+def simplified_polygons(geometry, tolerance, smallest):
+    """A Polygon or MultiPolygon's polygons, each ring simplified (unclosed), small ones left out."""
+    if geometry is None:
+        return []
+    if geometry["type"] == "Polygon":
+        polygons = [geometry["coordinates"]]
+    elif geometry["type"] == "MultiPolygon":
+        polygons = geometry["coordinates"]
+    else:
+        raise SystemExit(f"make_boundaries.py: a {geometry['type']} geometry, not a district's polygons")
+    result = []
+    for polygon in polygons:
+        rings = []
+        for points in polygon:
+            points = [(float(p[0]), float(p[1])) for p in points]
+            if len(points) > 1 and points[0] == points[-1]:
+                points = points[:-1]
+            if len(points) < 3 or area(points) < smallest:
+                if not rings:
+                    break  # the outer ring is too small: the whole polygon goes
+                continue
+            simple = simplified_ring(points, tolerance) if tolerance > 0 else points
+            if len(simple) >= 3:
+                rings.append(simple)
+            elif not rings:
+                break
+        if rings:
+            result.append(rings)
+    return result
+
+
+def tiger(paths, tolerance, smallest):
+    features = []
+    for path in paths:
+        for properties, geometry in tiger_records(path):
+            polygons = simplified_polygons(geometry, tolerance, smallest)
+            if not polygons:
+                continue
+            made = tiger_feature(properties, [])
+            if made is None:
+                continue
+            made["geometry"]["coordinates"] = [[ring(r) for r in polygon] for polygon in polygons]
+            features.append(made)
+    features.sort(key=lambda f: f["id"])
+    return features
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Writes civic's outlines as GeoJSON to standard output.")
+    parser.add_argument("--tiger", nargs="+", metavar="FILE",
+                        help="Census TIGER/Line SLDL, SLDU or CD files (.geojson, or .shp/.zip with pyshp): "
+                             "write their districts for CIVIC_BOUNDARIES_FILE instead of the bundled outlines")
+    parser.add_argument("--tolerance", type=float, default=0.005,
+                        help="Douglas-Peucker tolerance in degrees (default 0.005, about 0.5 km; 0 keeps every vertex)")
+    parser.add_argument("--smallest", type=float, default=0.0,
+                        help="leave out polygons and holes under this many square degrees (default 0)")
+    args = parser.parse_args()
+    features = tiger(args.tiger, args.tolerance, args.smallest) if args.tiger else bundled()
+    # One feature per line: small, and a change shows as a change to the features it touches.
+    out = sys.stdout
+    out.write('{"type": "FeatureCollection", "features": [\n')
+    out.write(",\n".join(json.dumps(f, separators=(",", ":")) for f in features))
+    out.write("\n]}\n")
+
+
+if __name__ == "__main__":
+    main()
