@@ -2,9 +2,8 @@ import CivicContract
 import CivicService
 import Contract
 import Foundation
-import Logging
 import ServiceKit
-import Synchronization
+import TestSupport
 import Testing
 
 /// `lookup`'s payload, read by civic itself (the gateway forwards the body as the client sent
@@ -12,32 +11,6 @@ import Testing
 /// in civic's log.
 @Suite("civic: the lookup's body (no I/O)")
 struct LookupBodyTests {
-    /// Every log line a logger made, rendered as text.
-    final class Lines: Sendable {
-        let all = Mutex<[String]>([])
-
-        func logger() -> Logger {
-            var logger = Logger(label: "civic-lookup") { _ in Handler(sink: self) }
-            logger.logLevel = .debug
-            return logger
-        }
-
-        struct Handler: LogHandler {
-            let sink: Lines
-            var metadata: Logger.Metadata = [:]
-            var logLevel: Logger.Level = .debug
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-            func log(event: LogEvent) {
-                let fields = metadata.merging(event.metadata ?? [:]) { _, new in new }
-                let text = "\(event.message) " + fields.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-                sink.all.withLock { $0.append(text) }
-            }
-        }
-    }
-
     @Test("a point's body decodes, integers and whitespace included")
     func decodes() throws {
         #expect(try LookupBody.decode(Array(#"{"lat": 35.2828, "lon": -120.6596}"#.utf8)) == .init(lat: 35.2828, lon: -120.6596))
@@ -96,7 +69,7 @@ struct LookupBodyTests {
 
     @Test("through civic's operation table: good points answered, refused bodies named, and no reply or log line holds their digits")
     func throughTheRouter() async throws {
-        let lines = Lines()
+        let lines = CapturedLogs()
         let atlas = try BoundaryAtlas.shipped()
         var router = OperationRouter(service: .civic, logger: lines.logger())
         router.register(Civic.Lookup.self, decoding: LookupBody.decode) { try await atlas.lookup($0, $1) }
@@ -112,7 +85,7 @@ struct LookupBodyTests {
             #expect(error.details?["field"] == .string(field), "\(body.prefix(60))")
             answers.append(String(decoding: frames[1], as: UTF8.self))
         }
-        let logged = lines.all.withLock { $0 }
+        let logged = lines.all
         #expect(logged.contains { $0.contains("refused") && $0.contains("lat: a number from -90 to 90 is required") })
         for text in answers + logged {
             #expect(!text.contains("4817"), "\(text)")

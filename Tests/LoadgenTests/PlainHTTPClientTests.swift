@@ -35,9 +35,10 @@ struct PlainHTTPClientTests {
                 context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer[..<middle])), promise: nil)
                 let rest = ByteBuffer(bytes: answer[middle...])
                 let closes = path == "/close"
+                let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
                 context.eventLoop.scheduleTask(in: .milliseconds(5)) {
-                    context.writeAndFlush(self.wrapOutboundOut(rest)).whenComplete { _ in
-                        if closes { context.close(promise: nil) }
+                    bound.value.writeAndFlush(self.wrapOutboundOut(rest)).whenComplete { _ in
+                        if closes { bound.value.close(promise: nil) }
                     }
                 }
             }

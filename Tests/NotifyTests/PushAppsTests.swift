@@ -7,6 +7,7 @@ import MetricsTestKit
 import NotifyContract
 import NotifyService
 import Store
+import TestSupport
 import Testing
 
 /// Push for five apps: each app's APNs topic, sandbox or production per device, configuration

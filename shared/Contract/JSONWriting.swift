@@ -58,6 +58,16 @@ extension Array where Element == UInt8 {
         }
     }
 
+    /// Appends an array of values written by hand.
+    public mutating func appendJSONArray(_ elements: [some WireJSONEncodable]) throws(EncodingError) {
+        append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { append(UInt8(ascii: ",")) }
+            try element.appendJSON(to: &self)
+        }
+        append(UInt8(ascii: "]"))
+    }
+
     /// Appends `true` or `false`.
     public mutating func appendJSONBool(_ value: Bool) {
         append(contentsOf: (value ? "true" : "false").utf8)

@@ -124,21 +124,12 @@ extension Routing.Route: WireJSONEncodable {
         json.appendJSONKey("eta")
         try json.appendJSONNumber(eta)
         json.appendJSONKey("path")
-        json.append(UInt8(ascii: "["))
-        for (index, point) in path.enumerated() {
-            if index > 0 { json.append(UInt8(ascii: ",")) }
-            try point.appendJSON(to: &json)
-        }
-        json.append(UInt8(ascii: "]"))
+        try json.appendJSONArray(path)
         json.appendJSONKey("profile")
         json.appendJSONStringLiteral(profile)
         json.appendJSONKey("steps")
-        json.append(UInt8(ascii: "["))
-        for (index, step) in steps.enumerated() {
-            if index > 0 { json.append(UInt8(ascii: ",")) }
-            try step.appendJSON(to: &json)
-        }
-        json.append(contentsOf: "]}".utf8)
+        try json.appendJSONArray(steps)
+        json.append(UInt8(ascii: "}"))
     }
 }
 

@@ -3,17 +3,21 @@ import Synchronization
 
 /// Every log line a logger made, message and metadata rendered as text, to check what a line
 /// carries (and what it must not).
-final class CapturedLogs: Sendable {
+public final class CapturedLogs: Sendable {
     let lines = Mutex<[String]>([])
 
+    /// Nothing captured yet.
+    public init() {}
+
     /// A logger at `debug` whose lines land here.
-    func logger() -> Logger {
+    public func logger() -> Logger {
         var logger = Logger(label: "captured") { _ in Handler(sink: self) }
         logger.logLevel = .debug
         return logger
     }
 
-    var all: [String] { lines.withLock { $0 } }
+    /// The lines so far: level, message, then the metadata sorted by key.
+    public var all: [String] { lines.withLock { $0 } }
 
     struct Handler: LogHandler {
         let sink: CapturedLogs
