@@ -48,6 +48,7 @@ public enum Gateway {
         let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: document)
         var routes = try RouteTable(registeredBy: api)
         for route in BusRoute.all { routes.add(route.method, route.path) }
+        for route in FixedRoute.all { routes.add(route.method, route.path) }
         router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
         let limiter = RateLimiter(limits: settings.rateLimits, capacity: settings.rateLimitClients)
         let resolver = ClientAddressResolver(trustedProxies: settings.trustedProxies)
@@ -56,6 +57,7 @@ public enum Gateway {
         router.add(middleware: AuthenticationMiddleware(verifier: verifier))
         router.add(middleware: RateLimitMiddleware(key: .account, limiter: limiter, resolver: resolver, now: now))
         for route in BusRoute.all { route.register(on: router, bus: bus, timeout: settings.requestTimeout) }
+        for route in FixedRoute.all { route.register(on: router) }
         // Compact JSON: the runtime's default pretty printing costs CPU and bytes on every
         // response and tells a phone nothing more. Keys stay sorted so that a body is the same
         // bytes every time (the answers to reset requests must not differ by account).

@@ -52,10 +52,6 @@ struct GatewayAPI: APIProtocol {
         try await bus.call(operation, request, metadata: try scope.metadata(deadline: settings.requestTimeout))
     }
 
-    func getHealthz(_ input: Operations.GetHealthz.Input) async throws -> Operations.GetHealthz.Output {
-        .ok(.init(body: .json(.init(status: .ok))))
-    }
-
     func getReadyz(_ input: Operations.GetReadyz.Input) async throws -> Operations.GetReadyz.Output {
         let checks = await Readiness.check(
             bus: bus, services: settings.readinessServices, timeout: settings.readinessTimeout, scope: try scope)

@@ -29,7 +29,7 @@ struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
     /// Counter of requests let through uncounted because the table was full, by `class`.
     static var untrackedMetric: String { "backplane_gateway_rate_limit_untracked_total" }
 
-    static var forwardedFor: HTTPField.Name { HTTPField.Name("X-Forwarded-For")! }
+    static var forwardedFor: HTTPField.Name { HeaderName.forwardedFor }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response

@@ -18,7 +18,7 @@ enum TraceHeader {
 }
 
 struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var header: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
+    static var header: HTTPField.Name { HeaderName.requestId }
     let logger: Logger
     /// How the path is written in the request's log line.
     let paths: LoggedPath

@@ -5,7 +5,7 @@ import Hummingbird
 /// `Tus-Resumable: 1.0.0`, failures included; the handlers set it on successes, this sets it on
 /// the rest (it sits outside the error middleware, so it sees errors as responses).
 struct TusResumableMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var name: HTTPField.Name { HTTPField.Name("Tus-Resumable")! }
+    static var name: HTTPField.Name { HeaderName.tusResumable }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
