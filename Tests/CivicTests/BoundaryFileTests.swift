@@ -26,14 +26,15 @@ struct BoundaryFileTests {
     /// A feature as an operator's file would hold it.
     static func feature(
         _ id: String, _ jurisdiction: String = state, name: String = "A district", level: String = "state",
-        district: String? = nil, type: String = "MultiPolygon", coordinates: Any
+        district: String? = nil, chamber: Any? = nil, type: String = "MultiPolygon", coordinates: Any
     ) -> [String: Any] {
-        [
-            "type": "Feature", "id": id,
-            "properties": [
-                "jurisdictionId": jurisdiction, "name": name, "level": level,
-                "district": district.map { $0 as Any } ?? NSNull(),
-            ] as [String: Any],
+        var properties: [String: Any] = [
+            "jurisdictionId": jurisdiction, "name": name, "level": level,
+            "district": district.map { $0 as Any } ?? NSNull(),
+        ]
+        properties["chamber"] = chamber
+        return [
+            "type": "Feature", "id": id, "properties": properties,
             "geometry": ["type": type, "coordinates": coordinates] as [String: Any],
         ]
     }
@@ -118,7 +119,7 @@ struct BoundaryFileTests {
                 added.properties
                     == .init(
                         jurisdictionId: Self.state, name: "California Assembly District 99", level: .state,
-                        district: "99"))
+                        district: "99", chamber: .lower))
             #expect(added.geometry.coordinates == [[Self.square(lon: -119.78, lat: 36.74, half: 0.1)]])
             let replaced = try #require(served.first { $0.id == "state:ca/sldl:30" })
             #expect(replaced.geometry.coordinates == [[Self.square(lon: -120.66, lat: 35.28, half: 0.05)]])
@@ -210,7 +211,8 @@ struct BoundaryFileTests {
         #expect(
             district.properties
                 == .init(
-                    jurisdictionId: Self.state, name: "California Assembly District 30", level: .state, district: "30"))
+                    jurisdictionId: Self.state, name: "California Assembly District 30", level: .state, district: "30",
+                    chamber: .lower))
         let vertices = district.geometry.coordinates.flatMap { $0 }.map(\.count)
         #expect(vertices.count == 1 && vertices[0] > 10 && vertices[0] < 100, "simplified: \(vertices)")
         #expect(atlas.features.count == 7, "the water-only area is left out, the approximation replaced")

@@ -32,6 +32,37 @@ struct ImportTests {
         }
     }
 
+    @Test("each person keeps their role's chamber; people stored before chambers were kept get theirs at the next import")
+    func chambers() async throws {
+        try await StandinFeed.with { feed in
+            try await CivicDatabase.with { db in
+                let importer = db.importer(feed, perPage: 100)
+                try await importer.run()
+                let state = "jurisdiction_id = 'ocd-jurisdiction/country:us/state:ca/government'"
+                #expect(
+                    try await db.count("SELECT count(*) FROM civic.people WHERE \(state) AND chamber = 'lower'") == 80)
+                #expect(
+                    try await db.count("SELECT count(*) FROM civic.people WHERE \(state) AND chamber = 'upper'") == 40)
+                // An upper and a lower member with the same district number are two rows, told apart by chamber.
+                #expect(
+                    try await db.count(
+                        """
+                        SELECT count(*) FROM civic.people l JOIN civic.people u
+                            ON u.jurisdiction_id = l.jurisdiction_id AND u.district = l.district
+                        WHERE l.\(state) AND l.chamber = 'lower' AND u.chamber = 'upper'
+                        """) == 40)
+                #expect(try await db.count("SELECT count(*) FROM civic.people WHERE chamber IS NULL") == 0)
+                // As rows written before migration 0005 look: no chamber, the fingerprint of then.
+                let total = try await db.count("SELECT count(*) FROM civic.people")
+                try await db.execute("UPDATE civic.people SET chamber = NULL, content_hash = 'before-0005'")
+                let again = try await importer.run()
+                #expect(again.people == total)
+                #expect(try await db.count("SELECT count(*) FROM civic.people WHERE chamber IS NULL") == 0)
+                #expect(try await importer.run().people == 0, "and then nothing changes")
+            }
+        }
+    }
+
     @Test("importing the same feed again changes nothing and appends no event")
     func idempotentReimport() async throws {
         try await StandinFeed.with { feed in

@@ -155,7 +155,9 @@ struct ReadTests {
         }
     }
 
-    @Test("people by jurisdiction and district, each fact sourced; positions are votes on active bills or unavailable")
+    @Test(
+        "people by jurisdiction, district and chamber, each fact sourced; positions are votes on active bills or unavailable"
+    )
     func people() async throws {
         try await withImported { db, _ in
             let state = "ocd-jurisdiction/country:us/state:ca/government"
@@ -171,6 +173,27 @@ struct ReadTests {
             #expect(all.map(\.name) == all.map(\.name).sorted())
             let district = try await db.call(Civic.ListPeople.self, .init(jurisdiction: state, district: "35"))
             #expect(Set(district.items.map(\.office)) == ["Assemblymember", "Senator"])
+            // The Assembly's and the Senate's district 35 are told apart by chamber.
+            #expect(Set(district.items.map(\.chamber)) == [.lower, .upper])
+            let assembly = try await db.call(
+                Civic.ListPeople.self, .init(jurisdiction: state, district: "35", chamber: .lower))
+            #expect(assembly.items.count == 1 && assembly.items[0].office == "Assemblymember")
+            #expect(assembly.items[0].chamber == .lower)
+            let senate = try await db.call(
+                Civic.ListPeople.self, .init(jurisdiction: state, district: "35", chamber: .upper))
+            #expect(senate.items.count == 1 && senate.items[0].office == "Senator" && senate.items[0].chamber == .upper)
+            #expect(all.filter { $0.chamber == .lower }.count == 80 && all.filter { $0.chamber == .upper }.count == 40)
+            let board = try await db.call(Civic.ListPeople.self, .init(chamber: .legislature, page: .init(limit: 200)))
+            #expect(board.items.count == 10 && board.items.allSatisfy { $0.jurisdiction.level <= .county })
+            // A chamber civic does not know does not decode: 400 naming it.
+            let bad = try Wire.encodeRequest(
+                operation: Civic.ListPeople.name, metadata: RequestMetadata(requestId: "test-chamber"),
+                payloadJSON: Array(#"{"chamber": "senate", "page": {}}"#.utf8))
+            let frames = await db.router.handle(bad)
+            let refusal = try #require(throws: ServiceError.self) {
+                try Wire.decodeReply(Civic.ListPeople.Reply.self, from: frames)
+            }
+            #expect(refusal.code == .invalidArgument && refusal.field == "chamber")
             let council = try await db.call(
                 Civic.ListPeople.self,
                 .init(jurisdiction: "ocd-jurisdiction/country:us/state:ca/place:san_luis_obispo/government"))

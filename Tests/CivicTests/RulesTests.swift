@@ -116,6 +116,59 @@ struct PlaceTests {
         #expect(names(lat: 32.51, lon: -117.02).isEmpty)
     }
 
+    @Test("a point in a California Assembly and Senate district answers both, each with its chamber, upper first")
+    func chambers() throws {
+        let matches = atlas.matches(lat: 35.2828, lon: -120.6596)
+        let districts = matches.filter { $0.district != nil }.map {
+            [$0.jurisdiction.name, $0.district!, $0.chamber?.rawValue]
+        }
+        #expect(
+            districts == [
+                ["California", "17", "upper"], ["California", "30", "lower"], ["United States", "CA-24", "lower"],
+            ])
+        #expect(matches.filter { $0.district == nil }.allSatisfy { $0.chamber == nil })
+        let shipped = Dictionary(uniqueKeysWithValues: atlas.features.map { ($0.id, $0.properties.chamber) })
+        #expect(shipped["state:ca/sldl:30"] == .lower && shipped["state:ca/sldu:17"] == .upper)
+        #expect(shipped["state:ca"] == .some(nil) && shipped["country:us/cd:ca-24"] == .lower)
+        // Two districts of one number are two matches, in one order whatever the file's order.
+        let square = [[[[-1.0, -1.0], [1, -1], [1, 1], [-1, 1], [-1, -1]]]]
+        let state = "ocd-jurisdiction/country:us/state:ca/government"
+        func outline(_ id: String, _ district: String?, _ chamber: Civic.Chamber?) -> Civic.BoundaryFeature {
+            .init(
+                id: id,
+                properties: .init(
+                    jurisdictionId: state, name: "California", level: .state, district: district, chamber: chamber),
+                geometry: .init(coordinates: square))
+        }
+        let features = [
+            outline("state:ca/sldl:30", "30", .lower), outline("state:ca", nil, nil),
+            outline("state:ca/sldu:30", "30", .upper),
+        ]
+        for order in [features, features.reversed()] {
+            let found = try BoundaryAtlas(features: order).matches(lat: 0, lon: 0)
+            #expect(found.map(\.district) == ["30", "30"] && found.map(\.chamber) == [.upper, .lower])
+        }
+    }
+
+    @Test("a person keeps current_role.org_classification as their chamber; a classification that is no chamber is none")
+    func personChamber() throws {
+        func person(_ classification: String?) throws -> PersonRecord {
+            let role = classification.map { #""org_classification": "\#($0)","# } ?? ""
+            let json = """
+                {"id": "ocd-person/1", "name": "A Member", "updated_at": "2026-11-01T00:00:00Z",
+                 "jurisdiction": {"id": "ocd-jurisdiction/country:us/state:ca/government", "name": "California"},
+                 "current_role": {"title": "Senator", \(role) "district": "30"}}
+                """
+            return try PersonRecord(try OpenStates.makeDecoder().decode(OpenStates.Person.self, from: Data(json.utf8)))
+        }
+        #expect(try person("upper").chamber == .upper)
+        #expect(try person("lower").chamber == .lower)
+        #expect(try person("legislature").chamber == .legislature)
+        #expect(try person("executive").chamber == nil)
+        #expect(try person(nil).chamber == nil)
+        #expect(try person("upper").fingerprint != person("lower").fingerprint, "a change of chamber is a change")
+    }
+
     @Test("near the real county and state lines (Census outlines, simplified to about a kilometre)")
     func realLines() {
         let slo = ["San Luis Obispo County", "California 17", "California 30", "United States CA-24"]

@@ -348,6 +348,40 @@ struct BusRouteTests {
         }
     }
 
+    @Test("civic's people by chamber: a good chamber reaches civic in the request; another is a 400 naming chamber, without a call")
+    func civicPeopleChamber() async throws {
+        final class Requests: Sendable {
+            let all = Mutex<[Civic.ListPeople.Request]>([])
+        }
+        let requests = Requests()
+        var router = OperationRouter(service: .civic, logger: Self.logger)
+        router.register(Civic.ListPeople.self) { request, _ in
+            requests.all.withLock { $0.append(request) }
+            return Civic.ListPeople.Reply(items: [])
+        }
+        try await GatewayTests.withWorker(router) { endpoint in
+            try await GatewayTests().app(broker: endpoint, services: "civic").test(.router) { client in
+                for chamber in Civic.Chamber.allCases {
+                    let found = try await client.execute(
+                        uri: "/v1/civic/people?district=30&chamber=\(chamber.rawValue)", method: .get)
+                    #expect(found.status == .ok)
+                }
+                let none = try await client.execute(uri: "/v1/civic/people?district=30", method: .get)
+                #expect(none.status == .ok)
+                #expect(requests.all.withLock { $0.map(\.chamber) } == [.upper, .lower, .legislature, nil])
+                #expect(requests.all.withLock { $0.allSatisfy { $0.district == "30" } })
+                for query in ["chamber=senate", "chamber=UPPER", "chamber=", "chamber=upper&chamber=lower"] {
+                    let refused = try await client.execute(uri: "/v1/civic/people?\(query)", method: .get)
+                    #expect(refused.status == .badRequest, "\(query)")
+                    let error = try Self.json(refused)
+                    #expect((error["details"] as? [String: Any])?["field"] as? String == "chamber", "\(query)")
+                    #expect(!String(buffer: refused.body).contains("senate"), "the refusal does not repeat the value")
+                }
+                #expect(requests.all.withLock { $0.count } == 4, "no refused request reached civic")
+            }
+        }
+    }
+
     @Test("a route for signed-in callers is a 401 without a token, before any call")
     func signedInOnly() async throws {
         try await app(broker: "tcp://127.0.0.1:1").test(.router) { client in

@@ -119,6 +119,7 @@ struct CivicHTTPTests {
             ("/v1/civic/bills?level=state&level=local", "level"), ("/v1/civic/bills?cursor=abc", "cursor"),
             ("/v1/civic/bills?q=%21%21%21", "q"), ("/v1/civic/highlights?level=city", "level"),
             ("/v1/civic/people?limit=201", "limit"), ("/v1/civic/people?cursor=abc", "cursor"),
+            ("/v1/civic/people?chamber=senate", "chamber"), ("/v1/civic/people?chamber=upper&chamber=lower", "chamber"),
             ("/v1/civic/meetings?from=soon", "from"), ("/v1/civic/meetings?limit=x", "limit"),
             ("/v1/civic/meetings/next", "body"), ("/v1/civic/meetings/next?body=%20%20", "body"),
         ] {
@@ -138,6 +139,12 @@ struct CivicHTTPTests {
         let people = try #require(await system.get("/v1/civic/people?district=35"))
         let persons = try #require(json(people.body)["items"] as? [[String: Any]])
         #expect(people.status == 200 && persons.count == 2)
+        #expect(Set(persons.compactMap { $0["chamber"] as? String }) == ["upper", "lower"])
+        // The Assembly's district 35 alone, as a lookup's match names it: district and chamber.
+        let assembly = try #require(await system.get("/v1/civic/people?district=35&chamber=lower"))
+        let members = try #require(json(assembly.body)["items"] as? [[String: Any]])
+        #expect(assembly.status == 200 && members.count == 1 && members.first?["chamber"] as? String == "lower")
+        #expect(members.first?["office"] as? String == "Assemblymember")
         let personId = try #require(persons.first?["id"] as? String)
         let personReply = try #require(await system.get("/v1/civic/people/\(personId)"))
         let person = json(personReply.body)

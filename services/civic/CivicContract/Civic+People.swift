@@ -22,17 +22,20 @@ extension Civic {
         /// E.g. `Council Member`, `Senator`.
         public var office: String
         public var district: String?
+        /// The chamber they sit in (Open States' `org_classification`); nil when the feed did not say.
+        public var chamber: Chamber?
         public var party: String?
         public var photoUrl: String?
         public init(
             id: String, name: String, jurisdiction: Jurisdiction, office: String, district: String?,
-            party: String?, photoUrl: String?
+            chamber: Chamber? = nil, party: String?, photoUrl: String?
         ) {
             self.id = id
             self.name = name
             self.jurisdiction = jurisdiction
             self.office = office
             self.district = district
+            self.chamber = chamber
             self.party = party
             self.photoUrl = photoUrl
         }
@@ -83,7 +86,7 @@ extension Civic {
         }
     }
 
-    /// `list_people`: representatives by jurisdiction and district, by name.
+    /// `list_people`: representatives by jurisdiction, chamber and district, by name.
     public enum ListPeople: ServiceOperation {
         public static let service = ServiceName.civic
         public static let name = "list_people"
@@ -91,10 +94,17 @@ extension Civic {
         public struct Request: Codable, Sendable, Equatable {
             public var jurisdiction: String?
             public var district: String?
+            /// Only the members of this chamber (with `district`: one seat, not the two of a
+            /// state's Assembly and Senate districts of the same number).
+            public var chamber: Chamber?
             public var page: PageRequest
-            public init(jurisdiction: String? = nil, district: String? = nil, page: PageRequest = .init()) {
+            public init(
+                jurisdiction: String? = nil, district: String? = nil, chamber: Chamber? = nil,
+                page: PageRequest = .init()
+            ) {
                 self.jurisdiction = jurisdiction
                 self.district = district
+                self.chamber = chamber
                 self.page = page
             }
         }

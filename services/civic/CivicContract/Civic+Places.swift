@@ -20,11 +20,14 @@ extension Civic {
         public var level: Level
         /// The district's name, for a district's outline; nil for the whole jurisdiction.
         public var district: String?
-        public init(jurisdictionId: String, name: String, level: Level, district: String?) {
+        /// The chamber the district elects to, for a district's outline; nil for the whole jurisdiction.
+        public var chamber: Chamber?
+        public init(jurisdictionId: String, name: String, level: Level, district: String?, chamber: Chamber? = nil) {
             self.jurisdictionId = jurisdictionId
             self.name = name
             self.level = level
             self.district = district
+            self.chamber = chamber
         }
     }
 
@@ -47,17 +50,22 @@ extension Civic {
         }
     }
 
-    /// One jurisdiction containing a point, with the district there when it has districts.
+    /// One jurisdiction containing a point, with the district there when it has districts, and
+    /// the chamber that district elects to (a state's Assembly and Senate districts are two matches).
     public struct PlaceMatch: Codable, Sendable, Equatable {
         public var jurisdiction: Jurisdiction
         public var district: String?
-        public init(jurisdiction: Jurisdiction, district: String?) {
+        /// The district's chamber; nil for a jurisdiction matched without a district.
+        public var chamber: Chamber?
+        public init(jurisdiction: Jurisdiction, district: String?, chamber: Chamber? = nil) {
             self.jurisdiction = jurisdiction
             self.district = district
+            self.chamber = chamber
         }
     }
 
-    /// `lookup`: the jurisdictions containing a point, most local first. Nothing of the request
+    /// `lookup`: the jurisdictions containing a point, most local first (then by chamber, upper
+    /// before lower, then by district). Nothing of the request
     /// is kept, logged or sent on.
     public enum Lookup: ServiceOperation {
         public static let service = ServiceName.civic

@@ -25,6 +25,21 @@ public enum Civic {
         }
     }
 
+    /// The chamber of a legislative body, as Open States' `org_classification` names it, so that
+    /// a state's Assembly district 30 and Senate district 30 are told apart.
+    public enum Chamber: String, Codable, Sendable, CaseIterable, Comparable {
+        /// The upper chamber: a state Senate, the US Senate.
+        case upper
+        /// The lower chamber: a state Assembly or House, the US House of Representatives.
+        case lower
+        /// A body of one chamber: a unicameral legislature (Nebraska's), a city council, a county board.
+        case legislature
+
+        public static func < (lhs: Chamber, rhs: Chamber) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+    }
+
     /// Where a bill stands, derived from its action timeline.
     public enum BillStatus: String, Codable, Sendable, CaseIterable {
         case introduced

@@ -78,7 +78,10 @@ public struct BoundaryAtlas: Sendable {
         return .init(jurisdictions: matches(lat: request.lat, lon: request.lon))
     }
 
-    /// Each jurisdiction whose outline holds the point once, with the district outline that holds it.
+    /// Each jurisdiction whose outline holds the point once, or once per district outline that
+    /// holds it (a state's Assembly and Senate districts are two matches, each with its chamber);
+    /// by level, then chamber (upper, lower, legislature), district and jurisdiction id, so the
+    /// order never depends on the file's.
     public func matches(lat: Double, lon: Double) -> [Civic.PlaceMatch] {
         let holding = features.filter {
             PointInPolygon.contains(multiPolygon: $0.geometry.coordinates, lon: lon, lat: lat)
@@ -94,10 +97,19 @@ public struct BoundaryAtlas: Sendable {
                 matches.append(.init(jurisdiction: jurisdiction, district: nil))
             } else {
                 for district in districts {
-                    matches.append(.init(jurisdiction: jurisdiction, district: district.properties.district))
+                    matches.append(
+                        .init(
+                            jurisdiction: jurisdiction, district: district.properties.district,
+                            chamber: district.properties.chamber))
                 }
             }
         }
-        return matches.sorted { ($0.jurisdiction.level, $0.district ?? "") < ($1.jurisdiction.level, $1.district ?? "") }
+        return matches.sorted { Self.order($0) < Self.order($1) }
+    }
+
+    /// A match's place in ``matches(lat:lon:)``: a match without a chamber before one with.
+    static func order(_ match: Civic.PlaceMatch) -> (Civic.Level, Int, String, String) {
+        let chamber = match.chamber.map { Civic.Chamber.allCases.firstIndex(of: $0)! } ?? -1
+        return (match.jurisdiction.level, chamber, match.district ?? "", match.jurisdiction.id)
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import ServiceKit
 import Store
 
-/// The people endpoints: representatives by jurisdiction and district, and one with positions.
+/// The people endpoints: representatives by jurisdiction, chamber and district, and one with positions.
 public struct PeopleDirectory: Sendable {
     let people: PeopleStore
     let clock: any WallClock
@@ -16,7 +16,8 @@ public struct PeopleDirectory: Sendable {
         self.clock = clock
     }
 
-    /// `list_people`: by name; the cursor is the last name and id.
+    /// `list_people`: by name; the cursor is the last name and id. A `chamber` other than
+    /// `upper`, `lower` or `legislature` never gets here: the request does not decode (400).
     public func list(_ request: Civic.ListPeople.Request, _ context: OperationContext) async throws
         -> Civic.ListPeople.Reply
     {
@@ -29,7 +30,8 @@ public struct PeopleDirectory: Sendable {
         }
         let fetched = try await people.list(
             jurisdiction: try BillQuery.text(request.jurisdiction, field: "jurisdiction", max: 300),
-            district: try BillQuery.text(request.district, field: "district", max: 100), after: cursor, limit: limit)
+            district: try BillQuery.text(request.district, field: "district", max: 100), chamber: request.chamber,
+            after: cursor, limit: limit)
         return Page(fetched: fetched, limit: limit) { Data("\($0.name)|\($0.id)".utf8).base64EncodedString() }
     }
 

@@ -7,9 +7,11 @@ import Foundation
 /// with the rule it breaks and where, rather than answering lookups wrongly.
 ///
 /// Each feature is `{"type": "Feature", "id", "properties": {"jurisdictionId", "name", "level",
-/// "district"}, "geometry"}` with a `MultiPolygon` (or a `Polygon`, taken as a one-polygon
+/// "district", "chamber"}, "geometry"}` with a `MultiPolygon` (or a `Polygon`, taken as a one-polygon
 /// `MultiPolygon`) of closed rings of at least 4 `[longitude, latitude]` positions (a third
 /// number, an altitude, is dropped). The jurisdiction must be one civic knows, with its level.
+/// A district's `chamber` may be left out only where it can be told
+/// (``chamber(_:at:id:jurisdictionId:level:district:)``).
 /// ``merged(bundled:file:)`` lays the file over the bundled outlines by feature `id`.
 public enum BoundaryFile {
     /// A rule the file breaks: where (`features[3].geometry.coordinates[0][1]`, empty for the
@@ -100,6 +102,8 @@ public enum BoundaryFile {
         case .string(let text)? where !text.isEmpty: district = text
         default: throw Refusal("\(path).properties.district", "a non-empty string, or null for the whole jurisdiction")
         }
+        let chamber = try Self.chamber(
+            properties["chamber"], at: path, id: id, jurisdictionId: jurisdiction, level: level, district: district)
         guard case .object(let geometry)? = members["geometry"] else {
             throw Refusal("\(path).geometry", "an object")
         }
@@ -122,7 +126,8 @@ public enum BoundaryFile {
         }
         return Civic.BoundaryFeature(
             id: id,
-            properties: .init(jurisdictionId: jurisdiction, name: name, level: level, district: district),
+            properties: .init(
+                jurisdictionId: jurisdiction, name: name, level: level, district: district, chamber: chamber),
             geometry: .init(coordinates: polygons))
     }
 

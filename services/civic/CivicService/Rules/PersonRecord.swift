@@ -2,7 +2,8 @@ import CivicContract
 import Contract
 import Foundation
 
-/// A representative as civic stores them, made from one Open States person: every fact carries
+/// A representative as civic stores them, made from one Open States person (with the chamber of
+/// their current role, so that same-numbered districts of two chambers stay apart): every fact carries
 /// the feed's first source URL and the time the feed last verified it (its `updated_at`).
 public struct PersonRecord: Sendable, Equatable {
     public var sourceId: String
@@ -10,6 +11,9 @@ public struct PersonRecord: Sendable, Equatable {
     public var name: String
     public var office: String
     public var district: String?
+    /// The chamber of `current_role.org_classification`; nil when the feed gives none, or a
+    /// classification that is not a legislative chamber (`executive`, say).
+    public var chamber: Civic.Chamber?
     public var party: String?
     public var photoUrl: String?
     public var verifiedAt: Date
@@ -26,6 +30,7 @@ public struct PersonRecord: Sendable, Equatable {
         name = person.name
         office = person.currentRole?.title ?? "Member"
         district = person.currentRole?.district
+        chamber = person.currentRole?.orgClassification.flatMap(Civic.Chamber.init(rawValue:))
         party = person.party
         photoUrl = person.image
         verifiedAt = updated
@@ -44,6 +49,9 @@ public struct PersonRecord: Sendable, Equatable {
     }
 
     public var fingerprint: String {
-        Fingerprint.of([name, office, district ?? "", party ?? "", photoUrl ?? "", Fingerprint.of(facts)])
+        // The chamber is in it so that people imported before it was kept are written again, with it.
+        Fingerprint.of([
+            name, office, district ?? "", chamber?.rawValue ?? "", party ?? "", photoUrl ?? "", Fingerprint.of(facts),
+        ])
     }
 }

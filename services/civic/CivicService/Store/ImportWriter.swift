@@ -117,13 +117,14 @@ public struct ImportWriter: Sendable {
         let facts = String(decoding: try Fingerprint.encoder.encode(record.facts), as: UTF8.self)
         let rows = try await connection.query(
             """
-            INSERT INTO civic.people (id, source_id, jurisdiction_id, name, office, district, party, photo_url, facts,
-                content_hash, verified_at)
+            INSERT INTO civic.people (id, source_id, jurisdiction_id, name, office, district, chamber, party, photo_url,
+                facts, content_hash, verified_at)
             VALUES (\(UUID()), \(record.sourceId), \(record.jurisdiction.id), \(record.name), \(record.office),
-                \(record.district), \(record.party), \(record.photoUrl), \(facts)::jsonb, \(record.fingerprint),
-                \(record.verifiedAt))
+                \(record.district), \(record.chamber?.rawValue), \(record.party), \(record.photoUrl), \(facts)::jsonb,
+                \(record.fingerprint), \(record.verifiedAt))
             ON CONFLICT (source_id) DO UPDATE SET jurisdiction_id = excluded.jurisdiction_id, name = excluded.name,
-                office = excluded.office, district = excluded.district, party = excluded.party,
+                office = excluded.office, district = excluded.district, chamber = excluded.chamber,
+                party = excluded.party,
                 photo_url = excluded.photo_url, facts = excluded.facts, content_hash = excluded.content_hash,
                 verified_at = excluded.verified_at
             WHERE civic.people.content_hash <> excluded.content_hash

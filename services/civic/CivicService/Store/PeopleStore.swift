@@ -15,26 +15,31 @@ public struct PeopleStore: Sendable {
         self.logger = logger
     }
 
-    typealias Row = (UUID, String, String, String, String, String, String?, String?, String?)
-    static let columns = "p.id, p.name, p.jurisdiction_id, j.name, j.level, p.office, p.district, p.party, p.photo_url"
+    typealias Row = (UUID, String, String, String, String, String, String?, String?, String?, String?)
+    static let columns =
+        "p.id, p.name, p.jurisdiction_id, j.name, j.level, p.office, p.district, p.chamber, p.party, p.photo_url"
 
     static func summary(_ row: Row) -> Civic.PersonSummary {
         .init(
             id: row.0.uuidString.lowercased(), name: row.1,
             jurisdiction: .init(id: row.2, name: row.3, level: Civic.Level(rawValue: row.4) ?? .federal),
-            office: row.5, district: row.6, party: row.7, photoUrl: row.8)
+            office: row.5, district: row.6, chamber: row.7.flatMap(Civic.Chamber.init(rawValue:)), party: row.8,
+            photoUrl: row.9)
     }
 
-    /// People by name (then id) after `cursor` (the last name and id), `limit + 1` rows.
-    func list(jurisdiction: String?, district: String?, after cursor: (name: String, id: UUID)?, limit: Int)
-        async throws -> [Civic.PersonSummary]
-    {
+    /// People by name (then id) after `cursor` (the last name and id), `limit + 1` rows; each
+    /// filter applies when given.
+    func list(
+        jurisdiction: String?, district: String?, chamber: Civic.Chamber?, after cursor: (name: String, id: UUID)?,
+        limit: Int
+    ) async throws -> [Civic.PersonSummary] {
         let rows = try await client.query(
             """
             SELECT \(unescaped: Self.columns)
             FROM civic.people p JOIN civic.jurisdictions j ON j.id = p.jurisdiction_id
             WHERE (\(jurisdiction)::text IS NULL OR p.jurisdiction_id = \(jurisdiction))
               AND (\(district)::text IS NULL OR p.district = \(district))
+              AND (\(chamber?.rawValue)::text IS NULL OR p.chamber = \(chamber?.rawValue))
               AND (\(cursor?.name)::text IS NULL OR (p.name, p.id) > (\(cursor?.name), \(cursor?.id ?? UUID())))
             ORDER BY p.name, p.id LIMIT \(limit + 1)
             """, logger: logger)
@@ -52,10 +57,10 @@ public struct PeopleStore: Sendable {
             """, logger: logger)
         var found: (Civic.PersonSummary, String, String)?
         for try await row in rows.decode((UUID, String, String, String, String, String, String?, String?, String?,
-            String, String).self)
+            String?, String, String).self)
         {
             found = (
-                Self.summary((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8)), row.9, row.10
+                Self.summary((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9)), row.10, row.11
             )
         }
         guard let (summary, factsText, sourceId) = found else { return nil }

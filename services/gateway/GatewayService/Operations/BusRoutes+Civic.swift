@@ -8,7 +8,8 @@ extension BusRoute {
     /// meetings and the outlines. No account needed; each answer is civic's reply as it came,
     /// tagged with the SHA-256 of its bytes (`ETag`, and 304 for a current `If-None-Match`) and
     /// `Cache-Control: public, max-age=60`. Civic checks every parameter (400 naming it); the
-    /// gateway only reads the query's text (`limit` must be an integer, a parameter given once).
+    /// gateway only reads the query's text (`limit` must be an integer, `chamber` one of its
+    /// values, a parameter given once).
     static let civic: [BusRoute] = [
         .building(
             "listCivicJurisdictions", .get, "/v1/civic/jurisdictions", Civic.ListJurisdictions.self, access: .anyone
@@ -36,7 +37,7 @@ extension BusRoute {
             input throws(ServiceError) in
             .init(
                 jurisdiction: try input.string("jurisdiction"), district: try input.string("district"),
-                page: try page(input))
+                chamber: try chamber(input), page: try page(input))
         }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
         .building("getCivicPerson", .get, "/v1/civic/people/{id}", Civic.GetPerson.self, access: .anyone) { input in
             .init(id: input.path("id"))
@@ -72,6 +73,17 @@ extension BusRoute {
     /// The most bytes of a lookup's body: `{"lat": …, "lon": …}` needs under 100 (civic's own
     /// limit is the same).
     static let civicLookupBodyLimit = 1024
+
+    /// The `chamber` filter: `upper`, `lower` or `legislature`, or nil when absent; any other
+    /// value is a 400 naming `chamber` (the contract's closed set cannot carry it to civic).
+    static func chamber(_ input: Input) throws(ServiceError) -> Civic.Chamber? {
+        guard let text = try input.string("chamber") else { return nil }
+        guard let chamber = Civic.Chamber(rawValue: text) else {
+            let values = Civic.Chamber.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ServiceError.invalidArgument("chamber must be one of \(values)", field: "chamber")
+        }
+        return chamber
+    }
 
     /// A page's `cursor` and `limit` (its range is civic's rule).
     static func page(_ input: Input) throws(ServiceError) -> PageRequest {

@@ -9,7 +9,8 @@
 - The City of San Luis Obispo has no outline in that package: it is traced by hand from its
   public outline, to within a few hundred metres.
 - The districts that contain San Luis Obispo (Assembly District 30, Senate District 17,
-  Congressional District CA-24) are approximated by the county outline they share there.
+  Congressional District CA-24) are approximated by the county outline they share there; each
+  names its chamber (`lower`, `upper`, `lower`: the US House), the whole outlines none.
 
 Coordinates are [longitude, latitude]; each ring is closed. Rerun after editing:
     python3 make_boundaries.py > boundaries.geojson
@@ -19,7 +20,9 @@ Census Bureau's TIGER/Line (or cartographic boundary) files of state legislative
 (`SLDL`, lower chamber; `SLDU`, upper) and congressional districts (`CD`), as GeoJSON or as
 shapefiles, become features of the same format, simplified the same way (Douglas-Peucker,
 about 0.5 km by default), with the ids of the bundled approximations (`state:ca/sldl:30`,
-`state:ca/sldu:17`, `country:us/cd:ca-24`), so that they replace them:
+`state:ca/sldu:17`, `country:us/cd:ca-24`), so that they replace them, and each with its
+chamber (`lower` for SLDL and CD, `upper` for SLDU, `legislature` for the SLDU districts of
+Nebraska and DC, whose legislatures have one chamber):
     python3 make_boundaries.py --tiger tl_2024_06_sldl.geojson tl_2024_06_sldu.geojson \
         tl_2024_06_cd119.geojson > districts.geojson
 A GeoJSON export needs only Python: `ogr2ogr -f GeoJSON -t_srs EPSG:4326 tl_2024_06_sldl.geojson
@@ -109,9 +112,12 @@ def ring(points):
     return points + [points[0]]
 
 
-def feature(fid, jurisdiction, name, level, polygons, district=None):
+def feature(fid, jurisdiction, name, level, polygons, district=None, chamber=None):
+    """A district's feature names its chamber (Open States' org_classification: upper, lower or
+    legislature), so that a state's Assembly and Senate districts of one number stay apart."""
     return {"type": "Feature", "id": fid,
-            "properties": {"jurisdictionId": jurisdiction, "name": name, "level": level, "district": district},
+            "properties": {"jurisdictionId": jurisdiction, "name": name, "level": level, "district": district,
+                           "chamber": chamber},
             "geometry": {"type": "MultiPolygon", "coordinates": [[ring(p)] for p in polygons]}}
 
 
@@ -123,10 +129,11 @@ def bundled():
         feature("place:san_luis_obispo", CITY, "San Luis Obispo", "local", [city]),
         feature("county:san_luis_obispo", COUNTY, "San Luis Obispo County", "county", county),
         feature("state:ca", STATE, "California", "state", california),
-        feature("state:ca/sldl:30", STATE, "California Assembly District 30", "state", county, "30"),
-        feature("state:ca/sldu:17", STATE, "California Senate District 17", "state", county, "17"),
+        feature("state:ca/sldl:30", STATE, "California Assembly District 30", "state", county, "30", "lower"),
+        feature("state:ca/sldu:17", STATE, "California Senate District 17", "state", county, "17", "upper"),
         feature("country:us", FEDERAL, "United States", "federal", united_states),
-        feature("country:us/cd:ca-24", FEDERAL, "California's 24th congressional district", "federal", county, "CA-24"),
+        feature("country:us/cd:ca-24", FEDERAL, "California's 24th congressional district", "federal", county, "CA-24",
+                "lower"),
     ]
 
 
@@ -150,6 +157,12 @@ STATES = {
 }
 
 
+# The legislatures of one chamber, whose districts TIGER lists as SLDU (Nebraska's, DC's council):
+# their chamber is `legislature`, as Open States classifies them (civic's DistrictChamber.swift
+# says the same for a file whose features leave the chamber out).
+UNICAMERAL = {"31", "11"}
+
+
 def ordinal(n):
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
@@ -169,14 +182,15 @@ def tiger_feature(properties, polygons):
     postal, state_name = STATES[fips]
     state = f"ocd-jurisdiction/country:us/state:{postal}/government"
     label = str(properties.get("NAMELSAD") or "").strip()
-    for field, chamber in (("SLDLST", "sldl"), ("SLDUST", "sldu")):
+    for field, layer in (("SLDLST", "sldl"), ("SLDUST", "sldu")):
         if field in properties:
             raw = str(properties[field] or "").strip()
             if raw in ("", "ZZZ"):
                 return None
             code = district_code(raw)
-            name = f"{state_name} {label}" if label else f"{state_name} {chamber.upper()} {code}"
-            return feature(f"state:{postal}/{chamber}:{code.lower()}", state, name, "state", polygons, code)
+            name = f"{state_name} {label}" if label else f"{state_name} {layer.upper()} {code}"
+            chamber = "lower" if layer == "sldl" else "legislature" if fips in UNICAMERAL else "upper"
+            return feature(f"state:{postal}/{layer}:{code.lower()}", state, name, "state", polygons, code, chamber)
     cd_field = next((k for k in properties if re.fullmatch(r"CD\d*FP", k)), None)
     if cd_field is not None:
         raw = str(properties[cd_field] or "").strip()
@@ -187,7 +201,7 @@ def tiger_feature(properties, polygons):
         else:
             code, name = str(int(raw)), f"{state_name}'s {ordinal(int(raw))} congressional district"
         district = f"{postal.upper()}-{code}"
-        return feature(f"country:us/cd:{district.lower()}", FEDERAL, name, "federal", polygons, district)
+        return feature(f"country:us/cd:{district.lower()}", FEDERAL, name, "federal", polygons, district, "lower")
     raise SystemExit("make_boundaries.py: a record with none of SLDLST, SLDUST or CDnnnFP: not a district layer")
 
 
