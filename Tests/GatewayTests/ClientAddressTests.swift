@@ -1,5 +1,7 @@
-import GatewayService
+import NIOCore
 import Testing
+
+@testable import GatewayService
 
 /// Who the client is: addresses, blocks, and `X-Forwarded-For` as a spoofer would write it.
 @Suite("gateway: client addresses")
@@ -17,6 +19,15 @@ struct ClientAddressTests {
         ] {
             #expect(IPAddress(bad) == nil, "\(bad)")
         }
+    }
+
+    @Test("a connection's peer read from its socket address is the address its text names")
+    func peers() throws {
+        for text in ["192.0.2.7", "2001:db8::1", "::1", "127.0.0.1"] {
+            let socket = try SocketAddress(ipAddress: text, port: 443)
+            #expect(IPAddress(socket) == IPAddress(text), "\(text)")
+        }
+        #expect(IPAddress(try SocketAddress(unixDomainSocketPath: "/tmp/gateway.sock")) == nil)
     }
 
     @Test("IPv6 clients are counted by their /64; IPv4 clients one by one")

@@ -11,21 +11,28 @@
 #   me               GET /v1/me with a Bearer token (gateway -> broker -> auth -> PostgreSQL)
 #
 # and prints requests/s, p50/p99, the share of the hello-world rate, and the CPU time each of our
-# processes spent per request (gateway, broker, auth, orders) for each.
+# processes spent per request (gateway, broker, auth, orders; the hello-world's own for it) for
+# each, a table per round and the median shares.
 #
 # Environment:
 #   WRK_THREADS (2), WRK_CONNECTIONS (64), WRK_SECONDS (8)   wrk's -t, -c and -d
+#   ROUNDS (3)    rounds of every target in turn; each share is taken against its own round's
+#                 hello-world, and the median share over the rounds is printed last
 #   TARGETS       which targets, in order (default "hello healthz currencies me")
 #   SKIP_BUILD=1  use the release executables as they are
 #   LOG_LEVEL     the system's log level (default info: the gateway writes its access log, as
 #                 in production; the output goes to .data/bench-gateway.log)
+#   PERF="gateway orders"  record `perf record -g` of these processes during each measured run
+#                 (.data/perf-<target>-<process>.data; read with `perf report -i FILE`); the
+#                 sampling costs CPU, so the figures of such a run are not the ones to quote
 set -euo pipefail
 LOG_TAG=bench-gateway
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_cmd wrk "apt-get install wrk"
 require_cmd curl
 
-: "${WRK_THREADS:=2}" "${WRK_CONNECTIONS:=64}" "${WRK_SECONDS:=8}"
+: "${WRK_THREADS:=2}" "${WRK_CONNECTIONS:=64}" "${WRK_SECONDS:=8}" "${ROUNDS:=3}"
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number of rounds, 1 or more, not '$ROUNDS'"
 : "${TARGETS:=hello healthz currencies me}"
 [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release)
 BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
@@ -91,43 +98,79 @@ PROCESSES="gateway broker auth orders"
 
 # Each target: a short warm-up, then the measured run; wrk's --latency output is kept, and the
 # CPU each process spent in the run, per request (CPU time depends much less than rates on what
-# else the machine runs).
+# else the machine runs). ROUNDS rounds run every target in turn, and each share is taken within
+# its round: on a shared VM the hello-world's own rate moves by a fifth from one minute to the
+# next, so a share is only fair against the reference measured beside it.
 declare -A RATE P50 P99 ERRORS CPU
-for target in $TARGETS; do
+measure() { # measure ROUND TARGET
+    local round=$1 target=$2 url headers out requests spent process pid
     url=$(url_of "$target")
     headers=()
     [[ $target == hello || $target == healthz ]] || headers=(-H "Authorization: Bearer $TOKEN")
     curl -fsS -o /dev/null "${headers[@]}" "$url" || die "$target: $url does not answer 200"
     wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d2s "${headers[@]}" "$url" >/dev/null
     declare -A before=()
-    for process in $PROCESSES; do before[$process]=$(ticks_of "$process"); done
+    for process in $PROCESSES gateway-hello; do before[$process]=$(ticks_of "$process"); done
+    local perf_pids=()
+    for process in ${PERF:-}; do
+        pid=$(pgrep -n -f "^$BIN_DIR/$process( |\$)") || continue
+        perf record -q -g -F 999 -p "$pid" -o "$REPO_ROOT/.data/perf-$target-$process.data" -- sleep "$WRK_SECONDS" \
+            >/dev/null 2>&1 &
+        perf_pids+=($!)
+    done
     out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency "${headers[@]}" "$url")
+    ((${#perf_pids[@]} == 0)) || wait "${perf_pids[@]}" || true
     requests=$(awk '/requests in/ { print $1 }' <<<"$out")
-    CPU[$target]=""
-    if [[ $target != hello ]]; then
+    local key="$round,$target" cpu=""
+    if [[ $target == hello ]]; then
+        spent=$(($(ticks_of gateway-hello) - before[gateway-hello]))
+        cpu="server $(awk -v t="$spent" -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }')"
+    else
         for process in $PROCESSES; do
             spent=$(($(ticks_of "$process") - before[$process]))
             ((spent > 0)) || continue
-            CPU[$target]+="$process $(awk -v t="$spent" -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }'), "
+            cpu+="$process $(awk -v t="$spent" -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }'), "
         done
     fi
+    CPU[$key]=${cpu%, }
     echo "$out" >"$REPO_ROOT/.data/bench-gateway-$target.txt"
-    RATE[$target]=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
-    P50[$target]=$(awk '$1 == "50%" { print $2 }' <<<"$out")
-    P99[$target]=$(awk '$1 == "99%" { print $2 }' <<<"$out")
-    ERRORS[$target]=$(awk '/Non-2xx or 3xx responses:/ { n += $NF } /Socket errors:/ { n += 1 } END { print n + 0 }' <<<"$out")
-    info "$target: ${RATE[$target]} requests/s"
+    RATE[$key]=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
+    P50[$key]=$(awk '$1 == "50%" { print $2 }' <<<"$out")
+    P99[$key]=$(awk '$1 == "99%" { print $2 }' <<<"$out")
+    ERRORS[$key]=$(awk '/Non-2xx or 3xx responses:/ { n += $NF } /Socket errors:/ { n += 1 } END { print n + 0 }' <<<"$out")
+    info "round $round, $target: ${RATE[$key]} requests/s"
+}
+
+for ((round = 1; round <= ROUNDS; round++)); do
+    for target in $TARGETS; do measure "$round" "$target"; done
 done
 
-hello=${RATE[hello]:-}
-printf '\n%s, wrk -t%s -c%s -d%ss, one run\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
-    "$WRK_THREADS" "$WRK_CONNECTIONS" "$WRK_SECONDS"
-printf '| target | requests/s | p50 | p99 | non-2xx | share of hello-world | CPU µs per request |\n'
-printf '|---|---:|---:|---:|---:|---:|---|\n'
-for target in $TARGETS; do
-    share=-
-    [[ -z $hello ]] || share=$(awk -v r="${RATE[$target]}" -v h="$hello" 'BEGIN { printf "%.0f%%", 100 * r / h }')
-    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$target" "${RATE[$target]}" "${P50[$target]}" "${P99[$target]}" \
-        "${ERRORS[$target]}" "$share" "${CPU[$target]%, }"
+# share ROUND TARGET: the target's rate as a share of the round's hello-world, in percent.
+share() {
+    local hello=${RATE[$1,hello]:-}
+    [[ -n $hello ]] || { echo -; return; }
+    awk -v r="${RATE[$1,$2]}" -v h="$hello" 'BEGIN { printf "%.0f", 100 * r / h }'
+}
+
+for ((round = 1; round <= ROUNDS; round++)); do
+    printf '\n%s, round %s of %s, wrk -t%s -c%s -d%ss\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$round" "$ROUNDS" \
+        "$WRK_THREADS" "$WRK_CONNECTIONS" "$WRK_SECONDS"
+    printf '| target | requests/s | p50 | p99 | non-2xx | share of hello-world | CPU µs per request |\n'
+    printf '|---|---:|---:|---:|---:|---:|---|\n'
+    for target in $TARGETS; do
+        printf '| %s | %s | %s | %s | %s | %s%% | %s |\n' "$target" "${RATE[$round,$target]}" "${P50[$round,$target]}" \
+            "${P99[$round,$target]}" "${ERRORS[$round,$target]}" "$(share "$round" "$target")" "${CPU[$round,$target]}"
+    done
 done
+if ((ROUNDS > 1)); then
+    printf '\nmedian share of hello-world over %s rounds (each round against its own hello-world):\n\n' "$ROUNDS"
+    printf '| target | median share | shares by round |\n|---|---:|---|\n'
+    for target in $TARGETS; do
+        [[ $target == hello ]] && continue
+        shares=()
+        for ((round = 1; round <= ROUNDS; round++)); do shares+=("$(share "$round" "$target")"); done
+        median=$(printf '%s\n' "${shares[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+        printf '| %s | %s%% | %s |\n' "$target" "$median" "$(IFS=' '; echo "${shares[*]/%/%}")"
+    done
+fi
 printf '\nload average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"

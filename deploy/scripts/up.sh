@@ -197,7 +197,7 @@ prefix_lines() {
     trap '' INT TERM HUP
     local tag
     printf -v tag '%-*s | ' "$NAME_WIDTH" "$1"
-    exec sed -u "s/^/$tag/"
+    exec python3 "$SCRIPTS_DIR/prefix-lines.py" "$tag"
 }
 
 # start_process NAME EXE: starts EXE in the background with stdout+stderr through prefix_lines.

@@ -181,6 +181,8 @@ struct BusRoute: Sendable {
             access: access, status: status, readsBody: readsBody,
             payload: { input throws(ServiceError) in
                 let value = try request(input)
+                // An empty request is `{}` every time: no encoder for it.
+                if Op.Request.self == Empty.self { return Self.emptyObject }
                 do {
                     return Array(try Wire.makeEncoder().encode(value))
                 } catch {
@@ -188,6 +190,9 @@ struct BusRoute: Sendable {
                 }
             })
     }
+
+    /// `{}`, the payload of an operation whose request is ``Empty``.
+    static let emptyObject: [UInt8] = Array("{}".utf8)
 
     /// Serves the route on `router`, calling through `bus` with `timeout` as the deadline.
     func register<Context: RequestContext>(on router: Router<Context>, bus: BusClient, timeout: Duration) {

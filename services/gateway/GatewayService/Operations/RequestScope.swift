@@ -45,11 +45,11 @@ public struct RequestScope: Sendable {
 
     /// A new request id: a random (version 4) UUID in lower case.
     ///
-    /// Made from the system's random generator (`getrandom(2)`); Foundation's `UUID()` opens and
-    /// reads `/dev/urandom` each time, which the gateway paid on every request.
+    /// Made from the kernel's random bytes (`/dev/urandom`, read in batches by
+    /// ``RandomBytePool``); Foundation's `UUID()` opens and reads `/dev/urandom` each time, which
+    /// the gateway paid on every request.
     static func newRequestId() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let random: (UInt64, UInt64) = (generator.next(), generator.next())
+        let random = RandomBytePool.shared.next16()
         var bytes = withUnsafeBytes(of: random) { Array($0) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80

@@ -34,8 +34,9 @@ struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
+        // A class without a limit (all of them, with the limits off) costs no subject.
         guard let routeClass = RouteClass.of(method: request.method, path: request.uri.path),
-            let subject = subject(of: request, context: context)
+            limiter.limits[routeClass] != nil, let subject = subject(of: request, context: context)
         else { return try await next(request, context) }
         switch limiter.admit(routeClass, for: subject, now: now()) {
         case .allowed:
@@ -63,7 +64,7 @@ struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
         case .account:
             return RequestScope.current?.actor.map { .account($0.userId) }
         case .address:
-            let peer = context.remoteAddress?.ipAddress.flatMap { IPAddress($0) }
+            let peer = context.remoteAddress.flatMap { IPAddress($0) }
             let forwarded = request.headers[values: Self.forwardedFor]
             return resolver.client(peer: peer, forwardedFor: forwarded).map { .address($0.limitKey) }
         }

@@ -63,16 +63,22 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[Self.header] = requestId
         let number = answered.count.add(1, ordering: .relaxed).newValue
         guard response.status.code >= 500 || (every > 0 && number % every == 0) else { return response }
-        let elapsed = ContinuousClock.now - started
         logger.info(
             "http",
             metadata: [
-                "method": "\(request.method)", "path": "\(paths.redact(request.uri.path))",
-                "status": "\(response.status.code)",
-                "ms":
-                    "\(Double(elapsed.components.attoseconds / 10_000_000_000_000) / 100 + Double(elapsed.components.seconds * 1000))",
+                "method": .string(request.method.rawValue), "path": .string(paths.redact(request.uri.path)),
+                "status": .string(String(response.status.code)),
+                "ms": .string(Self.milliseconds(ContinuousClock.now - started)),
             ])
         return response
+    }
+
+    /// `elapsed` in milliseconds with two decimals (`0.07`, `12.50`), written with integers.
+    static func milliseconds(_ elapsed: Duration) -> String {
+        let (seconds, attoseconds) = elapsed.components
+        let hundredths = max(0, seconds * 100_000 + attoseconds / 10_000_000_000_000)
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 
     /// The request's server span, with tracing on: a child of the client's `traceparent` (with
