@@ -30,6 +30,7 @@ struct PlainHTTPClientTests {
                 let head = request[..<end.lowerBound]
                 request = String(request[end.upperBound...])
                 let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+                if path == "/silent" { continue }  // never answered
                 let answer = Array((PlainHTTPClientTests.answers[path] ?? "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n").utf8)
                 let middle = answer.count / 2
                 context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer[..<middle])), promise: nil)
@@ -71,5 +72,111 @@ struct PlainHTTPClientTests {
         }
         client.shutdown()
         try await server.close()
+    }
+
+    /// Starts the fixed-answer server.
+    static func server() async throws -> any Channel {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Answerer()) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    @Test("a request without an answer fails after its timeout, also on a connection whose earlier requests were answered")
+    func timesOut() async throws {
+        let server = try await Self.server()
+        let client = PlainHTTPClient(host: "127.0.0.1", port: server.localAddress!.port!)
+        // Answered requests leave the connection's timer set for the first one's deadline; the
+        // unanswered one after them must still fail, at its own deadline.
+        for _ in 0..<3 {
+            let answered = try await client.execute(
+                method: .GET, path: "/length", headers: [], body: nil, timeout: .milliseconds(200))
+            #expect(answered.status == 200)
+        }
+        await #expect {
+            _ = try await client.execute(method: .GET, path: "/silent", headers: [], body: nil, timeout: .milliseconds(300))
+        } throws: { error in
+            (error as? PlainHTTPClient.Failure)?.description.hasPrefix("no answer within") == true
+        }
+        // The timed-out connection was closed; the next request gets a working one.
+        let after = try await client.execute(method: .GET, path: "/length", headers: [], body: nil, timeout: .seconds(10))
+        #expect(String(buffer: after.body) == "hello")
+        client.shutdown()
+        try await server.close()
+    }
+
+    @Test("a head is read from its bytes: status, framing, keep-alive and the fields as sent")
+    func head() throws {
+        func read(_ text: String, bodiless: Bool = false) throws -> ResponseHead {
+            try ResponseHead(ByteBuffer(string: text), bodiless: bodiless)
+        }
+        let length = try read("HTTP/1.1 200 OK\r\ncontent-LENGTH:  12 \r\nX-Request-Id:\tabc\r\n\r\n")
+        #expect(length.status == 200 && length.framing == .length(12) && length.keepAlive)
+        #expect(length.headers.first(name: "x-request-id") == "abc")
+        #expect(Array(length.headers.map(\.name)) == ["content-LENGTH", "X-Request-Id"])
+        let chunked = try read("HTTP/1.1 201 Created\r\nTransfer-Encoding: gzip, Chunked\r\nContent-Length: 3\r\n\r\n")
+        #expect(chunked.framing == .chunked)
+        let closing = try read("HTTP/1.1 503 Service Unavailable\r\nConnection: Close\r\nContent-Length: 0\r\n\r\n")
+        #expect(!closing.keepAlive && closing.framing == .length(0))
+        let old = try read("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n\r\n")
+        #expect(old.framing == .close && !old.keepAlive)
+        let oldKept = try read("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 1\r\n\r\n")
+        #expect(oldKept.keepAlive && oldKept.framing == .length(1))
+        #expect(try read("HTTP/1.1 304 Not Modified\r\nContent-Length: 40\r\n\r\n").framing == .length(0))
+        #expect(try read("HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n", bodiless: true).framing == .length(0))
+        #expect(throws: ResponseHead.Malformed.self) { try read("HTTP/1.1 200 OK\r\nContent-Length: 4x\r\n\r\n") }
+        #expect(throws: ResponseHead.Malformed.self) { try read("HTTP/2 200\r\n\r\n") }
+        #expect(throws: ResponseHead.Malformed.self) { try read("HTTP/1.1 2x0 OK\r\n\r\n") }
+        // The blank line is found across the bytes, and only from where the search starts.
+        let bytes = ByteBuffer(string: "HTTP/1.1 200 OK\r\nA: b\r\n\r\nbody\r\n\r\n")
+        #expect(ResponseHead.endOfHead(in: bytes, from: 0) == 25)
+        #expect(ResponseHead.endOfHead(in: bytes, from: 24) == 33)
+        #expect(ResponseHead.endOfHead(in: ByteBuffer(string: "HTTP/1.1 200 OK\r\n\r"), from: 0) == nil)
+    }
+}
+
+/// `loadgen get` against the fixed-answer server: closed and open loop count every answer, and
+/// the load generator's own CPU time is measured.
+@Suite("loadgen get")
+struct GetBenchTests {
+    @Test("closed loop: every connection's answers are counted, with the CPU they cost")
+    func closedLoop() async throws {
+        let server = try await PlainHTTPClientTests.server()
+        var bench = GetBench(url: "http://127.0.0.1:\(server.localAddress!.port!)/length", seconds: 0.5)
+        bench.connections = 4
+        bench.warmup = 0.1
+        let outcome = try await withTaskExecutorPreference(EventLoopTaskExecutor(group: .singleton)) {
+            try await bench.run()
+        }
+        try await server.close()
+        #expect(outcome.requests > 0 && outcome.errors == 0)
+        #expect(outcome.recorder.count == outcome.requests)
+        #expect(outcome.cpuSeconds > 0)
+        let line = bench.line(outcome)
+        #expect(line.contains("4 connections (closed loop)") && line.contains("non200 0") && line.contains("loadgen_cpu_us"))
+    }
+
+    @Test("open loop: requests due at the rate, answers other than 200 counted apart")
+    func openLoop() async throws {
+        let server = try await PlainHTTPClientTests.server()
+        var bench = GetBench(url: "http://127.0.0.1:\(server.localAddress!.port!)/missing", seconds: 0.5)
+        bench.rate = 100
+        bench.warmup = 0
+        let outcome = try await bench.run()
+        try await server.close()
+        // The server answers 404 for this path: every request is an error, none is lost.
+        #expect(outcome.requests > 0 && outcome.errors == outcome.requests)
+        #expect(outcome.statuses.keys.sorted() == [404])
+        #expect(bench.line(outcome).contains("100/s (open loop)"))
+    }
+
+    @Test("the URL is split into endpoint and request target; others are refused by name")
+    func urls() throws {
+        let parts = try GetBench.split("http://127.0.0.1:8080/v1/currencies?x=1")
+        #expect(parts.host == "127.0.0.1" && parts.port == 8080 && parts.target == "/v1/currencies?x=1")
+        #expect(try GetBench.split("http://localhost").target == "/")
+        #expect(throws: UsageError.self) { try GetBench.split("https://example.org/x") }
+        #expect(throws: UsageError.self) { try GetBench.split("http://:80/x") }
     }
 }

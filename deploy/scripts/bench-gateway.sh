@@ -9,6 +9,13 @@
 #   healthz          GET /healthz on the gateway (no broker)
 #   currencies       GET /v1/currencies with a Bearer token (gateway -> broker -> orders, cached)
 #   me               GET /v1/me with a Bearer token (gateway -> broker -> auth -> PostgreSQL)
+#   loadgen-healthz  GET /healthz again, sent by `loadgen get` (closed loop, as many connections
+#                    as wrk) instead of wrk: the load generator's rate beside wrk's, and its own
+#                    CPU per request
+#
+# After the rounds, `loadgen get --rate` asks for /v1/currencies open loop at half the median
+# rate wrk reached on it, and prints the p99 from when each request was due (wrk's closed loop
+# cannot show latency at a given rate).
 #
 # and prints requests/s, p50/p99, the share of the hello-world rate, and the CPU time each of our
 # processes spent per request (gateway, broker, auth, orders; the hello-world's own for it) for
@@ -33,7 +40,7 @@ require_cmd curl
 
 : "${WRK_THREADS:=2}" "${WRK_CONNECTIONS:=64}" "${WRK_SECONDS:=8}" "${ROUNDS:=3}"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number of rounds, 1 or more, not '$ROUNDS'"
-: "${TARGETS:=hello healthz currencies me}"
+: "${TARGETS:=hello healthz currencies me loadgen-healthz}"
 [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release)
 BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
 mkdir -p "$REPO_ROOT/.data"
@@ -80,10 +87,10 @@ TOKEN=$(curl -fsS -H 'Content-Type: application/json' -d "$credentials" "$GATEWA
 url_of() {
     case $1 in
         hello) echo "http://127.0.0.1:$HELLO_PORT/hello" ;;
-        healthz) echo "$GATEWAY/healthz" ;;
+        healthz | loadgen-healthz) echo "$GATEWAY/healthz" ;;
         currencies) echo "$GATEWAY/v1/currencies" ;;
         me) echo "$GATEWAY/v1/me" ;;
-        *) die "unknown target '$1' (hello, healthz, currencies, me)" ;;
+        *) die "unknown target '$1' (hello, healthz, currencies, me, loadgen-healthz)" ;;
     esac
 }
 
@@ -101,14 +108,14 @@ PROCESSES="gateway broker auth orders"
 # else the machine runs). ROUNDS rounds run every target in turn, and each share is taken within
 # its round: on a shared VM the hello-world's own rate moves by a fifth from one minute to the
 # next, so a share is only fair against the reference measured beside it.
-declare -A RATE P50 P99 ERRORS CPU
+declare -A RATE P50 P99 ERRORS CPU LOADGEN_CPU
 measure() { # measure ROUND TARGET
     local round=$1 target=$2 url headers out requests spent process pid
     url=$(url_of "$target")
     headers=()
-    [[ $target == hello || $target == healthz ]] || headers=(-H "Authorization: Bearer $TOKEN")
+    [[ $target == hello || $target == *healthz ]] || headers=(-H "Authorization: Bearer $TOKEN")
     curl -fsS -o /dev/null "${headers[@]}" "$url" || die "$target: $url does not answer 200"
-    wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d2s "${headers[@]}" "$url" >/dev/null
+    [[ $target == loadgen-* ]] || wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d2s "${headers[@]}" "$url" >/dev/null
     declare -A before=()
     for process in $PROCESSES gateway-hello; do before[$process]=$(ticks_of "$process"); done
     local perf_pids=()
@@ -118,10 +125,32 @@ measure() { # measure ROUND TARGET
             >/dev/null 2>&1 &
         perf_pids+=($!)
     done
+    local key="$round,$target" cpu=""
+    if [[ $target == loadgen-* ]]; then
+        # One line of `key value` pairs; the warm-up second is not counted.
+        out=$("$BIN_DIR/loadgen" get --url "$url" --connections "$WRK_CONNECTIONS" --seconds "$WRK_SECONDS") ||
+            die "$target: loadgen get failed: $out"
+        ((${#perf_pids[@]} == 0)) || wait "${perf_pids[@]}" || true
+        field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$out"; }
+        requests=$(field requests)
+        RATE[$key]=$(field rate)
+        P50[$key]="$(field p50_ms)ms"
+        P99[$key]="$(field p99_ms)ms"
+        ERRORS[$key]=$(field non200)
+        LOADGEN_CPU[$key]=$(field loadgen_cpu_us)
+        echo "$out" >"$REPO_ROOT/.data/bench-gateway-$target.txt"
+        for process in $PROCESSES; do
+            spent=$(($(ticks_of "$process") - before[$process]))
+            ((spent > 0)) || continue
+            cpu+="$process $(awk -v t="$spent" -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }'), "
+        done
+        CPU[$key]="${cpu}loadgen ${LOADGEN_CPU[$key]}"
+        info "round $round, $target: ${RATE[$key]} requests/s"
+        return
+    fi
     out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency "${headers[@]}" "$url")
     ((${#perf_pids[@]} == 0)) || wait "${perf_pids[@]}" || true
     requests=$(awk '/requests in/ { print $1 }' <<<"$out")
-    local key="$round,$target" cpu=""
     if [[ $target == hello ]]; then
         spent=$(($(ticks_of gateway-hello) - before[gateway-hello]))
         cpu="server $(awk -v t="$spent" -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }')"
@@ -172,5 +201,28 @@ if ((ROUNDS > 1)); then
         median=$(printf '%s\n' "${shares[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
         printf '| %s | %s%% | %s |\n' "$target" "$median" "$(IFS=' '; echo "${shares[*]/%/%}")"
     done
+fi
+
+# The load generator against wrk on the same URL, round by round.
+if [[ " $TARGETS " == *" loadgen-healthz "* && " $TARGETS " == *" healthz "* ]]; then
+    printf '\nload generator against wrk on /healthz, %s connections each:\n\n' "$WRK_CONNECTIONS"
+    printf '| round | wrk requests/s | loadgen requests/s | loadgen / wrk | loadgen CPU µs per request |\n|---:|---:|---:|---:|---:|\n'
+    for ((round = 1; round <= ROUNDS; round++)); do
+        printf '| %s | %s | %s | %s%% | %s |\n' "$round" "${RATE[$round,healthz]}" "${RATE[$round,loadgen-healthz]}" \
+            "$(awk -v l="${RATE[$round,loadgen-healthz]}" -v w="${RATE[$round,healthz]}" 'BEGIN { printf "%.0f", 100 * l / w }')" \
+            "${LOADGEN_CPU[$round,loadgen-healthz]}"
+    done
+fi
+
+# /v1/currencies open loop at half the median rate wrk reached on it: the p99 from when each
+# request was due.
+if [[ " $TARGETS " == *" currencies "* && -z ${SKIP_HALF_RATE:-} ]]; then
+    half=$(for ((round = 1; round <= ROUNDS; round++)); do echo "${RATE[$round,currencies]}"; done | sort -n |
+        awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f", m / 2 }')
+    info "currencies open loop at $half requests/s (half the median closed-loop rate)"
+    out=$(LOADGEN_AUTHORIZATION="Bearer $TOKEN" "$BIN_DIR/loadgen" get --url "$GATEWAY/v1/currencies" --rate "$half" \
+        --seconds "$WRK_SECONDS") || die "currencies at half rate: loadgen get failed: $out"
+    echo "$out" >"$REPO_ROOT/.data/bench-gateway-currencies-half-rate.txt"
+    printf '\n/v1/currencies open loop at half the median rate (target: p99 < 20 ms):\n\n%s\n' "$out"
 fi
 printf '\nload average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -43,6 +43,9 @@ public enum Loadgen {
                       latency, the flood's 429s and the password checks it still cost
           stuffing    one address tries one password on --usernames usernames, 4 at a time: how
                       many reach a password check and when the first 429 comes
+          get         one URL over and over with the load generator's own HTTP client: closed
+                      loop (--connections, as wrk) or open loop (--rate); rate, p50/p99 and the
+                      load generator's own CPU per request
           zmtp-fuzz   seeded random and mutated ZMTP streams through the broker's wire decoder:
                       cases/s, errors by kind, rules broken (none, or the exit status is 1), the
                       most bytes one decoder held, and resident memory before, during and after
@@ -129,6 +132,15 @@ public enum Loadgen {
           --max-message N  the decoders' message size limit in bytes (default 512)
           --case I      replay case I of the seed alone: its bytes in hex and what the decoder
                         made of them
+
+        Options of get:
+          --url URL         what to ask for, http://host:port/path (default http://127.0.0.1:8080/healthz)
+          --seconds N       measured seconds (default 8), after --warmup seconds not counted (default 1)
+          --connections N   closed loop: N connections, each sending when its last answer is in
+                            (the default, 64)
+          --rate N          open loop instead: N requests per second, latency from when each was due
+          LOADGEN_AUTHORIZATION  an Authorization header value for every request, from the
+                            environment (kept out of the command line and the output)
 
         Options of login:
           --url URL     the gateway (default http://127.0.0.1:8080)
@@ -280,6 +292,29 @@ public enum Loadgen {
                     ? try await bench.flood { print("running: \($0)") }
                     : try await bench.stuffing { print("running: \($0)") }
                 print(report)
+            case "get":
+                let options = try ScenarioOptions(
+                    scenario, options, known: ["url", "seconds", "connections", "rate", "warmup"])
+                guard options["connections"] == nil || options["rate"] == nil else {
+                    throw UsageError("get takes --connections (closed loop) or --rate (open loop), not both")
+                }
+                var bench = GetBench(
+                    url: options["url"] ?? "http://127.0.0.1:8080/healthz",
+                    seconds: try options.number("seconds", 8, above: 0))
+                if options["rate"] != nil {
+                    bench.rate = try options.number("rate", 0, above: 0)
+                } else {
+                    bench.connections = Int(try options.number("connections", 64, above: 0))
+                }
+                bench.warmup = try options.number("warmup", 1)
+                if let authorization = ProcessInfo.processInfo.environment["LOADGEN_AUTHORIZATION"] {
+                    bench.headers = [("Authorization", authorization)]
+                }
+                let outcome = try await withTaskExecutorPreference(EventLoopTaskExecutor(group: .singleton)) {
+                    try await bench.run()
+                }
+                print(bench.line(outcome))
+                return outcome.requests > 0 && outcome.errors == 0 ? 0 : 1
             case "zmtp-fuzz":
                 let options = try ScenarioOptions(
                     scenario, options, known: ["cases", "seed", "threads", "max-message", "case"])

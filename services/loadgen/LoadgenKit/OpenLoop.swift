@@ -53,15 +53,14 @@ final class Tally: Sendable {
     /// Records one answer. `expected` are the statuses that are a correct answer for this
     /// request (a 401 for a wrong password is one); only those count in the latency figures.
     func record(_ kind: String, status: Int, latency: Duration, expected: Set<Int>) {
+        // In place: a copy of the entry would copy its histogram's counts on every answer.
         kinds.withLock { all in
-            var entry = all[kind] ?? Kind()
-            entry.statuses[status, default: 0] += 1
+            all[kind, default: Kind()].statuses[status, default: 0] += 1
             if expected.contains(status) {
-                entry.recorder.record(nanoseconds: UInt64(max(0, latency.nanoseconds)))
+                all[kind, default: Kind()].recorder.record(nanoseconds: UInt64(max(0, latency.nanoseconds)))
             } else {
-                entry.errors += 1
+                all[kind, default: Kind()].errors += 1
             }
-            all[kind] = entry
         }
     }
 
@@ -91,6 +90,10 @@ struct OpenLoop {
     var inFlight: Int
     /// Seconds of a progress line; 0 for none.
     var progressEvery: Double = 1
+    /// Where each arrival's task runs: the event loops (``EventLoopTaskExecutor``) for the app
+    /// scenarios, so that a request is made, sent, read and tallied on its connection's thread;
+    /// nil for Swift's global executor.
+    var executor: (any TaskExecutor)?
 
     func run(_ source: some ArrivalSource, tally: Tally) async -> Double {
         var source = source
@@ -110,7 +113,10 @@ struct OpenLoop {
                 if due - ContinuousClock.now > .microseconds(500) { await Self.pause(until: due) }
                 state.open.add(1, ordering: .relaxed)
                 tally.started.add(1, ordering: .relaxed)
-                group.addTask {
+                // A task of its own, not a child of the group: the group's list of children is
+                // walked to remove each one that ends, which cost 5% of the load generator's CPU
+                // at NavUP's 6,250 requests/s. `open` tells when they have all finished.
+                Task(executorPreference: executor) {
                     await arrival.run(due)
                     tally.finished.add(1, ordering: .relaxed)
                     state.open.subtract(1, ordering: .relaxed)
