@@ -45,7 +45,7 @@ bench: ## every benchmark behind docs/benchmarks.md in turn (BENCHES="auth order
 bench-broker: release ## broker round trips: raw vs through the broker, 3 rounds, shares of raw taken per round
 	"$$(swift build -c release --show-bin-path)/loadgen" broker $(or $(LOADGEN_ARGS),--rounds 3)
 
-bench-gateway: ## the request path against Hummingbird's hello-world: wrk on /hello, /healthz, /v1/currencies, /v1/me in one run (starts the system)
+bench-gateway: ## the request path against Hummingbird's hello-world: wrk on /hello, /healthz, /v1/currencies, /v1/me, loadgen beside wrk on /healthz, currencies open loop at half rate (starts the system)
 	@$(SCRIPTS)/bench-gateway.sh
 
 bench-navup: ## NavUP: loadgen navup at USERS students (default 50000) for DURATION seconds (default 300), CPU per request of each process (starts the system)
