@@ -77,9 +77,13 @@ class Fixture:
         name = f"{rng.choice(GIVEN)} {rng.choice(FAMILY)}"
         slug = name.lower().replace(" ", "-")
         pid = ocd("person", rng)
+        # California's city councils and county boards are nonpartisan offices. The draw is
+        # made for every seat all the same, so the rest of the generated feed stays as it was.
+        party = rng.choice(["Democratic", "Republican", "Independent"])
+        if jurisdiction in (CITY, COUNTY):
+            party = "Nonpartisan"
         person = {
-            "id": pid, "name": name, "party": rng.choice(["Democratic", "Republican", "Independent"])
-            if org != "municipality" else "Nonpartisan",
+            "id": pid, "name": name, "party": party,
             "current_role": {"title": title, "org_classification": org, "district": district,
                              "division_id": None},
             "jurisdiction": JURISDICTIONS[jurisdiction],
