@@ -115,6 +115,11 @@ struct AdminPortTests {
         #expect(gatewayReady?.body == #"{"checks":{"broker":"ok"},"status":"ok"}"#)
         let gatewayMetrics = await admin(gatewayPort, "/metrics")?.body ?? ""
         #expect(gatewayMetrics.contains(#"hb_requests{http_route="/v1/auth/register""#), "\(gatewayMetrics)")
+        // The per-route series keep Hummingbird's names (dashboards read them).
+        #expect(
+            gatewayMetrics.contains(#"http_server_request_duration_bucket{http_route="/v1/auth/register""#),
+            "\(gatewayMetrics)")
+        #expect(gatewayMetrics.contains(#"http_server_active_requests{http_request_method="#), "\(gatewayMetrics)")
         #expect(gatewayMetrics.contains("\nprocess_open_fds "))
         let (gatewayProbed, gatewayOutput) = try await system.runToEnd(
             "gateway", arguments: ["--probe"], extra: ["ADMIN_HTTP_PORT": "\(gatewayPort)"])

@@ -39,7 +39,7 @@ public enum Gateway {
         _ = try ConsoleFiles.loaded  // a gateway without its console's files does not start
         router.add(middleware: RequestIDMiddleware(
                 logger: logger, paths: LoggedPath(document: document), every: settings.accessLogEvery))
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: TusResumableMiddleware())
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.add(middleware: SingleRepresentationMiddleware())
