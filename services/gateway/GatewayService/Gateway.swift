@@ -61,8 +61,9 @@ public enum Gateway {
         // Compact JSON: the runtime's default pretty printing costs CPU and bytes on every
         // response and tells a phone nothing more. Keys stay sorted so that a body is the same
         // bytes every time (the answers to reset requests must not differ by account).
+        // Their answers get a body of one buffer (see OneBufferBodyMiddleware).
         try api.registerHandlers(
-            on: router,
+            on: router.group().add(middleware: OneBufferBodyMiddleware()),
             configuration: .init(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys]))
         var app = Application(
             router: router, server: try Self.server(settings.tls),
