@@ -14,8 +14,14 @@ struct ClientAddressTests {
         #expect(IPAddress("[2001:db8::1]:443") == IPAddress("2001:db8::1"))
         #expect(IPAddress("fe80::1%eth0") == IPAddress("fe80::1"))
         #expect(IPAddress("2001:db8::1")?.isIPv4 == false)
+        // Blanks around an entry (an X-Forwarded-For list is "a, b"), and the exact bits.
+        #expect(IPAddress(" \t198.18.1.2 ")?.description == "198.18.1.2")
+        #expect(IPAddress("2001:db8:0:0:1:0:0:ff")?.description == "2001:db8:0:0:1:0:0:ff")
+        #expect(IPAddress("[::1]") == IPAddress("::1"))
+        #expect(IPAddress("::1")?.isIPv4 == false)
         for bad in [
-            "", "unknown", "300.1.1.1", "1.2.3", "2001:db8::1::2", "<script>", String(repeating: "1", count: 100),
+            "", " ", "unknown", "300.1.1.1", "1.2.3", "2001:db8::1::2", "<script>", String(repeating: "1", count: 100),
+            "[2001:db8::1", "1.2.3.4:80:90", "1.2.3.4\u{0}", "1.2.3.4\u{0}junk", "１.2.3.4", "1.2.3.4 5",
         ] {
             #expect(IPAddress(bad) == nil, "\(bad)")
         }
