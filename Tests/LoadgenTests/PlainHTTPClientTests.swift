@@ -140,16 +140,25 @@ struct PlainHTTPClientTests {
 /// the load generator's own CPU time is measured.
 @Suite("loadgen get")
 struct GetBenchTests {
-    @Test("closed loop: every connection's answers are counted, with the CPU they cost")
-    func closedLoop() async throws {
+    /// Runs `loadgen get` for half a second on `path` of the fixed-answer server, set up by `configure`.
+    static func run(_ path: String, _ configure: (inout GetBench) -> Void) async throws -> (GetBench, GetBench.Outcome) {
         let server = try await PlainHTTPClientTests.server()
-        var bench = GetBench(url: "http://127.0.0.1:\(server.localAddress!.port!)/length", seconds: 0.5)
-        bench.connections = 4
-        bench.warmup = 0.1
+        var bench = GetBench(url: "http://127.0.0.1:\(server.localAddress!.port!)\(path)", seconds: 0.5)
+        configure(&bench)
+        let configured = bench
         let outcome = try await withTaskExecutorPreference(EventLoopTaskExecutor(group: .singleton)) {
-            try await bench.run()
+            try await configured.run()
         }
         try await server.close()
+        return (bench, outcome)
+    }
+
+    @Test("closed loop: every connection's answers are counted, with the CPU they cost")
+    func closedLoop() async throws {
+        let (bench, outcome) = try await Self.run("/length") { bench in
+            bench.connections = 4
+            bench.warmup = 0.1
+        }
         #expect(outcome.requests > 0 && outcome.errors == 0)
         #expect(outcome.recorder.count == outcome.requests)
         #expect(outcome.cpuSeconds > 0)
@@ -159,12 +168,10 @@ struct GetBenchTests {
 
     @Test("open loop: requests due at the rate, answers other than 200 counted apart")
     func openLoop() async throws {
-        let server = try await PlainHTTPClientTests.server()
-        var bench = GetBench(url: "http://127.0.0.1:\(server.localAddress!.port!)/missing", seconds: 0.5)
-        bench.rate = 100
-        bench.warmup = 0
-        let outcome = try await bench.run()
-        try await server.close()
+        let (bench, outcome) = try await Self.run("/missing") { bench in
+            bench.rate = 100
+            bench.warmup = 0
+        }
         // The server answers 404 for this path: every request is an error, none is lost.
         #expect(outcome.requests > 0 && outcome.errors == outcome.requests)
         #expect(outcome.statuses.keys.sorted() == [404])

@@ -110,7 +110,7 @@ PROCESSES="gateway broker auth orders"
 # next, so a share is only fair against the reference measured beside it.
 declare -A RATE P50 P99 ERRORS CPU LOADGEN_CPU
 measure() { # measure ROUND TARGET
-    local round=$1 target=$2 url headers out requests spent process pid
+    local round=$1 target=$2 url headers out requests spent process pid label
     url=$(url_of "$target")
     headers=()
     [[ $target == hello || $target == *healthz ]] || headers=(-H "Authorization: Bearer $TOKEN")
@@ -125,12 +125,11 @@ measure() { # measure ROUND TARGET
             >/dev/null 2>&1 &
         perf_pids+=($!)
     done
-    local key="$round,$target" cpu=""
+    local key="$round,$target" cpu="" measured=$PROCESSES
     if [[ $target == loadgen-* ]]; then
         # One line of `key value` pairs; the warm-up second is not counted.
         out=$("$BIN_DIR/loadgen" get --url "$url" --connections "$WRK_CONNECTIONS" --seconds "$WRK_SECONDS") ||
             die "$target: loadgen get failed: $out"
-        ((${#perf_pids[@]} == 0)) || wait "${perf_pids[@]}" || true
         field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$out"; }
         requests=$(field requests)
         RATE[$key]=$(field rate)
@@ -138,35 +137,26 @@ measure() { # measure ROUND TARGET
         P99[$key]="$(field p99_ms)ms"
         ERRORS[$key]=$(field non200)
         LOADGEN_CPU[$key]=$(field loadgen_cpu_us)
-        echo "$out" >"$REPO_ROOT/.data/bench-gateway-$target.txt"
-        for process in $PROCESSES; do
-            spent=$(($(ticks_of "$process") - before[$process]))
-            ((spent > 0)) || continue
-            cpu+="$process $(awk -v t="$spent" -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }'), "
-        done
-        CPU[$key]="${cpu}loadgen ${LOADGEN_CPU[$key]}"
-        info "round $round, $target: ${RATE[$key]} requests/s"
-        return
-    fi
-    out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency "${headers[@]}" "$url")
-    ((${#perf_pids[@]} == 0)) || wait "${perf_pids[@]}" || true
-    requests=$(awk '/requests in/ { print $1 }' <<<"$out")
-    if [[ $target == hello ]]; then
-        spent=$(($(ticks_of gateway-hello) - before[gateway-hello]))
-        cpu="server $(awk -v t="$spent" -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }')"
     else
-        for process in $PROCESSES; do
-            spent=$(($(ticks_of "$process") - before[$process]))
-            ((spent > 0)) || continue
-            cpu+="$process $(awk -v t="$spent" -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }'), "
-        done
+        out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency "${headers[@]}" "$url")
+        requests=$(awk '/requests in/ { print $1 }' <<<"$out")
+        RATE[$key]=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
+        P50[$key]=$(awk '$1 == "50%" { print $2 }' <<<"$out")
+        P99[$key]=$(awk '$1 == "99%" { print $2 }' <<<"$out")
+        ERRORS[$key]=$(awk '/Non-2xx or 3xx responses:/ { n += $NF } /Socket errors:/ { n += 1 } END { print n + 0 }' <<<"$out")
     fi
-    CPU[$key]=${cpu%, }
+    ((${#perf_pids[@]} == 0)) || wait "${perf_pids[@]}" || true
     echo "$out" >"$REPO_ROOT/.data/bench-gateway-$target.txt"
-    RATE[$key]=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
-    P50[$key]=$(awk '$1 == "50%" { print $2 }' <<<"$out")
-    P99[$key]=$(awk '$1 == "99%" { print $2 }' <<<"$out")
-    ERRORS[$key]=$(awk '/Non-2xx or 3xx responses:/ { n += $NF } /Socket errors:/ { n += 1 } END { print n + 0 }' <<<"$out")
+    # CPU per request of each process that worked in the run (the hello-world's own for it).
+    [[ $target != hello ]] || measured=gateway-hello
+    for process in $measured; do
+        spent=$(($(ticks_of "$process") - before[$process]))
+        ((spent > 0)) || continue
+        [[ $process == gateway-hello ]] && label=server || label=$process
+        cpu+="$label $(awk -v t="$spent" -v hz="$TICKS" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }'), "
+    done
+    [[ -z ${LOADGEN_CPU[$key]:-} ]] || cpu+="loadgen ${LOADGEN_CPU[$key]}, "
+    CPU[$key]=${cpu%, }
     info "round $round, $target: ${RATE[$key]} requests/s"
 }
 

@@ -6,10 +6,9 @@ extension IPAddress {
     init?(_ socketAddress: SocketAddress) {
         switch socketAddress {
         case .v4(let address):
-            let octets = withUnsafeBytes(of: address.address.sin_addr) { Array($0) }
-            self.init(bytes: Array(repeating: 0, count: 10) + [0xFF, 0xFF] + octets)
+            self.init(address.address.sin_addr)
         case .v6(let address):
-            self.init(bytes: withUnsafeBytes(of: address.address.sin6_addr) { Array($0) })
+            self.init(address.address.sin6_addr)
         case .unixDomainSocket:
             return nil
         }

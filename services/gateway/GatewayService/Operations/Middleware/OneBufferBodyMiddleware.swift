@@ -9,7 +9,7 @@ import NIOCore
 /// chunk and the end each cross to the connection's event loop and each leave in a `write` call
 /// of their own. A body of one buffer goes out with its head in one `writev`, after one
 /// hand-off. Bodies of known length up to ``limit`` are gathered here (the bytes are in memory
-/// already); a stream of unknown length (`/v1/notifications/stream`) and a larger download are
+/// already); a stream of unknown length (`/v1/me/notifications/stream`) and a larger download are
 /// left as they are.
 struct OneBufferBodyMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The largest body gathered into one buffer.

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import Majordomo
 import Metrics
 import Synchronization
 
@@ -13,7 +14,7 @@ import Synchronization
 /// then no longer written as one: the head, the body and the end each cross to the event loop
 /// and each leave in a `write` call of their own, three hand-offs and three system calls per
 /// response instead of one. This one records when the response is made, and leaves the body as
-/// it is. The duration is therefore the time to make the answer; for a stream (`/v1/events`)
+/// it is. The duration is therefore the time to make the answer; for a stream (`/v1/me/notifications/stream`)
 /// that is the time to its first byte, not its whole life.
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     private let series = Series()
@@ -29,7 +30,7 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             let response = try await next(request, context)
             let endpoint = series.endpoint(context.endpointPath ?? "Unknown", request.method, response.status)
             endpoint.counter.increment()
-            endpoint.timer.recordNanoseconds((ContinuousClock.now - started).nanosecondsClamped)
+            endpoint.timer.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
@@ -90,15 +91,5 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
                 return made
             }
         }
-    }
-}
-
-extension Duration {
-    /// Whole nanoseconds, at least 0, at most `Int64.max`.
-    fileprivate var nanosecondsClamped: Int64 {
-        let (seconds, attoseconds) = components
-        guard seconds >= 0 else { return 0 }
-        guard seconds < Int64.max / 1_000_000_000 - 1 else { return .max }
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

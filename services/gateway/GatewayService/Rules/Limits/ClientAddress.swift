@@ -30,7 +30,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         }
         if let zone = view.firstIndex(of: UInt8(ascii: "%")) { view = view[..<zone] }
         guard !view.isEmpty, view.count <= 64 else { return nil }
-        let parsed = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 65) { text -> (UInt64, UInt64)? in
+        let parsed = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 65) { text -> IPAddress? in
             var length = 0
             for byte in view {
                 // Printable ASCII only: a control byte (a NUL would end the C string early) or
@@ -41,27 +41,30 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
             }
             text[length] = 0
             var v6 = in6_addr()
-            if inet_pton(AF_INET6, text.baseAddress!, &v6) == 1 {
-                return withUnsafeBytes(of: &v6) { raw in
-                    (
-                        UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                        UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                    )
-                }
-            }
+            if inet_pton(AF_INET6, text.baseAddress!, &v6) == 1 { return IPAddress(v6) }
             var v4 = in_addr()
             guard inet_pton(AF_INET, text.baseAddress!, &v4) == 1 else { return nil }
-            return (0, 0xFFFF_0000_0000 | UInt64(UInt32(bigEndian: v4.s_addr)))
+            return IPAddress(v4)
         }
         guard let parsed else { return nil }
-        self.init(high: parsed.0, low: parsed.1)
+        self = parsed
     }
 
-    /// The address of 16 bytes in network order.
-    init(bytes: [UInt8]) {
-        precondition(bytes.count == 16)
-        high = bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }
-        low = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+    /// An IPv6 address as the kernel holds it (network order).
+    init(_ address: in6_addr) {
+        var address = address
+        let (high, low) = withUnsafeBytes(of: &address) { raw in
+            (
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
+        }
+        self.init(high: high, low: low)
+    }
+
+    /// An IPv4 address as the kernel holds it, as its IPv4-mapped IPv6 form.
+    init(_ address: in_addr) {
+        self.init(high: 0, low: 0xFFFF_0000_0000 | UInt64(UInt32(bigEndian: address.s_addr)))
     }
 
     /// The first `bits` bits of the address, the rest zero (bits counted on the IPv6 form).
