@@ -79,6 +79,8 @@ let package = Package(
                 "Contract", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 "CZeroMQ",
             ],
             path: "shared/Majordomo",
@@ -489,6 +491,8 @@ let package = Package(
             dependencies: [
                 "TestSupport", "Majordomo", "ZeroMQ", "Contract", "ServiceKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/MajordomoTests",
             swiftSettings: strict

@@ -29,7 +29,8 @@ struct GatewayTests {
                 "BROKER_URL": broker, "READINESS_SERVICES": services, "READINESS_TIMEOUT_MS": "\(readinessMs)",
                 "HTTP_PORT": "0",
             ]))
-        let client = MajordomoClient(endpoint: broker, context: Context(), logger: Self.logger)
+        // The client the gateway runs in production.
+        let client = try #require(EventLoopMajordomoClient(endpoint: broker, logger: Self.logger))
         return try Gateway.buildApplication(
             settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(),
             logger: Self.logger, services: [client])

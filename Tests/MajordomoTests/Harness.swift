@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Majordomo
+import Testing
 import ZeroMQ
 
 /// Real sockets on loopback with wildcard ports, so tests run in parallel and beside a running system.
@@ -75,6 +76,14 @@ enum Harness {
         MajordomoClient(endpoint: endpoint, context: context, logger: logger)
     }
 
+    /// A client of the given kind; both must behave the same to their callers.
+    static func client(_ endpoint: String, _ kind: ClientKind, context: Context = Context()) -> any TestClient {
+        switch kind {
+        case .zmq: MajordomoClient(endpoint: endpoint, context: context, logger: logger)
+        case .eventLoop: EventLoopMajordomoClient(endpoint: endpoint, logger: logger)!
+        }
+    }
+
     /// Waits until `condition` holds, polling; fails after `timeout`.
     static func eventually(
         timeout: Duration = .seconds(10), _ what: String, _ condition: @Sendable () async throws -> Bool
@@ -99,7 +108,24 @@ protocol Runnable: Sendable {
     func halt()
 }
 
-extension MajordomoClient: Runnable {
+/// The two MDP clients: libzmq on its own threads, and ZMTP spoken on NIO's event loops.
+enum ClientKind: String, CaseIterable, CustomTestStringConvertible {
+    case zmq
+    case eventLoop
+
+    var testDescription: String { self == .zmq ? "MajordomoClient" : "EventLoopMajordomoClient" }
+}
+
+/// What the tests need of either client.
+protocol TestClient: MajordomoRequester, Runnable {
+    var isConnected: Bool { get }
+}
+
+extension MajordomoClient: TestClient {
+    func halt() { stop() }
+}
+
+extension EventLoopMajordomoClient: TestClient {
     func halt() { stop() }
 }
 
@@ -107,7 +133,7 @@ extension MajordomoWorker: Runnable {
     func halt() { drain() }
 }
 
-extension MajordomoClient {
+extension MajordomoRequester {
     /// Asks the broker whether `service` has a live worker.
     func isServed(_ service: String) async throws -> Bool {
         try await request(service: "mmi.service", body: [Array(service.utf8)], timeout: .seconds(5)) == [

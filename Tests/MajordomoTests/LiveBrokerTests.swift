@@ -9,15 +9,15 @@ import ZeroMQ
 struct LiveBrokerTests {
     @Test(
         "many requests in flight over one client socket each get their own reply",
-        arguments: MajordomoWorker.HandlerStart.allCases)
-    func manyInFlight(start: MajordomoWorker.HandlerStart) async throws {
+        arguments: MajordomoWorker.HandlerStart.allCases, ClientKind.allCases)
+    func manyInFlight(start: MajordomoWorker.HandlerStart, kind: ClientKind) async throws {
         try await Harness.withBroker { broker in
             let worker = Harness.echoWorker(broker.endpoint, concurrency: 4, start: start) { body in
                 // Half the handlers answer without suspending, half wait first.
                 if body[2][0] % 2 == 1 { try? await Task.sleep(for: .milliseconds(Int.random(in: 1...5))) }
                 return body
             }
-            let client = Harness.client(broker.endpoint)
+            let client = Harness.client(broker.endpoint, kind)
             try await Harness.withRunning([client, worker]) {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<300 {
@@ -81,8 +81,8 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("a slow service gives deadline_exceeded at the caller's deadline")
-    func deadline() async throws {
+    @Test("a slow service gives deadline_exceeded at the caller's deadline", arguments: ClientKind.allCases)
+    func deadline(kind: ClientKind) async throws {
         try await Harness.withBroker { broker in
             let worker = Harness.echoWorker(broker.endpoint, concurrency: 1) { body in
                 // Far longer than the callers' deadlines, so that an answer that waited for the
@@ -90,7 +90,7 @@ struct LiveBrokerTests {
                 try? await Task.sleep(for: .seconds(6))
                 return body
             }
-            let client = Harness.client(broker.endpoint)
+            let client = Harness.client(broker.endpoint, kind)
             try await Harness.withRunning([client, worker]) {
                 let started = ContinuousClock.now
                 await #expect(throws: MajordomoError.self) {
@@ -106,9 +106,9 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("with no broker the caller gets `unavailable` by its deadline")
-    func brokerDown() async throws {
-        let client = Harness.client("tcp://127.0.0.1:1")
+    @Test("with no broker the caller gets `unavailable` by its deadline", arguments: ClientKind.allCases)
+    func brokerDown(kind: ClientKind) async throws {
+        let client = Harness.client("tcp://127.0.0.1:1", kind)
         try await Harness.withRunning([client]) {
             let started = ContinuousClock.now
             do {
@@ -122,10 +122,12 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("a request for a service with no worker waits, then is served when a worker appears")
-    func servedWhenWorkerAppears() async throws {
+    @Test(
+        "a request for a service with no worker waits, then is served when a worker appears",
+        arguments: ClientKind.allCases)
+    func servedWhenWorkerAppears(kind: ClientKind) async throws {
         try await Harness.withBroker { broker in
-            let client = Harness.client(broker.endpoint)
+            let client = Harness.client(broker.endpoint, kind)
             try await Harness.withRunning([client]) {
                 // The broker holds a queued body as the frames it received: a large one, an empty
                 // one and a small one must come out as they went in.
@@ -141,10 +143,12 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("a request for a service that never gets a worker is answered `unavailable` by the broker")
-    func queueExpiry() async throws {
+    @Test(
+        "a request for a service that never gets a worker is answered `unavailable` by the broker",
+        arguments: ClientKind.allCases)
+    func queueExpiry(kind: ClientKind) async throws {
         try await Harness.withBroker(Harness.configuration(requestTimeoutMs: 300)) { broker in
-            let client = Harness.client(broker.endpoint)
+            let client = Harness.client(broker.endpoint, kind)
             try await Harness.withRunning([client]) {
                 let started = ContinuousClock.now
                 let reply = try await client.request(service: "ghost", body: [[1]], timeout: .seconds(10))
@@ -155,11 +159,13 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("a worker that dies holding a request: its client hears `unavailable` before its deadline")
-    func silentWorker() async throws {
+    @Test(
+        "a worker that dies holding a request: its client hears `unavailable` before its deadline",
+        arguments: ClientKind.allCases)
+    func silentWorker(kind: ClientKind) async throws {
         try await Harness.withBroker { broker in
             let context = Context()
-            let client = Harness.client(broker.endpoint, context: context)
+            let client = Harness.client(broker.endpoint, kind, context: context)
             try await Harness.withRunning([client]) {
                 let reply = Task { try await client.request(service: "frozen", body: [[1]], timeout: .seconds(30)) }
                 // A raw worker that takes one request and then goes silent, like a frozen process.
@@ -190,12 +196,12 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("after a broker restart the same worker and the same client carry on by themselves")
-    func brokerRestart() async throws {
+    @Test("after a broker restart the same worker and the same client carry on by themselves", arguments: ClientKind.allCases)
+    func brokerRestart(kind: ClientKind) async throws {
         let first = try Broker(configuration: Harness.configuration(), context: Context(), logger: Harness.logger)
         let endpoint = first.endpoint
         let worker = Harness.echoWorker(endpoint, concurrency: 2)
-        let client = Harness.client(endpoint)
+        let client = Harness.client(endpoint, kind)
         try await Harness.withRunning([worker, client]) {
             let firstRun = Task { try await first.run() }
             let answer = try await client.request(service: "echo", body: [[1]], timeout: .seconds(10))

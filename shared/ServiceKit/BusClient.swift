@@ -7,12 +7,12 @@ import Tracing
 /// Typed calls to other services over the broker, in the wire contract.
 public struct BusClient: Sendable {
     /// The MDP client underneath (run it in the process's service group).
-    public let client: MajordomoClient
+    public let client: any MajordomoRequester
     /// The deadline used when a call does not give one.
     public let defaultTimeout: Duration
 
     /// Wraps an MDP client.
-    public init(client: MajordomoClient, defaultTimeout: Duration = .seconds(10)) {
+    public init(client: any MajordomoRequester, defaultTimeout: Duration = .seconds(10)) {
         self.client = client
         self.defaultTimeout = defaultTimeout
     }

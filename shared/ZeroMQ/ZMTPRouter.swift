@@ -107,16 +107,8 @@ public final class ZMTPRouter {
     @exclusivity(unchecked) private var events = [epoll_event](repeating: epoll_event(), count: 256)
 
     private static let listenerTag = UInt64.max
-    private static let flagMore: UInt8 = 0x01
-    private static let flagLong: UInt8 = 0x02
-    private static let flagCommand: UInt8 = 0x04
-    /// Greeting (signature, version 3.1, mechanism NULL, as-server 0, filler) and READY.
-    private static let opening: [UInt8] = {
-        var greeting: [UInt8] = [0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F, 3, 1]
-        greeting += Array("NULL".utf8) + [UInt8](repeating: 0, count: 16)
-        greeting += [UInt8](repeating: 0, count: 32)
-        return greeting + command("READY", property("Socket-Type", Array("ROUTER".utf8)))
-    }()
+    /// Greeting and READY, as a ROUTER.
+    private static let opening = ZMTPWire.opening(socketType: "ROUTER")
 
     /// Binds and listens on `endpoint`: `tcp://HOST:PORT`, with HOST an IPv4 address, a host
     /// name or `*`, and PORT a number or `*` for any free port.
@@ -298,7 +290,7 @@ public final class ZMTPRouter {
             }
             return true
         case .ping(_, let context):
-            connection.output += Self.command("PONG", Array(context))
+            connection.output += ZMTPWire.command("PONG", Array(context))
             queueFlush(slot)
             return true
         case .ready(let properties):
@@ -373,9 +365,9 @@ public final class ZMTPRouter {
     }
 
     private func appendFrame(_ bytes: UnsafeRawBufferPointer, more: Bool, to connection: Connection) {
-        let flags = more ? Self.flagMore : 0
+        let flags = more ? ZMTPWire.flagMore : 0
         if bytes.count > 255 {
-            connection.output.append(flags | Self.flagLong)
+            connection.output.append(flags | ZMTPWire.flagLong)
             withUnsafeBytes(of: UInt64(bytes.count).bigEndian) { connection.output.append(contentsOf: $0) }
         } else {
             connection.output.append(flags)
@@ -445,20 +437,7 @@ public final class ZMTPRouter {
         pauseAccepting(false)
     }
 
-    // MARK: - Encoding
-
-    private static func command(_ name: String, _ data: [UInt8]) -> [UInt8] {
-        let body = [UInt8(name.utf8.count)] + Array(name.utf8) + data
-        if body.count > 255 {
-            return [flagCommand | flagLong] + withUnsafeBytes(of: UInt64(body.count).bigEndian, Array.init) + body
-        }
-        return [flagCommand, UInt8(body.count)] + body
-    }
-
-    private static func property(_ name: String, _ value: [UInt8]) -> [UInt8] {
-        [UInt8(name.utf8.count)] + Array(name.utf8) + withUnsafeBytes(of: UInt32(value.count).bigEndian, Array.init)
-            + value
-    }
+    // MARK: - Endpoints
 
     private static func resolve(_ endpoint: String) throws(ZMQError) -> sockaddr_in {
         let invalid = ZMQError(

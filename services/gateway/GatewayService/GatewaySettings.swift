@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import Majordomo
 import ServiceKit
 
 /// The gateway's settings, read from the environment.
@@ -85,6 +86,10 @@ public struct GatewaySettings: Sendable {
         host = try environment.required(Self.host)
         port = try environment.int(Self.port, in: 0...65535)
         brokerURL = try environment.required(.brokerURL)
+        guard EventLoopMajordomoClient.Endpoint(brokerURL) != nil else {
+            throw ProcessEnvironment.InvalidSetting(
+                name: Setting.brokerURL.name, value: brokerURL, expected: "tcp://HOST:PORT or ipc://PATH")
+        }
         adminPort = try AdminEndpoint.configuredPort(environment)
         adminHost = try environment.required(.adminHTTPHost)
         requestTimeout = .milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))

@@ -1,0 +1,482 @@
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+import ZeroMQ
+
+/// Sends a request to a service over the broker and waits for its reply: what ``BusClient`` needs
+/// from an MDP client.
+public protocol MajordomoRequester: Sendable {
+    /// Sends `body` to `service` and waits for its reply body, at most `timeout`.
+    ///
+    /// - Throws: ``MajordomoError`` with `unavailable` when the broker cannot be reached or lost
+    ///   the request, `deadlineExceeded` when no reply came in time, `shutdown` when the client
+    ///   is stopping; `CancellationError` when the calling task is cancelled.
+    func request(service: String, body: [Frame], timeout: Duration) async throws -> [Frame]
+}
+
+extension MajordomoClient: MajordomoRequester {}
+
+/// An asynchronous MDP client that speaks ZeroMQ's wire protocol (ZMTP 3.1, NULL mechanism) as a
+/// DEALER itself, on SwiftNIO event loops: one connection to the broker per event loop of the
+/// group, requests spread over them in turn.
+///
+/// It answers exactly as ``MajordomoClient`` does (the same envelope, tags, errors and
+/// deadlines), for a process that already runs NIO event loops, such as the gateway's HTTP
+/// server. ``MajordomoClient`` hands each request to its own I/O thread, which hands it to
+/// libzmq's I/O thread, and each reply back the same way: four thread hand-offs per request.
+/// Here a request is encoded on the caller's thread, written by the event loop (all the requests
+/// that arrive in one pass of the loop leave in one write), and its reply is decoded there and
+/// resumes the caller: two hand-offs, and no thread of its own.
+///
+/// Connections: it connects when ``run()`` starts and reconnects by itself (100 ms, doubling to
+/// 1 s between attempts). A request made while its connection is down waits for it; at its
+/// deadline it fails with `unavailable`. A request sent on a connection that is then lost fails
+/// at once with `unavailable`: the broker keeps no state across a restart.
+public final class EventLoopMajordomoClient: MajordomoRequester, Sendable {
+    /// Where the broker listens: `tcp://HOST:PORT` or `ipc://PATH`, as libzmq names them.
+    public enum Endpoint: Sendable, Equatable, CustomStringConvertible {
+        case tcp(host: String, port: Int)
+        case unix(path: String)
+
+        /// Parses `tcp://HOST:PORT` (a host name, an IPv4 address or `[IPv6]`) or `ipc://PATH`;
+        /// nil for anything else.
+        public init?(_ text: String) {
+            if text.hasPrefix("ipc://") {
+                let path = String(text.dropFirst("ipc://".count))
+                guard !path.isEmpty, path != "*" else { return nil }
+                self = .unix(path: path)
+                return
+            }
+            guard text.hasPrefix("tcp://") else { return nil }
+            let address = text.dropFirst("tcp://".count)
+            guard let colon = address.lastIndex(of: ":") else { return nil }
+            var host = address[..<colon]
+            if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+            guard !host.isEmpty, host != "*", let port = Int(address[address.index(after: colon)...]),
+                (1...65535).contains(port)
+            else { return nil }
+            self = .tcp(host: String(host), port: port)
+        }
+
+        public var description: String {
+            switch self {
+            case .tcp(let host, let port): "tcp://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+            case .unix(let path): "ipc://\(path)"
+            }
+        }
+    }
+
+    /// The endpoint text this client was made with.
+    public let endpoint: String
+    private let links: [BrokerLink]
+    private let nextLink = Atomic<UInt>(0)
+    private let nextTag = Atomic<UInt64>(1)
+    private let started = Atomic<Bool>(false)
+    private let lifecycle = Mutex<(stopped: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    /// A client for the broker at `endpoint` with one connection per event loop of
+    /// `eventLoopGroup`; nothing connects until ``run()`` runs. Nil when `endpoint` is neither
+    /// `tcp://HOST:PORT` nor `ipc://PATH`.
+    public init?(
+        endpoint: String, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
+    ) {
+        guard let target = Endpoint(endpoint) else { return nil }
+        self.endpoint = endpoint
+        var links: [BrokerLink] = []
+        for eventLoop in eventLoopGroup.makeIterator() {
+            links.append(BrokerLink(eventLoop: eventLoop, target: target, endpoint: endpoint, logger: logger))
+        }
+        self.links = links
+    }
+
+    /// Whether at least one of its connections to the broker is up (handshake done) right now.
+    public var isConnected: Bool { links.contains { $0.isReady.load(ordering: .relaxed) } }
+
+    /// Sends `body` to `service` and waits for its reply body, at most `timeout`.
+    public func request(service: String, body: [Frame], timeout: Duration) async throws -> [Frame] {
+        let tag = nextTag.add(1, ordering: .relaxed).oldValue
+        let deadline = Monotonic.milliseconds() + timeout.wholeMilliseconds
+        let link = links[Int(nextLink.add(1, ordering: .relaxed).oldValue % UInt(links.count))]
+        let message = Self.encode(tag: tag, service: service, body: body)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard !Task.isCancelled else { return continuation.resume(throwing: CancellationError()) }
+                link.eventLoop.execute {
+                    link.start(
+                        tag: tag, message: message, deadline: deadline, service: service, continuation: continuation)
+                }
+            }
+        } onCancel: {
+            link.eventLoop.execute { link.cancel(tag: tag) }
+        }
+    }
+
+    /// Connects, and keeps connected until graceful shutdown, cancellation or ``stop()``; then
+    /// closes the connections, and pending requests fail with `shutdown`.
+    public func run() async throws {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else {
+            preconditionFailure("EventLoopMajordomoClient.run() called twice")
+        }
+        for link in links { link.eventLoop.execute { link.connect() } }
+        await withTaskCancellationOrGracefulShutdownHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let stoppedAlready = lifecycle.withLock { state in
+                    if !state.stopped { state.waiter = continuation }
+                    return state.stopped
+                }
+                if stoppedAlready { continuation.resume() }
+            }
+        } onCancelOrGracefulShutdown: {
+            self.stop()
+        }
+        for link in links {
+            try? await link.eventLoop.flatSubmit { link.shutdown() }.get()
+        }
+    }
+
+    /// Stops the client; ``run()`` returns soon after.
+    public func stop() {
+        let waiter = lifecycle.withLock { state in
+            state.stopped = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// One request as ZMTP frames: `[tag][empty]["MDPC01"][service][body...]`.
+    static func encode(tag: UInt64, service: String, body: [Frame]) -> ByteBuffer {
+        let serviceCount = service.utf8.count
+        var size = 10 + 2 + 8 + ZMTPWire.headerSize(serviceCount) + serviceCount
+        for frame in body { size += ZMTPWire.headerSize(frame.count) + frame.count }
+        var buffer = ByteBufferAllocator().buffer(capacity: size)
+        buffer.writeInteger(ZMTPWire.flagMore)
+        buffer.writeInteger(UInt8(8))
+        buffer.writeInteger(tag, endianness: .little)
+        buffer.writeInteger(ZMTPWire.flagMore)
+        buffer.writeInteger(UInt8(0))
+        writeFrame(MDP.clientHeader, more: true, to: &buffer)
+        writeFrame(service.utf8, more: !body.isEmpty, to: &buffer)
+        for index in body.indices { writeFrame(body[index], more: index < body.count - 1, to: &buffer) }
+        return buffer
+    }
+
+    private static func writeFrame(
+        _ bytes: some Collection<UInt8>, more: Bool, to buffer: inout ByteBuffer
+    ) {
+        let flags = more ? ZMTPWire.flagMore : 0
+        if bytes.count > 255 {
+            buffer.writeInteger(flags | ZMTPWire.flagLong)
+            buffer.writeInteger(UInt64(bytes.count), endianness: .big)
+        } else {
+            buffer.writeInteger(flags)
+            buffer.writeInteger(UInt8(bytes.count))
+        }
+        buffer.writeBytes(bytes)
+    }
+}
+
+extension EventLoopMajordomoClient: Service {}
+
+/// One connection to the broker and the requests on it. Everything but the immutable fields is
+/// touched only on ``eventLoop``, which is what makes it safe to share.
+final class BrokerLink: @unchecked Sendable {
+    private struct Pending {
+        let continuation: CheckedContinuation<[Frame], any Error>
+        let deadline: Int64
+        let service: String
+        var sent: Bool
+    }
+
+    let eventLoop: any EventLoop
+    /// The connection is up and carries requests (read from any thread).
+    let isReady = Atomic<Bool>(false)
+    private let target: EventLoopMajordomoClient.Endpoint
+    private let endpoint: String
+    private let logger: Logger
+
+    /// The connection once the broker's READY has arrived.
+    private var channel: (any Channel)?
+    /// The connection from TCP connect on, READY or not.
+    private var live: (any Channel)?
+    /// A connection attempt or a connection exists.
+    private var busy = false
+    private var stopped = false
+    private var pending: [UInt64: Pending] = [:]
+    /// Requests waiting for the connection, in the order they came.
+    private var held: [(tag: UInt64, message: ByteBuffer)] = []
+    private var watchdog: Scheduled<Void>?
+    private var watchdogAt = Int64.max
+    private var flushQueued = false
+    private var retryDelayMs: Int64 = 100
+    private var unreachable = false
+
+    private static let handshakeTimeout = TimeAmount.seconds(5)
+
+    init(eventLoop: any EventLoop, target: EventLoopMajordomoClient.Endpoint, endpoint: String, logger: Logger) {
+        self.eventLoop = eventLoop
+        self.target = target
+        self.endpoint = endpoint
+        self.logger = logger
+    }
+
+    // MARK: Requests
+
+    func start(
+        tag: UInt64, message: ByteBuffer, deadline: Int64, service: String,
+        continuation: CheckedContinuation<[Frame], any Error>
+    ) {
+        if stopped {
+            return continuation.resume(throwing: MajordomoError(.shutdown, "the MDP client is shutting down"))
+        }
+        pending[tag] = Pending(continuation: continuation, deadline: deadline, service: service, sent: channel != nil)
+        arm(deadline)
+        if let channel {
+            channel.write(message, promise: nil)
+            queueFlush()
+        } else {
+            held.append((tag, message))
+        }
+    }
+
+    func cancel(tag: UInt64) {
+        guard let cancelled = pending.removeValue(forKey: tag) else { return }
+        if !cancelled.sent { held.removeAll { $0.tag == tag } }
+        cancelled.continuation.resume(throwing: CancellationError())
+    }
+
+    /// Every request written in this pass of the loop leaves in one flush.
+    private func queueFlush() {
+        guard !flushQueued else { return }
+        flushQueued = true
+        eventLoop.execute { [self] in
+            flushQueued = false
+            channel?.flush()
+        }
+    }
+
+    /// A whole message from the broker: `[tag][empty]["MDPC01"][service][body...]`.
+    func deliver(_ frames: [Frame]) {
+        guard frames.count >= 4, frames[0].count == 8, frames[1].isEmpty, frames[2] == MDP.clientHeader else {
+            logger.debug("dropped a malformed reply from the broker", metadata: ["frames": "\(frames.count)"])
+            return
+        }
+        let tag = frames[0].withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        pending.removeValue(forKey: tag)?.continuation.resume(returning: Array(frames[4...]))
+    }
+
+    /// Fails the requests whose deadline has passed, and sets the timer for the next one.
+    private func arm(_ deadline: Int64) {
+        guard deadline < watchdogAt else { return }
+        watchdog?.cancel()
+        watchdogAt = deadline
+        let delay = max(0, deadline - Monotonic.milliseconds())
+        watchdog = eventLoop.scheduleTask(in: .milliseconds(delay)) { [self] in expire() }
+    }
+
+    private func expire() {
+        watchdog = nil
+        watchdogAt = .max
+        let now = Monotonic.milliseconds()
+        var due: [UInt64] = []
+        var nearest = Int64.max
+        for (tag, request) in pending {
+            if request.deadline <= now { due.append(tag) } else { nearest = min(nearest, request.deadline) }
+        }
+        if !due.isEmpty {
+            let dueTags = Set(due)
+            held.removeAll { dueTags.contains($0.tag) }
+            for tag in due {
+                guard let request = pending.removeValue(forKey: tag) else { continue }
+                request.continuation.resume(
+                    throwing: channel != nil
+                        ? MajordomoError(.deadlineExceeded, "no reply from '\(request.service)' before the deadline")
+                        : MajordomoError(.unavailable, "the broker at \(endpoint) is not reachable"))
+            }
+        }
+        if nearest != .max { arm(nearest) }
+    }
+
+    // MARK: The connection
+
+    func connect() {
+        guard !stopped, !busy else { return }
+        busy = true
+        var bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(.seconds(2))
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(DealerHandler(link: self))
+                }
+            }
+        let attempt: EventLoopFuture<any Channel>
+        switch target {
+        case .tcp(let host, let port):
+            bootstrap = bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            attempt = bootstrap.connect(host: host, port: port)
+        case .unix(let path):
+            attempt = bootstrap.connect(unixDomainSocketPath: path)
+        }
+        attempt.whenFailure { [self] error in
+            busy = false
+            if !unreachable {
+                unreachable = true
+                logger.warning(
+                    "cannot reach the broker; retrying",
+                    metadata: ["broker": "\(endpoint)", "error": "\(error)"])
+            }
+            retryLater()
+        }
+    }
+
+    private func retryLater() {
+        guard !stopped else { return }
+        let delay = retryDelayMs
+        retryDelayMs = min(retryDelayMs * 2, 1000)
+        eventLoop.scheduleTask(in: .milliseconds(delay)) { [self] in connect() }
+    }
+
+    func opened(_ channel: any Channel) {
+        live = channel
+        if stopped {
+            channel.close(promise: nil)
+            return
+        }
+        // A peer that accepts TCP but never finishes the handshake (not a ZMTP broker) is dropped.
+        eventLoop.scheduleTask(in: Self.handshakeTimeout) { [self] in
+            guard live === channel, self.channel !== channel else { return }
+            logger.warning("the broker did not finish the ZMTP handshake; reconnecting", metadata: ["broker": "\(endpoint)"])
+            channel.close(promise: nil)
+        }
+    }
+
+    /// The broker's READY: the connection carries requests from now on.
+    func ready(_ channel: any Channel) {
+        self.channel = channel
+        isReady.store(true, ordering: .relaxed)
+        retryDelayMs = 100
+        if unreachable {
+            unreachable = false
+            logger.info("connected to the broker", metadata: ["broker": "\(endpoint)"])
+        }
+        guard !held.isEmpty else { return }
+        for (tag, message) in held where pending[tag] != nil {
+            channel.write(message, promise: nil)
+            pending[tag]?.sent = true
+        }
+        held.removeAll()
+        channel.flush()
+    }
+
+    func closed(_ channel: any Channel) {
+        guard live === channel else { return }
+        live = nil
+        busy = false
+        if self.channel === channel {
+            self.channel = nil
+            isReady.store(false, ordering: .relaxed)
+            let lost = pending.filter(\.value.sent)
+            for tag in lost.keys { pending.removeValue(forKey: tag) }
+            if !stopped {
+                logger.warning(
+                    "lost the connection to the broker; reconnecting",
+                    metadata: ["broker": "\(endpoint)", "requestsLost": "\(lost.count)"])
+                unreachable = true
+            }
+            for request in lost.values {
+                request.continuation.resume(
+                    throwing: MajordomoError(.unavailable, "lost the connection to the broker at \(endpoint)"))
+            }
+        }
+        retryLater()
+    }
+
+    func protocolError(_ error: ZMTPProtocolError, on channel: any Channel) {
+        logger.warning(
+            "the broker broke the ZMTP protocol; reconnecting", metadata: ["broker": "\(endpoint)", "error": "\(error)"])
+        channel.close(promise: nil)
+    }
+
+    /// Stops for good: closes the connection and fails what is pending with `shutdown`.
+    func shutdown() -> EventLoopFuture<Void> {
+        stopped = true
+        watchdog?.cancel()
+        watchdog = nil
+        let all = pending
+        pending = [:]
+        held = []
+        for request in all.values {
+            request.continuation.resume(throwing: MajordomoError(.shutdown, "the MDP client stopped"))
+        }
+        guard let live else { return eventLoop.makeSucceededVoidFuture() }
+        return live.close().recover { _ in }
+    }
+}
+
+/// Reads the broker's bytes on one connection and hands each whole message to its link.
+private final class DealerHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private static let opening = ZMTPWire.opening(socketType: "DEALER")
+
+    private let link: BrokerLink
+    private var decoder = ZMTPDecoder()
+    /// The frames of the message under way.
+    private var frames: [Frame] = []
+
+    init(link: BrokerLink) {
+        self.link = link
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        link.opened(context.channel)
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: Self.opening)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        link.closed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data)
+        var failure: ZMTPProtocolError?
+        var pongs: [[UInt8]] = []
+        bytes.withUnsafeReadableBytes { raw in
+            do throws(ZMTPProtocolError) {
+                try decoder.decode(raw) { event in
+                    switch event {
+                    case .frame(let body, let more):
+                        frames.append(Array(body))
+                        if !more {
+                            link.deliver(frames)
+                            frames.removeAll(keepingCapacity: true)
+                        }
+                    case .ready:
+                        link.ready(context.channel)
+                    case .ping(_, let pingContext):
+                        pongs.append(ZMTPWire.command("PONG", Array(pingContext)))
+                    case .greeting, .command:
+                        break
+                    }
+                    return true
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if !pongs.isEmpty {
+            for pong in pongs { context.write(wrapOutboundOut(ByteBuffer(bytes: pong)), promise: nil) }
+            context.flush()
+        }
+        if let failure { link.protocolError(failure, on: context.channel) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
