@@ -27,6 +27,7 @@
 #                 hello-world, and the median share over the rounds is printed last
 #   TARGETS       which targets, in order (default "hello healthz currencies me")
 #   SKIP_BUILD=1  use the release executables as they are
+#   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. two builds compared)
 #   LOG_LEVEL     the system's log level (default info: the gateway writes its access log, as
 #                 in production; the output goes to .data/bench-gateway.log)
 #   PERF="gateway orders"  record `perf record -g` of these processes during each measured run
@@ -42,7 +43,7 @@ require_cmd curl
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number of rounds, 1 or more, not '$ROUNDS'"
 : "${TARGETS:=hello healthz currencies me loadgen-healthz}"
 [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release)
-BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
+BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
 mkdir -p "$REPO_ROOT/.data"
 LOG=$REPO_ROOT/.data/bench-gateway.log
 

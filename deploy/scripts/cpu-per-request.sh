@@ -17,7 +17,8 @@
 # (p50/p99 per request kind) follows when the run ends. CPU time, unlike latency, does not
 # depend much on what else the machine is doing, so figures from a shared machine stay usable.
 # Each process's resident memory (VmRSS, summed over its processes) is printed at the window's
-# start, middle and end, so growth under steady load shows.
+# start, middle and end, so growth under steady load shows. BACKPLANE_BIN_DIR runs the
+# executables of another folder (two builds compared on the same minute's machine).
 set -euo pipefail
 LOG_TAG=cpu
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -27,7 +28,7 @@ WINDOW=${2:-15}
 : "${WARMUP:=10}"
 : "${SERVICES:=auth routing}"  # navup signs students in for "take me to my next class"
 export SERVICES
-BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
+BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
 : "${PROCESSES:=broker gateway routing loadgen}" "${SCENARIO:=navup}" "${SCENARIO_ARGS:=}"
 TICKS=$(getconf CLK_TCK)
 
