@@ -6,6 +6,8 @@ import HummingbirdTLS
 import Logging
 import Majordomo
 import Metrics
+import NIOCore
+import NIOPosix
 import OpenAPIHummingbird
 import Prometheus
 import ServiceKit
@@ -31,7 +33,8 @@ public enum Gateway {
     /// The application: routes, middleware and the server configuration. Tests build the same one.
     public static func buildApplication(
         settings: GatewaySettings, bus: BusClient, registry: PrometheusCollectorRegistry, logger: Logger,
-        services: [any Service] = [], now: @escaping @Sendable () -> Int64 = { Monotonic.nanoseconds() }
+        services: [any Service] = [], now: @escaping @Sendable () -> Int64 = { Monotonic.nanoseconds() },
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws -> some ApplicationProtocol {
         let router = Router(context: GatewayRequestContext.self)
         let document = try openAPIDocument()
@@ -67,7 +70,7 @@ public enum Gateway {
         var app = Application(
             router: router, server: try Self.server(settings.tls),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backplane"),
-            logger: logger)
+            eventLoopGroupProvider: .shared(eventLoopGroup), logger: logger)
         app.addServices(TokenKeyPrefetch(verifier: verifier))
         for service in services { app.addServices(service) }
         return app
@@ -108,7 +111,11 @@ public enum Gateway {
         MetricsSystem.bootstrap(factory)
         // The bus client speaks ZMTP on the HTTP server's own event loops (one broker connection
         // each): no threads of its own, two thread hand-offs per call instead of four.
-        guard let client = EventLoopMajordomoClient(endpoint: settings.brokerURL, logger: logger) else {
+        let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: settings.eventLoops)
+        guard
+            let client = EventLoopMajordomoClient(
+                endpoint: settings.brokerURL, eventLoopGroup: eventLoops, logger: logger)
+        else {
             throw ProcessEnvironment.InvalidSetting(
                 name: Setting.brokerURL.name, value: settings.brokerURL, expected: "tcp://HOST:PORT or ipc://PATH")
         }
@@ -128,17 +135,19 @@ public enum Gateway {
                 })
         }
         let app = try buildApplication(
-            settings: settings, bus: bus, registry: registry, logger: logger, services: services)
+            settings: settings, bus: bus, registry: registry, logger: logger, services: services,
+            eventLoopGroup: eventLoops)
         logger.info(
             "gateway listening",
             metadata: [
                 "url": "\(settings.tls == nil ? "http" : "https")://\(settings.host):\(settings.port)",
-                "broker": "\(settings.brokerURL)",
+                "broker": "\(settings.brokerURL)", "eventLoops": "\(settings.eventLoops)",
                 "rateLimits":
                     "\(RouteClass.allCases.map { "\($0.rawValue)=\(settings.rateLimits[$0].map(String.init(describing:)) ?? "off")" }.joined(separator: " "))",
                 "trustedProxies": "\(settings.trustedProxies.map(\.description).joined(separator: ","))",
             ])
         try await app.runService()
+        try await eventLoops.shutdownGracefully()
     }
 
     /// `--probe`: `GET /healthz` answers 200.

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import Majordomo
+import NIOCore
 import ServiceKit
 
 /// The gateway's settings, read from the environment.
@@ -10,6 +11,9 @@ public struct GatewaySettings: Sendable {
     static let readinessServices = Setting(
         "READINESS_SERVICES", default: "auth,orders,printing,routing,notify,hydration,civic,social",
         "services /readyz requires to answer their health operation (comma-separated)")
+    static let eventLoops = Setting(
+        "HTTP_EVENT_LOOPS", default: "auto",
+        "threads that read and write the gateway's sockets, HTTP and broker (handlers run on Swift's task pool, a thread per core); auto: half the cores, at least 1")
     static let readinessTimeout = Setting(
         "READINESS_TIMEOUT_MS", default: "2000", "how long /readyz waits for each check, in ms")
 
@@ -50,7 +54,7 @@ public struct GatewaySettings: Sendable {
         [
             .logLevel, .logFormat, host, port, .brokerURL, .requestTimeout, readinessServices, readinessTimeout,
             tlsCertificateFile, tlsKeyFile, trustedProxies, accessLogEvery, rateLimitClients, .adminHTTPPort,
-            .adminHTTPHost,
+            .adminHTTPHost, eventLoops,
         ] + RouteClass.allCases.compactMap { rateLimitSettings[$0] } + Setting.tracing
 
     /// Where to listen.
@@ -59,6 +63,8 @@ public struct GatewaySettings: Sendable {
     public var port: Int
     /// The broker's MDP endpoint.
     public var brokerURL: String
+    /// How many event loops serve HTTP and the broker connections (one each).
+    public var eventLoops: Int
     /// Deadline for a call to a service.
     public var requestTimeout: Duration
     /// The operator port (`/healthz`, `/readyz`: this gateway's broker connection, `/metrics`), or nil.
@@ -81,6 +87,11 @@ public struct GatewaySettings: Sendable {
     /// The certificate chain and key files to serve HTTPS with; nil: plain HTTP.
     public var tls: (certificateFile: String, keyFile: String)?
 
+    /// `HTTP_EVENT_LOOPS=auto`: half the cores, at least one. The handlers run on Swift's task
+    /// pool, which has a thread per core; a loop per core on top of that made a small machine
+    /// switch threads more than it served (see docs/benchmarks.md, 2026-11-29).
+    static func automaticEventLoops(cores: Int) -> Int { max(1, cores / 2) }
+
     /// Reads the settings.
     public init(_ environment: ProcessEnvironment) throws {
         host = try environment.required(Self.host)
@@ -89,6 +100,12 @@ public struct GatewaySettings: Sendable {
         guard EventLoopMajordomoClient.Endpoint(brokerURL) != nil else {
             throw ProcessEnvironment.InvalidSetting(
                 name: Setting.brokerURL.name, value: brokerURL, expected: "tcp://HOST:PORT or ipc://PATH")
+        }
+        let loops = try environment.required(Self.eventLoops)
+        if loops == "auto" {
+            eventLoops = Self.automaticEventLoops(cores: System.coreCount)
+        } else {
+            eventLoops = try environment.int(Self.eventLoops, in: 1...256)
         }
         adminPort = try AdminEndpoint.configuredPort(environment)
         adminHost = try environment.required(.adminHTTPHost)
