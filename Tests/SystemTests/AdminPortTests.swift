@@ -139,6 +139,10 @@ struct AdminPortTests {
         #expect(await admin(port, "/healthz")?.status == 200)
         let (failed, _) = try await system.runToEnd("auth", arguments: ["--probe"], extra: adminEnv)
         #expect(failed != 0)
+        // The gateway's bus client lost its connection: not ready, saying the broker is not reachable.
+        let gatewayUnready = try await eventually(gatewayPort, "/readyz", status: 503)
+        #expect(gatewayUnready?.body.contains("not reachable") == true, "\(gatewayUnready?.body ?? "")")
+        #expect(await admin(gatewayPort, "/healthz")?.status == 200)
         _ = await system.stopAll()
     }
 
