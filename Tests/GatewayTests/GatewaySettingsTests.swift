@@ -15,9 +15,13 @@ struct GatewaySettingsTests {
         #expect(GatewaySettings.automaticEventLoops(cores: 8) == 4)
         #expect(try GatewaySettings(ProcessEnvironment([:])).eventLoops >= 1)
         #expect(try GatewaySettings(ProcessEnvironment(["HTTP_EVENT_LOOPS": "3"])).eventLoops == 3)
-        for bad in ["0", "-1", "257", "two"] {
-            #expect(throws: ProcessEnvironment.InvalidSetting.self, "\(bad)") {
+        for bad in ["0", "-1", "257", "two", "Auto"] {
+            do {
                 _ = try GatewaySettings(ProcessEnvironment(["HTTP_EVENT_LOOPS": bad]))
+                Issue.record("\(bad) must be refused")
+            } catch let error as ProcessEnvironment.InvalidSetting {
+                #expect(error.name == "HTTP_EVENT_LOOPS")
+                #expect(error.expected == "auto, or a number of loops from 1 to 256")
             }
         }
     }

@@ -104,8 +104,11 @@ public struct GatewaySettings: Sendable {
         let loops = try environment.required(Self.eventLoops)
         if loops == "auto" {
             eventLoops = Self.automaticEventLoops(cores: System.coreCount)
+        } else if let count = Int(loops), (1...256).contains(count) {
+            eventLoops = count
         } else {
-            eventLoops = try environment.int(Self.eventLoops, in: 1...256)
+            throw ProcessEnvironment.InvalidSetting(
+                name: Self.eventLoops.name, value: loops, expected: "auto, or a number of loops from 1 to 256")
         }
         adminPort = try AdminEndpoint.configuredPort(environment)
         adminHost = try environment.required(.adminHTTPHost)
