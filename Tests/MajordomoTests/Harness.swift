@@ -63,10 +63,10 @@ enum Harness {
     static func echoWorker(
         _ endpoint: String, service: String = "echo", concurrency: Int = 4, heartbeatMs: Int64 = 100,
         context: Context = Context(), tag: String? = nil, start: MajordomoWorker.HandlerStart = .taskPool,
-        handler: MajordomoWorker.Handler? = nil
+        quick: Set<String> = [], handler: MajordomoWorker.Handler? = nil
     ) -> MajordomoWorker {
         MajordomoWorker(
-            endpoint: endpoint, service: service, concurrency: concurrency, handlerStart: start,
+            endpoint: endpoint, service: service, concurrency: concurrency, handlerStart: start, quickOperations: quick,
             heartbeat: HeartbeatSettings(intervalMs: heartbeatMs, liveness: 3), drainTimeoutMs: 5000,
             context: context, logger: logger,
             handler: handler ?? { body in tag.map { [Array($0.utf8)] + body } ?? body })

@@ -62,6 +62,66 @@ struct LiveBrokerTests {
         }
     }
 
+    @Test("auto: the operations named quick start on the I/O thread, every other one on the task pool")
+    func quickOperationsStartOnTheIOThread() async throws {
+        try await Harness.withBroker { broker in
+            // The first frame is the operation (as in the wire contract); the second says whether
+            // the handler suspends.
+            let handler: MajordomoWorker.Handler = { body in
+                let began = currentThreadName()
+                if body[1] == [1] { try? await Task.sleep(for: .milliseconds(5)) }
+                return [Array(began.utf8), Array(currentThreadName().utf8)]
+            }
+            let auto = Harness.echoWorker(
+                broker.endpoint, service: "auto", concurrency: 8, start: .quickOnIOThread, quick: ["cached-read"],
+                handler: handler)
+            let pool = Harness.echoWorker(
+                broker.endpoint, service: "pool", start: .taskPool, quick: ["cached-read"], handler: handler)
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client, auto, pool]) {
+                func threads(_ service: String, _ operation: String, suspends: Bool) async throws -> [String] {
+                    text(
+                        try await client.request(
+                            service: service, body: [Array(operation.utf8), [suspends ? 1 : 0]], timeout: .seconds(10)))
+                }
+                #expect(try await threads("auto", "cached-read", suspends: false) == ["mdp-worker-auto", "mdp-worker-auto"])
+                let suspending = try await threads("auto", "cached-read", suspends: true)
+                #expect(suspending[0] == "mdp-worker-auto")
+                #expect(suspending[1] != "mdp-worker-auto")
+                for suspends in [false, true] {
+                    #expect(try await threads("auto", "write", suspends: suspends).allSatisfy { $0 != "mdp-worker-auto" })
+                    // `pool` ignores the quick list.
+                    #expect(
+                        try await threads("pool", "cached-read", suspends: suspends).allSatisfy { $0 != "mdp-worker-pool" })
+                }
+                // Quick and pooled requests arriving together are all answered, each by its own.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<200 {
+                        group.addTask {
+                            let operation = index % 2 == 0 ? "cached-read" : "write"
+                            let reply = try await threads("auto", operation, suspends: index % 3 == 0)
+                            #expect((reply[0] == "mdp-worker-auto") == (operation == "cached-read"))
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+        }
+    }
+
+    @Test("WORKER_HANDLER_START's choices: which requests start on the I/O thread")
+    func handlerStartChoices() {
+        let quick: Set<Frame> = [Array("cached-read".utf8)]
+        let read = Array("cached-read".utf8), write = Array("write".utf8)
+        #expect(MajordomoWorker.HandlerStart.quickOnIOThread.startsOnIOThread(read, quick: quick))
+        #expect(!MajordomoWorker.HandlerStart.quickOnIOThread.startsOnIOThread(write, quick: quick))
+        #expect(!MajordomoWorker.HandlerStart.quickOnIOThread.startsOnIOThread(nil, quick: quick))
+        #expect(!MajordomoWorker.HandlerStart.quickOnIOThread.startsOnIOThread(read, quick: []))
+        #expect(!MajordomoWorker.HandlerStart.taskPool.startsOnIOThread(read, quick: quick))
+        #expect(MajordomoWorker.HandlerStart.ioThread.startsOnIOThread(write, quick: quick))
+        #expect(MajordomoWorker.HandlerStart(rawValue: "auto") == .quickOnIOThread)
+    }
+
     @Test("requests are spread over worker processes")
     func spreadOverWorkers() async throws {
         try await Harness.withBroker { broker in

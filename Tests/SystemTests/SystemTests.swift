@@ -111,7 +111,7 @@ struct SystemTests {
         let (startStatus, startOutput) = try await system.runToEnd(
             "notify", arguments: [], extra: ["WORKER_HANDLER_START": "sideways"])
         #expect(startStatus == 78)
-        #expect(startOutput.contains("WORKER_HANDLER_START=sideways is not valid: expected pool or io-thread"))
+        #expect(startOutput.contains("WORKER_HANDLER_START=sideways is not valid: expected one of pool, io-thread, auto"))
         let (levelStatus, levelOutput) = try await system.runToEnd(
             "broker", arguments: [], extra: ["LOG_LEVEL": "loud"])
         #expect(levelStatus == 78)

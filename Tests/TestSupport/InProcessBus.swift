@@ -25,9 +25,11 @@ public enum InProcessBus {
     ) async throws -> T {
         let context = Context()
         let broker = try broker(context: context, requestTimeoutMs: requestTimeoutMs, logger: logger)
+        // Started as `WorkerHost` starts it by default: the router's quick operations on the
+        // worker's I/O thread, the others on the task pool.
         let worker = MajordomoWorker(
-            endpoint: broker.endpoint, service: router.service.rawValue, concurrency: concurrency, context: context,
-            logger: logger
+            endpoint: broker.endpoint, service: router.service.rawValue, concurrency: concurrency,
+            handlerStart: .quickOnIOThread, quickOperations: router.quickOperations, context: context, logger: logger
         ) { await router.handle($0) }
         let client = MajordomoClient(endpoint: broker.endpoint, context: context, logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in

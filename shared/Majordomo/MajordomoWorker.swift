@@ -31,6 +31,19 @@ public final class MajordomoWorker: Sendable {
         /// Their tasks are not children of ``run()``: a drain that times out leaves them to
         /// finish on their own, unanswered.
         case ioThread = "io-thread"
+        /// The operations the service names as quick (``MajordomoWorker/quickOperations``: a
+        /// read served from memory) start as with ``ioThread``, every other one as with
+        /// ``taskPool``. With no quick operations named, the same as ``taskPool``.
+        case quickOnIOThread = "auto"
+
+        /// Whether a request for `operation` (the body's first frame) starts on the I/O thread.
+        public func startsOnIOThread(_ operation: Frame?, quick: Set<Frame>) -> Bool {
+            switch self {
+            case .taskPool: false
+            case .ioThread: true
+            case .quickOnIOThread: operation.map(quick.contains) ?? false
+            }
+        }
     }
 
     /// Handles one request body and returns the reply body.
@@ -62,6 +75,9 @@ public final class MajordomoWorker: Sendable {
     public let concurrency: Int
     /// Where handlers begin to run.
     public let handlerStart: HandlerStart
+    /// Operations (a request body's first frame) whose handlers answer from memory without
+    /// waiting: under ``HandlerStart/quickOnIOThread`` they start on the I/O thread.
+    public let quickOperations: Set<Frame>
     private let heartbeat: HeartbeatSettings
     private let drainTimeoutMs: Int64
     private let context: Context
@@ -87,14 +103,15 @@ public final class MajordomoWorker: Sendable {
     /// Creates a worker; it connects when ``run()`` starts.
     public init(
         endpoint: String, service: String, concurrency: Int = 8, handlerStart: HandlerStart = .taskPool,
-        heartbeat: HeartbeatSettings = HeartbeatSettings(), drainTimeoutMs: Int64 = 30_000,
-        context: Context, logger: Logger, handler: @escaping Handler
+        quickOperations: Set<String> = [], heartbeat: HeartbeatSettings = HeartbeatSettings(),
+        drainTimeoutMs: Int64 = 30_000, context: Context, logger: Logger, handler: @escaping Handler
     ) {
         precondition(!service.isEmpty && !service.hasPrefix(MDP.mmiPrefix), "invalid service name '\(service)'")
         self.endpoint = endpoint
         self.service = service
         self.concurrency = max(1, concurrency)
         self.handlerStart = handlerStart
+        self.quickOperations = Set(quickOperations.map { Array($0.utf8) })
         self.heartbeat = heartbeat
         self.drainTimeoutMs = drainTimeoutMs
         self.context = context
@@ -234,19 +251,24 @@ public final class MajordomoWorker: Sendable {
                 }
             }
             if !batch.isEmpty {
-                switch handlerStart {
-                case .taskPool:
-                    jobs.yield(batch)
-                case .ioThread:
-                    // The replies of handlers that finish without suspending are sent just below.
-                    completions.withLock { $0.ioThreadWillLook = true }
-                    for job in batch {
-                        Task.immediate { [self] in
-                            let reply = await handler(job.body)
-                            complete(job, reply: reply)
-                        }
+                var pooled: [Job] = []
+                var started = false
+                for job in batch {
+                    guard handlerStart.startsOnIOThread(job.body.first, quick: quickOperations) else {
+                        pooled.append(job)
+                        continue
+                    }
+                    if !started {
+                        // The replies of handlers that finish without suspending are sent just below.
+                        completions.withLock { $0.ioThreadWillLook = true }
+                        started = true
+                    }
+                    Task.immediate { [self] in
+                        let reply = await handler(job.body)
+                        complete(job, reply: reply)
                     }
                 }
+                if !pooled.isEmpty { jobs.yield(pooled) }
             }
 
             var replied = false

@@ -29,6 +29,22 @@ public struct OperationRouter: Sendable {
     /// The operations registered so far.
     public var operations: [String] { entries.keys.sorted() }
 
+    /// The operations marked with ``markQuick(_:)``.
+    public private(set) var quickOperations: Set<String> = []
+
+    /// Marks operations whose handlers answer from memory (a cache, an in-memory index) and
+    /// wait for nothing in the usual case. Under `WORKER_HANDLER_START=auto` (the default) they
+    /// start on the worker's I/O thread, and one that does not suspend is answered in the same
+    /// pass of its loop: two thread hand-offs fewer per request. A handler that does suspend
+    /// (a cache miss read from PostgreSQL) carries on on the task pool. Mark only handlers with
+    /// little to compute: until they suspend, no other request is read or answered.
+    public mutating func markQuick(_ operations: any BusOperation.Type...) {
+        for operation in operations {
+            precondition(entries[operation.name] != nil, "operation \(operation.name) marked quick before it is registered")
+            quickOperations.insert(operation.name)
+        }
+    }
+
     /// Registers the handler of operation `Op`.
     public mutating func register<Op: BusOperation>(
         _ operation: Op.Type,

@@ -49,8 +49,8 @@ extension Setting {
         "WORKER_CONCURRENCY", default: "8", "requests this process handles at once (MDP worker slots)")
     /// `WORKER_HANDLER_START`: where a request's handler begins (see `MajordomoWorker.HandlerStart`).
     public static let workerHandlerStart = Setting(
-        "WORKER_HANDLER_START", default: "pool",
-        "pool (handlers start on Swift's task pool) or io-thread (on the worker's I/O thread until they first wait)")
+        "WORKER_HANDLER_START", default: "auto",
+        "where handlers start: auto (the service's quick reads from memory on the worker's I/O thread, every other operation on Swift's task pool), pool (every one on the pool) or io-thread (every one on the I/O thread until it first waits)")
     /// `REQUEST_TIMEOUT_MS`: how long a caller waits for another service.
     public static let requestTimeout = Setting(
         "REQUEST_TIMEOUT_MS", default: "10000", "deadline for a call to another service, in ms")

@@ -154,8 +154,8 @@ public enum WorkerHost {
             let handler = router
             let worker = MajordomoWorker(
                 endpoint: brokerURL, service: definition.service.rawValue,
-                concurrency: concurrency, handlerStart: handlerStart, heartbeat: heartbeat, context: context,
-                logger: logger
+                concurrency: concurrency, handlerStart: handlerStart, quickOperations: router.quickOperations,
+                heartbeat: heartbeat, context: context, logger: logger
             ) { body in await handler.handle(body) }
             running.withLock { $0 = worker }
             return extra + [worker]

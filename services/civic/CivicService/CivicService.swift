@@ -74,6 +74,8 @@ public enum CivicService {
         router.register(Civic.DeleteBookmark.self) { try await shelf.delete($0, $1) }
         router.register(Civic.ListBookmarks.self) { try await shelf.list($0, $1) }
         router.registerEncoded(Civic.Boundaries.self) { _, _ in parts.atlas.encoded }
+        // Kept encoded in memory: a quick read (see `OperationRouter.markQuick`).
+        router.markQuick(Civic.Boundaries.self)
         router.register(Civic.Lookup.self, decoding: LookupBody.decode) { try await parts.atlas.lookup($0, $1) }
         router.register(Civic.CreateSubscription.self) { try await desk.create($0, $1) }
         router.register(Civic.UpdateSubscription.self) { try await desk.update($0, $1) }

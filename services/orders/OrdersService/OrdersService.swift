@@ -232,6 +232,8 @@ public enum OrdersService {
             try await quoting.quote(request, actor: context.metadata.actor, metadata: context.metadata)
         }
         router.registerEncoded(Orders.ListCurrencies.self) { _, _ in try await quoting.currenciesJSON() }
+        // The listing is kept encoded in memory: a quick read (see `OperationRouter.markQuick`).
+        router.markQuick(Orders.ListCurrencies.self)
         router.register(Orders.LoadRates.self) { request, context in
             try await quoting.load(xml: request.xml, actor: try context.requireRole(.admin))
         }

@@ -62,6 +62,10 @@ struct RoutingAPI: Sendable {
             await recordVisit(estimate, context: context)
             return estimate
         }
+        // Served from the in-memory campus (fingerprints, walkway graph, venue cache): they start
+        // on the worker's I/O thread (see `OperationRouter.markQuick`). A signed-in student's
+        // locate that records a visit waits for PostgreSQL and carries on on the task pool.
+        router.markQuick(Routing.SearchVenues.self, Routing.PlanRoute.self, Routing.Locate.self)
         router.register(Routing.ListAccessPoints.self) { _, _ in
             Routing.AccessPoints(accessPoints: try await maps.accessPoints().map(Self.wire))
         }
