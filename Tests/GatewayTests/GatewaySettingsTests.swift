@@ -26,10 +26,28 @@ struct GatewaySettingsTests {
         }
     }
 
+    @Test("HTTP_BACKLOG: 4096 unless set, refused outside 1-65535")
+    func backlog() throws {
+        #expect(try GatewaySettings(ProcessEnvironment([:])).backlog == 4096)
+        #expect(try GatewaySettings(ProcessEnvironment(["HTTP_BACKLOG": "512"])).backlog == 512)
+        for bad in ["0", "70000", "many"] {
+            #expect(throws: ProcessEnvironment.InvalidSetting.self) {
+                try GatewaySettings(ProcessEnvironment(["HTTP_BACKLOG": bad]))
+            }
+        }
+    }
+
     @Test("BROKER_URL: the gateway takes tcp://HOST:PORT and ipc://PATH, and names the setting otherwise")
     func brokerURL() throws {
         #expect(try GatewaySettings(ProcessEnvironment(["BROKER_URL": "tcp://broker:5555"])).brokerURL == "tcp://broker:5555")
         #expect(try GatewaySettings(ProcessEnvironment(["BROKER_URL": "ipc:///run/broker"])).brokerURL == "ipc:///run/broker")
+        // Parsed once, here; the bus client takes the parsed endpoint.
+        #expect(
+            try GatewaySettings(ProcessEnvironment(["BROKER_URL": "tcp://[::1]:5555"])).brokerEndpoint
+                == .tcp(host: "::1", port: 5555))
+        #expect(
+            try GatewaySettings(ProcessEnvironment(["BROKER_URL": "ipc:///run/broker"])).brokerEndpoint
+                == .unix(path: "/run/broker"))
         for bad in ["broker:5555", "tcp://broker", "inproc://broker", "tcp://*:5555"] {
             do {
                 _ = try GatewaySettings(ProcessEnvironment(["BROKER_URL": bad]))

@@ -79,14 +79,24 @@ public final class EventLoopMajordomoClient: MajordomoRequester, Sendable {
     /// A client for the broker at `endpoint` with one connection per event loop of
     /// `eventLoopGroup`; nothing connects until ``run()`` runs. Nil when `endpoint` is neither
     /// `tcp://HOST:PORT` nor `ipc://PATH`.
-    public init?(
+    public convenience init?(
         endpoint: String, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
     ) {
         guard let target = Endpoint(endpoint) else { return nil }
-        self.endpoint = endpoint
+        self.init(target, eventLoopGroup: eventLoopGroup, logger: logger)
+    }
+
+    /// A client for the broker at `endpoint`, parsed already (a process's settings check it
+    /// when they are read), with one connection per event loop of `eventLoopGroup`.
+    public init(
+        _ endpoint: Endpoint, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger
+    ) {
+        self.endpoint = endpoint.description
         var links: [BrokerLink] = []
         for eventLoop in eventLoopGroup.makeIterator() {
-            links.append(BrokerLink(eventLoop: eventLoop, target: target, endpoint: endpoint, logger: logger))
+            links.append(
+                BrokerLink(eventLoop: eventLoop, target: endpoint, endpoint: endpoint.description, logger: logger))
         }
         self.links = links
     }

@@ -69,7 +69,9 @@ public enum Gateway {
             configuration: .init(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys]))
         var app = Application(
             router: router, server: try Self.server(settings.tls),
-            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "backplane"),
+            configuration: .init(
+                address: .hostname(settings.host, port: settings.port), serverName: "backplane",
+                backlog: settings.backlog),
             eventLoopGroupProvider: .shared(eventLoopGroup), logger: logger)
         app.addServices(TokenKeyPrefetch(verifier: verifier))
         for service in services { app.addServices(service) }
@@ -112,13 +114,7 @@ public enum Gateway {
         // The bus client speaks ZMTP on the HTTP server's own event loops (one broker connection
         // each): no threads of its own, two thread hand-offs per call instead of four.
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: settings.eventLoops)
-        guard
-            let client = EventLoopMajordomoClient(
-                endpoint: settings.brokerURL, eventLoopGroup: eventLoops, logger: logger)
-        else {
-            throw ProcessEnvironment.InvalidSetting(
-                name: Setting.brokerURL.name, value: settings.brokerURL, expected: "tcp://HOST:PORT or ipc://PATH")
-        }
+        let client = EventLoopMajordomoClient(settings.brokerEndpoint, eventLoopGroup: eventLoops, logger: logger)
         let bus = BusClient(client: client, defaultTimeout: settings.requestTimeout)
         var services: [any Service] = [client]
         if let adminPort = settings.adminPort {

@@ -14,6 +14,9 @@ public struct GatewaySettings: Sendable {
     static let eventLoops = Setting(
         "HTTP_EVENT_LOOPS", default: "auto",
         "threads that read and write the gateway's sockets, HTTP and broker (handlers run on Swift's task pool, a thread per core); auto: half the cores, at least 1")
+    static let backlog = Setting(
+        "HTTP_BACKLOG", default: "4096",
+        "connections the kernel holds for the gateway before it accepts them (listen backlog; Linux caps it at net.core.somaxconn). A connection that finds the queue full is dropped and its client tries again only after a second")
     static let readinessTimeout = Setting(
         "READINESS_TIMEOUT_MS", default: "2000", "how long /readyz waits for each check, in ms")
 
@@ -54,17 +57,21 @@ public struct GatewaySettings: Sendable {
         [
             .logLevel, .logFormat, host, port, .brokerURL, .requestTimeout, readinessServices, readinessTimeout,
             tlsCertificateFile, tlsKeyFile, trustedProxies, accessLogEvery, rateLimitClients, .adminHTTPPort,
-            .adminHTTPHost, eventLoops,
+            .adminHTTPHost, eventLoops, backlog,
         ] + RouteClass.allCases.compactMap { rateLimitSettings[$0] } + Setting.tracing
 
     /// Where to listen.
     public var host: String
     /// The port to listen on (0: any free port).
     public var port: Int
-    /// The broker's MDP endpoint.
+    /// The broker's MDP endpoint, as given.
     public var brokerURL: String
+    /// The same, parsed: what the bus client connects to.
+    public var brokerEndpoint: EventLoopMajordomoClient.Endpoint
     /// How many event loops serve HTTP and the broker connections (one each).
     public var eventLoops: Int
+    /// The listen backlog of the HTTP port.
+    public var backlog: Int
     /// Deadline for a call to a service.
     public var requestTimeout: Duration
     /// The operator port (`/healthz`, `/readyz`: this gateway's broker connection, `/metrics`), or nil.
@@ -97,10 +104,11 @@ public struct GatewaySettings: Sendable {
         host = try environment.required(Self.host)
         port = try environment.int(Self.port, in: 0...65535)
         brokerURL = try environment.required(.brokerURL)
-        guard EventLoopMajordomoClient.Endpoint(brokerURL) != nil else {
+        guard let brokerEndpoint = EventLoopMajordomoClient.Endpoint(brokerURL) else {
             throw ProcessEnvironment.InvalidSetting(
                 name: Setting.brokerURL.name, value: brokerURL, expected: "tcp://HOST:PORT or ipc://PATH")
         }
+        self.brokerEndpoint = brokerEndpoint
         let loops = try environment.required(Self.eventLoops)
         if loops == "auto" {
             eventLoops = Self.automaticEventLoops(cores: System.coreCount)
@@ -110,6 +118,7 @@ public struct GatewaySettings: Sendable {
             throw ProcessEnvironment.InvalidSetting(
                 name: Self.eventLoops.name, value: loops, expected: "auto, or a number of loops from 1 to 256")
         }
+        backlog = try environment.int(Self.backlog, in: 1...65_535)
         adminPort = try AdminEndpoint.configuredPort(environment)
         adminHost = try environment.required(.adminHTTPHost)
         requestTimeout = .milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
