@@ -9,11 +9,7 @@ import TestSupport
 /// started on the worker's I/O thread, its answer the same as from the pool.
 @Suite("Quick operations")
 struct QuickOperationTests {
-    static let logger: Logger = {
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        return logger
-    }()
+    static let logger = GatewayTests.logger
 
     /// The handler reports the thread it ran on in its `instance`. The service name is short: Linux
     /// keeps 15 bytes of a thread name, and the worker's I/O thread is "mdp-worker-" and the name.

@@ -64,10 +64,10 @@ public struct GatewaySettings: Sendable {
     public var host: String
     /// The port to listen on (0: any free port).
     public var port: Int
-    /// The broker's MDP endpoint, as given.
-    public var brokerURL: String
-    /// The same, parsed: what the bus client connects to.
+    /// The broker's MDP endpoint, parsed: what the bus client connects to.
     public var brokerEndpoint: EventLoopMajordomoClient.Endpoint
+    /// The same as text (`tcp://HOST:PORT` or `ipc://PATH`), for logs.
+    public var brokerURL: String { brokerEndpoint.description }
     /// How many event loops serve HTTP and the broker connections (one each).
     public var eventLoops: Int
     /// The listen backlog of the HTTP port.
@@ -103,7 +103,7 @@ public struct GatewaySettings: Sendable {
     public init(_ environment: ProcessEnvironment) throws {
         host = try environment.required(Self.host)
         port = try environment.int(Self.port, in: 0...65535)
-        brokerURL = try environment.required(.brokerURL)
+        let brokerURL = try environment.required(.brokerURL)
         guard let brokerEndpoint = EventLoopMajordomoClient.Endpoint(brokerURL) else {
             throw ProcessEnvironment.InvalidSetting(
                 name: Setting.brokerURL.name, value: brokerURL, expected: "tcp://HOST:PORT or ipc://PATH")
