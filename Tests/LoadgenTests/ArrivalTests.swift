@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import LoadgenKit
@@ -73,6 +74,29 @@ struct ArrivalTests {
         #expect(tally.finished.load(ordering: .relaxed) == 200)
         #expect((kinds["slow"]?.recorder.result(name: "", seconds: 1).p50 ?? 0) >= 300_000)
         #expect(elapsed >= 1)
+    }
+
+    @Test("at most inFlight arrivals are open at once; one that waited for a slot counts its wait")
+    func inFlightCap() async {
+        let tally = Tally()
+        let open = Atomic<Int>(0)
+        let most = Atomic<Int>(0)
+        // 100 arrivals due in half a second, each taking 20 ms, two at a time: the last ones
+        // start about a second after they were due.
+        let source = SteadyArrivals(rate: 200) { _ in
+            { due in
+                let now = open.add(1, ordering: .relaxed).newValue
+                most.max(now, ordering: .relaxed)
+                try? await Task.sleep(for: .milliseconds(20))
+                open.subtract(1, ordering: .relaxed)
+                tally.record("capped", status: 200, latency: .now - due, expected: [200])
+            }
+        }
+        _ = await OpenLoop(seconds: 0.5, inFlight: 2, progressEvery: 0).run(source, tally: tally)
+        let kind = tally.snapshot["capped"]
+        #expect(kind?.statuses[200] == 100)
+        #expect(most.load(ordering: .relaxed) <= 2)
+        #expect((kind?.recorder.result(name: "", seconds: 1).max ?? 0) >= 500_000)
     }
 
     @Test("options: unknown ones and bad numbers are refused with the option's name")

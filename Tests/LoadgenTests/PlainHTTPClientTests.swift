@@ -175,7 +175,7 @@ struct GetBenchTests {
         // The server answers 404 for this path: every request is an error, none is lost.
         #expect(outcome.requests > 0 && outcome.errors == outcome.requests)
         #expect(outcome.statuses.keys.sorted() == [404])
-        #expect(bench.line(outcome).contains("100/s (open loop)"))
+        #expect(bench.line(outcome).contains("100/s (open loop, at most 64 in flight)"))
     }
 
     @Test("the URL is split into endpoint and request target; others are refused by name")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import Synchronization
 import Testing
 
 @testable import ServiceKit
@@ -104,6 +105,56 @@ struct LogOutputTests {
         }
         #expect(Array(keys.prefix(4)) == ["ts", "level", "service", "msg"])
         #expect(line.components(separatedBy: "\"b\":").count == 2)
+    }
+}
+
+extension LogOutputTests {
+    @Test("a line given as fields (the access log's path) is the line swift-log's metadata makes")
+    func fieldsLine() throws {
+        let pipe = try Pipe()
+        let output = LogOutput(fileDescriptor: pipe.write)
+        var handler = JSONLogHandler(
+            label: "gateway", level: .info, metadataProvider: Logger.MetadataProvider { ["spanId": "s-1"] },
+            output: output)
+        handler.metadata = ["build": "b-1", "status": "from the handler"]
+        let logger = Logger(label: "gateway") { _ in handler }
+        let fields = [LogField("status", "200"), LogField("method", "GET"), LogField("path", "/v1/{}"), LogField("msg", "x")]
+        logger.info("http", metadata: ["status": "200", "method": "GET", "path": "/v1/{}", "msg": "x"])
+        logger.log(.info, "http", fields: fields)
+        logger.log(.debug, "below the level", fields: fields)
+        output.flush()
+        let lines = pipe.drain().split(separator: "\n")
+        try #require(lines.count == 2)
+        // The same text after the timestamp: fields in key order, the call's value winning over
+        // the handler's, a fixed field's key renamed (in the place of its own key).
+        let tails = lines.map { $0.drop { $0 != "," } }
+        #expect(tails[0] == tails[1])
+        #expect(
+            tails[1] == #","level":"info","service":"gateway","msg":"http","build":"b-1","method":"GET","meta.msg":"x","path":"/v1/{}","spanId":"s-1","status":"200"}"#)
+
+        // Through another handler, the fields arrive as metadata.
+        let recorded = Recorded()
+        let plain = Logger(label: "plain") { _ in recorded }
+        plain.log(.notice, "http", fields: fields)
+        #expect(recorded.lines.all.withLock { $0 } == ["notice http method=GET msg=x path=/v1/{} status=200"])
+    }
+
+    /// A handler that keeps each line as `level message key=value ...` (keys in order).
+    struct Recorded: LogHandler {
+        final class Lines: Sendable {
+            let all = Mutex<[String]>([])
+        }
+        let lines = Lines()
+        var logLevel: Logger.Level = .info
+        var metadata: Logger.Metadata = [:]
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            lines.all.withLock { $0.append((["\(event.level) \(event.message)"] + fields).joined(separator: " ")) }
+        }
     }
 }
 

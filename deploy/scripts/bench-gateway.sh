@@ -14,8 +14,9 @@
 #                    CPU per request
 #
 # After the rounds, `loadgen get --rate` asks for /v1/currencies open loop at half the median
-# rate wrk reached on it, and prints the p99 from when each request was due (wrk's closed loop
-# cannot show latency at a given rate).
+# rate wrk reached on it, with at most WRK_CONNECTIONS requests (and connections) open, as
+# `wrk2 -c64 -R rate` would, and prints the p99 from when each request was due (wrk's closed
+# loop cannot show latency at a given rate).
 #
 # and prints requests/s, p50/p99, the share of the hello-world rate, and the CPU time each of our
 # processes spent per request (gateway, broker, auth, orders; the hello-world's own for it) for
@@ -212,7 +213,7 @@ if [[ " $TARGETS " == *" currencies "* && -z ${SKIP_HALF_RATE:-} ]]; then
         awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f", m / 2 }')
     info "currencies open loop at $half requests/s (half the median closed-loop rate)"
     out=$(LOADGEN_AUTHORIZATION="Bearer $TOKEN" "$BIN_DIR/loadgen" get --url "$GATEWAY/v1/currencies" --rate "$half" \
-        --seconds "$WRK_SECONDS") || die "currencies at half rate: loadgen get failed: $out"
+        --in-flight "$WRK_CONNECTIONS" --seconds "$WRK_SECONDS") || die "currencies at half rate: loadgen get failed: $out"
     echo "$out" >"$REPO_ROOT/.data/bench-gateway-currencies-half-rate.txt"
     printf '\n/v1/currencies open loop at half the median rate (target: p99 < 20 ms):\n\n%s\n' "$out"
 fi

@@ -33,43 +33,84 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        // Fields from the handler, the provider and the call, later ones winning; written in
-        // key order. A small array sorted once costs less than merging dictionaries per line.
-        var fields: [(key: String, rank: Int, value: Logger.Metadata.Value)] = []
-        fields.reserveCapacity(metadata.count + (event.metadata?.count ?? 0) + 2)
-        for (key, value) in metadata { fields.append((key, 0, value)) }
-        if let provided = metadataProvider?.get() { for (key, value) in provided { fields.append((key, 1, value)) } }
-        if let extra = event.metadata { for (key, value) in extra { fields.append((key, 2, value)) } }
-        fields.sort { $0.key != $1.key ? $0.key < $1.key : $0.rank < $1.rank }
+        var fields = fieldsOfHandler(extra: event.metadata?.count ?? 0)
+        if let extra = event.metadata { for (key, value) in extra { fields.append(Field(key, 2, value)) } }
+        write(
+            level: event.level, message: event.message.description, fields: &fields,
+            source: event.level >= .error ? "\(event.file):\(event.line)" : nil)
+    }
 
+    /// One line of `level` with `message` and `fields` (in any order, each key once), plus the handler's own metadata, as ``log(event:)`` writes it but
+    /// without swift-log's metadata dictionary: the path of lines written once per request
+    /// (the gateway's access log). The caller checks the level.
+    public func log(level: Logger.Level, _ message: String, fields given: [LogField]) {
+        var fields = fieldsOfHandler(extra: given.count)
+        for field in given { fields.append(Field(field.key, 2, .string(field.value))) }
+        write(level: level, message: message, fields: &fields, source: nil)
+    }
+
+    /// A line's field with where it came from: 0 the handler, 1 the provider, 2 the call.
+    /// (A struct, not a tuple: an array of tuples looks up the tuple's type metadata at run
+    /// time, which showed in the gateway's profile.)
+    struct Field {
+        let key: String
+        let rank: Int
+        let value: Logger.Metadata.Value
+        init(_ key: String, _ rank: Int, _ value: Logger.Metadata.Value) {
+            self.key = key
+            self.rank = rank
+            self.value = value
+        }
+    }
+
+    /// The handler's and the provider's fields, with room for `extra` more.
+    private func fieldsOfHandler(extra: Int) -> [Field] {
+        var fields: [Field] = []
+        fields.reserveCapacity(metadata.count + extra + 2)
+        for (key, value) in metadata { fields.append(Field(key, 0, value)) }
+        if let provided = metadataProvider?.get() { for (key, value) in provided { fields.append(Field(key, 1, value)) } }
+        return fields
+    }
+
+    /// Writes the line: the fixed fields, then `fields` in key order (a small array sorted once
+    /// costs less than merging dictionaries per line), then `source`.
+    private func write(level: Logger.Level, message: String, fields: inout [Field], source: String?) {
+        fields.sort { $0.key != $1.key ? $0.key < $1.key : $0.rank < $1.rank }
         var line: [UInt8] = []
-        line.reserveCapacity(256)
+        line.reserveCapacity(320)
         line.append(contentsOf: #"{"ts":""#.utf8)
         Self.appendTimestamp(to: &line)
         line.append(contentsOf: #"","level":""#.utf8)
-        line.append(contentsOf: event.level.rawValue.utf8)
+        line.append(contentsOf: level.rawValue.utf8)
         line.append(contentsOf: #"","service":"#.utf8)
         line.appendJSONStringLiteral(label)
         line.append(contentsOf: #","msg":"#.utf8)
-        line.appendJSONStringLiteral(event.message.description)
-        for (index, field) in fields.enumerated() {
+        line.appendJSONStringLiteral(message)
+        for index in fields.indices {
+            let field = fields[index]
             // Of two fields with one key, the later source's.
             if index + 1 < fields.count && fields[index + 1].key == field.key { continue }
             line.append(UInt8(ascii: ","))
             // The fixed fields keep their meaning; a clashing metadata key is renamed, not duplicated.
-            line.appendJSONStringLiteral(Self.reserved.contains(field.key) ? "meta." + field.key : field.key)
+            line.appendJSONStringLiteral(Self.isReserved(field.key) ? "meta." + field.key : field.key)
             line.append(UInt8(ascii: ":"))
             Self.append(field.value, to: &line)
         }
-        if event.level >= .error {
+        if let source {
             line.append(contentsOf: #","source":"#.utf8)
-            line.appendJSONStringLiteral("\(event.file):\(event.line)")
+            line.appendJSONStringLiteral(source)
         }
         line.append(contentsOf: "}\n".utf8)
-        output.write(line, urgent: event.level >= .error)
+        output.write(line, urgent: level >= .error)
     }
 
-    static let reserved: Set<String> = ["ts", "level", "service", "msg", "source"]
+    /// The fixed fields' keys (compared, not hashed: this runs for every field of every line).
+    static func isReserved(_ key: String) -> Bool {
+        switch key {
+        case "ts", "level", "service", "msg", "source": true
+        default: false
+        }
+    }
 
     static func append(_ value: Logger.Metadata.Value, to line: inout [UInt8]) {
         switch value {
@@ -126,5 +167,33 @@ public struct JSONLogHandler: LogHandler {
         line.append(UInt8(ascii: "."))
         digits(spec.tv_nsec / 1_000_000, 3)
         line.append(UInt8(ascii: "Z"))
+    }
+}
+
+/// A field of a line given to ``JSONLogHandler/log(level:_:fields:)`` or
+/// `Logger.log(_:_:fields:)`: a key and its text.
+public struct LogField: Sendable {
+    public let key: String
+    public let value: String
+
+    public init(_ key: String, _ value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension Logger {
+    /// Logs `message` at `level` with `fields`, as `log(level:_:metadata:)` would, but without
+    /// building swift-log's metadata dictionary when the handler is ``JSONLogHandler`` (the
+    /// gateway's access log writes one such line per request).
+    public func log(_ level: Logger.Level, _ message: String, fields: [LogField]) {
+        guard level >= logLevel else { return }
+        if let json = handler as? JSONLogHandler {
+            json.log(level: level, message, fields: fields)
+        } else {
+            var metadata = Logger.Metadata()
+            for field in fields { metadata[field.key] = .string(field.value) }
+            log(level: level, "\(message)", metadata: metadata)
+        }
     }
 }

@@ -14,13 +14,20 @@ import NIOPosix
 ///   says how far the load generator is from a C client, and its CPU per request what it takes
 ///   from the machine it measures.
 /// - Open loop (`rate`): requests due at a fixed rate whatever the answers' speed, latency from
-///   when each was due: the p99 of a route at a given share of its top rate.
+///   when each was due: the p99 of a route at a given share of its top rate. At most `inFlight`
+///   are open at once (64 by default, as `wrk2 -c64 -R rate`), so at most that many connections:
+///   a request due while all are busy waits for one, and its wait counts. Without the cap, every
+///   request due during a hiccup opened a connection of its own; a burst of thousands of new
+///   connections then cost the server more than the hiccup (measured 2026-12-01: 4,000-8,000
+///   connections opened in 8 s at 11,500/s, p99 190-550 ms; see docs/benchmarks.md).
 struct GetBench: Sendable {
     var url: String
     var seconds: Double
     /// Closed loop with this many connections; nil for open loop at `rate`.
     var connections: Int?
     var rate: Double?
+    /// Open loop: requests (and so connections) open at most.
+    var inFlight = 64
     var headers: [(String, String)] = []
     /// Seconds run before the measured window and not counted (connections opened, caches warm).
     var warmup = 1.0
@@ -105,7 +112,7 @@ struct GetBench: Sendable {
             }
         }
         let loop = OpenLoop(
-            seconds: seconds, inFlight: 4_096, progressEvery: 0, executor: EventLoopTaskExecutor(group: .singleton))
+            seconds: seconds, inFlight: inFlight, progressEvery: 0, executor: EventLoopTaskExecutor(group: .singleton))
         let elapsed = await loop.run(arrivals, tally: tally)
         let kind = tally.snapshot["get"] ?? Tally.Kind()
         return Outcome(recorder: kind.recorder, statuses: kind.statuses, seconds: elapsed)
@@ -121,7 +128,7 @@ struct GetBench: Sendable {
 
     /// One line for people and scripts: the load, then `key value` pairs.
     func line(_ outcome: Outcome) -> String {
-        let load = connections.map { "\($0) connections (closed loop)" } ?? String(format: "%.0f/s (open loop)", rate ?? 0)
+        let load = connections.map { "\($0) connections (closed loop)" } ?? String(format: "%.0f/s (open loop, at most %ld in flight)", rate ?? 0, inFlight)
         let result = outcome.recorder.result(name: "get", seconds: outcome.seconds)
         let perRequest = outcome.requests > 0 ? outcome.cpuSeconds * 1e6 / Double(outcome.requests) : 0
         return String(

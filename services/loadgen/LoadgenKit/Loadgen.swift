@@ -139,6 +139,8 @@ public enum Loadgen {
           --connections N   closed loop: N connections, each sending when its last answer is in
                             (the default, 64)
           --rate N          open loop instead: N requests per second, latency from when each was due
+          --in-flight N     open loop: at most N requests open, so at most N connections (default
+                            64, as wrk2 -c64); a request due while N are open waits, and its wait counts
           LOADGEN_AUTHORIZATION  an Authorization header value for every request, from the
                             environment (kept out of the command line and the output)
 
@@ -294,7 +296,7 @@ public enum Loadgen {
                 print(report)
             case "get":
                 let options = try ScenarioOptions(
-                    scenario, options, known: ["url", "seconds", "connections", "rate", "warmup"])
+                    scenario, options, known: ["url", "seconds", "connections", "rate", "in-flight", "warmup"])
                 guard options["connections"] == nil || options["rate"] == nil else {
                     throw UsageError("get takes --connections (closed loop) or --rate (open loop), not both")
                 }
@@ -303,7 +305,11 @@ public enum Loadgen {
                     seconds: try options.number("seconds", 8, above: 0))
                 if options["rate"] != nil {
                     bench.rate = try options.number("rate", 0, above: 0)
+                    bench.inFlight = Int(try options.number("in-flight", 64, above: 0))
                 } else {
+                    guard options["in-flight"] == nil else {
+                        throw UsageError("get takes --in-flight with --rate (open loop); a closed loop has --connections")
+                    }
                     bench.connections = Int(try options.number("connections", 64, above: 0))
                 }
                 bench.warmup = try options.number("warmup", 1)

@@ -9,8 +9,18 @@ import ServiceKit
 public struct RequestScope: Sendable {
     /// The request id: the client's `X-Request-Id` when it sent a sane one, else a new UUID.
     public let requestId: String
-    /// A logger whose lines carry the request id.
-    public let logger: Logger
+    /// A logger whose lines carry the request id (and the trace's id, when there is one); made
+    /// when asked for, since most requests log nothing of their own.
+    public var logger: Logger {
+        var logger = baseLogger
+        logger[metadataKey: "requestId"] = .string(requestId)
+        if let traceId { logger[metadataKey: "traceId"] = .string(traceId) }
+        return logger
+    }
+    /// The process's logger, before the request's fields.
+    private let baseLogger: Logger
+    /// The id of the trace the request is part of (its span's, or the client's `traceparent`'s).
+    public let traceId: String?
     /// The authenticated caller (set by the authentication middleware from a Bearer token).
     public var actor: Actor?
     /// The W3C `traceparent` the calls made for this request carry: the gateway's request span's
@@ -18,9 +28,12 @@ public struct RequestScope: Sendable {
     public var traceparent: String?
 
     /// A scope.
-    public init(requestId: String, logger: Logger, actor: Actor? = nil, traceparent: String? = nil) {
+    public init(
+        requestId: String, logger: Logger, traceId: String? = nil, actor: Actor? = nil, traceparent: String? = nil
+    ) {
         self.requestId = requestId
-        self.logger = logger
+        self.baseLogger = logger
+        self.traceId = traceId
         self.actor = actor
         self.traceparent = traceparent
     }

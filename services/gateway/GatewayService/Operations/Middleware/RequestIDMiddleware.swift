@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import ServiceKit
 import Synchronization
 import Telemetry
 import Tracing
@@ -31,45 +32,57 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         let count = Atomic<Int>(0)
     }
 
+    /// The handler of `logger` when it writes JSON: the access line then goes to it straight,
+    /// without swift-log's metadata dictionary (looked up once, not per request).
+    private let json: JSONLogHandler?
+
     init(logger: Logger, paths: LoggedPath, every: Int = 1) {
         self.logger = logger
         self.paths = paths
         self.every = every
+        self.json = logger.handler as? JSONLogHandler
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         let requestId = RequestScope.sanitize(request.headers[Self.header]) ?? RequestScope.newRequestId()
-        var logger = self.logger
-        logger[metadataKey: "requestId"] = .string(requestId)
         let started = ContinuousClock.now
         var response: Response
+        // The request's logger (with its id and trace on every line) is made only if a line is
+        // written for the request (`RequestScope.logger`): most requests write none but this
+        // middleware's access line, which names them itself.
+        var traceId: String?
         if let span = startSpan(request, requestId: requestId) {
-            logger[metadataKey: "traceId"] = .string(span.identity.traceIdHex)
-            let scope = RequestScope(requestId: requestId, logger: logger, traceparent: span.traceparent)
+            traceId = span.identity.traceIdHex
+            let scope = RequestScope(
+                requestId: requestId, logger: logger, traceId: traceId, traceparent: span.traceparent)
             response = try await traced(span, request, context: context, scope: scope, next: next)
         } else {
             // Tracing off: no span; a valid `traceparent` from the client is passed on as it
             // came, and names the trace on this request's log lines.
             var traceparent: String?
-            if let header = request.headers[TraceHeader.traceparent], let traceId = TraceParent.traceId(of: header) {
+            if let header = request.headers[TraceHeader.traceparent], let id = TraceParent.traceId(of: header) {
                 traceparent = header
-                logger[metadataKey: "traceId"] = .string(traceId)
+                traceId = id
             }
-            let scope = RequestScope(requestId: requestId, logger: logger, traceparent: traceparent)
+            let scope = RequestScope(requestId: requestId, logger: logger, traceId: traceId, traceparent: traceparent)
             response = try await RequestScope.$current.withValue(scope) { try await next(request, context) }
         }
         response.headers[Self.header] = requestId
         let number = answered.count.add(1, ordering: .relaxed).newValue
         guard response.status.code >= 500 || (every > 0 && number % every == 0) else { return response }
-        logger.info(
-            "http",
-            metadata: [
-                "method": .string(request.method.rawValue), "path": .string(paths.redact(request.uri.path)),
-                "status": .string(String(response.status.code)),
-                "ms": .string(Self.milliseconds(ContinuousClock.now - started)),
-            ])
+        var fields = [
+            LogField("method", request.method.rawValue), LogField("ms", Self.milliseconds(ContinuousClock.now - started)),
+            LogField("path", paths.redact(request.uri.path)), LogField("requestId", requestId),
+            LogField("status", String(response.status.code)),
+        ]
+        if let traceId { fields.append(LogField("traceId", traceId)) }
+        if let json {
+            if json.logLevel <= .info { json.log(level: .info, "http", fields: fields) }
+        } else {
+            logger.log(.info, "http", fields: fields)
+        }
         return response
     }
 
