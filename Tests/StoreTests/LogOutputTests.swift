@@ -132,11 +132,42 @@ extension LogOutputTests {
         #expect(
             tails[1] == #","level":"info","service":"gateway","msg":"http","build":"b-1","method":"GET","meta.msg":"x","path":"/v1/{}","spanId":"s-1","status":"200"}"#)
 
+        // A handler with no metadata of its own: fields given in key order are written as they
+        // are; out of order, they are sorted first. Both make swift-log's line.
+        let bare = JSONLogHandler(label: "gateway", level: .info, output: output)
+        let sorted = [LogField("method", "GET"), LogField("msg", "x"), LogField("path", "/v1/{}"), LogField("status", "200")]
+        Logger(label: "gateway") { _ in bare }.info(
+            "http", metadata: ["status": "200", "method": "GET", "path": "/v1/{}", "msg": "x"])
+        bare.log(level: .info, "http", fields: sorted)
+        bare.log(level: .info, "http", fields: sorted.reversed())
+        output.flush()
+        let bareTails = pipe.drain().split(separator: "\n").map { $0.drop { $0 != "," } }
+        #expect(bareTails.count == 3 && Set(bareTails).count == 1)
+        #expect(bareTails.first == #","level":"info","service":"gateway","msg":"http","method":"GET","meta.msg":"x","path":"/v1/{}","status":"200"}"#)
+
         // Through another handler, the fields arrive as metadata.
         let recorded = Recorded()
         let plain = Logger(label: "plain") { _ in recorded }
         plain.log(.notice, "http", fields: fields)
         #expect(recorded.lines.all.withLock { $0 } == ["notice http method=GET msg=x path=/v1/{} status=200"])
+    }
+
+    @Test("the timestamp's date and time of day agree with the C library's gmtime_r, leap days and before 1970 included")
+    func civilDates() {
+        var samples = [0, -1, -86_400, 951_782_400, 951_868_799, 4_107_542_400, 1_796_169_600, 253_402_300_799]
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 { samples.append(Int.random(in: -2_208_988_800...4_102_444_800, using: &random)) }
+        for seconds in samples {
+            var time = seconds
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            let civil = JSONLogHandler.civil(secondsSinceEpoch: seconds)
+            let expected = (
+                Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+                Int(parts.tm_hour) * 3600 + Int(parts.tm_min) * 60 + Int(parts.tm_sec)
+            )
+            #expect(civil == expected, "\(seconds)")
+        }
     }
 
     /// A handler that keeps each line as `level message key=value ...` (keys in order).

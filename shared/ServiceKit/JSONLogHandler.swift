@@ -44,6 +44,22 @@ public struct JSONLogHandler: LogHandler {
     /// without swift-log's metadata dictionary: the path of lines written once per request
     /// (the gateway's access log). The caller checks the level.
     public func log(level: Logger.Level, _ message: String, fields given: [LogField]) {
+        // The usual case, the access log: no metadata of the handler's own and the fields given
+        // in key order. They are written as they are, with no array of merged fields to sort.
+        if metadata.isEmpty && metadataProvider == nil
+            && zip(given, given.dropFirst()).allSatisfy({ $0.key < $1.key })
+        {
+            var line = Self.start(level: level, label: label, message: message)
+            for field in given {
+                line.append(UInt8(ascii: ","))
+                line.appendJSONStringLiteral(Self.isReserved(field.key) ? "meta." + field.key : field.key)
+                line.append(UInt8(ascii: ":"))
+                line.appendJSONStringLiteral(field.value)
+            }
+            line.append(contentsOf: "}\n".utf8)
+            output.write(line, urgent: level >= .error)
+            return
+        }
         var fields = fieldsOfHandler(extra: given.count)
         for field in given { fields.append(Field(field.key, 2, .string(field.value))) }
         write(level: level, message: message, fields: &fields, source: nil)
@@ -76,16 +92,7 @@ public struct JSONLogHandler: LogHandler {
     /// costs less than merging dictionaries per line), then `source`.
     private func write(level: Logger.Level, message: String, fields: inout [Field], source: String?) {
         fields.sort { $0.key != $1.key ? $0.key < $1.key : $0.rank < $1.rank }
-        var line: [UInt8] = []
-        line.reserveCapacity(320)
-        line.append(contentsOf: #"{"ts":""#.utf8)
-        Self.appendTimestamp(to: &line)
-        line.append(contentsOf: #"","level":""#.utf8)
-        line.append(contentsOf: level.rawValue.utf8)
-        line.append(contentsOf: #"","service":"#.utf8)
-        line.appendJSONStringLiteral(label)
-        line.append(contentsOf: #","msg":"#.utf8)
-        line.appendJSONStringLiteral(message)
+        var line = Self.start(level: level, label: label, message: message)
         for index in fields.indices {
             let field = fields[index]
             // Of two fields with one key, the later source's.
@@ -102,6 +109,21 @@ public struct JSONLogHandler: LogHandler {
         }
         line.append(contentsOf: "}\n".utf8)
         output.write(line, urgent: level >= .error)
+    }
+
+    /// A line's fixed fields: `{"ts":"…","level":"…","service":"…","msg":"…"`.
+    static func start(level: Logger.Level, label: String, message: String) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(320)
+        line.append(contentsOf: #"{"ts":""#.utf8)
+        appendTimestamp(to: &line)
+        line.append(contentsOf: #"","level":""#.utf8)
+        line.append(contentsOf: level.rawValue.utf8)
+        line.append(contentsOf: #"","service":"#.utf8)
+        line.appendJSONStringLiteral(label)
+        line.append(contentsOf: #","msg":"#.utf8)
+        line.appendJSONStringLiteral(message)
+        return line
     }
 
     /// The fixed fields' keys (compared, not hashed: this runs for every field of every line).
@@ -136,13 +158,13 @@ public struct JSONLogHandler: LogHandler {
     }
 
     /// The wall-clock time, `2026-11-21T18:04:05.123` and a `Z`, written as digits straight
-    /// into the line.
+    /// into the line. The date comes from the day number by arithmetic (the proleptic Gregorian
+    /// calendar's 400-year cycle of 146,097 days, years counted from March so that the leap day
+    /// comes last), not from `gmtime_r`, which takes the C library's time-zone lock per call.
     static func appendTimestamp(to line: inout [UInt8]) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        var seconds = spec.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
+        let (year, month, day, secondOfDay) = civil(secondsSinceEpoch: Int(spec.tv_sec))
         func digits(_ value: Int, _ width: Int) {
             var divisor = 1
             for _ in 1..<width { divisor *= 10 }
@@ -153,20 +175,41 @@ public struct JSONLogHandler: LogHandler {
                 divisor /= 10
             }
         }
-        digits(Int(parts.tm_year) + 1900, 4)
+        digits(year, 4)
         line.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mon) + 1, 2)
+        digits(month, 2)
         line.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mday), 2)
+        digits(day, 2)
         line.append(UInt8(ascii: "T"))
-        digits(Int(parts.tm_hour), 2)
+        digits(secondOfDay / 3600, 2)
         line.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_min), 2)
+        digits(secondOfDay / 60 % 60, 2)
         line.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_sec), 2)
+        digits(secondOfDay % 60, 2)
         line.append(UInt8(ascii: "."))
         digits(spec.tv_nsec / 1_000_000, 3)
         line.append(UInt8(ascii: "Z"))
+    }
+
+    /// Year, month (1-12), day (1-31) and second of the day (UTC) of a time in seconds since
+    /// 1970-01-01T00:00:00Z.
+    static func civil(secondsSinceEpoch seconds: Int) -> (year: Int, month: Int, day: Int, secondOfDay: Int) {
+        var days = seconds / 86_400
+        var secondOfDay = seconds % 86_400
+        if secondOfDay < 0 {
+            days -= 1
+            secondOfDay += 86_400
+        }
+        // Days since 0000-03-01, split into 400-year eras and the day within the era.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day, secondOfDay)
     }
 }
 

@@ -24,7 +24,8 @@ public final class LogOutput: Sendable {
     private let writing = Mutex<Void>(())
     private let started = Atomic<Bool>(false)
 
-    init(fileDescriptor: Int32) {
+    /// An output writing to `fileDescriptor` (a file or pipe the caller keeps open).
+    public init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
     }
 

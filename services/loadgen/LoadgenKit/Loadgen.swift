@@ -46,6 +46,9 @@ public enum Loadgen {
           get         one URL over and over with the load generator's own HTTP client: closed
                       loop (--connections, as wrk) or open loop (--rate); rate, p50/p99 and the
                       load generator's own CPU per request
+          log-lines   what one access-log line costs the gateway's thread, through swift-log and
+                      as fields straight to the JSON handler (what the gateway does), in turn
+                      (--lines N each way per round, default 200000; --rounds N, default 3)
           zmtp-fuzz   seeded random and mutated ZMTP streams through the broker's wire decoder:
                       cases/s, errors by kind, rules broken (none, or the exit status is 1), the
                       most bytes one decoder held, and resident memory before, during and after
@@ -321,6 +324,12 @@ public enum Loadgen {
                 }
                 print(bench.line(outcome))
                 return outcome.requests > 0 && outcome.errors == 0 ? 0 : 1
+            case "log-lines":
+                let options = try ScenarioOptions(scenario, options, known: ["lines", "rounds"])
+                var bench = LogLineBench()
+                bench.lines = Int(try options.number("lines", Double(bench.lines), above: 999))
+                bench.rounds = Int(try options.number("rounds", Double(bench.rounds), above: 0))
+                print(bench.report(bench.run()))
             case "zmtp-fuzz":
                 let options = try ScenarioOptions(
                     scenario, options, known: ["cases", "seed", "threads", "max-message", "case"])
