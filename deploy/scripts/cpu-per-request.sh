@@ -6,7 +6,11 @@
 #   SERVICES=auth SCENARIO=login SCENARIO_ARGS="--clients 16" \
 #       PROCESSES="broker gateway auth loadgen postgres" deploy/scripts/cpu-per-request.sh 0 20
 #
-# SCENARIO (default navup; USERS is its --users) and SCENARIO_ARGS choose the load; PROCESSES the
+# SCENARIO (default navup; USERS is its --users) and SCENARIO_ARGS choose the load (for navup,
+# default "--in-flight 256": at most 256 requests, and so connections, open at once, a request due
+# while all are busy waiting and counting its wait; without it the first second opened 3,000
+# connections at once, each student's first request finding none idle, and that burst cost
+# the gateway a 2-second stall, measured 2026-12-02); PROCESSES the
 # processes measured (default "broker gateway routing loadgen"; `postgres` sums every process of
 # the PostgreSQL in .data/pg that the system runs on).
 # Starts the system and the load with bench-system.sh (SERVICES=routing unless set; set
@@ -29,7 +33,9 @@ WINDOW=${2:-15}
 : "${SERVICES:=auth routing}"  # navup signs students in for "take me to my next class"
 export SERVICES
 BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
-: "${PROCESSES:=broker gateway routing loadgen}" "${SCENARIO:=navup}" "${SCENARIO_ARGS:=}"
+: "${PROCESSES:=broker gateway routing loadgen}" "${SCENARIO:=navup}"
+[[ $SCENARIO != navup ]] || : "${SCENARIO_ARGS=--in-flight 256}"
+: "${SCENARIO_ARGS:=}"
 TICKS=$(getconf CLK_TCK)
 
 load_args=(--seconds $((WARMUP + WINDOW + 5)))
