@@ -200,16 +200,8 @@ public struct JSONLogHandler: LogHandler {
             days -= 1
             secondOfDay += 86_400
         }
-        // Days since 0000-03-01, split into 400-year eras and the day within the era.
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day, secondOfDay)
+        let (year, month, day) = CivilDate.date(ofDay: days)
+        return (year, month, day, secondOfDay)
     }
 }
 

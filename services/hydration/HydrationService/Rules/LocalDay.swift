@@ -33,16 +33,7 @@ public struct LocalDay: Sendable, Hashable, Comparable, Strideable, CustomString
 
     /// The civil date of this day.
     public var civil: (year: Int, month: Int, day: Int) {
-        // Howard Hinnant's civil_from_days.
-        let z = daysSinceEpoch + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        CivilDate.date(ofDay: daysSinceEpoch)
     }
 
     public var description: String {
@@ -54,14 +45,9 @@ public struct LocalDay: Sendable, Hashable, Comparable, Strideable, CustomString
     public func advanced(by n: Int) -> LocalDay { LocalDay(daysSinceEpoch: daysSinceEpoch + n) }
     public func distance(to other: LocalDay) -> Int { other.daysSinceEpoch - daysSinceEpoch }
 
-    /// Days since 1970-01-01 of a civil date (Howard Hinnant's days_from_civil).
+    /// Days since 1970-01-01 of a civil date.
     static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        CivilDate.dayNumber(year: year, month: month, day: day)
     }
 
     static func daysIn(month: Int, year: Int) -> Int {
