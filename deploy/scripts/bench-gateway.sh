@@ -30,7 +30,7 @@
 #   SKIP_BUILD=1  use the release executables as they are
 #   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. two builds compared)
 #   LOG_LEVEL     the system's log level (default info: the gateway writes its access log, as
-#                 in production; the output goes to .data/bench-gateway.log)
+#                 in production; the output goes to .data/bench-gateway.log, emptied first)
 #   PERF="gateway orders"  record `perf record -g` of these processes during each measured run
 #                 (.data/perf-<target>-<process>.data; read with `perf report -i FILE`); the
 #                 sampling costs CPU, so the figures of such a run are not the ones to quote
@@ -47,6 +47,9 @@ require_cmd curl
 BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
 mkdir -p "$REPO_ROOT/.data"
 LOG=$REPO_ROOT/.data/bench-gateway.log
+# A fresh log per run: the access log writes about a gigabyte over three rounds, and appending
+# run after run filled the disk's page cache with it (3.8 GB after four runs, 2026-12-02).
+: >"$LOG"
 
 HELLO_PORT=$(free_port)
 HTTP_PORT=$(free_port)
