@@ -40,9 +40,10 @@ public struct JSONLogHandler: LogHandler {
             source: event.level >= .error ? "\(event.file):\(event.line)" : nil)
     }
 
-    /// One line of `level` with `message` and `fields` (in any order, each key once), plus the handler's own metadata, as ``log(event:)`` writes it but
-    /// without swift-log's metadata dictionary: the path of lines written once per request
-    /// (the gateway's access log). The caller checks the level.
+    /// One line of `level` with `message` and `fields` (in any order, each key once), plus the
+    /// handler's own metadata, as ``log(event:)`` writes it but without swift-log's metadata
+    /// dictionary: the path of lines written once per request (the gateway's access log). The
+    /// caller checks the level.
     public func log(level: Logger.Level, _ message: String, fields given: [LogField]) {
         // The usual case, the access log: no metadata of the handler's own and the fields given
         // in key order. They are written as they are, with no array of merged fields to sort.
@@ -51,9 +52,7 @@ public struct JSONLogHandler: LogHandler {
         {
             var line = Self.start(level: level, label: label, message: message)
             for field in given {
-                line.append(UInt8(ascii: ","))
-                line.appendJSONStringLiteral(Self.isReserved(field.key) ? "meta." + field.key : field.key)
-                line.append(UInt8(ascii: ":"))
+                Self.appendKey(field.key, to: &line)
                 line.appendJSONStringLiteral(field.value)
             }
             line.append(contentsOf: "}\n".utf8)
@@ -97,10 +96,7 @@ public struct JSONLogHandler: LogHandler {
             let field = fields[index]
             // Of two fields with one key, the later source's.
             if index + 1 < fields.count && fields[index + 1].key == field.key { continue }
-            line.append(UInt8(ascii: ","))
-            // The fixed fields keep their meaning; a clashing metadata key is renamed, not duplicated.
-            line.appendJSONStringLiteral(Self.isReserved(field.key) ? "meta." + field.key : field.key)
-            line.append(UInt8(ascii: ":"))
+            Self.appendKey(field.key, to: &line)
             Self.append(field.value, to: &line)
         }
         if let source {
@@ -124,6 +120,14 @@ public struct JSONLogHandler: LogHandler {
         line.append(contentsOf: #","msg":"#.utf8)
         line.appendJSONStringLiteral(message)
         return line
+    }
+
+    /// `,"key":` after the line so far. The fixed fields keep their meaning: a clashing key is
+    /// renamed (`meta.msg`), not written twice.
+    static func appendKey(_ key: String, to line: inout [UInt8]) {
+        line.append(UInt8(ascii: ","))
+        line.appendJSONStringLiteral(isReserved(key) ? "meta." + key : key)
+        line.append(UInt8(ascii: ":"))
     }
 
     /// The fixed fields' keys (compared, not hashed: this runs for every field of every line).
