@@ -57,22 +57,68 @@ struct LogOutputTests {
         #expect(lines.allSatisfy { $0.hasPrefix("{") && $0.hasSuffix("}") && $0.contains("\"requestId\":\"r-1\"") })
     }
 
-    @Test("a flush writes what waits; 64 KiB waiting is written without one")
+    @Test("a flush writes what waits; 64 KiB waiting wakes the writer before its interval")
     func flushAndLimit() throws {
         let pipe = try Pipe()
-        let output = LogOutput(fileDescriptor: pipe.write)
+        // An interval of an hour: whatever is written without a flush was written because
+        // 64 KiB waited.
+        let output = LogOutput(fileDescriptor: pipe.write, interval: .seconds(3600))
         output.write("one\n", urgent: false)
+        #expect(pipe.drain().isEmpty)
         output.flush()
         #expect(pipe.drain() == "one\n")
         let line = String(repeating: "x", count: 1023) + "\n"
+        for _ in 0..<(LogOutput.limit / line.utf8.count) { output.write(line, urgent: false) }
         var written = ""
-        for _ in 0..<(LogOutput.limit / line.utf8.count) {
-            output.write(line, urgent: false)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while written.utf8.count < LogOutput.limit && ContinuousClock.now < deadline {
             written += pipe.drain()
+            usleep(5_000)
         }
-        written += pipe.drain()
-        #expect(written.utf8.count >= LogOutput.limit - line.utf8.count)
+        #expect(written.utf8.count == LogOutput.limit)
         #expect(written.split(separator: "\n").allSatisfy { $0.count == 1023 })
+    }
+
+    @Test("a reader that falls behind costs lines, not waits: they are dropped, counted, and reported in their place")
+    func slowReader() throws {
+        let pipe = try Pipe()  // nothing reads it until every line is written
+        let output = LogOutput(fileDescriptor: pipe.write, capacity: 16 * 1024, label: "gateway")
+        let total = 2_000
+        for number in 0..<total {
+            // 100 bytes a line: 200 KB in all, against a 64 KiB pipe and two 16 KiB buffers.
+            let digits = String(number)
+            output.write("line " + String(repeating: "0", count: 94 - digits.count) + digits + "\n", urgent: false)
+        }
+        // Every write returned: the writer thread alone waits for the reader. Read until every
+        // line is either out or counted as dropped.
+        var text = ""
+        var kept: [Int] = []
+        var dropped = 0
+        var notices: [[String: Any]] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while kept.count + dropped < total && ContinuousClock.now < deadline {
+            text += pipe.drain()
+            while let end = text.firstIndex(of: "\n") {
+                let line = String(text[..<end])
+                text.removeSubrange(...end)
+                if line.hasPrefix("line ") {
+                    kept.append(Int(line.dropFirst(5))!)
+                } else {
+                    let notice = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                    notices.append(notice)
+                    dropped += Int(try #require(notice["dropped"] as? String))!
+                }
+            }
+            usleep(2_000)
+        }
+        #expect(kept.count + dropped == total)
+        #expect(dropped > 0 && !kept.isEmpty)
+        #expect(kept == kept.sorted() && kept.first == 0)
+        #expect(notices.allSatisfy { $0["level"] as? String == "warning" && $0["service"] as? String == "gateway" })
+        // Once the reader keeps up, lines go out again, none dropped.
+        output.write("after\n", urgent: false)
+        output.flush()
+        #expect(pipe.drain() == "after\n")
     }
 
     @Test("a line is one JSON object: fixed fields first, metadata in key order, the call's value winning, text escaped")
