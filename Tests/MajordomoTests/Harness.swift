@@ -63,10 +63,11 @@ enum Harness {
     static func echoWorker(
         _ endpoint: String, service: String = "echo", concurrency: Int = 4, heartbeatMs: Int64 = 100,
         context: Context = Context(), tag: String? = nil, start: MajordomoWorker.HandlerStart = .taskPool,
-        quick: Set<String> = [], handler: MajordomoWorker.Handler? = nil
+        transport: MajordomoWorker.Transport = .auto, quick: Set<String> = [], handler: MajordomoWorker.Handler? = nil
     ) -> MajordomoWorker {
         MajordomoWorker(
-            endpoint: endpoint, service: service, concurrency: concurrency, handlerStart: start, quickOperations: quick,
+            endpoint: endpoint, service: service, concurrency: concurrency, handlerStart: start, transport: transport,
+            quickOperations: quick,
             heartbeat: HeartbeatSettings(intervalMs: heartbeatMs, liveness: 3), drainTimeoutMs: 5000,
             context: context, logger: logger,
             handler: handler ?? { body in tag.map { [Array($0.utf8)] + body } ?? body })

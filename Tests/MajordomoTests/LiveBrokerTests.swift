@@ -9,10 +9,11 @@ import ZeroMQ
 struct LiveBrokerTests {
     @Test(
         "many requests in flight over one client socket each get their own reply",
-        arguments: MajordomoWorker.HandlerStart.allCases, ClientKind.allCases)
-    func manyInFlight(start: MajordomoWorker.HandlerStart, kind: ClientKind) async throws {
+        arguments: MajordomoWorker.HandlerStart.allCases, [Workers.zmtp, .libzmqWithZMQClient, .zmtpWithEventLoopClient])
+    func manyInFlight(start: MajordomoWorker.HandlerStart, pair: Workers) async throws {
+        let kind = pair.client
         try await Harness.withBroker { broker in
-            let worker = Harness.echoWorker(broker.endpoint, concurrency: 4, start: start) { body in
+            let worker = Harness.echoWorker(broker.endpoint, concurrency: 4, start: start, transport: pair.transport) { body in
                 // Half the handlers answer without suspending, half wait first.
                 if body[2][0] % 2 == 1 { try? await Task.sleep(for: .milliseconds(Int.random(in: 1...5))) }
                 return body
@@ -33,8 +34,10 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("a handler starts on the worker's I/O thread only when asked to, and leaves it at its first suspension")
-    func handlerStart() async throws {
+    @Test(
+        "a handler starts on the worker's I/O thread only when asked to, and leaves it at its first suspension",
+        arguments: [MajordomoWorker.Transport.zmtp, .libzmq])
+    func handlerStart(transport: MajordomoWorker.Transport) async throws {
         try await Harness.withBroker { broker in
             // Each handler reports the thread it began on and the one it ended on; the second
             // frame of the request says whether it suspends in between.
@@ -43,8 +46,9 @@ struct LiveBrokerTests {
                 if body[0] == [1] { try? await Task.sleep(for: .milliseconds(5)) }
                 return [Array(began.utf8), Array(currentThreadName().utf8)]
             }
-            let pool = Harness.echoWorker(broker.endpoint, service: "pool", handler: handler)
-            let inline = Harness.echoWorker(broker.endpoint, service: "io", start: .ioThread, handler: handler)
+            let pool = Harness.echoWorker(broker.endpoint, service: "pool", transport: transport, handler: handler)
+            let inline = Harness.echoWorker(
+                broker.endpoint, service: "io", start: .ioThread, transport: transport, handler: handler)
             let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client, pool, inline]) {
                 func threads(_ service: String, suspends: Bool) async throws -> [String] {
@@ -62,8 +66,10 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("auto: the operations named quick start on the I/O thread, every other one on the task pool")
-    func quickOperationsStartOnTheIOThread() async throws {
+    @Test(
+        "auto: the operations named quick start on the I/O thread, every other one on the task pool",
+        arguments: [MajordomoWorker.Transport.zmtp, .libzmq])
+    func quickOperationsStartOnTheIOThread(transport: MajordomoWorker.Transport) async throws {
         try await Harness.withBroker { broker in
             // The first frame is the operation (as in the wire contract); the second says whether
             // the handler suspends.
@@ -73,10 +79,11 @@ struct LiveBrokerTests {
                 return [Array(began.utf8), Array(currentThreadName().utf8)]
             }
             let auto = Harness.echoWorker(
-                broker.endpoint, service: "auto", concurrency: 8, start: .quickOnIOThread, quick: ["cached-read"],
-                handler: handler)
+                broker.endpoint, service: "auto", concurrency: 8, start: .quickOnIOThread, transport: transport,
+                quick: ["cached-read"], handler: handler)
             let pool = Harness.echoWorker(
-                broker.endpoint, service: "pool", start: .taskPool, quick: ["cached-read"], handler: handler)
+                broker.endpoint, service: "pool", start: .taskPool, transport: transport, quick: ["cached-read"],
+                handler: handler)
             let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client, auto, pool]) {
                 func threads(_ service: String, _ operation: String, suspends: Bool) async throws -> [String] {
@@ -256,11 +263,14 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("after a broker restart the same worker and the same client carry on by themselves", arguments: ClientKind.allCases)
-    func brokerRestart(kind: ClientKind) async throws {
+    @Test(
+        "after a broker restart the same worker and the same client carry on by themselves",
+        arguments: [Workers.zmtp, .libzmqWithZMQClient, .zmtpWithEventLoopClient])
+    func brokerRestart(pair: Workers) async throws {
+        let kind = pair.client
         let first = try Broker(configuration: Harness.configuration(), context: Context(), logger: Harness.logger)
         let endpoint = first.endpoint
-        let worker = Harness.echoWorker(endpoint, concurrency: 2)
+        let worker = Harness.echoWorker(endpoint, concurrency: 2, transport: pair.transport)
         let client = Harness.client(endpoint, kind)
         try await Harness.withRunning([worker, client]) {
             let firstRun = Task { try await first.run() }
@@ -286,11 +296,13 @@ struct LiveBrokerTests {
 
     @Test(
         "draining a worker finishes the request in hand, then the service is gone",
-        arguments: MajordomoWorker.HandlerStart.allCases)
-    func drain(start: MajordomoWorker.HandlerStart) async throws {
+        arguments: MajordomoWorker.HandlerStart.allCases, [MajordomoWorker.Transport.zmtp, .libzmq])
+    func drain(start: MajordomoWorker.HandlerStart, transport: MajordomoWorker.Transport) async throws {
         try await Harness.withBroker { broker in
             let release = Mutex(false)
-            let worker = Harness.echoWorker(broker.endpoint, service: "drain", concurrency: 2, start: start) { body in
+            let worker = Harness.echoWorker(
+                broker.endpoint, service: "drain", concurrency: 2, start: start, transport: transport
+            ) { body in
                 while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
                 return body
             }
@@ -397,4 +409,83 @@ struct LiveBrokerTests {
 }
 
 /// The name of the thread the caller runs on (a synchronous function, so that async code may ask).
-func currentThreadName() -> String { Thread.current.name ?? "" }
+/// The calling thread's name as the kernel has it (what `top -H` shows), which both worker
+/// transports set for their I/O thread.
+func currentThreadName() -> String {
+    let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+    return name.trimmingCharacters(in: .newlines)
+}
+
+/// A worker transport and the client that calls it, for tests that run over several.
+enum Workers: String, CustomTestStringConvertible {
+    case zmtp
+    case libzmqWithZMQClient
+    case zmtpWithEventLoopClient
+
+    var transport: MajordomoWorker.Transport { self == .libzmqWithZMQClient ? .libzmq : .zmtp }
+    var client: ClientKind { self == .zmtpWithEventLoopClient ? .eventLoop : .zmq }
+    var testDescription: String {
+        switch self {
+        case .zmtp: "zmtp worker, MajordomoClient"
+        case .libzmqWithZMQClient: "libzmq worker, MajordomoClient"
+        case .zmtpWithEventLoopClient: "zmtp worker, EventLoopMajordomoClient"
+        }
+    }
+}
+
+/// The worker that speaks ZMTP itself, against both broker engines and a broker that comes late.
+@Suite("Majordomo: the zmtp worker transport")
+struct ZMTPWorkerTests {
+    @Test("a zmtp worker serves through a broker on either engine, requests and replies of every frame size class", arguments: BrokerEngine.allCases)
+    func engines(engine: BrokerEngine) async throws {
+        var configuration = Harness.configuration()
+        configuration.engine = engine
+        try await Harness.withBroker(configuration) { broker in
+            let worker = Harness.echoWorker(broker.endpoint, concurrency: 8, transport: .zmtp)
+            #expect(worker.transport == .zmtp)
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client, worker]) {
+                for size in [0, 1, 255, 256, 70_000] {
+                    let body: [Frame] = [Array(repeating: UInt8(size % 251), count: size), [], Array("end".utf8)]
+                    let reply = try await client.request(service: "echo", body: body, timeout: .seconds(10))
+                    #expect(reply.map(\.count) == body.map(\.count) && reply == body)
+                }
+                #expect(try await client.isServed("echo"))
+                let heard = try #require(worker.millisecondsSinceBrokerSpoke)
+                #expect(heard < worker.brokerExpiryMs)
+            }
+        }
+    }
+
+    @Test("a zmtp worker started before its broker connects once the broker is up, and says so to the broker's heartbeat checks")
+    func brokerComesLate() async throws {
+        // A port nobody listens on yet: the broker takes it over afterwards.
+        let probe = try Broker(configuration: Harness.configuration(), context: Context(), logger: Harness.logger)
+        let endpoint = probe.endpoint
+        let probeRun = Task { try await probe.run() }
+        try await Task.sleep(for: .milliseconds(50))
+        probe.stop()
+        try await probeRun.value
+        let worker = Harness.echoWorker(endpoint, concurrency: 2, transport: .zmtp)
+        try await Harness.withRunning([worker]) {
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(worker.millisecondsSinceBrokerSpoke == nil)
+            try await Harness.withBroker(Harness.configuration(endpoint: endpoint)) { broker in
+                let client = Harness.client(broker.endpoint)
+                try await Harness.withRunning([client]) {
+                    let reply = try await client.request(service: "echo", body: [[5]], timeout: .seconds(10))
+                    #expect(reply == [[5]])
+                }
+            }
+        }
+    }
+
+    @Test("the zmtp transport refuses an endpoint it cannot speak to; auto falls back to libzmq for it")
+    func endpoints() async throws {
+        let worker = Harness.echoWorker("inproc://nowhere", transport: .zmtp)
+        await #expect(throws: MajordomoError.self) { try await worker.run() }
+        #expect(Harness.echoWorker("inproc://nowhere").zmtpEndpointText == nil)
+        #expect(Harness.echoWorker("tcp://broker:5555").zmtpEndpointText == "tcp://broker:5555")
+        #expect(Harness.echoWorker("tcp://broker:5555", transport: .libzmq).zmtpEndpointText == nil)
+    }
+}

@@ -173,7 +173,7 @@ public final class EventLoopMajordomoClient: MajordomoRequester, Sendable {
         return buffer
     }
 
-    private static func writeFrame(
+    static func writeFrame(
         _ bytes: some Collection<UInt8>, more: Bool, to buffer: inout ByteBuffer
     ) {
         let flags = more ? ZMTPWire.flagMore : 0

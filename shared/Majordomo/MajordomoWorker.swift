@@ -1,5 +1,6 @@
 import CZeroMQ
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import ZeroMQ
@@ -17,7 +18,23 @@ import ZeroMQ
 ///
 /// Where a handler starts is ``HandlerStart``: on Swift's task pool (the default), or on the
 /// worker's I/O thread up to its first suspension, which saves two thread hand-offs per request.
+///
+/// How it talks to the broker is ``Transport``: ZeroMQ's wire protocol spoken by the worker
+/// itself on an event loop of its own (the default for `tcp://` and `ipc://`), or a libzmq DEALER
+/// socket. The two behave the same to the broker and to the handlers.
 public final class MajordomoWorker: Sendable {
+    /// How the worker talks to the broker.
+    public enum Transport: String, Sendable, CaseIterable {
+        /// ``zmtp`` for `tcp://` and `ipc://` endpoints, ``libzmq`` for any other (`inproc://`).
+        case auto
+        /// ZMTP 3.1 spoken by the worker itself on a SwiftNIO event loop (its I/O thread): a
+        /// request reaches its handler through one thread, not two. `tcp://` and `ipc://` only.
+        case zmtp
+        /// A libzmq DEALER socket, polled by the worker's I/O thread; libzmq's own I/O thread
+        /// does the socket's reading and writing.
+        case libzmq
+    }
+
     /// Where each request's handler begins to run.
     public enum HandlerStart: String, Sendable, CaseIterable {
         /// A task on Swift's cooperative pool; the I/O thread only hands the request over. Safe
@@ -78,16 +95,20 @@ public final class MajordomoWorker: Sendable {
     /// Operations (a request body's first frame) whose handlers answer from memory without
     /// waiting: under ``HandlerStart/quickOnIOThread`` they start on the I/O thread.
     public let quickOperations: Set<Frame>
-    private let heartbeat: HeartbeatSettings
-    private let drainTimeoutMs: Int64
+    /// How it talks to the broker.
+    public let transport: Transport
+    let heartbeat: HeartbeatSettings
+    let drainTimeoutMs: Int64
     private let context: Context
     private let logger: Logger
-    private let handler: Handler
+    let handler: Handler
     private let completions = Mutex(Completions())
     private let draining = Atomic<Bool>(false)
     private let wake = WakeSignal()
+    /// The ZMTP transport's connection, while ``run()`` runs with it.
+    private let link = Mutex<WorkerLink?>(nil)
     /// When the broker last sent anything (monotonic ms; 0: never on this connection).
-    private let lastHeardMs = Atomic<Int64>(0)
+    let lastHeardMs = Atomic<Int64>(0)
 
     /// Milliseconds since the broker last spoke to this worker (a request, a heartbeat), or nil
     /// when it has not yet on the current connection: a worker is registered while this stays
@@ -103,7 +124,8 @@ public final class MajordomoWorker: Sendable {
     /// Creates a worker; it connects when ``run()`` starts.
     public init(
         endpoint: String, service: String, concurrency: Int = 8, handlerStart: HandlerStart = .taskPool,
-        quickOperations: Set<String> = [], heartbeat: HeartbeatSettings = HeartbeatSettings(),
+        transport: Transport = .auto, quickOperations: Set<String> = [],
+        heartbeat: HeartbeatSettings = HeartbeatSettings(),
         drainTimeoutMs: Int64 = 30_000, context: Context, logger: Logger, handler: @escaping Handler
     ) {
         precondition(!service.isEmpty && !service.hasPrefix(MDP.mmiPrefix), "invalid service name '\(service)'")
@@ -111,6 +133,7 @@ public final class MajordomoWorker: Sendable {
         self.service = service
         self.concurrency = max(1, concurrency)
         self.handlerStart = handlerStart
+        self.transport = transport
         self.quickOperations = Set(quickOperations.map { Array($0.utf8) })
         self.heartbeat = heartbeat
         self.drainTimeoutMs = drainTimeoutMs
@@ -123,10 +146,24 @@ public final class MajordomoWorker: Sendable {
     public func drain() {
         draining.store(true, ordering: .releasing)
         wake.signal()
+        if let link = link.withLock({ $0 }) { link.eventLoop.execute { link.startDrain() } }
     }
+
+    /// The endpoint the ZMTP transport connects to, or nil when the worker uses libzmq.
+    var zmtpEndpoint: EventLoopMajordomoClient.Endpoint? {
+        transport == .libzmq ? nil : EventLoopMajordomoClient.Endpoint(endpoint)
+    }
+
+    /// The broker endpoint as the ZMTP transport will connect to it, or nil when this worker
+    /// uses libzmq (``Transport/libzmq``, or ``Transport/auto`` with an `inproc://` endpoint).
+    public var zmtpEndpointText: String? { zmtpEndpoint?.description }
 
     /// Runs until drained (graceful shutdown, cancellation or ``drain()``).
     public func run() async throws {
+        if let target = zmtpEndpoint { return try await runZMTP(target) }
+        guard transport != .zmtp else {
+            throw MajordomoError(.unavailable, "the zmtp transport needs a tcp:// or ipc:// broker endpoint, not \(endpoint)")
+        }
         // Jobs travel in batches, everything one receive pass found: one hand-off to the task
         // that starts the handlers per batch, not per request.
         let (batches, jobSink) = AsyncStream.makeStream(of: [Job].self)
@@ -154,6 +191,47 @@ public final class MajordomoWorker: Sendable {
         } onCancelOrGracefulShutdown: {
             self.drain()
         }
+    }
+
+    /// ``run()`` with the ZMTP transport: the connection on an event loop of the worker's own
+    /// (its thread named as the libzmq loop's is), the handlers on the task pool as there.
+    private func runZMTP(_ target: EventLoopMajordomoClient.Endpoint) async throws {
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (batches, jobSink) = AsyncStream.makeStream(of: [Job].self)
+        let link = WorkerLink(worker: self, eventLoop: loops.next(), target: target, logger: logger, jobs: jobSink)
+        let threadName = String("mdp-worker-\(service)".prefix(15))
+        link.eventLoop.execute {
+            backplane_set_thread_name(threadName)
+            link.start()
+        }
+        self.link.withLock { $0 = link }
+        if draining.load(ordering: .acquiring) { link.eventLoop.execute { link.startDrain() } }
+        do {
+            try await withTaskCancellationOrGracefulShutdownHandler {
+                try await withThrowingDiscardingTaskGroup { group in
+                    for await batch in batches {
+                        for job in batch {
+                            group.addTask {
+                                let reply = await self.handler(job.body)
+                                link.complete(job, reply: reply)
+                            }
+                        }
+                    }
+                    group.cancelAll()
+                }
+            } onCancelOrGracefulShutdown: {
+                self.drain()
+            }
+        } catch {
+            link.eventLoop.execute { link.startDrain() }
+            try? await link.stoppedPromise.futureResult.get()
+            self.link.withLock { $0 = nil }
+            try? await loops.shutdownGracefully()
+            throw error
+        }
+        try? await link.stoppedPromise.futureResult.get()
+        self.link.withLock { $0 = nil }
+        try await loops.shutdownGracefully()
     }
 
     private func complete(_ job: Job, reply: [Frame]) {

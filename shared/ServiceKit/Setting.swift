@@ -51,6 +51,10 @@ extension Setting {
     public static let workerHandlerStart = Setting(
         "WORKER_HANDLER_START", default: "auto",
         "where handlers start: auto (the service's quick reads from memory on the worker's I/O thread, every other operation on Swift's task pool), pool (every one on the pool) or io-thread (every one on the I/O thread until it first waits)")
+    /// `WORKER_TRANSPORT`: how the worker talks to the broker (see `MajordomoWorker.Transport`).
+    public static let workerTransport = Setting(
+        "WORKER_TRANSPORT", default: "auto",
+        "how the worker talks to the broker: auto (zmtp for tcp:// and ipc:// brokers, libzmq otherwise), zmtp (ZeroMQ's wire protocol spoken by the worker on its own event loop) or libzmq (a libzmq DEALER socket)")
     /// `REQUEST_TIMEOUT_MS`: how long a caller waits for another service.
     public static let requestTimeout = Setting(
         "REQUEST_TIMEOUT_MS", default: "10000", "deadline for a call to another service, in ms")
@@ -95,7 +99,7 @@ extension Setting {
     /// What every MDP worker service reads.
     public static let workerCommon: [Setting] = [
         .logLevel, .logFormat, .brokerURL, .eventsPublishURL, .eventsSubscribeURL, .databaseURL,
-        .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .workerHandlerStart, .requestTimeout,
+        .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .workerHandlerStart, .workerTransport, .requestTimeout,
         .eventsPoll, .adminHTTPPort, .adminHTTPHost,
     ] + tracing
 }

@@ -100,6 +100,7 @@ public enum WorkerHost {
             liveness: try environment.int(.heartbeatLiveness, in: 1...100))
         let concurrency = try environment.int(.workerConcurrency, in: 1...1024)
         let handlerStart = try environment.choice(.workerHandlerStart, as: MajordomoWorker.HandlerStart.self)
+        let transport = try environment.choice(.workerTransport, as: MajordomoWorker.Transport.self)
         let timeout = Duration.milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
         let eventsPoll = Duration.milliseconds(try environment.int(.eventsPoll, in: 10...3_600_000))
         let context = Context()
@@ -127,6 +128,7 @@ public enum WorkerHost {
             metadata: [
                 "database": "\(database.redactedURL)", "broker": "\(brokerURL)",
                 "concurrency": "\(concurrency)", "handlerStart": "\(handlerStart.rawValue)",
+                "transport": "\(transport.rawValue)",
             ])
 
         let startup = StartupService(logger: logger) {
@@ -154,7 +156,8 @@ public enum WorkerHost {
             let handler = router
             let worker = MajordomoWorker(
                 endpoint: brokerURL, service: definition.service.rawValue,
-                concurrency: concurrency, handlerStart: handlerStart, quickOperations: router.quickOperations,
+                concurrency: concurrency, handlerStart: handlerStart, transport: transport,
+                quickOperations: router.quickOperations,
                 heartbeat: heartbeat, context: context, logger: logger
             ) { body in await handler.handle(body) }
             running.withLock { $0 = worker }

@@ -1,0 +1,419 @@
+import CZeroMQ
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+import ZeroMQ
+
+/// ``MajordomoWorker``'s connection to the broker when it speaks ZMTP 3.1 itself
+/// (``MajordomoWorker/Transport/zmtp``), on one SwiftNIO event loop of the worker's own.
+///
+/// With libzmq a request crossed two threads before its handler saw it (libzmq's I/O thread,
+/// then the worker's loop) and its reply the same two back. Here the loop reads the broker's
+/// bytes, decodes them with ``ZMTPDecoder`` (the broker's own decoder), hands the requests over in
+/// one batch per read, and writes each pass's replies in one write: one thread between the socket
+/// and the handlers.
+///
+/// It keeps the worker's promises as the libzmq loop does: READY with the credit frame,
+/// heartbeats, a new connection (and a new READY) when the broker goes silent, says DISCONNECT
+/// or drops the connection, and a drain that answers the requests in hand before DISCONNECT.
+/// A connection that cannot be made is tried again after 100 ms, doubling to 1 s.
+///
+/// Everything but the immutable fields and ``completions`` is touched only on ``eventLoop``.
+final class WorkerLink: @unchecked Sendable {
+    private struct Completion {
+        let job: MajordomoWorker.Job
+        let reply: [Frame]
+    }
+
+    let eventLoop: any EventLoop
+    private let worker: MajordomoWorker
+    private let target: EventLoopMajordomoClient.Endpoint
+    private let logger: Logger
+    private let jobs: AsyncStream<[MajordomoWorker.Job]>.Continuation
+    /// Succeeds once the worker has said DISCONNECT and closed its connection.
+    let stoppedPromise: EventLoopPromise<Void>
+    /// Replies waiting for the loop, and whether it is about to look at them anyway (then a
+    /// reply needs no wake-up).
+    private let completions = Mutex<(list: [Completion], loopWillLook: Bool)>(([], false))
+
+    /// The connection whose handshake is done and which carries requests.
+    private var channel: (any Channel)?
+    /// The connection from TCP connect on, handshake done or not.
+    private var live: (any Channel)?
+    private var connecting = false
+    private var generation = 0
+    private var inHand = 0
+    private var liveness: Int
+    private var sentSinceBeat = false
+    private var beat: RepeatedTask?
+    private var drainDeadline: Int64?
+    private var stopped = false
+    private var everConnected = false
+    private var unreachable = false
+    private var retryDelayMs: Int64 = 100
+
+    private static let handshakeTimeout = TimeAmount.seconds(5)
+
+    init(
+        worker: MajordomoWorker, eventLoop: any EventLoop, target: EventLoopMajordomoClient.Endpoint, logger: Logger,
+        jobs: AsyncStream<[MajordomoWorker.Job]>.Continuation
+    ) {
+        self.worker = worker
+        self.eventLoop = eventLoop
+        self.target = target
+        self.logger = logger
+        self.jobs = jobs
+        self.liveness = worker.heartbeat.liveness
+        self.stoppedPromise = eventLoop.makePromise()
+    }
+
+    // MARK: Lifecycle (on the loop)
+
+    func start() {
+        let interval = TimeAmount.milliseconds(worker.heartbeat.intervalMs)
+        beat = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { [self] _ in heartbeat() }
+        connect()
+    }
+
+    /// Stops taking requests; DISCONNECT once the ones in hand are answered (or at the drain
+    /// timeout). Called again, it does nothing.
+    func startDrain() {
+        guard drainDeadline == nil, !stopped else { return }
+        drainDeadline = Monotonic.milliseconds() + worker.drainTimeoutMs
+        logger.info("worker draining", metadata: ["mdpService": "\(worker.service)", "inHand": "\(inHand)"])
+        guard inHand > 0 else { return finish() }
+        eventLoop.scheduleTask(in: .milliseconds(worker.drainTimeoutMs)) { [self] in
+            guard !stopped else { return }
+            logger.warning(
+                "drain timed out; abandoning requests in hand",
+                metadata: ["mdpService": "\(worker.service)", "inHand": "\(inHand)"])
+            finish()
+        }
+    }
+
+    private func finish() {
+        guard !stopped else { return }
+        stopped = true
+        beat?.cancel()
+        jobs.finish()
+        logger.info("worker stopped", metadata: ["mdpService": "\(worker.service)"])
+        guard let live else { return stoppedPromise.succeed() }
+        let done = stoppedPromise
+        if let channel {
+            channel.writeAndFlush(Self.encode(MDP.workerCommand(.disconnect)[...])).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+        } else {
+            live.close(promise: nil)
+        }
+        live.closeFuture.whenComplete { _ in done.succeed() }
+    }
+
+    // MARK: The connection (on the loop)
+
+    private func connect() {
+        guard !stopped, !connecting, live == nil else { return }
+        connecting = true
+        var bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(.seconds(2))
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(WorkerHandler(link: self))
+                }
+            }
+        let attempt: EventLoopFuture<any Channel>
+        switch target {
+        case .tcp(let host, let port):
+            bootstrap = bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            attempt = bootstrap.connect(host: host, port: port)
+        case .unix(let path):
+            attempt = bootstrap.connect(unixDomainSocketPath: path)
+        }
+        attempt.whenComplete { [self] result in
+            connecting = false
+            guard case .failure(let error) = result else { return }
+            if !unreachable {
+                unreachable = true
+                logger.warning(
+                    "cannot reach the broker; retrying",
+                    metadata: ["mdpService": "\(worker.service)", "broker": "\(worker.endpoint)", "error": "\(error)"])
+            }
+            retryLater()
+        }
+    }
+
+    private func retryLater() {
+        guard !stopped else { return }
+        let delay = retryDelayMs
+        retryDelayMs = min(retryDelayMs * 2, 1000)
+        eventLoop.scheduleTask(in: .milliseconds(delay)) { [self] in connect() }
+    }
+
+    /// Starts over on a new connection: what is in hand is not answered (the broker gives a
+    /// departed worker's requests to another one).
+    private func reconnect(reason: String) {
+        logger.warning("reconnecting to the broker", metadata: ["mdpService": "\(worker.service)", "reason": "\(reason)"])
+        forgetConnection()
+        live?.close(promise: nil)
+        live = nil
+        channel = nil
+        connect()
+    }
+
+    private func forgetConnection() {
+        generation += 1
+        inHand = 0
+        liveness = worker.heartbeat.liveness
+        worker.lastHeardMs.store(0, ordering: .relaxed)
+    }
+
+    func opened(_ channel: any Channel) {
+        guard !stopped, live == nil else {
+            channel.close(promise: nil)
+            return
+        }
+        live = channel
+        // A peer that accepts TCP but never finishes the handshake (not a ZMTP broker) is dropped.
+        eventLoop.scheduleTask(in: Self.handshakeTimeout) { [self] in
+            guard live === channel, self.channel !== channel else { return }
+            logger.warning(
+                "the broker did not finish the ZMTP handshake; reconnecting",
+                metadata: ["mdpService": "\(worker.service)", "broker": "\(worker.endpoint)"])
+            channel.close(promise: nil)
+        }
+    }
+
+    /// The broker's ZMTP READY: register with MDP's READY (and the credit frame).
+    func ready(_ channel: any Channel) {
+        guard live === channel, !stopped else { return }
+        self.channel = channel
+        retryDelayMs = 100
+        liveness = worker.heartbeat.liveness
+        let credit: [Frame] = worker.concurrency > 1 ? [Array("\(worker.concurrency)".utf8)] : []
+        channel.writeAndFlush(Self.encode(MDP.workerCommand(.ready, [Array(worker.service.utf8)] + credit)[...]), promise: nil)
+        sentSinceBeat = true
+        if !everConnected || unreachable {
+            everConnected = true
+            unreachable = false
+            logger.info(
+                "worker connected",
+                metadata: [
+                    "mdpService": "\(worker.service)", "broker": "\(worker.endpoint)",
+                    "concurrency": "\(worker.concurrency)",
+                ])
+        }
+    }
+
+    func closed(_ channel: any Channel) {
+        guard live === channel else { return }
+        live = nil
+        self.channel = nil
+        guard !stopped else { return }
+        if drainDeadline != nil {
+            // What is in hand can no longer be answered on this connection; the broker hands it on.
+            return finish()
+        }
+        logger.warning(
+            "lost the connection to the broker; reconnecting",
+            metadata: ["mdpService": "\(worker.service)", "broker": "\(worker.endpoint)", "inHand": "\(inHand)"])
+        unreachable = true
+        forgetConnection()
+        retryLater()
+    }
+
+    func protocolError(_ error: ZMTPProtocolError, on channel: any Channel) {
+        logger.warning(
+            "the broker broke the ZMTP protocol; reconnecting",
+            metadata: ["mdpService": "\(worker.service)", "broker": "\(worker.endpoint)", "error": "\(error)"])
+        channel.close(promise: nil)
+    }
+
+    private func heartbeat() {
+        guard !stopped else { return }
+        liveness -= 1
+        if liveness <= 0 {
+            if drainDeadline != nil { return finish() }
+            // While a connection is still being made there is nothing to give up yet.
+            if connecting { liveness = worker.heartbeat.liveness } else {
+                reconnect(reason: "no heartbeat from the broker for \(worker.heartbeat.expiryMs) ms")
+            }
+            return
+        }
+        if !sentSinceBeat, let channel {
+            channel.writeAndFlush(Self.encode(MDP.workerCommand(.heartbeat)[...]), promise: nil)
+        }
+        sentSinceBeat = false
+    }
+
+    // MARK: Requests and replies
+
+    /// A whole message from the broker, on `channel` (on the loop). Requests go into `batch`.
+    func deliver(_ frames: [Frame], on channel: any Channel, into batch: inout [MajordomoWorker.Job]) {
+        guard channel === self.channel else { return }
+        guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.workerHeader, frames[2].count == 1,
+            let command = MDP.Command(rawValue: frames[2][0])
+        else {
+            logger.debug("dropped a malformed message from the broker", metadata: ["mdpService": "\(worker.service)"])
+            return
+        }
+        liveness = worker.heartbeat.liveness
+        worker.lastHeardMs.store(Monotonic.milliseconds(), ordering: .relaxed)
+        switch command {
+        case .request where frames.count >= 5 && frames[4].isEmpty:
+            // While draining, requests are left unanswered: the DISCONNECT that ends the drain
+            // makes the broker give them to another worker.
+            guard drainDeadline == nil else { return }
+            inHand += 1
+            batch.append(MajordomoWorker.Job(generation: generation, address: frames[3], body: Array(frames[5...])))
+        case .disconnect:
+            if drainDeadline == nil { reconnect(reason: "broker sent DISCONNECT") }
+        default:
+            break
+        }
+    }
+
+    /// Starts the handlers of one read's requests (on the loop): the quick ones here, the rest
+    /// handed to the task pool in one batch. Replies of handlers that finished at once leave in
+    /// this pass.
+    func dispatch(_ batch: [MajordomoWorker.Job]) {
+        var pooled: [MajordomoWorker.Job] = []
+        var started = false
+        for job in batch {
+            guard worker.handlerStart.startsOnIOThread(job.body.first, quick: worker.quickOperations) else {
+                pooled.append(job)
+                continue
+            }
+            if !started {
+                completions.withLock { $0.loopWillLook = true }
+                started = true
+            }
+            let handler = worker.handler
+            Task.immediate { [self] in
+                let reply = await handler(job.body)
+                complete(job, reply: reply)
+            }
+        }
+        if !pooled.isEmpty { jobs.yield(pooled) }
+        if started { writeCompletions() }
+    }
+
+    /// A handler's reply, from any thread. Only the first reply after the loop emptied the list
+    /// wakes it: one hand-off per batch of replies, not per reply.
+    func complete(_ job: MajordomoWorker.Job, reply: [Frame]) {
+        let mustWake = completions.withLock { state in
+            state.list.append(Completion(job: job, reply: reply))
+            return state.list.count == 1 && !state.loopWillLook
+        }
+        if mustWake { eventLoop.execute { [self] in writeCompletions() } }
+    }
+
+    private func writeCompletions() {
+        let finished = completions.withLock { state in
+            state.loopWillLook = false
+            defer { state.list = [] }
+            return state.list
+        }
+        var wrote = false
+        for completion in finished where completion.job.generation == generation {
+            inHand -= 1
+            guard let channel else { continue }
+            let header: [Frame] = [[], MDP.workerHeader, MDP.Command.reply.frame, completion.job.address, []]
+            channel.write(Self.encode(header[...], completion.reply[...]), promise: nil)
+            wrote = true
+        }
+        if wrote {
+            channel?.flush()
+            sentSinceBeat = true
+        }
+        if drainDeadline != nil && inHand <= 0 { finish() }
+    }
+
+    /// A message's frames as ZMTP: `head` then `tail`, every frame but the last flagged MORE.
+    static func encode(_ head: ArraySlice<Frame>, _ tail: ArraySlice<Frame> = []) -> ByteBuffer {
+        var size = 0
+        for frame in head { size += ZMTPWire.headerSize(frame.count) + frame.count }
+        for frame in tail { size += ZMTPWire.headerSize(frame.count) + frame.count }
+        var buffer = ByteBufferAllocator().buffer(capacity: size)
+        let total = head.count + tail.count
+        var index = 0
+        for frame in head {
+            index += 1
+            EventLoopMajordomoClient.writeFrame(frame, more: index < total, to: &buffer)
+        }
+        for frame in tail {
+            index += 1
+            EventLoopMajordomoClient.writeFrame(frame, more: index < total, to: &buffer)
+        }
+        return buffer
+    }
+}
+
+/// Reads the broker's bytes on the worker's connection and hands each whole message to the link.
+private final class WorkerHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private static let opening = ZMTPWire.opening(socketType: "DEALER")
+
+    private let link: WorkerLink
+    private var decoder = ZMTPDecoder()
+    /// The frames of the message under way.
+    private var frames: [Frame] = []
+
+    init(link: WorkerLink) {
+        self.link = link
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        link.opened(context.channel)
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: Self.opening)), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        link.closed(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data)
+        var failure: ZMTPProtocolError?
+        var pongs: [[UInt8]] = []
+        var batch: [MajordomoWorker.Job] = []
+        let channel = context.channel
+        bytes.withUnsafeReadableBytes { raw in
+            do throws(ZMTPProtocolError) {
+                try decoder.decode(raw) { event in
+                    switch event {
+                    case .frame(let body, let more):
+                        frames.append(Array(body))
+                        if !more {
+                            link.deliver(frames, on: channel, into: &batch)
+                            frames.removeAll(keepingCapacity: true)
+                        }
+                    case .ready:
+                        link.ready(channel)
+                    case .ping(_, let pingContext):
+                        pongs.append(ZMTPWire.command("PONG", Array(pingContext)))
+                    case .greeting, .command:
+                        break
+                    }
+                    return true
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if !batch.isEmpty { link.dispatch(batch) }
+        if !pongs.isEmpty {
+            for pong in pongs { context.write(wrapOutboundOut(ByteBuffer(bytes: pong)), promise: nil) }
+            context.flush()
+        }
+        if let failure { link.protocolError(failure, on: channel) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
