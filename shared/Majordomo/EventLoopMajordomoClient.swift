@@ -192,7 +192,7 @@ extension EventLoopMajordomoClient: Service {}
 
 /// One connection to the broker and the requests on it. Everything but the immutable fields is
 /// touched only on ``eventLoop``, which is what makes it safe to share.
-final class BrokerLink: @unchecked Sendable {
+final class BrokerLink: ZMTPDealerOwner, @unchecked Sendable {
     private struct Pending {
         let continuation: CheckedContinuation<[Frame], any Error>
         let deadline: Int64
@@ -268,7 +268,7 @@ final class BrokerLink: @unchecked Sendable {
     }
 
     /// A whole message from the broker: `[tag][empty]["MDPC01"][service][body...]`.
-    func deliver(_ frames: [Frame]) {
+    func received(_ frames: [Frame], on channel: any Channel) {
         guard frames.count >= 4, frames[0].count == 8, frames[1].isEmpty, frames[2] == MDP.clientHeader else {
             logger.debug("dropped a malformed reply from the broker", metadata: ["frames": "\(frames.count)"])
             return
@@ -318,7 +318,7 @@ final class BrokerLink: @unchecked Sendable {
             .connectTimeout(.seconds(2))
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(DealerHandler(link: self))
+                    try channel.pipeline.syncOperations.addHandler(ZMTPDealerHandler(owner: self))
                 }
             }
         let attempt: EventLoopFuture<any Channel>
@@ -422,71 +422,5 @@ final class BrokerLink: @unchecked Sendable {
         }
         guard let live else { return eventLoop.makeSucceededVoidFuture() }
         return live.close().recover { _ in }
-    }
-}
-
-/// Reads the broker's bytes on one connection and hands each whole message to its link.
-private final class DealerHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
-    private static let opening = ZMTPWire.opening(socketType: "DEALER")
-
-    private let link: BrokerLink
-    private var decoder = ZMTPDecoder()
-    /// The frames of the message under way.
-    private var frames: [Frame] = []
-
-    init(link: BrokerLink) {
-        self.link = link
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        link.opened(context.channel)
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: Self.opening)), promise: nil)
-        context.fireChannelActive()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        link.closed(context.channel)
-        context.fireChannelInactive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = unwrapInboundIn(data)
-        var failure: ZMTPProtocolError?
-        var pongs: [[UInt8]] = []
-        bytes.withUnsafeReadableBytes { raw in
-            do throws(ZMTPProtocolError) {
-                try decoder.decode(raw) { event in
-                    switch event {
-                    case .frame(let body, let more):
-                        frames.append(Array(body))
-                        if !more {
-                            link.deliver(frames)
-                            frames.removeAll(keepingCapacity: true)
-                        }
-                    case .ready:
-                        link.ready(context.channel)
-                    case .ping(_, let pingContext):
-                        pongs.append(ZMTPWire.command("PONG", Array(pingContext)))
-                    case .greeting, .command:
-                        break
-                    }
-                    return true
-                }
-            } catch {
-                failure = error
-            }
-        }
-        if !pongs.isEmpty {
-            for pong in pongs { context.write(wrapOutboundOut(ByteBuffer(bytes: pong)), promise: nil) }
-            context.flush()
-        }
-        if let failure { link.protocolError(failure, on: context.channel) }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }

@@ -167,21 +167,34 @@ public final class MajordomoWorker: Sendable {
         // Jobs travel in batches, everything one receive pass found: one hand-off to the task
         // that starts the handlers per batch, not per request.
         let (batches, jobSink) = AsyncStream.makeStream(of: [Job].self)
+        try await serve(
+            batches,
+            ioLoop: {
+                defer { jobSink.finish() }
+                try await IOThread.run(name: "mdp-worker-\(self.service)") { [self] in try loop(jobs: jobSink) }
+            },
+            reply: { job, reply in self.complete(job, reply: reply) })
+    }
+
+    /// Runs `ioLoop` (when the transport has one to run) beside a handler task for every job of
+    /// `batches`, each reply given to `reply`, until `batches` ends; graceful shutdown or
+    /// cancellation drains the worker.
+    private func serve(
+        _ batches: AsyncStream<[Job]>, ioLoop: (@Sendable () async throws -> Void)?,
+        reply: @escaping @Sendable (Job, [Frame]) -> Void
+    ) async throws {
         try await withTaskCancellationOrGracefulShutdownHandler {
             // A discarding group: a finished handler task is released at once. (A plain task
             // group keeps every finished child until someone asks for its result, which here
             // nobody does: memory grew by each request ever handled.) An error of the I/O loop
             // still ends the group and is thrown from it.
             try await withThrowingDiscardingTaskGroup { group in
-                group.addTask {
-                    defer { jobSink.finish() }
-                    try await IOThread.run(name: "mdp-worker-\(self.service)") { [self] in try loop(jobs: jobSink) }
-                }
+                if let ioLoop { group.addTask { try await ioLoop() } }
                 for await batch in batches {
                     for job in batch {
                         group.addTask {
-                            let reply = await self.handler(job.body)
-                            self.complete(job, reply: reply)
+                            let answer = await self.handler(job.body)
+                            reply(job, answer)
                         }
                     }
                 }
@@ -206,32 +219,17 @@ public final class MajordomoWorker: Sendable {
         }
         self.link.withLock { $0 = link }
         if draining.load(ordering: .acquiring) { link.eventLoop.execute { link.startDrain() } }
+        var failure: (any Error)?
         do {
-            try await withTaskCancellationOrGracefulShutdownHandler {
-                try await withThrowingDiscardingTaskGroup { group in
-                    for await batch in batches {
-                        for job in batch {
-                            group.addTask {
-                                let reply = await self.handler(job.body)
-                                link.complete(job, reply: reply)
-                            }
-                        }
-                    }
-                    group.cancelAll()
-                }
-            } onCancelOrGracefulShutdown: {
-                self.drain()
-            }
+            try await serve(batches, ioLoop: nil, reply: { job, reply in link.complete(job, reply: reply) })
         } catch {
             link.eventLoop.execute { link.startDrain() }
-            try? await link.stoppedPromise.futureResult.get()
-            self.link.withLock { $0 = nil }
-            try? await loops.shutdownGracefully()
-            throw error
+            failure = error
         }
         try? await link.stoppedPromise.futureResult.get()
         self.link.withLock { $0 = nil }
-        try await loops.shutdownGracefully()
+        try? await loops.shutdownGracefully()
+        if let failure { throw failure }
     }
 
     private func complete(_ job: Job, reply: [Frame]) {

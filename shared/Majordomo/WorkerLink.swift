@@ -20,7 +20,7 @@ import ZeroMQ
 /// A connection that cannot be made is tried again after 100 ms, doubling to 1 s.
 ///
 /// Everything but the immutable fields and ``completions`` is touched only on ``eventLoop``.
-final class WorkerLink: @unchecked Sendable {
+final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     private struct Completion {
         let job: MajordomoWorker.Job
         let reply: [Frame]
@@ -52,6 +52,8 @@ final class WorkerLink: @unchecked Sendable {
     private var everConnected = false
     private var unreachable = false
     private var retryDelayMs: Int64 = 100
+    /// The requests of the read under way.
+    private var batch: [MajordomoWorker.Job] = []
 
     private static let handshakeTimeout = TimeAmount.seconds(5)
 
@@ -119,7 +121,7 @@ final class WorkerLink: @unchecked Sendable {
             .connectTimeout(.seconds(2))
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(WorkerHandler(link: self))
+                    try channel.pipeline.syncOperations.addHandler(ZMTPDealerHandler(owner: self))
                 }
             }
         let attempt: EventLoopFuture<any Channel>
@@ -248,8 +250,9 @@ final class WorkerLink: @unchecked Sendable {
 
     // MARK: Requests and replies
 
-    /// A whole message from the broker, on `channel` (on the loop). Requests go into `batch`.
-    func deliver(_ frames: [Frame], on channel: any Channel, into batch: inout [MajordomoWorker.Job]) {
+    /// A whole message from the broker, on `channel` (on the loop). Requests wait in ``batch``
+    /// until the read is done.
+    func received(_ frames: [Frame], on channel: any Channel) {
         guard channel === self.channel else { return }
         guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.workerHeader, frames[2].count == 1,
             let command = MDP.Command(rawValue: frames[2][0])
@@ -276,7 +279,9 @@ final class WorkerLink: @unchecked Sendable {
     /// Starts the handlers of one read's requests (on the loop): the quick ones here, the rest
     /// handed to the task pool in one batch. Replies of handlers that finished at once leave in
     /// this pass.
-    func dispatch(_ batch: [MajordomoWorker.Job]) {
+    func readComplete(on channel: any Channel) {
+        guard !batch.isEmpty else { return }
+        defer { batch.removeAll(keepingCapacity: true) }
         var pooled: [MajordomoWorker.Job] = []
         var started = false
         for job in batch {
@@ -346,74 +351,5 @@ final class WorkerLink: @unchecked Sendable {
             EventLoopMajordomoClient.writeFrame(frame, more: index < total, to: &buffer)
         }
         return buffer
-    }
-}
-
-/// Reads the broker's bytes on the worker's connection and hands each whole message to the link.
-private final class WorkerHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
-    private static let opening = ZMTPWire.opening(socketType: "DEALER")
-
-    private let link: WorkerLink
-    private var decoder = ZMTPDecoder()
-    /// The frames of the message under way.
-    private var frames: [Frame] = []
-
-    init(link: WorkerLink) {
-        self.link = link
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        link.opened(context.channel)
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: Self.opening)), promise: nil)
-        context.fireChannelActive()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        link.closed(context.channel)
-        context.fireChannelInactive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = unwrapInboundIn(data)
-        var failure: ZMTPProtocolError?
-        var pongs: [[UInt8]] = []
-        var batch: [MajordomoWorker.Job] = []
-        let channel = context.channel
-        bytes.withUnsafeReadableBytes { raw in
-            do throws(ZMTPProtocolError) {
-                try decoder.decode(raw) { event in
-                    switch event {
-                    case .frame(let body, let more):
-                        frames.append(Array(body))
-                        if !more {
-                            link.deliver(frames, on: channel, into: &batch)
-                            frames.removeAll(keepingCapacity: true)
-                        }
-                    case .ready:
-                        link.ready(channel)
-                    case .ping(_, let pingContext):
-                        pongs.append(ZMTPWire.command("PONG", Array(pingContext)))
-                    case .greeting, .command:
-                        break
-                    }
-                    return true
-                }
-            } catch {
-                failure = error
-            }
-        }
-        if !batch.isEmpty { link.dispatch(batch) }
-        if !pongs.isEmpty {
-            for pong in pongs { context.write(wrapOutboundOut(ByteBuffer(bytes: pong)), promise: nil) }
-            context.flush()
-        }
-        if let failure { link.protocolError(failure, on: channel) }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }

@@ -54,7 +54,7 @@ extension Setting {
     /// `WORKER_TRANSPORT`: how the worker talks to the broker (see `MajordomoWorker.Transport`).
     public static let workerTransport = Setting(
         "WORKER_TRANSPORT", default: "auto",
-        "how the worker talks to the broker: auto (zmtp for tcp:// and ipc:// brokers, libzmq otherwise), zmtp (ZeroMQ's wire protocol spoken by the worker on its own event loop) or libzmq (a libzmq DEALER socket)")
+        "how a service's worker, and its calls to other services, talk to the broker: auto (zmtp for tcp:// and ipc:// brokers, libzmq otherwise), zmtp (ZeroMQ's wire protocol spoken on an event loop) or libzmq (libzmq DEALER sockets)")
     /// `REQUEST_TIMEOUT_MS`: how long a caller waits for another service.
     public static let requestTimeout = Setting(
         "REQUEST_TIMEOUT_MS", default: "10000", "deadline for a call to another service, in ms")

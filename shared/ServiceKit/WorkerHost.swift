@@ -107,7 +107,11 @@ public enum WorkerHost {
         let clientConfiguration = database.clientConfiguration()
         let postgres = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         let brokerURL = try environment.required(.brokerURL)
-        let mdpClient = MajordomoClient(endpoint: brokerURL, context: context, logger: logger)
+        // Calls to other services go out the way the worker's requests come in: ZMTP spoken on an
+        // event loop (NIO's shared group, beside PostgreSQL's connections) unless libzmq is asked for.
+        let mdpClient: any MajordomoRequester & Service =
+            (transport == .libzmq ? nil : EventLoopMajordomoClient(endpoint: brokerURL, logger: logger))
+            ?? MajordomoClient(endpoint: brokerURL, context: context, logger: logger)
         let started = Date()
         let adminPort = try Self.adminPort(environment)
         let registry = PrometheusCollectorRegistry()
