@@ -8,7 +8,8 @@ import ZeroMQ
 /// place tests wire these together (and take them down in the right order: client, worker,
 /// broker, before the context goes).
 public enum InProcessBus {
-    /// A broker on a free loopback port with 200 ms heartbeats, not yet running.
+    /// A broker on a free loopback port with 200 ms heartbeats, not yet running (its workers must
+    /// beat as often, or it counts them gone after 600 ms of quiet).
     public static func broker(context: Context, requestTimeoutMs: Int64 = 5_000, logger: Logger) throws -> Broker {
         try Broker(
             configuration: BrokerConfiguration(
@@ -29,7 +30,8 @@ public enum InProcessBus {
         // worker's I/O thread, the others on the task pool.
         let worker = MajordomoWorker(
             endpoint: broker.endpoint, service: router.service.rawValue, concurrency: concurrency,
-            handlerStart: .quickOnIOThread, quickOperations: router.quickOperations, context: context, logger: logger
+            handlerStart: .quickOnIOThread, quickOperations: router.quickOperations,
+            heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), context: context, logger: logger
         ) { await router.handle($0) }
         let client = MajordomoClient(endpoint: broker.endpoint, context: context, logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in

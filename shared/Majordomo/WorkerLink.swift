@@ -45,6 +45,9 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     private var generation = 0
     private var inHand = 0
     private var liveness: Int
+    /// A reply went out since the last heartbeat (then the beat sends none: a reply is a sign
+    /// of life). READY does not count, as in the libzmq loop: the first beat after it always goes
+    /// out, so a broker that expired this worker meanwhile answers DISCONNECT at once.
     private var sentSinceBeat = false
     private var beat: RepeatedTask?
     private var drainDeadline: Int64?
@@ -194,7 +197,6 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
         liveness = worker.heartbeat.liveness
         let credit: [Frame] = worker.concurrency > 1 ? [Array("\(worker.concurrency)".utf8)] : []
         channel.writeAndFlush(Self.encode(MDP.workerCommand(.ready, [Array(worker.service.utf8)] + credit)[...]), promise: nil)
-        sentSinceBeat = true
         if !everConnected || unreachable {
             everConnected = true
             unreachable = false
