@@ -314,21 +314,7 @@ final class BrokerLink: ZMTPDealerOwner, @unchecked Sendable {
     func connect() {
         guard !stopped, !busy else { return }
         busy = true
-        var bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(.seconds(2))
-            .channelInitializer { [self] channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ZMTPDealerHandler(owner: self))
-                }
-            }
-        let attempt: EventLoopFuture<any Channel>
-        switch target {
-        case .tcp(let host, let port):
-            bootstrap = bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            attempt = bootstrap.connect(host: host, port: port)
-        case .unix(let path):
-            attempt = bootstrap.connect(unixDomainSocketPath: path)
-        }
+        let attempt = ZMTPDealerHandler.connect(to: target, on: eventLoop, owner: self)
         attempt.whenFailure { [self] error in
             busy = false
             if !unreachable {

@@ -120,21 +120,7 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     private func connect() {
         guard !stopped, !connecting, live == nil else { return }
         connecting = true
-        var bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(.seconds(2))
-            .channelInitializer { [self] channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ZMTPDealerHandler(owner: self))
-                }
-            }
-        let attempt: EventLoopFuture<any Channel>
-        switch target {
-        case .tcp(let host, let port):
-            bootstrap = bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            attempt = bootstrap.connect(host: host, port: port)
-        case .unix(let path):
-            attempt = bootstrap.connect(unixDomainSocketPath: path)
-        }
+        let attempt = ZMTPDealerHandler.connect(to: target, on: eventLoop, owner: self)
         attempt.whenComplete { [self] result in
             connecting = false
             guard case .failure(let error) = result else { return }

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 import ZeroMQ
 
 /// What a DEALER connection spoken on an event loop (``ZMTPDealerHandler``) tells the object that
@@ -90,5 +91,27 @@ final class ZMTPDealerHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+}
+
+extension ZMTPDealerHandler {
+    /// Opens a DEALER connection to `target` on `eventLoop`, owned by `owner`: 2 s to connect,
+    /// `TCP_NODELAY` over TCP (messages are small and each is waited for).
+    static func connect(
+        to target: EventLoopMajordomoClient.Endpoint, on eventLoop: any EventLoop, owner: any ZMTPDealerOwner
+    ) -> EventLoopFuture<any Channel> {
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .connectTimeout(.seconds(2))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ZMTPDealerHandler(owner: owner))
+                }
+            }
+        switch target {
+        case .tcp(let host, let port):
+            return bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1).connect(host: host, port: port)
+        case .unix(let path):
+            return bootstrap.connect(unixDomainSocketPath: path)
+        }
     }
 }
