@@ -502,6 +502,8 @@ let package = Package(
             dependencies: [
                 "TestSupport",
                 "Store", "ServiceKit", "Majordomo", "ZeroMQ", "Contract", "Telemetry",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,3 +1,5 @@
+import Logging
+import Synchronization
 import Testing
 
 @testable import ServiceKit
@@ -26,5 +28,43 @@ struct StallWatchTests {
         #expect(
             watch.stalled(now: start + .seconds(9999), after: .seconds(120)) == nil,
             "progress outside a round starts none")
+    }
+}
+
+/// The job loop's stall watch, wired: a round that never answers is reported (in a service, the
+/// report ends the process for its supervisor to restart).
+@Suite("job loop: a stuck round")
+struct JobLoopStallTests {
+    @Test("a round that never returns is reported once it has run past the limit")
+    func stuckRound() async throws {
+        let (quiet, rounds) = try await Bounded.within(.seconds(60), "the report of a stuck round") {
+            try await Self.runStuckLoop()
+        }
+        #expect(quiet >= .milliseconds(200))
+        #expect(rounds == 1)
+    }
+
+    /// Runs a loop whose round never returns until it is reported; how long it was quiet then,
+    /// and how many rounds began.
+    static func runStuckLoop() async throws -> (Duration, Int) {
+        let (reports, report) = AsyncStream.makeStream(of: Duration.self)
+        let (wake, _) = AsyncStream.makeStream(of: Void.self)
+        let loop = JobLoop(
+            wake: wake, pollInterval: .seconds(3600), logger: Logger(label: "job-loop-test"),
+            failure: "test round failed", stallTimeout: .milliseconds(200), onStall: { report.yield($0) })
+        let rounds = Mutex(0)
+        let running = Task {
+            await loop.run {
+                rounds.withLock { $0 += 1 }
+                // Waits as a query written into a closed connection does: until cancelled.
+                try await Task.sleep(for: .seconds(3600))
+                return false
+            }
+        }
+        var iterator = reports.makeAsyncIterator()
+        let quiet = await iterator.next()
+        running.cancel()
+        await running.value
+        return (quiet ?? .zero, rounds.withLock { $0 })
     }
 }

@@ -16,6 +16,7 @@ public enum DatabaseOutage {
             ].compactMap { $0 }
             return parts.contains { matches($0) }
         }
+        if let store = error as? StoreError { return store.code == .connectionLost }
         guard let psql = error as? PSQLError else { return false }
         switch psql.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:

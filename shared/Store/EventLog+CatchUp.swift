@@ -137,7 +137,7 @@ extension EventLog {
         handler: @Sendable (StoredEvent, PostgresConnection) async throws -> Void
     ) async throws -> Bool {
         do {
-            return try await client.withTransaction(logger: logger) { connection in
+            return try await client.transaction(logger: logger) { connection in
                 let rows = try await connection.query(
                     """
                     SELECT last_xid::text, last_seq FROM \(unescaped: schema).consumers

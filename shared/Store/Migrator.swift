@@ -128,7 +128,7 @@ public struct Migrator: Sendable {
     ) async throws {
         let statements = SQLScript.statements(in: migration.sql)
         do {
-            try await connection.withTransaction(logger: logger) { connection in
+            try await connection.transaction(logger: logger) { connection in
                 try await connection.query("SET LOCAL search_path TO \(unescaped: schema), public", logger: logger)
                 // Extensions are database-wide: two services' migrations creating the same one at
                 // once (routing's and social's pg_trgm) would both pass `IF NOT EXISTS` and the

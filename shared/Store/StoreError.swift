@@ -27,6 +27,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A job was completed or failed by a worker that no longer holds it (its lease expired
         /// and another worker reclaimed it, or it was already finished).
         public static let jobLeaseLost = Code(rawValue: "job_lease_lost")
+        /// The connection to PostgreSQL closed under the caller (the server crashed, restarted or
+        /// ended it); what was not committed is gone. It passes once PostgreSQL is back.
+        public static let connectionLost = Code(rawValue: "connection_lost")
         /// The database answered something this module does not expect.
         public static let unexpectedResult = Code(rawValue: "unexpected_result")
     }

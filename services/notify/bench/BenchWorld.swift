@@ -49,7 +49,7 @@ struct BenchWorld: Sendable {
     func submit(_ submissions: [Submission]) async throws {
         for start in stride(from: 0, to: submissions.count, by: 1000) {
             let chunk = Array(submissions[start..<min(submissions.count, start + 1000)])
-            _ = try await client.withTransaction(logger: Self.logger) { try await store.submitAll(chunk, on: $0) }
+            _ = try await client.transaction(logger: Self.logger) { try await store.submitAll(chunk, on: $0) }
         }
     }
 

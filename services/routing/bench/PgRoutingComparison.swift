@@ -87,7 +87,7 @@ enum PgRoutingComparison {
                 costs.append(Double(campus.fastestSeconds[edge]))
             }
         }
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.query("CREATE SCHEMA IF NOT EXISTS routing_bench", logger: logger)
             try await connection.query("DROP TABLE IF EXISTS routing_bench.edges", logger: logger)
             try await connection.query(

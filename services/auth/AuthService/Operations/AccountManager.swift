@@ -102,7 +102,7 @@ public struct AccountManager: Sendable {
         }
         let hash = try await authenticator.hasher.hash(request.newPassword)
         let now = clock.now()
-        let refresh = try await accounts.client.withTransaction(logger: accounts.logger) { connection in
+        let refresh = try await accounts.client.transaction(logger: accounts.logger) { connection in
             try await accounts.setPasswordHash(userId, to: hash, now: now, on: connection)
             try await sessions.revokeAll(userId: userId, now: now, on: connection)
             return try await sessions.issue(userId: userId, now: now, on: connection)
@@ -114,7 +114,7 @@ public struct AccountManager: Sendable {
     /// Deletes the account; its sessions, devices and reset tokens go with it (foreign keys), and
     /// event `auth.account_deleted` tells the other services.
     public func delete(_ userId: UUID, requestId: String) async throws {
-        let event: StoredEvent? = try await accounts.client.withTransaction(logger: accounts.logger) { connection in
+        let event: StoredEvent? = try await accounts.client.transaction(logger: accounts.logger) { connection in
             let rows = try await connection.query(
                 "DELETE FROM auth.users WHERE id = \(userId) RETURNING id", logger: accounts.logger)
             guard try await rows.collect().count == 1 else { return nil }
@@ -184,7 +184,7 @@ extension AccountStore {
 
     /// Rewrites the roles of `id` under a row lock; `false` when there is no such account.
     func changeRoles(_ id: UUID, now: Date, _ change: @Sendable ([String]) -> [String]) async throws -> Bool {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 "SELECT roles FROM auth.users WHERE id = \(id) FOR UPDATE", logger: logger)
             var current: [String]?

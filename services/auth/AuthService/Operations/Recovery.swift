@@ -73,7 +73,7 @@ public struct Recovery: Sendable {
         for target in targets {
             let token = SessionStore.newToken()
             let expires = now.addingTimeInterval(tokenLifetime)
-            let event: StoredEvent? = try await accounts.client.withTransaction(logger: accounts.logger) { connection in
+            let event: StoredEvent? = try await accounts.client.transaction(logger: accounts.logger) { connection in
                 try await connection.query(
                     "SELECT 1 FROM auth.users WHERE id = \(target.id) FOR UPDATE", logger: accounts.logger)
                 let recent = try await connection.query(
@@ -106,7 +106,7 @@ public struct Recovery: Sendable {
         let hash = try await hasher.hash(request.newPassword)
         let now = clock.now()
         let digest = SessionStore.digest(request.token)
-        let confirmed = try await accounts.client.withTransaction(logger: accounts.logger) { connection in
+        let confirmed = try await accounts.client.transaction(logger: accounts.logger) { connection in
             let rows = try await connection.query(
                 """
                 SELECT r.user_id, u.username FROM auth.password_resets r JOIN auth.users u ON u.id = r.user_id
@@ -137,7 +137,7 @@ public struct Recovery: Sendable {
         guard !targets.isEmpty else { return }
         let now = clock.now()
         let hourAgo = now.addingTimeInterval(-3600)
-        let event: StoredEvent? = try await accounts.client.withTransaction(logger: accounts.logger) { connection in
+        let event: StoredEvent? = try await accounts.client.transaction(logger: accounts.logger) { connection in
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtext('auth.username_reminders'), hashtext(\(email)))",
                 logger: accounts.logger)

@@ -186,7 +186,7 @@ public struct AccountStore: Sendable {
         _ username: Username, now: Date,
         _ change: @Sendable (LockoutPolicy.State) -> (LockoutPolicy.State, T)
     ) async throws -> (T, Account?) {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             // DO UPDATE (to the same value) locks an existing row as SELECT ... FOR UPDATE would,
             // and RETURNING reads it, so a new and an existing counter take one statement.
             let rows = try await connection.query(
@@ -257,7 +257,7 @@ public struct AccountStore: Sendable {
         _ username: Username, now: Date,
         _ change: @Sendable (LockoutPolicy.State) -> (LockoutPolicy.State, T)
     ) async throws -> T {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.query(
                 """
                 INSERT INTO auth.login_attempts (username, attempts, held_until, updated_at)

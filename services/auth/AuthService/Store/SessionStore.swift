@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import PostgresNIO
+import Store
 
 /// Signing keys and refresh tokens in schema `auth`.
 public struct SessionStore: Sendable {
@@ -18,7 +19,7 @@ public struct SessionStore: Sendable {
 
     /// The active signing key, created on first use; replicas starting together agree on one.
     public func signingKey(now: Date) async throws -> (kid: String, privateKey: Data) {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('auth.signing_keys'))", logger: logger)
             let rows = try await connection.query(
                 "SELECT kid, private_key FROM auth.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1",
@@ -102,7 +103,7 @@ public struct SessionStore: Sendable {
     /// Spends `token` and returns its user and a new token of the same family. A token used a
     /// second time revokes the whole family (someone else has a copy): `unauthenticated` then.
     public func rotate(_ token: String, now: Date) async throws -> (userId: UUID, token: String) {
-        let outcome: Result<(UUID, String), ServiceError> = try await client.withTransaction(logger: logger) {
+        let outcome: Result<(UUID, String), ServiceError> = try await client.transaction(logger: logger) {
             connection in
             let rows = try await connection.query(
                 """

@@ -133,7 +133,7 @@ public struct Deliverer: Service {
             // The batch's record and the refusals commit together: a refusal is announced once
             // with the delivery that met it, and again only if that delivery is retried.
             let logger = self.logger
-            let (count, appended) = try await store.client.withTransaction(logger: logger) { connection in
+            let (count, appended) = try await store.client.transaction(logger: logger) { connection in
                 let count = try await store.finish(done, lines: lines, on: connection)
                 let appended = try await events.append(
                     refused.map { (topic: Notify.DeviceTokenRefused.topic, payload: $0 as any Encodable) },

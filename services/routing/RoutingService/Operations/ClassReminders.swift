@@ -71,7 +71,7 @@ public struct ClassReminders: Service {
             }
         }
         guard !due.isEmpty else { return [] }
-        let (reminders, stored) = try await store.client.withTransaction(logger: logger) {
+        let (reminders, stored) = try await store.client.transaction(logger: logger) {
             connection -> ([Routing.ClassReminder], [StoredEvent]) in
             let claimed = try await store.claimReminders(due, now: now, on: connection)
             let reminders = claimed.keys.sorted().compactMap { position -> Routing.ClassReminder? in

@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import Store
 
 /// The `routing` schema's maps, access points and occupancy counts.
 public struct MapStore: Sendable {
@@ -35,7 +36,7 @@ public struct MapStore: Sendable {
     public func saveImport(
         osm: String, map: CampusMap, importedBy: String?, replace: Bool, now: Date
     ) async throws -> Int64 {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 INSERT INTO routing.maps (osm, nodes, edges, imported_by, imported_at)

@@ -46,7 +46,7 @@ public struct TimetableStore: Sendable {
     public func save(
         _ parsed: ParsedTimetable, venues: [String: UUID], now: Date, notices: ClassNotices? = nil
     ) async throws -> (ImportCounts, [StoredEvent]) {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             var counts = ImportCounts()
             let touched = parsed.entries.map(\.uid) + parsed.cancelled
             var before: [String: Meeting] = [:]
@@ -186,7 +186,7 @@ public struct TimetableStore: Sendable {
     /// `notices`, its occurrences of the next days are announced cancelled to the students who
     /// were enrolled, in the same transaction (the events are returned to announce after commit).
     public func deleteModule(_ code: String, now: Date, notices: ClassNotices? = nil) async throws -> [StoredEvent]? {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             var stored: [StoredEvent] = []
             if let notices {
                 let rows = try await connection.query(
@@ -221,7 +221,7 @@ public struct TimetableStore: Sendable {
 
     /// Replaces the user's modules. Returns the codes no module has (nothing is changed then).
     public func setModules(_ codes: [String], of user: UUID) async throws -> [String] {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 "SELECT code FROM routing.modules WHERE code = ANY(\(codes))", logger: logger)
             var known = Set<String>()

@@ -117,7 +117,7 @@ public struct ECardBook: Sendable {
             imageUrl: url(token: card.token))
         // A card the phone sends itself gets no mail from notify: only orders hears of it.
         let mailed = card.ecard.delivery != Orders.EcardDelivery.device.rawValue
-        let stored: [StoredEvent]? = try await client.withTransaction(logger: logger) { connection in
+        let stored: [StoredEvent]? = try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 UPDATE printing.ecards
@@ -153,7 +153,7 @@ public struct ECardBook: Sendable {
     /// the buyer).
     func markFailed(_ id: UUID, reason: String) async throws {
         let now = queue.clock.now()
-        let stored: StoredEvent? = try await client.withTransaction(logger: logger) { connection in
+        let stored: StoredEvent? = try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 UPDATE printing.ecards SET status = 'failed', reason = \(reason), updated_at = \(now)

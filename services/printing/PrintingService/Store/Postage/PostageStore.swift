@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import Store
 import PrintingContract
 
 /// Every version of the postage file in `printing.postage_tariffs`; none is changed or deleted.
@@ -25,7 +26,7 @@ public struct PostageStore: Sendable {
         let zones = String(decoding: try Wire.makeEncoder().encode(file.zones), as: UTF8.self)
         let prices = String(decoding: try Wire.makeEncoder().encode(file.prices), as: UTF8.self)
         let stamp = ByteBuffer(bytes: file.stamp.bytes)
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await client.transaction(logger: logger) { connection in
             if skipIfKnown {
                 _ = try await connection.query(
                     "SELECT pg_advisory_xact_lock(hashtext('printing.postage_tariffs'))", logger: logger)

@@ -101,7 +101,7 @@ public struct PrintJobBook: Sendable {
         async throws -> Bool
     {
         let now = queue.clock.now()
-        let event: StoredEvent? = try await client.withTransaction(logger: logger) { connection in
+        let event: StoredEvent? = try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 UPDATE printing.print_jobs
