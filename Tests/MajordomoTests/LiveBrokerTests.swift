@@ -480,6 +480,37 @@ struct ZMTPWorkerTests {
         }
     }
 
+    @Test(
+        "a handler that never answers is reported as stuck once past the limit; the others are served meanwhile",
+        .timeLimit(.minutes(1)), arguments: MajordomoWorker.Transport.allCases.filter { $0 != .auto })
+    func stuckHandler(transport: MajordomoWorker.Transport) async throws {
+        try await Harness.withBroker(Harness.configuration()) { broker in
+            let (reports, report) = AsyncStream.makeStream(of: (String, Int64).self)
+            let worker = MajordomoWorker(
+                endpoint: broker.endpoint, service: "echo", concurrency: 4, transport: transport,
+                heartbeat: HeartbeatSettings(intervalMs: 100, liveness: 3), drainTimeoutMs: 2000,
+                stallTimeoutMs: 300, onStall: { report.yield(($0, $1)) }, context: Context(), logger: Harness.logger
+            ) { body in
+                // Waits as a query written into a closed connection does: until cancelled.
+                if body.first == Array("wedged".utf8) { try? await Task.sleep(for: .seconds(3600)) }
+                return body
+            }
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client, worker]) {
+                let stuck = Task { try? await client.request(service: "echo", body: [Array("wedged".utf8)], timeout: .seconds(30)) }
+                defer { stuck.cancel() }
+                for index in 0..<20 {
+                    let reply = try await client.request(service: "echo", body: [[UInt8(index)]], timeout: .seconds(10))
+                    #expect(reply == [[UInt8(index)]])
+                }
+                var iterator = reports.makeAsyncIterator()
+                let stall = await iterator.next()
+                #expect(stall?.0 == "wedged")
+                #expect((stall?.1 ?? 0) >= 300)
+            }
+        }
+    }
+
     @Test("the zmtp transport refuses an endpoint it cannot speak to; auto falls back to libzmq for it")
     func endpoints() async throws {
         let worker = Harness.echoWorker("inproc://nowhere", transport: .zmtp)

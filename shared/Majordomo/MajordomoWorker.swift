@@ -1,4 +1,5 @@
 import CZeroMQ
+import Glibc
 import Logging
 import NIOPosix
 import ServiceLifecycle
@@ -99,6 +100,11 @@ public final class MajordomoWorker: Sendable {
     public let transport: Transport
     let heartbeat: HeartbeatSettings
     let drainTimeoutMs: Int64
+    /// How long a handler may run before the worker takes it as stuck (0: never); see
+    /// ``HandlerWatch``.
+    public let stallTimeoutMs: Int64
+    private let onStall: @Sendable (HandlerWatch.Stall) -> Void
+    private let watch = HandlerWatch()
     private let context: Context
     private let logger: Logger
     let handler: Handler
@@ -122,11 +128,17 @@ public final class MajordomoWorker: Sendable {
     public var brokerExpiryMs: Int64 { heartbeat.expiryMs }
 
     /// Creates a worker; it connects when ``run()`` starts.
+    ///
+    /// A handler still running after `stallTimeoutMs` (0: never) is taken as stuck on a wait that
+    /// will never end (``HandlerWatch``): `onStall` is called, by default a `critical` line and
+    /// exit status 75 for the process's supervisor to start it afresh.
     public init(
         endpoint: String, service: String, concurrency: Int = 8, handlerStart: HandlerStart = .taskPool,
         transport: Transport = .auto, quickOperations: Set<String> = [],
         heartbeat: HeartbeatSettings = HeartbeatSettings(),
-        drainTimeoutMs: Int64 = 30_000, context: Context, logger: Logger, handler: @escaping Handler
+        drainTimeoutMs: Int64 = 30_000, stallTimeoutMs: Int64 = 300_000,
+        onStall: (@Sendable (_ operation: String, _ runningMs: Int64) -> Void)? = nil,
+        context: Context, logger: Logger, handler: @escaping Handler
     ) {
         precondition(!service.isEmpty && !service.hasPrefix(MDP.mmiPrefix), "invalid service name '\(service)'")
         self.endpoint = endpoint
@@ -139,7 +151,30 @@ public final class MajordomoWorker: Sendable {
         self.drainTimeoutMs = drainTimeoutMs
         self.context = context
         self.logger = logger
-        self.handler = handler
+        self.stallTimeoutMs = max(0, stallTimeoutMs)
+        if let onStall {
+            self.onStall = { onStall($0.operation, $0.runningMs) }
+        } else {
+            self.onStall = { [logger] stall in
+                logger.critical(
+                    "request handler stuck: no answer for too long; ending the process to be restarted",
+                    metadata: [
+                        "mdpService": "\(service)", "operation": "\(stall.operation)",
+                        "runningSeconds": "\(stall.runningMs / 1000)", "running": "\(stall.running)",
+                    ])
+                exit(75)
+            }
+        }
+        if self.stallTimeoutMs > 0 {
+            let watch = self.watch
+            self.handler = { body in
+                let token = watch.begin(body.first, nowMs: Monotonic.milliseconds())
+                defer { watch.end(token) }
+                return await handler(body)
+            }
+        } else {
+            self.handler = handler
+        }
     }
 
     /// Starts draining: no new requests, finish the ones in hand, DISCONNECT, then return from ``run()``.
@@ -190,6 +225,17 @@ public final class MajordomoWorker: Sendable {
             // still ends the group and is thrown from it.
             try await withThrowingDiscardingTaskGroup { group in
                 if let ioLoop { group.addTask { try await ioLoop() } }
+                if stallTimeoutMs > 0 {
+                    group.addTask { [watch, stallTimeoutMs, onStall] in
+                        let check = Duration.milliseconds(min(stallTimeoutMs / 4, 5_000))
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: check)
+                            if let stall = watch.stalled(nowMs: Monotonic.milliseconds(), limitMs: stallTimeoutMs) {
+                                onStall(stall)
+                            }
+                        }
+                    }
+                }
                 for await batch in batches {
                     for job in batch {
                         group.addTask {

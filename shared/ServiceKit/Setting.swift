@@ -55,6 +55,10 @@ extension Setting {
     public static let workerTransport = Setting(
         "WORKER_TRANSPORT", default: "auto",
         "how a service's worker, and its calls to other services, talk to the broker: auto (zmtp for tcp:// and ipc:// brokers, libzmq otherwise), zmtp (ZeroMQ's wire protocol spoken on an event loop) or libzmq (libzmq DEALER sockets)")
+    /// `WORKER_STALL_S`: how long a request handler may run before the process counts it stuck.
+    public static let workerStall = Setting(
+        "WORKER_STALL_S", default: "300",
+        "a request handler still running after this many seconds is taken as stuck on a wait that will never end, and the process exits with status 75 for its supervisor to restart it; 0: never")
     /// `REQUEST_TIMEOUT_MS`: how long a caller waits for another service.
     public static let requestTimeout = Setting(
         "REQUEST_TIMEOUT_MS", default: "10000", "deadline for a call to another service, in ms")
@@ -99,7 +103,8 @@ extension Setting {
     /// What every MDP worker service reads.
     public static let workerCommon: [Setting] = [
         .logLevel, .logFormat, .brokerURL, .eventsPublishURL, .eventsSubscribeURL, .databaseURL,
-        .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .workerHandlerStart, .workerTransport, .requestTimeout,
+        .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .workerHandlerStart, .workerTransport, .workerStall,
+        .requestTimeout,
         .eventsPoll, .adminHTTPPort, .adminHTTPHost,
     ] + tracing
 }

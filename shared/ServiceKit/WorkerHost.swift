@@ -101,6 +101,7 @@ public enum WorkerHost {
         let concurrency = try environment.int(.workerConcurrency, in: 1...1024)
         let handlerStart = try environment.choice(.workerHandlerStart, as: MajordomoWorker.HandlerStart.self)
         let transport = try environment.choice(.workerTransport, as: MajordomoWorker.Transport.self)
+        let stallSeconds = try environment.int(.workerStall, in: 0...86_400)
         let timeout = Duration.milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
         let eventsPoll = Duration.milliseconds(try environment.int(.eventsPoll, in: 10...3_600_000))
         let context = Context()
@@ -162,7 +163,7 @@ public enum WorkerHost {
                 endpoint: brokerURL, service: definition.service.rawValue,
                 concurrency: concurrency, handlerStart: handlerStart, transport: transport,
                 quickOperations: router.quickOperations,
-                heartbeat: heartbeat, context: context, logger: logger
+                heartbeat: heartbeat, stallTimeoutMs: Int64(stallSeconds) * 1000, context: context, logger: logger
             ) { body in await handler.handle(body) }
             running.withLock { $0 = worker }
             return extra + [worker]
