@@ -21,6 +21,7 @@ Environment: STANDIN_PORT (8095), STANDIN_HOST (127.0.0.1), STANDIN_SEED, STANDI
 import datetime as dt
 import json
 import os
+import signal
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -180,6 +181,10 @@ STATE = None
 
 
 def main():
+    # A parent that blocks or ignores SIGTERM (a Swift test process starts it from a thread that
+    # blocks most signals) passes that on; without this, stopping the stand-in left it running.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     global STATE
     STATE = State(int(os.environ.get("STANDIN_SEED", "20261124")), float(os.environ.get("STANDIN_SCALE", "1.0")))
     host = os.environ.get("STANDIN_HOST", "127.0.0.1")

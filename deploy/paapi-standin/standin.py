@@ -25,6 +25,7 @@ import hashlib
 import hmac
 import json
 import os
+import signal
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -223,6 +224,10 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    # A parent that blocks or ignores SIGTERM (a Swift test process starts it from a thread that
+    # blocks most signals) passes that on; without this, stopping the stand-in left it running.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     port = int(os.environ.get("STANDIN_PORT", "8096"))
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     print(f"paapi-standin on 127.0.0.1:{port}", flush=True)

@@ -60,6 +60,7 @@ Prints "stripe-standin on HOST:PORT" once it listens.
 """
 import json
 import os
+import signal
 import secrets
 import threading
 import time
@@ -555,6 +556,10 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    # A parent that blocks or ignores SIGTERM (a Swift test process starts it from a thread that
+    # blocks most signals) passes that on; without this, stopping the stand-in left it running.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     host = os.environ.get("STANDIN_HOST", "127.0.0.1")
     port = int(os.environ.get("STANDIN_PORT", "8096"))
     server = ThreadingHTTPServer((host, port), Handler)
