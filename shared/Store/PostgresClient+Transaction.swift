@@ -22,12 +22,16 @@ extension PostgresClient {
     ///   the server dropped the transaction with the connection;
     /// - a connection whose `ROLLBACK` fails is closed, never handed back inside a transaction.
     ///
-    /// With tracing on, the transaction is a span (`sql transaction`) of the task's trace.
+    /// With tracing on, the transaction is a span (`sql transaction`) of the task's trace; a
+    /// transaction outside any trace (an event consumer recording an event as handled, a
+    /// scheduler's round) starts none, rather than a trace of one span each time.
     public func transaction<T: Sendable>(
         logger: Logger, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> T {
-        guard let span = Traces.startSpan("sql transaction", kind: .client) else {
+        guard InstrumentationContext.current?.traceContext != nil,
+            let span = Traces.startSpan("sql transaction", kind: .client)
+        else {
             return try await withConnection(isolation: isolation) {
                 try await $0.transaction(logger: logger, isolation: isolation, body)
             }
