@@ -41,29 +41,35 @@ struct TransactionOutageTests {
         }
     }
 
+    /// Runs `body` in a transaction on `client`: it must fail within 20 s as an outage, and a
+    /// transaction after it must commit (tried again while the pool still lends the lost connection).
+    static func expectOutageThenRecovery(
+        _ client: PostgresClient, _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Void
+    ) async throws {
+        let error = try await Bounded.within(.seconds(20), "a transaction whose connection \(what)") {
+            do {
+                try await client.transaction(logger: TestDatabase.logger) { try await body($0) }
+            } catch {
+                return error
+            }
+            throw TestFailure("the transaction did not fail")
+        }
+        #expect(DatabaseOutage.matches(error), "\(String(reflecting: error))")
+        let value = try await Bounded.within(.seconds(20), "a transaction after the connection \(what)") {
+            try await Self.retryingOutages { try await Self.fortyTwo(client) }
+        }
+        #expect(value == 42)
+    }
+
     @Test("fails at once as an outage, and the next transaction commits")
     func endedConnection() async throws {
         try TestLayers.requireDatabase()
         try await TestDatabase.withClient { client in
             for round in 1...3 {
-                let error = try await Bounded.within(.seconds(20), "a transaction whose connection ended (round \(round))") {
-                    do {
-                        try await client.transaction(logger: TestDatabase.logger) { connection in
-                            try await connection.query("SELECT 1", logger: TestDatabase.logger)
-                            try await connection.query(Self.endOwnConnection, logger: TestDatabase.logger)
-                        }
-                    } catch {
-                        return error
-                    }
-                    throw TestFailure("the transaction did not fail")
+                try await Self.expectOutageThenRecovery(client, "ended (round \(round))") { connection in
+                    try await connection.query("SELECT 1", logger: TestDatabase.logger)
+                    try await connection.query(Self.endOwnConnection, logger: TestDatabase.logger)
                 }
-                #expect(DatabaseOutage.matches(error), "\(String(reflecting: error))")
-                // The pool opens a new connection and work goes on. The pool may lend the ended
-                // connection once more before it hears that it closed; that try fails as an outage too.
-                let value = try await Bounded.within(.seconds(20), "a transaction after the outage") {
-                    try await Self.retryingOutages { try await Self.fortyTwo(client) }
-                }
-                #expect(value == 42)
             }
         }
     }
@@ -81,27 +87,15 @@ struct TransactionOutageTests {
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             for round in 1...3 {
-                let error = try await Bounded.within(.seconds(20), "a transaction whose connection was cut (round \(round))") {
-                    do {
-                        try await client.transaction(logger: TestDatabase.logger) { connection in
-                            try await connection.query("SELECT 1", logger: TestDatabase.logger)
-                            let cut = Task {
-                                try? await Task.sleep(for: .milliseconds(200))
-                                await proxy.cutAll()
-                            }
-                            defer { cut.cancel() }
-                            try await connection.query("SELECT pg_sleep(10)", logger: TestDatabase.logger)
-                        }
-                    } catch {
-                        return error
+                try await Self.expectOutageThenRecovery(client, "was cut (round \(round))") { connection in
+                    try await connection.query("SELECT 1", logger: TestDatabase.logger)
+                    let cut = Task {
+                        try? await Task.sleep(for: .milliseconds(200))
+                        await proxy.cutAll()
                     }
-                    throw TestFailure("the transaction did not fail")
+                    defer { cut.cancel() }
+                    try await connection.query("SELECT pg_sleep(10)", logger: TestDatabase.logger)
                 }
-                #expect(DatabaseOutage.matches(error), "\(String(reflecting: error))")
-                let value = try await Bounded.within(.seconds(20), "a transaction after the cut (round \(round))") {
-                    try await Self.retryingOutages { try await Self.fortyTwo(client) }
-                }
-                #expect(value == 42)
             }
         }
         await proxy.stop()

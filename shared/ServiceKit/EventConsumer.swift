@@ -77,17 +77,14 @@ public struct EventConsumer: Service {
                 let watch = StallWatch()
                 let (name, stallTimeout, logger) = (name, stallTimeout, logger)
                 group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: min(stallTimeout / 4, .seconds(5)))
-                        if let stall = watch.stalled(now: .now, after: stallTimeout) {
-                            logger.critical(
-                                "event consumer stalled: no progress in a catch-up; ending the process to be restarted",
-                                metadata: [
-                                    "consumer": "\(name)", "stalledSeconds": "\(stall.quiet.components.seconds)",
-                                    "doing": "\(stall.doing)",
-                                ])
-                            exit(75)
-                        }
+                    await watch.check(after: stallTimeout) { stall in
+                        logger.critical(
+                            "event consumer stalled: no progress in a catch-up; ending the process to be restarted",
+                            metadata: [
+                                "consumer": "\(name)", "stalledSeconds": "\(stall.quiet.components.seconds)",
+                                "doing": "\(stall.doing)",
+                            ])
+                        exit(75)
                     }
                 }
                 let handler = self.handler
@@ -190,6 +187,16 @@ final class StallWatch: Sendable {
 
     /// The catch-up ended.
     func end() { state.withLock { $0 = State() } }
+
+    /// Until cancelled, looks every quarter of `limit` (at most every 5 s) and calls `onStall`
+    /// while a round has gone `limit` without progress: the watch task of a loop that must not
+    /// wedge (the event consumer, a job loop).
+    func check(after limit: Duration, _ onStall: (_ stall: (quiet: Duration, doing: String)) -> Void) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: min(limit / 4, .seconds(5)))
+            if let stall = stalled(now: .now, after: limit) { onStall(stall) }
+        }
+    }
 
     /// How long the catch-up under way has gone without progress, and what it was doing, when
     /// that is `after` or more.

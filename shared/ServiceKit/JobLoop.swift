@@ -61,10 +61,7 @@ public struct JobLoop: Sendable {
                 }
                 let watch = StallWatch()
                 group.addTask { [stallTimeout, onStall] in
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: min(stallTimeout / 4, .seconds(5)))
-                        if let stall = watch.stalled(now: .now, after: stallTimeout) { onStall(stall.quiet) }
-                    }
+                    await watch.check(after: stallTimeout) { onStall($0.quiet) }
                 }
                 for await _ in ticks {
                     if Task.isShuttingDownGracefully || Task.isCancelled { break }
