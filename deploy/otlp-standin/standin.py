@@ -7,7 +7,8 @@ Served:
   POST /v1/traces     an ExportTraceServiceRequest as JSON (Content-Type: application/json);
                       answers 200 with an ExportTraceServiceResponse ({"partialSuccess": {}}),
                       400 for a body that is not one (the reason in the answer), 415 for
-                      another content type.
+                      another content type. A request whose sender leaves before its whole
+                      body arrived is not judged (and not answered): it is logged as cut short.
 Control API under /_standin (never part of OTLP):
   GET  /_standin/spans    every span received: its fields as sent, plus "service" (the
                           resource's service.name), in arrival order
@@ -83,6 +84,12 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length)
+        if len(body) < length:
+            # The sender went away mid-request (an exporter's last flush cut off by its timeout or
+            # its process's exit): nothing arrived to judge, and nobody is left to answer.
+            print(f"a request cut short: {len(body)} of {length} bytes", flush=True)
+            self.close_connection = True
+            return
         if self.path == "/_standin/reset":
             with LOCK:
                 SPANS.clear()
