@@ -30,6 +30,23 @@ struct LockoutPolicyTests {
         #expect(attempt(&state, correct: true, clock: clock) == "200", "the hold ends at 20:00, not before")
     }
 
+    @Test(
+        "a hold's end as the store gives it back (to the microsecond, a fraction of one late) still asks for 1,200 seconds and ends at 20:00",
+        arguments: [0.0, 0.000_000_1, 0.000_000_4, 0.000_000_9])
+    func storedHoldEnd(drift: TimeInterval) throws {
+        // Sub-microsecond digits in the clock, as a real `Date()` has.
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000.123_456_789))
+        var state = LockoutPolicy.State.fresh
+        for _ in 0..<5 { #expect(attempt(&state, correct: false, clock: clock) == "401") }
+        let written = try #require(state.heldUntil)
+        state.heldUntil = written.addingTimeInterval(drift)
+        #expect(attempt(&state, correct: true, clock: clock) == "423 1200")
+        clock.advance(by: 19 * 60 + 59.5)
+        #expect(attempt(&state, correct: true, clock: clock) == "423 1")
+        clock.advance(by: 0.5)
+        #expect(attempt(&state, correct: true, clock: clock) == "200", "the hold ends at 20:00, not a second later")
+    }
+
     @Test("a success settles to a clean slate from any state (the store clears counters without reading them)")
     func successIsAlwaysFresh() {
         let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -47,7 +47,8 @@ public struct LockoutPolicy: Sendable, Equatable {
     public func admit(_ state: State, now: Date) -> Admission {
         var state = state
         if let until = state.heldUntil {
-            if now < until { return .held(retryAfter: Self.seconds(until.timeIntervalSince(now))) }
+            let remaining = until.timeIntervalSince(now)
+            if remaining >= Self.resolution { return .held(retryAfter: Self.seconds(remaining)) }
             state = .fresh  // the hold has ended: a clean slate
         }
         guard state.attempts < maxFailures else {
@@ -68,6 +69,13 @@ public struct LockoutPolicy: Sendable, Equatable {
         return state
     }
 
-    /// Whole seconds to wait, rounded up, at least 1 (for `Retry-After`).
-    static func seconds(_ interval: TimeInterval) -> Int { max(1, Int(interval.rounded(.up))) }
+    /// The finest difference between two times that counts. The store keeps times to the
+    /// microsecond (PostgreSQL's `timestamptz`), so a hold's end read back can lie a fraction of
+    /// a microsecond after the instant that was written: without this, that hold lasted past its
+    /// 20:00 and asked for 1,201 seconds.
+    static let resolution: TimeInterval = 1e-6
+
+    /// Whole seconds to wait, rounded up, at least 1 (for `Retry-After`); less than
+    /// ``resolution`` over a whole second is no more.
+    static func seconds(_ interval: TimeInterval) -> Int { max(1, Int((interval - resolution).rounded(.up))) }
 }
