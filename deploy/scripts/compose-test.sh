@@ -27,6 +27,16 @@
 #
 # Environment:
 #   SKIP_BUILD=1        use the release executables as they are (no swift build -c release)
+#   IMAGE_BIN_DIR=DIR   put the executables of DIR in the image, and drive it with DIR's loadgen,
+#                       instead of the release build (no build either). `make test` passes its
+#                       debug build here: the step then tests the compose file, the Dockerfile and
+#                       the image's wiring without a second, release, build of the whole package,
+#                       which took 20-25 of a fresh CI run's 86 minutes. The loads below are
+#                       sized so that debug executables carry them on two cores (SCALE_USERS).
+#   SCALE_USERS         NavUP users of the scale step (default 4000, about 500 requests/s; make
+#                       test passes 600 with its debug executables, which shed part of 4000's
+#                       load with 503s on two cores). The step checks that the work is spread, not
+#                       how much of it one machine carries (that is make bench-scaleout).
 #   HEALTHY_TIMEOUT     seconds for every container to be healthy (default 180)
 #   COMPOSE_PROJECT     compose project name (default bptest)
 #   KEEP=1              leave the containers running at the end (for a look around)
@@ -35,7 +45,7 @@ set -euo pipefail
 LOG_TAG=containers
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-: "${HEALTHY_TIMEOUT:=180}" "${COMPOSE_PROJECT:=bptest}"
+: "${HEALTHY_TIMEOUT:=180}" "${COMPOSE_PROJECT:=bptest}" "${SCALE_USERS:=4000}"
 OUT="$REPO_ROOT/.data/compose-test"
 CACHE="$REPO_ROOT/.data/containers"
 TEST_DIR="$REPO_ROOT/deploy/compose-test"
@@ -84,11 +94,17 @@ for image in postgres:15 python:3 haproxy:2; do
     podman build -q -f "$TEST_DIR/$name.Containerfile" -t "localhost/backplane-test/$image" "$TEST_DIR" >/dev/null ||
         die "building the $name test image failed"
 done
-if [[ -z ${SKIP_BUILD:-} ]]; then
-    info "swift build -c release"
-    (cd "$REPO_ROOT" && swift build -c release 2>&1 | tail -n 3) || die "the release build failed"
+if [[ -n ${IMAGE_BIN_DIR:-} ]]; then
+    [[ -x $IMAGE_BIN_DIR/gateway ]] || die "IMAGE_BIN_DIR=$IMAGE_BIN_DIR has no gateway executable"
+    info "the image's executables: $IMAGE_BIN_DIR (no release build)"
+else
+    if [[ -z ${SKIP_BUILD:-} ]]; then
+        info "swift build -c release"
+        (cd "$REPO_ROOT" && swift build -c release 2>&1 | tail -n 3) || die "the release build failed"
+    fi
+    IMAGE_BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
 fi
-"$SCRIPTS_DIR/stage-prebuilt.sh"
+"$SCRIPTS_DIR/stage-prebuilt.sh" "$IMAGE_BIN_DIR"
 info "building localhost/backplane:latest (deploy/Dockerfile, STAGING=prebuilt)"
 commit=$(git -C "$REPO_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 (cd "$REPO_ROOT" && podman build -q -f deploy/Dockerfile --build-arg STAGING=prebuilt \
@@ -189,7 +205,7 @@ containers=$(project_containers | wc -l)
 info "all $containers containers healthy $healthy_after s after up"
 curl -fsS -o /dev/null "http://127.0.0.1:$GATEWAY_PORT/readyz" || die "/readyz through the published port is not 200"
 
-LOADGEN=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)/loadgen
+LOADGEN=$IMAGE_BIN_DIR/loadgen
 URL="http://127.0.0.1:$GATEWAY_PORT"
 
 # check_report FILE: every request kind of a loadgen report answered as expected, and some of
@@ -241,7 +257,7 @@ mapfile -t replicas < <(project_containers | grep -E '_(routing|gateway)_[0-9]+$
 ((${#replicas[@]} == 5)) || die "expected 2 gateway and 3 routing containers, found: ${replicas[*]}"
 declare -A before=()
 for name in "${replicas[@]}"; do before[$name]=$(service_cpu "$name"); done
-"$LOADGEN" navup --url "$URL" --seconds 15 --users 4000 --json "$OUT/scale.json" >"$OUT/scale.txt" 2>&1 ||
+"$LOADGEN" navup --url "$URL" --seconds 15 --users "$SCALE_USERS" --json "$OUT/scale.json" >"$OUT/scale.txt" 2>&1 ||
     die "loadgen navup failed; see $OUT/scale.txt"
 check_report "$OUT/scale.json" navup || die "NavUP requests went wrong with 2 gateways and 3 routing replicas"
 # spread SERVICE: each replica of SERVICE did at least a sixth of the work (by its CPU time).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Gathers release executables built on this host into deploy/prebuilt/ for deploy/Dockerfile's
+# Gathers executables built on this host (release, or make test's debug build) into
+# deploy/prebuilt/ for deploy/Dockerfile's
 # STAGING=prebuilt: the executables, SwiftPM's resource bundles beside them, the Swift runtime
 # libraries they load (they find them beside themselves: their RUNPATH has $ORIGIN), the
 # backtracer, and printing's gazetteer (deploy/scripts/gazetteer.sh; PyPI or an earlier copy in
@@ -7,6 +8,8 @@
 # their symbols. The host must run Debian bookworm, like the runtime image (same glibc).
 #
 #   deploy/scripts/stage-prebuilt.sh [BIN_DIR]     (default: swift build -c release --show-bin-path)
+#
+# BIN_DIR may be a symbolic link (.build/debug): the resource bundles are found through it.
 #
 # It does not build: run `swift build -c release` first (make compose-test does).
 set -euo pipefail
@@ -26,7 +29,7 @@ for exe in $EXECUTABLES; do
     # Without the DWARF (half the size); the symbol table stays, so crash backtraces keep names.
     strip --strip-debug "$OUT/$exe"
 done
-find "$BIN_DIR" -maxdepth 1 -name '*.resources' -exec cp -R {} "$OUT/" \;
+find -H "$BIN_DIR" -maxdepth 1 -name '*.resources' -exec cp -R {} "$OUT/" \;
 # Printing's gazetteer (GeoNames cities of 15,000 people or more), as the toolchain stage makes it.
 "$SCRIPTS_DIR/gazetteer.sh" "$REPO_ROOT/.data/gazetteer/cities15000.tsv"
 mkdir -p "$OUT/gazetteer"
