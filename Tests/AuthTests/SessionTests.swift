@@ -11,13 +11,13 @@ import Testing
 /// Login, refresh rotation with reuse detection, and logout, against PostgreSQL.
 @Suite("auth: sessions against PostgreSQL")
 struct SessionTests {
-    func withSessions(_ body: @Sendable (Sessions, Authenticator, TokenIssuer, SessionStore) async throws -> Void)
-        async throws
-    {
+    func withSessions(
+        clock: ManualClock = ManualClock(Date()),
+        _ body: @Sendable (Sessions, Authenticator, TokenIssuer, SessionStore) async throws -> Void
+    ) async throws {
         try await PostgresFixture.withClient(logger: AuthenticatorTests.logger) { client in
             let logger = AuthenticatorTests.logger
             try await Migrator(client: client, schema: "auth", logger: logger).migrate(AuthService.migrations())
-            let clock = ManualClock(Date())
             let accounts = AccountStore(client: client, logger: logger)
             let authenticator = try await Authenticator.make(
                 store: accounts, hasher: PasswordHasher(parameters: AuthenticatorTests.cheap, threads: 2),
@@ -88,6 +88,30 @@ struct SessionTests {
             // Another login is another family, untouched.
             let other = try await sessions.login(.init(username: name, password: "Lund2026x"))
             _ = try await sessions.refresh(.init(refreshToken: other.refreshToken))
+        }
+    }
+
+    /// A clock with digits below the microsecond, as a real one has: the expiry goes into
+    /// PostgreSQL at microseconds, and the token must end exactly when it says.
+    @Test(
+        "a refresh token works until its 30 days are over and not at their end",
+        arguments: [0, 0.000_000_1, 0.000_000_4, 0.000_000_9])
+    func expiry(subMicrosecond: Double) async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_798_761_600.123_456 + subMicrosecond))
+        try await withSessions(clock: clock) { sessions, authenticator, _, store in
+            let name = try await signedUp(authenticator)
+            let first = try await sessions.login(.init(username: name, password: "Lund2026x"))
+            let kept = try await sessions.login(.init(username: name, password: "Lund2026x"))
+            clock.advance(by: store.refreshLifetime - 0.5)
+            let second = try await sessions.refresh(.init(refreshToken: first.refreshToken))
+            clock.advance(by: 0.5)
+            let error = await #expect(throws: ServiceError.self) {
+                _ = try await sessions.refresh(.init(refreshToken: kept.refreshToken))
+            }
+            #expect(error?.code == .unauthenticated)
+            #expect(error?.message == "the refresh token has expired")
+            // The token given half a second before the end has its own 30 days.
+            _ = try await sessions.refresh(.init(refreshToken: second.refreshToken))
         }
     }
 

@@ -105,14 +105,17 @@ public struct SessionStore: Sendable {
     public func rotate(_ token: String, now: Date) async throws -> (userId: UUID, token: String) {
         let outcome: Result<(UUID, String), ServiceError> = try await client.transaction(logger: logger) {
             connection in
+            // PostgreSQL judges the expiry, at its own microsecond: `now` is bound the way the
+            // expiry was written. An expiry read back as a Double can come back a fraction of a
+            // microsecond late, and a token would then outlive its end (LockoutPolicy had that bug).
             let rows = try await connection.query(
                 """
-                SELECT user_id, family_id, expires_at, used_at, revoked_at FROM auth.refresh_tokens
+                SELECT user_id, family_id, expires_at <= \(now), used_at, revoked_at FROM auth.refresh_tokens
                 WHERE token_hash = \(Self.digest(token)) FOR UPDATE
                 """, logger: logger)
-            var found: (UUID, UUID, Date, Date?, Date?)?
-            for try await row in rows.decode((UUID, UUID, Date, Date?, Date?).self) { found = row }
-            guard let (userId, family, expiresAt, usedAt, revokedAt) = found else {
+            var found: (UUID, UUID, Bool, Date?, Date?)?
+            for try await row in rows.decode((UUID, UUID, Bool, Date?, Date?).self) { found = row }
+            guard let (userId, family, expired, usedAt, revokedAt) = found else {
                 return .failure(ServiceError(.unauthenticated, "unknown refresh token"))
             }
             if revokedAt != nil { return .failure(ServiceError(.unauthenticated, "this session was signed out")) }
@@ -123,7 +126,7 @@ public struct SessionStore: Sendable {
                 return .failure(
                     ServiceError(.unauthenticated, "refresh token reused; the session is revoked, sign in again"))
             }
-            if expiresAt <= now { return .failure(ServiceError(.unauthenticated, "the refresh token has expired")) }
+            if expired { return .failure(ServiceError(.unauthenticated, "the refresh token has expired")) }
             try await connection.query(
                 "UPDATE auth.refresh_tokens SET used_at = \(now) WHERE token_hash = \(Self.digest(token))",
                 logger: logger)
