@@ -105,9 +105,10 @@ public struct SessionStore: Sendable {
     public func rotate(_ token: String, now: Date) async throws -> (userId: UUID, token: String) {
         let outcome: Result<(UUID, String), ServiceError> = try await client.transaction(logger: logger) {
             connection in
-            // PostgreSQL judges the expiry, at its own microsecond: `now` is bound the way the
-            // expiry was written. An expiry read back as a Double can come back a fraction of a
-            // microsecond late, and a token would then outlive its end (LockoutPolicy had that bug).
+            // PostgreSQL judges the expiry, at its own microsecond: `now` is bound (and truncated)
+            // the way the expiry was written, so the token ends exactly at its stored end. A time
+            // read back as a Double need not equal the instant that was written, by a fraction of
+            // a microsecond either way (what broke LockoutPolicy), so it is not compared in Swift.
             let rows = try await connection.query(
                 """
                 SELECT user_id, family_id, expires_at <= \(now), used_at, revoked_at FROM auth.refresh_tokens
