@@ -249,6 +249,45 @@ struct ReadTests {
         }
     }
 
+    /// Rows that share one instant, with microseconds `microsecond` past 2026-11-24T12:00:00Z.
+    /// A cursor's time made into a `Date` and bound again is stored one microsecond early for
+    /// 17, 22 and 500017 (PostgresNIO truncates): the page after such a cursor then missed the
+    /// instant's other rows (bills and bookmarks, newest first) or gave the same page again
+    /// (meetings, soonest first). 0 is the whole second, which never drifted.
+    @Test(
+        "bills, meetings and bookmarks of one instant page through every row once, whatever its microseconds",
+        arguments: [Int64(0), 17, 22, 500_017])
+    func pagesAtOneInstant(microsecond: Int64) async throws {
+        try await withImported { db, _ in
+            let instant = "'epoch'::timestamptz + \(1_795_521_600_000_000 + microsecond) * interval '1 microsecond'"
+            let user = UUID()
+            for bill in try await db.call(Civic.ListBills.self, .init(page: .init(limit: 7))).items {
+                _ = try await db.call(Civic.PutBookmark.self, .init(billId: bill.id), as: user)
+            }
+            try await db.execute("UPDATE civic.bills SET activity_at = \(instant)")
+            try await db.execute("UPDATE civic.meetings SET starts_at = \(instant)")
+            try await db.execute("UPDATE civic.bookmarks SET created_at = \(instant)")
+
+            let billCount = try await db.count("SELECT count(*) FROM civic.bills")
+            let bills = try await everyPage(most: billCount / 100 + 2) { cursor in
+                let page = try await db.call(Civic.ListBills.self, .init(page: .init(cursor: cursor, limit: 100)))
+                return (page.items.map(\.id), page.nextCursor)
+            }
+            #expect(billCount > 100 && bills.count == billCount && Set(bills).count == billCount)
+            let meetings = try await everyPage(most: 34 / 5 + 2) { cursor in
+                let page = try await db.call(Civic.ListMeetings.self, .init(page: .init(cursor: cursor, limit: 5)))
+                return (page.items.map(\.id), page.nextCursor)
+            }
+            #expect(meetings.count == 34 && Set(meetings).count == 34)
+            let bookmarks = try await everyPage(most: 7 / 2 + 2) { cursor in
+                let page = try await db.call(Civic.ListBookmarks.self, .init(cursor: cursor, limit: 2), as: user)
+                return (page.items.map(\.billId), page.nextCursor)
+            }
+            // One instant: newest first falls back on the bill's id, descending.
+            #expect(bookmarks.count == 7 && Set(bookmarks).count == 7 && bookmarks == bookmarks.sorted(by: >))
+        }
+    }
+
     @Test("bookmarks are per account: put (201 then 200), get, list newest first, delete; unknown bills 404")
     func bookmarks() async throws {
         try await withImported { db, _ in
@@ -273,4 +312,19 @@ struct ReadTests {
             #expect(await db.error(Civic.ListBookmarks.self, .init(), as: nil)?.code == .unauthenticated)
         }
     }
+}
+
+/// The items of every page from the first until one without a next cursor, asking for at most
+/// `most` pages (a cursor that gave the same page again would otherwise loop for ever).
+private func everyPage(most: Int, _ page: (String?) async throws -> ([String], String?)) async throws -> [String] {
+    var items: [String] = []
+    var cursor: String?
+    for _ in 0..<most {
+        let (found, next) = try await page(cursor)
+        items += found
+        cursor = next
+        if cursor == nil { return items }
+    }
+    Issue.record("still a next page after \(most) pages")
+    return items
 }

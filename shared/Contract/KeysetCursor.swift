@@ -5,7 +5,11 @@ import Foundation
 /// row added or removed between pages never makes another repeat or go missing, as an offset
 /// would.
 public struct KeysetCursor: Sendable, Equatable, CustomStringConvertible {
-    /// The last row's sort time, microseconds since the epoch.
+    /// The last row's sort time, microseconds since the epoch. A query binds it as a number
+    /// (`'epoch'::timestamptz + $1::bigint * interval '1 microsecond'`), never as a `Date` made
+    /// from it: PostgresNIO truncates a `Date` to whole microseconds, and about a quarter of the
+    /// instants of 2026 written as `Date(timeIntervalSince1970: Double(micros) / 1e6)` are stored
+    /// one microsecond early, so the page after them would skip or repeat rows.
     public let micros: Int64
     /// The last row's id (the tie-breaker between rows created in the same microsecond).
     public let id: UUID

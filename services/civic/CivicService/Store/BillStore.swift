@@ -65,7 +65,6 @@ public struct BillStore: Sendable {
     /// there is a next page).
     func list(_ filter: Filter, after cursor: KeysetCursor?, limit: Int) async throws -> [Listed] {
         let key = filter.sort == .recent ? "activity_at" : "introduced_at"
-        let cursorTime = cursor.map { Date(timeIntervalSince1970: Double($0.micros) / 1_000_000) }
         let rows = try await client.query(
             """
             SELECT \(unescaped: Self.summaryColumns)
@@ -79,8 +78,9 @@ public struct BillStore: Sendable {
               AND (\(filter.query)::text IS NULL
                    OR b.search @@ websearch_to_tsquery('english', \(filter.query))
                    OR \(filter.query) OPERATOR(public.<%) b.search_text)
-              AND (\(cursorTime)::timestamptz IS NULL
-                   OR (b.\(unescaped: key), b.id) < (\(cursorTime), \(cursor?.id ?? UUID())))
+              AND (\(cursor?.micros)::bigint IS NULL
+                   OR (b.\(unescaped: key), b.id)
+                      < ('epoch'::timestamptz + \(cursor?.micros)::bigint * interval '1 microsecond', \(cursor?.id)::uuid))
             ORDER BY b.\(unescaped: key) DESC, b.id DESC
             LIMIT \(limit + 1)
             """, logger: logger)

@@ -49,14 +49,15 @@ public struct BookmarkStore: Sendable {
     func list(for user: UUID, only bill: UUID? = nil, after cursor: KeysetCursor?, limit: Int) async throws
         -> [(bookmark: Civic.Bookmark, createdAt: Date)]
     {
-        let cursorTime = cursor.map { Date(timeIntervalSince1970: Double($0.micros) / 1_000_000) }
         let rows = try await client.query(
             """
             SELECT \(unescaped: BillStore.summaryColumns), k.created_at
             FROM civic.bookmarks k JOIN civic.bills b ON b.id = k.bill_id
             JOIN civic.jurisdictions j ON j.id = b.jurisdiction_id
             WHERE k.user_id = \(user) AND (\(bill)::uuid IS NULL OR k.bill_id = \(bill))
-              AND (\(cursorTime)::timestamptz IS NULL OR (k.created_at, k.bill_id) < (\(cursorTime), \(cursor?.id ?? UUID())))
+              AND (\(cursor?.micros)::bigint IS NULL
+                   OR (k.created_at, k.bill_id)
+                      < ('epoch'::timestamptz + \(cursor?.micros)::bigint * interval '1 microsecond', \(cursor?.id)::uuid))
             ORDER BY k.created_at DESC, k.bill_id DESC LIMIT \(limit + 1)
             """, logger: logger)
         var items: [(Civic.Bookmark, Date)] = []

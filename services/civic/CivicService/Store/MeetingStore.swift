@@ -24,7 +24,6 @@ public struct MeetingStore: Sendable {
     func list(jurisdiction: String?, from: Date?, to: Date?, after cursor: KeysetCursor?, limit: Int) async throws
         -> [(meeting: Civic.Meeting, startsAt: Date)]
     {
-        let cursorTime = cursor.map { Date(timeIntervalSince1970: Double($0.micros) / 1_000_000) }
         let rows = try await client.query(
             """
             SELECT \(unescaped: Self.columns)
@@ -32,7 +31,9 @@ public struct MeetingStore: Sendable {
             WHERE (\(jurisdiction)::text IS NULL OR m.jurisdiction_id = \(jurisdiction))
               AND (\(from)::timestamptz IS NULL OR m.starts_at >= \(from))
               AND (\(to)::timestamptz IS NULL OR m.starts_at < \(to))
-              AND (\(cursorTime)::timestamptz IS NULL OR (m.starts_at, m.id) > (\(cursorTime), \(cursor?.id ?? UUID())))
+              AND (\(cursor?.micros)::bigint IS NULL
+                   OR (m.starts_at, m.id)
+                      > ('epoch'::timestamptz + \(cursor?.micros)::bigint * interval '1 microsecond', \(cursor?.id)::uuid))
             ORDER BY m.starts_at, m.id LIMIT \(limit + 1)
             """, logger: logger)
         var found: [(Row)] = []
