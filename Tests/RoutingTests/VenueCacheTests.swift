@@ -43,6 +43,45 @@ struct VenueCacheTests {
         }
     }
 
+    @Test("another replica's edit is seen at catch-up whatever time it was stamped with: a clock behind, or the same instant")
+    func catchUpWhateverTheStamp() async throws {
+        try await RoutingDatabase.with { db in
+            let cache = VenueCache(store: db.venues)
+            let (ahead, behind) = (UUID(), UUID())
+            let now = db.clock.now()
+            // A replica whose clock runs a day ahead writes the newest change of all.
+            _ = try await db.venues.create(Self.draft("Ahead \(ahead)"), id: ahead, now: now.addingTimeInterval(86_400))
+            _ = try await db.venues.create(Self.draft("Behind \(behind)"), id: behind, now: now)
+            try await cache.catchUp()
+            #expect(try await cache.venue(id: behind)?.name == "Behind \(behind)")
+
+            // Renamed by a replica whose clock reads the same instant as the venue's creation,
+            // then by one whose clock is an hour behind: neither is the newest change.
+            _ = try await db.venues.update(id: behind, with: Self.draft("Renamed \(behind)"), now: now)
+            try await cache.catchUp()
+            #expect(try await cache.venue(id: behind)?.name == "Renamed \(behind)")
+            _ = try await db.venues.update(
+                id: behind, with: Self.draft("Renamed again \(behind)"), now: now.addingTimeInterval(-3_600))
+            try await cache.catchUp()
+            #expect(try await cache.venue(id: behind)?.name == "Renamed again \(behind)")
+
+            // The access point registry's revision moves the same way.
+            let maps = MapStore(client: db.client, logger: RoutingDatabase.logger)
+            let hex = Array(UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(6))
+            let bssid = "02:00:5e:\(String(hex[0...1])):\(String(hex[2...3])):\(String(hex[4...5]))"
+            let point = AccessPoint(bssid: bssid, name: "AP", latitude: -25.75, longitude: 28.23, level: 0, capacity: 40)
+            try await maps.putAccessPoint(point, now: now)
+            let before = try await maps.accessPointRevision()
+            var moved = point
+            moved.capacity = 80
+            try await maps.putAccessPoint(moved, now: now.addingTimeInterval(-3_600))
+            #expect(try await maps.accessPointRevision() != before)
+            #expect(try await maps.deleteAccessPoint(bssid: bssid))
+            _ = try await db.venues.delete(id: ahead)
+            _ = try await db.venues.delete(id: behind)
+        }
+    }
+
     @Test("a catch-up that finds nothing changed keeps what is held; forgetAll drops everything")
     func catchUpKeeps() async throws {
         try await RoutingDatabase.with { db in

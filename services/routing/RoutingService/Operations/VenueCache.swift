@@ -8,7 +8,7 @@ import Synchronization
 /// API (an edit, a delete, a map import), so the cache is dropped:
 /// - at once on this replica, for its own writes (``forget(_:)``, ``forgetAll()``);
 /// - within `CAMPUS_REFRESH_MS` on every replica, when the campus loader sees the stored venues'
-///   revision (their count and newest change) move (``catchUp()``).
+///   revision move (``catchUp()``; a counter every write moves, see ``VenueStore/revision()``).
 ///
 /// Name searches without a position (`GET /v1/campus/venues?q=`, a student typing part of a
 /// hall's name) are kept too, as their encoded answers (``searchReply(_:load:)``): the same few

@@ -89,11 +89,11 @@ public struct MapStore: Sendable {
         return result
     }
 
-    /// A fingerprint of the registry that changes with every edit (count and latest change).
+    /// Moves with every statement that writes the access point registry, once it commits
+    /// (`routing.revisions`, moved by a trigger), whatever time the write was stamped with.
     public func accessPointRevision() async throws -> String {
         let rows = try await client.query(
-            "SELECT count(*)::text || '/' || coalesce(max(updated_at)::text, '') FROM routing.access_points",
-            logger: logger)
+            "SELECT revision::text FROM routing.revisions WHERE name = 'access_points'", logger: logger)
         for try await (revision) in rows.decode(String.self) { return revision }
         return ""
     }

@@ -86,10 +86,11 @@ public struct VenueStore: Sendable {
         return nil
     }
 
-    /// Changes whenever a venue is created, changed or deleted: the count and the newest change.
+    /// Moves with every statement that writes the venues, once it commits (`routing.revisions`,
+    /// moved by a trigger), whatever time the write was stamped with.
     public func revision() async throws -> String {
         let rows = try await client.query(
-            "SELECT count(*)::text || '/' || coalesce(max(updated_at)::text, '') FROM routing.venues", logger: logger)
+            "SELECT revision::text FROM routing.revisions WHERE name = 'venues'", logger: logger)
         for try await revision in rows.decode(String.self) { return revision }
         return ""
     }
