@@ -267,11 +267,12 @@ struct OrderBookTests {
         }
     }
 
-    @Test("an order at a quote's rate holds while the quote is valid; an expired quote is a 422")
+    @Test("an order at a quote's rate holds while the quote is valid, to its last microsecond; an expired quote is a 422")
     func quotedRate() async throws {
         try await OrdersFixture.with { db in
             let ann = db.user()
             let card = try await db.card(for: ann)
+            let quotedAt = db.clock.now().timeIntervalSince1970
             let quote = try await db.quoting.quote(
                 .init(size: "A5", recipients: [.init(country: "US")], currency: "GBP"), actor: ann,
                 metadata: .init(requestId: "t"))
@@ -279,7 +280,11 @@ struct OrderBookTests {
             request.quoteId = quote.quoteId
             let placed = try await db.book.place(request, actor: ann, requestId: "t")
             #expect(placed.total == quote.total)
-            db.clock.advance(by: 31 * 60)
+            // PostgreSQL judges the expiry at its microsecond: valid just before, expired at it.
+            db.clock.set(Date(timeIntervalSince1970: quotedAt + db.quoting.validity - 0.000_001))
+            request.idempotencyKey = UUID().uuidString
+            #expect(try await db.book.place(request, actor: ann, requestId: "t").total == quote.total)
+            db.clock.set(Date(timeIntervalSince1970: quotedAt + db.quoting.validity))
             request.idempotencyKey = UUID().uuidString
             let expired = await failure { _ = try await db.book.place(request, actor: ann, requestId: "t") }
             #expect(expired?.code == .failedPrecondition && expired?.reason == "quote_expired")

@@ -91,15 +91,20 @@ public struct Quoting: Sendable {
         guard let id = UUID(uuidString: quoteId) else {
             throw ServiceError.invalidArgument("quoteId is not a UUID", field: "quoteId")
         }
+        // PostgreSQL judges the expiry at the microsecond both times were stored with (an expiry
+        // read back as a `Date` can come back a fraction of a microsecond early).
         let rows = try await client.query(
-            "SELECT rate_set_id, currency, expires_at, user_id FROM orders.quotes WHERE id = \(id)", logger: logger)
-        for try await (setId, quoted, expires, owner) in rows.decode((Int64, String, Date, UUID?).self) {
+            """
+            SELECT rate_set_id, currency, expires_at, expires_at > \(clock.now()), user_id
+            FROM orders.quotes WHERE id = \(id)
+            """, logger: logger)
+        for try await (setId, quoted, expires, valid, owner) in rows.decode((Int64, String, Date, Bool, UUID?).self) {
             guard owner == nil || owner == userId else { break }
             guard quoted == currency else {
                 throw ServiceError.invalidArgument(
                     "the quote is in \(quoted), the order in \(currency)", field: "currency")
             }
-            guard expires > clock.now() else {
+            guard valid else {
                 throw ServiceError(
                     .failedPrecondition, "the quote expired at \(expires); ask for a new one",
                     details: ["field": "quoteId", "reason": "quote_expired"])

@@ -174,9 +174,11 @@ public struct UploadBook: Sendable {
     {
         let owner = try Self.owner(actor)
         guard let uuid = UUID(uuidString: id) else { throw ServiceError.notFound("no such upload") }
+        // PostgreSQL judges the expiry, as the quota and the sweep do, so the three agree to the
+        // microsecond (an expiry read back as a `Date` can come back a fraction of one early).
         let query: PostgresQuery =
             """
-            SELECT id, owner_id, length, received, content_type, image_id, expires_at
+            SELECT id, owner_id, length, received, content_type, image_id, expires_at, expires_at > \(clock.now())
             FROM printing.uploads WHERE id = \(uuid) \(unescaped: lock ? "FOR UPDATE" : "")
             """
         let rows =
@@ -185,11 +187,10 @@ public struct UploadBook: Sendable {
             } else {
                 try await client.query(query, logger: logger)
             }
-        let now = clock.now()
-        for try await (id, rowOwner, length, received, type, image, expires) in rows.decode(
-            (UUID, UUID, Int64, Int64, String?, UUID?, Date).self)
+        for try await (id, rowOwner, length, received, type, image, expires, open) in rows.decode(
+            (UUID, UUID, Int64, Int64, String?, UUID?, Date, Bool).self)
         {
-            guard rowOwner == owner, image != nil || expires > now else { break }
+            guard rowOwner == owner, image != nil || open else { break }
             return Row(
                 id: id, owner: rowOwner, length: length, received: received, contentType: type, imageId: image,
                 expiresAt: expires)
