@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -27,11 +28,22 @@ struct PlainHTTPClientTests {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             request += String(buffer: unwrapInboundIn(data))
             while let end = request.range(of: "\r\n\r\n") {
-                let head = request[..<end.lowerBound]
+                let head = String(request[..<end.lowerBound])
                 request = String(request[end.upperBound...])
+                // A body (the client writes a request in one piece, so it is here) is skipped.
+                if let field = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+                    let length = Int(field.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+                {
+                    request = String(request.utf8.dropFirst(length))!
+                }
                 let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
                 if path == "/silent" { continue }  // never answered
-                let answer = Array((PlainHTTPClientTests.answers[path] ?? "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n").utf8)
+                // The request's head as it came, as the body: what the client wrote.
+                let echo = "\(head)\r\n\r\n"
+                let answer = Array(
+                    (path.hasPrefix("/echo")
+                        ? "HTTP/1.1 200 OK\r\nContent-Length: \(echo.utf8.count)\r\n\r\n\(echo)"
+                        : PlainHTTPClientTests.answers[path] ?? "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n").utf8)
                 let middle = answer.count / 2
                 context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: answer[..<middle])), promise: nil)
                 let rest = ByteBuffer(bytes: answer[middle...])
@@ -72,6 +84,50 @@ struct PlainHTTPClientTests {
         }
         client.shutdown()
         try await server.close()
+    }
+
+    @Test("a request goes out as asked: request line, Host, the fields, the simulated client's address, the body's length")
+    func requestBytes() async throws {
+        let server = try await Self.server()
+        let port = server.localAddress!.port!
+        let (reply, plain) = try await GatewayHTTP.with(baseURL: "http://127.0.0.1:\(port)") { http in
+            let reply = try await SimulatedClient.acting(as: 70_000) {
+                try await http.call(
+                    .POST, "/echo?x=1", json: #"{"a": 1}"#,
+                    headers: ["X-Forwarded-For": "10.0.0.1", "Authorization": "Bearer t"])
+            }
+            // Outside any simulated client no address is sent; a GET has no length.
+            return (reply, try await http.call(.GET, "/echo"))
+        }
+        try await server.close()
+        #expect(reply.status == 200)
+        let head = reply.body
+        #expect(head.hasPrefix("POST /echo?x=1 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"))
+        #expect(head.hasSuffix("\r\nContent-Length: 8\r\n\r\n"))
+        // The simulated client's address replaces one the scenario gave.
+        #expect(head.contains("\r\nX-Forwarded-For: 198.19.17.112\r\n") && !head.contains("10.0.0.1"))
+        #expect(head.contains("\r\nAuthorization: Bearer t\r\n"))
+        #expect(head.contains("\r\nContent-Type: application/json\r\n"))
+        #expect(reply.contains("198.19.17.112") && !reply.contains("198.18."))
+        #expect(reply.headers.first(name: "Content-Length") == "\(reply.bytes.readableBytes)")
+        #expect(plain.body == "GET /echo HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+    }
+
+    @Test("addresses and numbers are written as their text would be")
+    func digits() {
+        for number in [0, 7, 9, 10, 99, 100, 4_096, 1_234_567, Int(Int32.max)] {
+            var buffer = ByteBuffer()
+            PlainHTTPClient.writeDecimal(number, to: &buffer)
+            #expect(String(buffer: buffer) == String(number))
+        }
+        for client in [0, 1, 255, 256, 65_535, 65_536, 70_000, 131_071, 131_072, -1] {
+            var buffer = ByteBuffer()
+            SimulatedClient.writeAddress(client, to: &buffer)
+            #expect(String(buffer: buffer) == SimulatedClient.address(client))
+        }
+        #expect(SimulatedClient.address(0) == "198.18.0.0")
+        #expect(SimulatedClient.address(131_071) == "198.19.255.255")
+        #expect(SimulatedClient.address(131_072) == "198.18.0.0")
     }
 
     /// Starts the fixed-answer server.

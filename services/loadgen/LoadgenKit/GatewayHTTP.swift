@@ -87,18 +87,47 @@ struct GatewayHTTP: Sendable {
         try await client?.shutdown()
     }
 
+    /// One answer: its status and body as bytes; the body as text and the header fields are
+    /// made only when asked for (a route's body runs to kilobytes, and NavUP asks for neither).
+    struct Reply: Sendable {
+        let status: Int
+        let bytes: ByteBuffer
+        /// The plain client's head, its fields read when asked for; AsyncHTTPClient's fields.
+        fileprivate let head: ResponseHead?
+        fileprivate let fields: HTTPHeaders?
+
+        var body: String { String(buffer: bytes) }
+        var headers: HTTPHeaders { head?.headers ?? fields ?? [:] }
+
+        /// Whether the body holds `text`'s bytes.
+        func contains(_ text: String) -> Bool {
+            let needle = Array(text.utf8)
+            return ResponseHead.find(needle, in: bytes, from: bytes.readerIndex) != nil
+        }
+    }
+
     /// One request with a JSON body (or none); the status and the body as text.
     func send(_ method: HTTPMethod, _ path: String, json: String? = nil, headers: [String: String] = [:])
         async throws -> (status: Int, body: String)
     {
-        try await send(method, path, body: json.map { (ByteBuffer(string: $0), "application/json") }, headers: headers)
+        let reply = try await call(method, path, json: json, headers: headers)
+        return (reply.status, reply.body)
+    }
+
+    /// One request with a JSON body (or none), its answer as bytes (see ``Reply``): for the
+    /// scenarios' steady traffic, which looks at the status and seldom at the body.
+    func call(_ method: HTTPMethod, _ path: String, json: String? = nil, headers: [String: String] = [:])
+        async throws -> Reply
+    {
+        try await transfer(method, path, body: json.map { (ByteBuffer(string: $0), "application/json") }, headers: headers)
     }
 
     /// A raw body (an image) with its media type.
     func upload(_ path: String, _ data: Data, contentType: String, headers: [String: String] = [:]) async throws -> (
         status: Int, body: String
     ) {
-        try await send(.POST, path, body: (ByteBuffer(bytes: data), contentType), headers: headers)
+        let reply = try await transfer(.POST, path, body: (ByteBuffer(bytes: data), contentType), headers: headers)
+        return (reply.status, reply.body)
     }
 
     /// Counts the HTTP/1.1 bytes (request and status lines, header fields, bodies) of every
@@ -112,51 +141,60 @@ struct GatewayHTTP: Sendable {
     /// The meter of the current task, if any.
     @TaskLocal static var meter: ByteMeter?
 
-    private func send(
-        _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?, headers: [String: String]
-    ) async throws -> (status: Int, body: String) {
-        let answer = try await exchange(method, path, body: body, headers: headers)
-        return (answer.status, answer.body)
-    }
-
     /// A raw body with its media type (or none); status, body as text and response headers.
     func exchange(
         _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?, headers: [String: String]
     ) async throws -> (status: Int, body: String, headers: HTTPHeaders) {
-        let answer = try await transfer(method, path, body: body, headers: headers)
-        if let meter = Self.meter {
-            // Request line, Host, the fields, Content-Length (and Content-Type), blank line, body.
-            var sent = "\(method.rawValue) \(path) HTTP/1.1\r\n".utf8.count + "Host: 127.0.0.1:8080\r\n".utf8.count + 2
-            for (name, value) in headers { sent += name.utf8.count + value.utf8.count + 4 }
-            if let body {
-                sent += "Content-Type: \(body.contentType)\r\n".utf8.count
-                sent += "Content-Length: \(body.bytes.readableBytes)\r\n".utf8.count + body.bytes.readableBytes
-            }
-            var received = "HTTP/1.1 200 OK\r\n".utf8.count + 2 + answer.bodyBytes
-            for (name, value) in answer.headers { received += name.utf8.count + value.utf8.count + 4 }
-            meter.sent.add(sent, ordering: .relaxed)
-            meter.received.add(received, ordering: .relaxed)
+        let reply = try await transfer(method, path, body: body, headers: headers)
+        return (reply.status, reply.body, reply.headers)
+    }
+
+    /// Adds one exchange's bytes to the task's meter.
+    private static func count(
+        _ meter: ByteMeter, _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?,
+        headers: [String: String], reply: Reply
+    ) {
+        // Request line, Host, the fields, Content-Length (and Content-Type), blank line, body.
+        var sent = "\(method.rawValue) \(path) HTTP/1.1\r\n".utf8.count + "Host: 127.0.0.1:8080\r\n".utf8.count + 2
+        for (name, value) in headers { sent += name.utf8.count + value.utf8.count + 4 }
+        if let body {
+            sent += "Content-Type: \(body.contentType)\r\n".utf8.count
+            sent += "Content-Length: \(body.bytes.readableBytes)\r\n".utf8.count + body.bytes.readableBytes
         }
-        return (answer.status, answer.body, answer.headers)
+        var received = "HTTP/1.1 200 OK\r\n".utf8.count + 2 + reply.bytes.readableBytes
+        for (name, value) in reply.headers { received += name.utf8.count + value.utf8.count + 4 }
+        meter.sent.add(sent, ordering: .relaxed)
+        meter.received.add(received, ordering: .relaxed)
     }
 
     private func transfer(
         _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?, headers: [String: String]
-    ) async throws -> (status: Int, body: String, bodyBytes: Int, headers: HTTPHeaders) {
+    ) async throws -> Reply {
+        let reply = try await transferUnmetered(method, path, body: body, headers: headers)
+        if let meter = Self.meter { Self.count(meter, method, path, body: body, headers: headers, reply: reply) }
+        return reply
+    }
+
+    private func transferUnmetered(
+        _ method: HTTPMethod, _ path: String, body: (bytes: ByteBuffer, contentType: String)?, headers: [String: String]
+    ) async throws -> Reply {
         if !plain.isEmpty {
             let plain = plain[turn.next(of: plain.count)]
-            var fields = headers.map { ($0.key, $0.value) }
-            if let client = SimulatedClient.address {
-                fields.removeAll { $0.0.lowercased() == "x-forwarded-for" }
-                fields.append(("X-Forwarded-For", client))
+            var fields: [(String, String)] = []
+            if !headers.isEmpty || body != nil {
+                fields.reserveCapacity(headers.count + 1)
+                for (name, value) in headers where name.lowercased() != "x-forwarded-for" || SimulatedClient.number == nil {
+                    fields.append((name, value))
+                }
+                if let body { fields.append(("Content-Type", body.contentType)) }
             }
-            if let body { fields.append(("Content-Type", body.contentType)) }
             let answer = try await plain.execute(
-                method: method, path: path, headers: fields, body: body?.bytes, timeout: .seconds(30))
+                method: method, path: path, headers: fields, body: body?.bytes, timeout: .seconds(30),
+                client: SimulatedClient.number)
             guard answer.body.readableBytes <= 1 << 20 else {
                 throw PlainHTTPClient.Failure(description: "an answer of more than 1 MiB")
             }
-            return (answer.status, String(buffer: answer.body), answer.body.readableBytes, answer.headers)
+            return Reply(status: answer.status, bytes: answer.body, head: answer.head, fields: nil)
         }
         guard let client else { throw PlainHTTPClient.Failure(description: "no HTTP client") }
         var request = HTTPClientRequest(url: baseURLs[turn.next(of: baseURLs.count)] + path)
@@ -169,7 +207,7 @@ struct GatewayHTTP: Sendable {
         }
         let response = try await client.execute(request, timeout: .seconds(30))
         let collected = try await response.body.collect(upTo: 1 << 20)
-        return (Int(response.status.code), String(buffer: collected), collected.readableBytes, response.headers)
+        return Reply(status: Int(response.status.code), bytes: collected, head: nil, fields: response.headers)
     }
 
     func post(_ path: String, _ json: String, headers: [String: String] = [:]) async throws -> (

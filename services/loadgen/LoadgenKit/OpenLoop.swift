@@ -53,13 +53,26 @@ final class Tally: Sendable {
     /// Records one answer. `expected` are the statuses that are a correct answer for this
     /// request (a 401 for a wrong password is one); only those count in the latency figures.
     func record(_ kind: String, status: Int, latency: Duration, expected: Set<Int>) {
-        // In place: a copy of the entry would copy its histogram's counts on every answer.
+        record(kind, status: status, latency: latency, correct: expected.contains(status))
+    }
+
+    /// Records one answer, judged by the caller: only correct ones count in the latency figures.
+    /// The kind is looked up once, and its entry changed in place: a copy of the entry would
+    /// copy its histogram's counts on every answer.
+    func record(_ kind: String, status: Int, latency: Duration, correct: Bool) {
         kinds.withLock { all in
-            all[kind, default: Kind()].statuses[status, default: 0] += 1
-            if expected.contains(status) {
-                all[kind, default: Kind()].recorder.record(nanoseconds: UInt64(max(0, latency.nanoseconds)))
+            let index: Dictionary<String, Kind>.Index
+            if let found = all.index(forKey: kind) {
+                index = found
             } else {
-                all[kind, default: Kind()].errors += 1
+                all[kind] = Kind()
+                index = all.index(forKey: kind)!
+            }
+            all.values[index].statuses[status, default: 0] += 1
+            if correct {
+                all.values[index].recorder.record(nanoseconds: UInt64(max(0, latency.nanoseconds)))
+            } else {
+                all.values[index].errors += 1
             }
         }
     }

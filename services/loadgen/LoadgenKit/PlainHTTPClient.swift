@@ -44,29 +44,63 @@ final class PlainHTTPClient: Sendable {
     /// Idle connections kept at most per loop; more are closed when their answer is in.
     static let idleLimit = 4_096
 
+    /// What follows the request target, through the `Host` field: the same for every request.
+    private let versionAndHost: [UInt8]
+
     init(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.host = host
         self.port = port
         self.group = group
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        versionAndHost = Array(" HTTP/1.1\r\nHost: \(authority)\r\n".utf8)
     }
 
-    /// Sends one request and collects its answer, at most `timeout`.
+    /// Writes `number` (0 or more) in decimal digits, without making a string.
+    static func writeDecimal(_ number: Int, to buffer: inout ByteBuffer) {
+        precondition(number >= 0)
+        guard number >= 10 else {
+            buffer.writeInteger(UInt8(ascii: "0") + UInt8(number))
+            return
+        }
+        writeDecimal(number / 10, to: &buffer)
+        buffer.writeInteger(UInt8(ascii: "0") + UInt8(number % 10))
+    }
+
+    /// Sends one request and collects its answer, at most `timeout`. `client`: the simulated
+    /// client whose address goes in `X-Forwarded-For` (``SimulatedClient``), if any.
     func execute(
-        method: HTTPMethod, path: String, headers: [(String, String)], body: ByteBuffer?, timeout: TimeAmount
+        method: HTTPMethod, path: String, headers: [(String, String)], body: ByteBuffer?, timeout: TimeAmount,
+        client: Int? = nil
     ) async throws -> Answer {
         let connection = try await take()
         let channel = connection.channel
-        // The whole request in one buffer: one write, no encoder in the pipeline.
-        var request = channel.allocator.buffer(capacity: 256 + (body?.readableBytes ?? 0))
-        request.writeString("\(method.rawValue) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\n")
-        for (name, value) in headers { request.writeString("\(name): \(value)\r\n") }
+        // The whole request in one buffer: one write, no encoder in the pipeline. Written piece
+        // by piece: an interpolated line is a string made, and freed, for each request.
+        var request = channel.allocator.buffer(capacity: 256 + path.utf8.count + (body?.readableBytes ?? 0))
+        request.writeString(method.rawValue)
+        request.writeInteger(UInt8(ascii: " "))
+        request.writeString(path)
+        request.writeBytes(versionAndHost)
+        for (name, value) in headers {
+            request.writeString(name)
+            request.writeStaticString(": ")
+            request.writeString(value)
+            request.writeStaticString("\r\n")
+        }
+        if let client {
+            request.writeStaticString("X-Forwarded-For: ")
+            SimulatedClient.writeAddress(client, to: &request)
+            request.writeStaticString("\r\n")
+        }
         if let body {
-            request.writeString("Content-Length: \(body.readableBytes)\r\n\r\n")
+            request.writeStaticString("Content-Length: ")
+            Self.writeDecimal(body.readableBytes, to: &request)
+            request.writeStaticString("\r\n\r\n")
             request.writeImmutableBuffer(body)
         } else if method == .POST || method == .PUT || method == .PATCH {
-            request.writeString("Content-Length: 0\r\n\r\n")
+            request.writeStaticString("Content-Length: 0\r\n\r\n")
         } else {
-            request.writeString("\r\n")
+            request.writeStaticString("\r\n")
         }
         let bytes = request
         let promise = channel.eventLoop.makePromise(of: Collector.Response.self)
