@@ -29,13 +29,14 @@ struct PlainHTTPClientTests {
             request += String(buffer: unwrapInboundIn(data))
             while let end = request.range(of: "\r\n\r\n") {
                 let head = String(request[..<end.lowerBound])
-                request = String(request[end.upperBound...])
-                // A body (the client writes a request in one piece, so it is here) is skipped.
-                if let field = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
-                    let length = Int(field.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
-                {
-                    request = String(request.utf8.dropFirst(length))!
+                // A body is skipped; until all of it is here, the request waits for more bytes.
+                var length = 0
+                if let field = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }) {
+                    length = Int(field.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
                 }
+                let afterHead = request[end.upperBound...].utf8
+                guard afterHead.count >= length else { break }
+                request = String(afterHead.dropFirst(length))!
                 let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
                 if path == "/silent" { continue }  // never answered
                 // The request's head as it came, as the body: what the client wrote.
@@ -113,21 +114,29 @@ struct PlainHTTPClientTests {
         #expect(plain.body == "GET /echo HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
     }
 
-    @Test("addresses and numbers are written as their text would be")
-    func digits() {
-        for number in [0, 7, 9, 10, 99, 100, 4_096, 1_234_567, Int(Int32.max)] {
-            var buffer = ByteBuffer()
-            PlainHTTPClient.writeDecimal(number, to: &buffer)
-            #expect(String(buffer: buffer) == String(number))
-        }
-        for client in [0, 1, 255, 256, 65_535, 65_536, 70_000, 131_071, 131_072, -1] {
-            var buffer = ByteBuffer()
-            SimulatedClient.writeAddress(client, to: &buffer)
-            #expect(String(buffer: buffer) == SimulatedClient.address(client))
-        }
+    @Test("every simulated client's address and every body's length go out as their text")
+    func addressesAndLengths() async throws {
         #expect(SimulatedClient.address(0) == "198.18.0.0")
         #expect(SimulatedClient.address(131_071) == "198.19.255.255")
         #expect(SimulatedClient.address(131_072) == "198.18.0.0")
+        #expect(SimulatedClient.address(-1) == "198.19.255.255")
+        let server = try await Self.server()
+        let port = server.localAddress!.port!
+        let heads = try await GatewayHTTP.with(baseURL: "http://127.0.0.1:\(port)") { http in
+            var heads: [(client: Int, length: Int, head: String)] = []
+            for (client, length) in [(0, 1), (1, 7), (255, 9), (256, 10), (65_535, 99), (65_536, 100), (70_000, 4_096), (131_071, 70_000)] {
+                let reply = try await SimulatedClient.acting(as: client) {
+                    try await http.call(.POST, "/echo", json: String(repeating: "1", count: length))
+                }
+                heads.append((client, length, reply.body))
+            }
+            return heads
+        }
+        try await server.close()
+        for (client, length, head) in heads {
+            #expect(head.contains("\r\nX-Forwarded-For: \(SimulatedClient.address(client))\r\n"), "client \(client)")
+            #expect(head.hasSuffix("\r\nContent-Length: \(length)\r\n\r\n"), "length \(length)")
+        }
     }
 
     /// Starts the fixed-answer server.

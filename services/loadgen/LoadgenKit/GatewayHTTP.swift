@@ -180,17 +180,18 @@ struct GatewayHTTP: Sendable {
     ) async throws -> Reply {
         if !plain.isEmpty {
             let plain = plain[turn.next(of: plain.count)]
+            let client = SimulatedClient.address
             var fields: [(String, String)] = []
             if !headers.isEmpty || body != nil {
                 fields.reserveCapacity(headers.count + 1)
-                for (name, value) in headers where name.lowercased() != "x-forwarded-for" || SimulatedClient.number == nil {
+                // The simulated client's address replaces one the scenario gave.
+                for (name, value) in headers where client == nil || name.lowercased() != "x-forwarded-for" {
                     fields.append((name, value))
                 }
                 if let body { fields.append(("Content-Type", body.contentType)) }
             }
             let answer = try await plain.execute(
-                method: method, path: path, headers: fields, body: body?.bytes, timeout: .seconds(30),
-                client: SimulatedClient.number)
+                method: method, path: path, headers: fields, body: body?.bytes, timeout: .seconds(30), client: client)
             guard answer.body.readableBytes <= 1 << 20 else {
                 throw PlainHTTPClient.Failure(description: "an answer of more than 1 MiB")
             }

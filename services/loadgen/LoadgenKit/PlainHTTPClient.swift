@@ -55,27 +55,17 @@ final class PlainHTTPClient: Sendable {
         versionAndHost = Array(" HTTP/1.1\r\nHost: \(authority)\r\n".utf8)
     }
 
-    /// Writes `number` (0 or more) in decimal digits, without making a string.
-    static func writeDecimal(_ number: Int, to buffer: inout ByteBuffer) {
-        precondition(number >= 0)
-        guard number >= 10 else {
-            buffer.writeInteger(UInt8(ascii: "0") + UInt8(number))
-            return
-        }
-        writeDecimal(number / 10, to: &buffer)
-        buffer.writeInteger(UInt8(ascii: "0") + UInt8(number % 10))
-    }
-
     /// Sends one request and collects its answer, at most `timeout`. `client`: the simulated
-    /// client whose address goes in `X-Forwarded-For` (``SimulatedClient``), if any.
+    /// client's address (``SimulatedClient``) for `X-Forwarded-For`, if any.
     func execute(
         method: HTTPMethod, path: String, headers: [(String, String)], body: ByteBuffer?, timeout: TimeAmount,
-        client: Int? = nil
+        client: String? = nil
     ) async throws -> Answer {
         let connection = try await take()
         let channel = connection.channel
         // The whole request in one buffer: one write, no encoder in the pipeline. Written piece
-        // by piece: an interpolated line is a string made, and freed, for each request.
+        // by piece: an interpolated line is a string made, and freed, for each request (one of
+        // at most 15 bytes, as a number or an address, is held inline and costs nothing).
         var request = channel.allocator.buffer(capacity: 256 + path.utf8.count + (body?.readableBytes ?? 0))
         request.writeString(method.rawValue)
         request.writeInteger(UInt8(ascii: " "))
@@ -89,12 +79,12 @@ final class PlainHTTPClient: Sendable {
         }
         if let client {
             request.writeStaticString("X-Forwarded-For: ")
-            SimulatedClient.writeAddress(client, to: &request)
+            request.writeString(client)
             request.writeStaticString("\r\n")
         }
         if let body {
             request.writeStaticString("Content-Length: ")
-            Self.writeDecimal(body.readableBytes, to: &request)
+            request.writeString(String(body.readableBytes))  // a small string: no allocation
             request.writeStaticString("\r\n\r\n")
             request.writeImmutableBuffer(body)
         } else if method == .POST || method == .PUT || method == .PATCH {
