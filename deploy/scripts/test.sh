@@ -5,7 +5,8 @@
 #
 # Steps, each run even when an earlier one failed (unless it needs that one's output):
 #   imports     every Swift target imports only modules it declares in Package.swift
-#               (deploy/scripts/check-imports.py; SwiftPM alone lets an undeclared one through)
+#               (deploy/scripts/check-imports.py; SwiftPM alone lets an undeclared one through),
+#               and every query goes through shared/Store's guard (deploy/scripts/check-queries.py)
 #   build       swift build --build-tests
 #   swift-test  swift test (XCTest and Swift Testing), with BACKPLANE_BIN_DIR set so that system
 #               tests find the executables
@@ -253,7 +254,7 @@ main() {
         require_cmd swift "install a Swift 6 toolchain (https://www.swift.org/install/)"
         BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
     fi
-    wanted imports && run_step imports python3 "$SCRIPTS_DIR/check-imports.py"
+    wanted imports && run_step imports bash -c 'python3 "$1/check-imports.py" && python3 "$1/check-queries.py"' imports "$SCRIPTS_DIR"
     wanted build && step_build
     if [[ ${RESULT[build]:-} == FAIL ]]; then
         wanted swift-test && skip_step swift-test "build failed"

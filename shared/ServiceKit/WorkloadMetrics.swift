@@ -103,7 +103,7 @@ public final class WorkloadMetrics: Sendable {
         gauge("db_pool_max_connections", "", "the most connections this process's pool opens", [])
             .set(Double(pool.maximumConnections))
         guard !pool.applicationName.isEmpty else { return }
-        let rows = try await postgres.query(
+        let rows = try await postgres.fetch(
             """
             SELECT coalesce(state, ''), count(*)::int8 FROM pg_stat_activity
             WHERE application_name = \(pool.applicationName) AND backend_type = 'client backend'

@@ -37,8 +37,9 @@ extension EventLog {
         var handledCount = 0
         var cursor = try await self.cursor(consumer: consumer)
         while true {
-            let page = try await client.withConnection { connection in
-                try await fetchPage(after: cursor, topics: topics, limit: batch, on: connection)
+            let after = cursor
+            let page = try await client.withOpenConnection { connection in
+                try await fetchPage(after: after, topics: topics, limit: batch, on: connection)
             }
             for event in page.events {
                 if try await handleOne(event, consumer: consumer, schema: schema, logger: logger, handler: handler) {
@@ -64,7 +65,7 @@ extension EventLog {
     /// Moves the consumer's cursor forward to `cursor` (never back: a concurrent catch-up may
     /// already be further).
     private func advance(consumer: String, to cursor: EventCursor, schema: String, logger: Logger) async throws {
-        try await client.withConnection { connection in
+        try await client.withOpenConnection { connection in
             try await moveCursor(consumer: consumer, to: cursor, schema: schema, on: connection, logger: logger)
         }
     }
@@ -88,7 +89,7 @@ extension EventLog {
     /// ``EventCursor/start`` if it has none yet.
     public func cursor(consumer: String) async throws -> EventCursor {
         let schema = try validSchema()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT last_xid::text, last_seq FROM \(unescaped: schema).consumers WHERE name = \(consumer)",
             logger: logger
         )
@@ -121,7 +122,7 @@ extension EventLog {
     }
 
     private func registerConsumer(_ consumer: String, schema: String) async throws {
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO \(unescaped: schema).consumers (name, last_xid, last_seq, updated_at)
             VALUES (\(consumer), '0'::xid8, 0, \(clock.now()))

@@ -31,7 +31,7 @@ extension EventLog {
     public func lag(consumer: String, topics: [String]) async throws -> ConsumerLag {
         let schema = try validSchema()
         let cursor = try await self.cursor(consumer: consumer)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT count(*), min(created_at) FROM (
                 SELECT l.created_at FROM \(unescaped: schema).log l

@@ -117,7 +117,7 @@ public struct EventLog: Sendable {
     public func fetch(after cursor: EventCursor, topics: [String]? = nil, limit: Int = 100) async throws
         -> [StoredEvent]
     {
-        try await client.withConnection { connection in
+        try await client.withOpenConnection { connection in
             try await fetch(after: cursor, topics: topics, limit: limit, on: connection)
         }
     }

@@ -7,7 +7,7 @@ extension JobQueue {
     public func deadLetters(limit: Int = 100) async throws -> [Job] {
         guard limit > 0 else { throw StoreError(.invalidArgument, "limit must be positive, got \(limit)") }
         let name = try qualifiedName()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.columns(prefix: "")) FROM \(unescaped: name)
             WHERE state = 'dead' ORDER BY updated_at DESC, id LIMIT \(limit)
@@ -22,7 +22,7 @@ extension JobQueue {
     /// The job with `id`, or nil.
     public func job(id: UUID) async throws -> Job? {
         let name = try qualifiedName()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT \(unescaped: Self.columns(prefix: "")) FROM \(unescaped: name) WHERE id = \(id)",
             logger: logger
         )
@@ -34,7 +34,7 @@ extension JobQueue {
     public func counts() async throws -> [JobState: Int] {
         let name = try qualifiedName()
         var counts = Dictionary(uniqueKeysWithValues: JobState.allCases.map { ($0, 0) })
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT state, count(*) FROM \(unescaped: name) GROUP BY state", logger: logger
         )
         for try await (state, count) in rows.decode((String, Int).self) {
@@ -74,7 +74,7 @@ extension JobQueue {
     public func depth() async throws -> QueueDepth {
         let name = try qualifiedName()
         let now = clock.now()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT (SELECT count(*) FROM \(unescaped: name) WHERE state = 'queued'),
                    (SELECT count(*) FROM \(unescaped: name) WHERE state = 'running'),
@@ -92,7 +92,7 @@ extension JobQueue {
     /// The job tables in `schema`: every table with the columns ``migrationSQL(schema:table:)``
     /// creates, in name order.
     public static func tables(in schema: String, client: PostgresClient, logger: Logger) async throws -> [String] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT table_name::text FROM information_schema.columns
             WHERE table_schema = \(schema) AND column_name IN ('dead_reason', 'locked_until', 'max_attempts', 'dedupe_key')
@@ -113,7 +113,7 @@ extension JobQueue {
     public func retryDead(id: UUID) async throws -> Job? {
         let name = try qualifiedName()
         let now = clock.now()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE \(unescaped: name) SET state = 'queued', attempts = 0, run_at = \(now), dead_reason = NULL,
                 locked_until = NULL, updated_at = \(now)
@@ -134,7 +134,7 @@ extension JobQueue {
     /// false when there was no such dead job (a job in any other state is left alone).
     public func discardDead(id: UUID) async throws -> Bool {
         let name = try qualifiedName()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM \(unescaped: name) WHERE id = \(id) AND state = 'dead' RETURNING kind", logger: logger
         )
         for try await kind in rows.decode(String.self) {

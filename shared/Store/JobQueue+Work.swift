@@ -13,7 +13,7 @@ extension JobQueue {
         let name = try qualifiedName()
         let now = clock.now()
         try await buryAbandoned(name: name, now: now)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             WITH picked AS (
                 SELECT id FROM \(unescaped: name)
@@ -47,7 +47,7 @@ extension JobQueue {
     public func complete(_ job: Job) async throws {
         let name = try qualifiedName()
         let now = clock.now()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE \(unescaped: name) SET state = 'done', locked_until = NULL, updated_at = \(now)
             WHERE id = \(job.id) AND state = 'running' AND attempts = \(job.attempts)
@@ -69,7 +69,7 @@ extension JobQueue {
         let name = try qualifiedName()
         let now = clock.now()
         let retryAt = now.addingTimeInterval(backoff.delay(afterAttempt: job.attempts))
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE \(unescaped: name) SET
                 state = CASE WHEN \(permanent) OR attempts >= max_attempts THEN 'dead' ELSE 'queued' END,
@@ -105,7 +105,7 @@ extension JobQueue {
 
     /// Dead-letters running jobs whose lease expired on their last attempt.
     private func buryAbandoned(name: String, now: Date) async throws {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE \(unescaped: name) SET
                 state = 'dead',

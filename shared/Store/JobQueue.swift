@@ -62,7 +62,7 @@ public struct JobQueue: Sendable {
         let now = clock.now()
         let id = UUID()
         let traceparent = traceparent ?? Self.currentTraceparent
-        let work: (PostgresConnection) async throws -> UUID = { connection in
+        let work: @Sendable (PostgresConnection) async throws -> UUID = { connection in
             let inserted = try await connection.query(
                 """
                 INSERT INTO \(unescaped: name)
@@ -84,7 +84,7 @@ public struct JobQueue: Sendable {
                 .unexpectedResult, "job with dedupe key '\(dedupeKey ?? "")' was neither inserted nor found")
         }
         if let connection { return try await work(connection) }
-        return try await client.withConnection { try await work($0) }
+        return try await client.withOpenConnection { try await work($0) }
     }
 
     /// The trace context a job queued now keeps when none is given: the `traceparent` of the

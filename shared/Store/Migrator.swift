@@ -40,7 +40,7 @@ public struct Migrator: Sendable {
         let key = Self.lockKey(schema: schema)
         let logger = self.logger
 
-        return try await client.withConnection { connection in
+        return try await client.withOpenConnection { connection in
             logger.debug("waiting for migration lock", metadata: ["schema": "\(schema)", "lockKey": "\(key)"])
             try await connection.query("SELECT pg_advisory_lock(\(key))", logger: logger)
             let applied: [Int]
@@ -65,14 +65,14 @@ public struct Migrator: Sendable {
     /// table does not exist yet.
     public func appliedVersions() async throws -> [Int] {
         let schema = try SQLIdentifier.validated(schema, role: "schema")
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT to_regclass(\(schema + ".schema_migrations")) IS NOT NULL", logger: logger
         )
         var exists = false
         for try await row in rows { exists = try row.decode(Bool.self) }
         guard exists else { return [] }
         var versions: [Int] = []
-        let versionRows = try await client.query(
+        let versionRows = try await client.fetch(
             "SELECT version FROM \(unescaped: schema).schema_migrations ORDER BY version", logger: logger
         )
         for try await row in versionRows { versions.append(try row.decode(Int.self)) }

@@ -27,7 +27,7 @@ struct ReminderBench {
         let schema = "bench_hyd_notify_" + UUID().uuidString.lowercased().prefix(8)
         try await Migrator(client: client, schema: schema, logger: logger).migrate(NotifyService.migrations())
         // Plans in hydration (64 oz, 4 reminders a day) and one reminder each in notify.
-        try await client.withConnection { connection in
+        try await client.withOpenConnection { connection in
             try await connection.query(
                 """
                 CREATE TEMP TABLE bench_users AS
@@ -103,7 +103,7 @@ struct ReminderBench {
             try await group.waitForAll()
         }
         // Lateness in real time: (commit - due) / compression; one schedule per user.
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT (extract(epoch FROM n.created_at - s.once_at) * 1000 / \(compression))::float8
             FROM \(unescaped: schema).notifications n JOIN \(unescaped: schema).schedules s ON s.user_id = n.user_id
@@ -111,10 +111,10 @@ struct ReminderBench {
             """, logger: logger)
         var lateness: [Double] = []
         for try await value in rows.decode(Double.self) { lateness.append(value) }
-        try await client.query(
+        try await client.fetch(
             "DELETE FROM hydration.plans WHERE user_id IN (SELECT user_id FROM \(unescaped: schema).schedules)",
             logger: logger)
-        try await client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+        try await client.fetch("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
         print(
             String(
                 format:

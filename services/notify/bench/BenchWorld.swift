@@ -38,10 +38,10 @@ struct BenchWorld: Sendable {
             do {
                 try await body(world)
             } catch {
-                _ = try? await client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+                _ = try? await client.fetch("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
                 throw error
             }
-            try await client.query("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+            try await client.fetch("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
         }
     }
 
@@ -55,7 +55,7 @@ struct BenchWorld: Sendable {
 
     /// The single integer a query returns.
     func count(_ query: PostgresQuery) async throws -> Int {
-        for try await value in try await client.query(query, logger: Self.logger).decode(Int.self) { return value }
+        for try await value in try await client.fetch(query, logger: Self.logger).decode(Int.self) { return value }
         return 0
     }
 }

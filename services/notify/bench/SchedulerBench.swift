@@ -18,7 +18,7 @@ struct SchedulerBench {
         let clock = ManualClock()
         let start = clock.now()
         try await BenchWorld.with(clock: clock) { world in
-            try await world.client.query(
+            try await world.client.fetch(
                 """
                 INSERT INTO \(unescaped: world.schema).schedules
                     (id, user_id, kind, variables, once_at, time_zone, next_at, created_at)

@@ -27,7 +27,7 @@ enum PgRoutingComparison {
             defer { group.cancelAll() }
             let version: String
             do {
-                try await client.query("CREATE EXTENSION IF NOT EXISTS pgrouting", logger: logger)
+                try await client.fetch("CREATE EXTENSION IF NOT EXISTS pgrouting", logger: logger)
                 version = try await scalar("SELECT pgr_version()::text", client, logger)
             } catch {
                 print(
@@ -47,7 +47,7 @@ enum PgRoutingComparison {
                 let path = planner.route(on: campus, crowd: neutral, from: from, to: to, profile: .fastest)
                 inProcess.append(ContinuousClock.now - begin)
                 let started = ContinuousClock.now
-                let rows = try await client.query(
+                let rows = try await client.fetch(
                     """
                     SELECT agg_cost FROM pgr_dijkstra(
                       'SELECT id, source, target, cost FROM routing_bench.edges', \(Int64(from)), \(Int64(to)), true)
@@ -102,7 +102,7 @@ enum PgRoutingComparison {
     }
 
     static func scalar(_ query: PostgresQuery, _ client: PostgresClient, _ logger: Logger) async throws -> String {
-        for try await value in try await client.query(query, logger: logger).decode(String.self) { return value }
+        for try await value in try await client.fetch(query, logger: logger).decode(String.self) { return value }
         return "?"
     }
 

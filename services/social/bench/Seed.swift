@@ -45,13 +45,13 @@ struct Seed: Sendable {
                     LATERAL (SELECT (ARRAY[\(last)])[1 + (n / \(Self.firstNames.count)) % \(Self.lastNames.count)] AS l) AS ln
                 ON CONFLICT (user_id) DO NOTHING
                 """
-            try await client.query(PostgresQuery(unsafeSQL: sql), logger: SocialBench.logger)
+            try await client.fetch(PostgresQuery(unsafeSQL: sql), logger: SocialBench.logger)
         }
-        try await client.query("ANALYZE social.people", logger: SocialBench.logger)
+        try await client.fetch("ANALYZE social.people", logger: SocialBench.logger)
         // The name lexicon the people triggers filled: without statistics the planner guesses
         // its sizes, and the first run after a seed pays for it.
-        try await client.query("ANALYZE social.name_words", logger: SocialBench.logger)
-        try await client.query("ANALYZE social.name_lexicon", logger: SocialBench.logger)
+        try await client.fetch("ANALYZE social.name_words", logger: SocialBench.logger)
+        try await client.fetch("ANALYZE social.name_lexicon", logger: SocialBench.logger)
         print(String(format: "seeded %d directory entries in %.1f s", users, OpenLoop.ms(ContinuousClock.now - started) / 1000))
     }
 
@@ -70,7 +70,7 @@ struct Seed: Sendable {
             SELECT a, b, since FROM pairs UNION ALL SELECT b, a, since FROM pairs
             ON CONFLICT DO NOTHING
             """
-        try await client.query(PostgresQuery(unsafeSQL: sql), logger: SocialBench.logger)
+        try await client.fetch(PostgresQuery(unsafeSQL: sql), logger: SocialBench.logger)
         let wishes = """
             INSERT INTO social.favourites (id, user_id, item_id, note, title, image_url, price_amount, currency, added_at)
             SELECT gen_random_uuid(), ('5bbe0000-0000-4000-8000-' || lpad(to_hex(n), 12, '0'))::uuid, c.id::text,
@@ -79,9 +79,9 @@ struct Seed: Sendable {
             JOIN social.catalog_items c ON c.number = 1 + ((n * 37 + k * 101) % 20000)
             ON CONFLICT DO NOTHING
             """
-        try await client.query(PostgresQuery(unsafeSQL: wishes), logger: SocialBench.logger)
-        try await client.query("ANALYZE social.friendships", logger: SocialBench.logger)
-        try await client.query("ANALYZE social.favourites", logger: SocialBench.logger)
+        try await client.fetch(PostgresQuery(unsafeSQL: wishes), logger: SocialBench.logger)
+        try await client.fetch("ANALYZE social.friendships", logger: SocialBench.logger)
+        try await client.fetch("ANALYZE social.favourites", logger: SocialBench.logger)
         print(
             String(
                 format: "seeded %d launch users (%d friends, %d favourites each) in %.1f s", launchers, friends,
@@ -89,7 +89,7 @@ struct Seed: Sendable {
     }
 
     func count(_ sql: PostgresQuery) async throws -> Int {
-        let rows = try await client.query(sql, logger: SocialBench.logger)
+        let rows = try await client.fetch(sql, logger: SocialBench.logger)
         for try await count in rows.decode(Int64.self) { return Int(count) }
         return 0
     }

@@ -163,7 +163,7 @@ extension AccountStore {
         let query = PostgresQuery(
             unsafeSQL: "SELECT id, username, email FROM auth.users WHERE email IS NOT NULL AND \(condition.sql)",
             binds: condition.binds)
-        let rows = try await client.query(query, logger: logger)
+        let rows = try await client.fetch(query, logger: logger)
         var targets: [(id: UUID, username: String, email: String)] = []
         for try await (id, username, email) in rows.decode((UUID, String, String).self) {
             targets.append((id, username, email))

@@ -8,7 +8,7 @@ extension AccountStore {
     public func users(_ query: UserListQuery) async throws -> Page<Auth.UserSummary> {
         let pattern = query.likePattern
         let role = query.role?.rawValue
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT id, username, display_name, roles, created_at, (extract(epoch FROM created_at) * 1000000)::bigint
             FROM auth.users

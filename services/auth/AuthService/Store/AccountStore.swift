@@ -30,7 +30,7 @@ public struct AccountStore: Sendable {
         roles: [String] = [Auth.Role.user.rawValue]
     ) async throws -> UUID {
         do {
-            try await client.query(
+            try await client.fetch(
                 """
                 INSERT INTO auth.users (id, username, email, phone, password_hash, roles, created_at, updated_at)
                 VALUES (\(id), \(username.value), \(email), \(phone), \(passwordHash), \(roles), \(now), \(now))
@@ -71,7 +71,7 @@ public struct AccountStore: Sendable {
     }
 
     private func firstAccount(_ query: PostgresQuery) async throws -> Account? {
-        let rows = try await client.query(query, logger: logger)
+        let rows = try await client.fetch(query, logger: logger)
         for try await (id, name, hash, roles) in rows.decode((UUID, String, String, [String]).self) {
             return Account(id: id, username: name, passwordHash: hash, roles: roles)
         }
@@ -80,7 +80,7 @@ public struct AccountStore: Sendable {
 
     /// The profile of account `id`, if it exists.
     public func profile(id: UUID) async throws -> Auth.Profile? {
-        try await client.withConnection { try await profile(id: id, on: $0) }
+        try await client.withOpenConnection { try await profile(id: id, on: $0) }
     }
 
     /// ``profile(id:)`` on `connection` (inside a transaction, it sees the transaction's changes).
@@ -99,7 +99,7 @@ public struct AccountStore: Sendable {
 
     /// Replaces a password hash (re-hashing with current parameters, or a new password).
     public func updatePasswordHash(_ id: UUID, to hash: String, now: Date) async throws {
-        try await client.query(Self.setPasswordHash(id, to: hash, now: now), logger: logger)
+        try await client.fetch(Self.setPasswordHash(id, to: hash, now: now), logger: logger)
     }
 
     /// The statement behind ``updatePasswordHash(_:to:now:)``, also run inside transactions.
@@ -131,10 +131,10 @@ public struct AccountStore: Sendable {
     private func admitFresh(_ username: Username, to next: LockoutPolicy.State, now: Date) async throws
         -> Account??
     {
-        let rows = try await client.execute(
+        let rows = try await client.fetch(
             AdmitFreshStatement(username: username.value, next: next, now: now), logger: logger)
         var outcome: Account??
-        for try await (admitted, id, name, hash, roles) in rows {
+        for (admitted, id, name, hash, roles) in rows {
             guard admitted != nil else { return nil }
             if let id, let name, let hash {
                 outcome = .some(Account(id: id, username: name, passwordHash: hash, roles: roles ?? []))
@@ -219,7 +219,7 @@ public struct AccountStore: Sendable {
     /// After a successful login the counters of `username` start over, whatever they hold (the
     /// lockout policy's rule), so one statement does it without reading them first.
     public func clearLoginState(_ username: Username, now: Date) async throws {
-        try await client.query(Self.clearLoginState(username.value, now: now), logger: logger)
+        try await client.fetch(Self.clearLoginState(username.value, now: now), logger: logger)
     }
 
     /// The statement behind ``clearLoginState(_:now:)``, also run inside transactions (an

@@ -8,7 +8,7 @@ extension DeviceStore {
     /// exist, in two queries whatever the number of ids.
     public func contacts(of userIds: [UUID]) async throws -> [Auth.Contact] {
         guard !userIds.isEmpty else { return [] }
-        let deviceRows = try await client.query(
+        let deviceRows = try await client.fetch(
             """
             SELECT id, user_id, token, platform, os_version, app, apns_environment FROM auth.devices
             WHERE user_id = ANY(\(userIds)) ORDER BY created_at, id
@@ -23,7 +23,7 @@ extension DeviceStore {
                     platform: platform, osVersion: osVersion, app: app,
                     apnsEnvironment: Auth.APNsEnvironment(rawValue: environment) ?? .production))
         }
-        let userRows = try await client.query(
+        let userRows = try await client.fetch(
             "SELECT id, username, email, display_name FROM auth.users WHERE id = ANY(\(userIds)) ORDER BY id",
             logger: logger)
         var contacts: [Auth.Contact] = []

@@ -42,7 +42,7 @@ public struct DeviceStore: Sendable {
         let environment = request.apnsEnvironment ?? .production
         let now = clock.now()
         do {
-            let rows = try await client.query(
+            let rows = try await client.fetch(
                 """
                 INSERT INTO auth.devices
                     (id, user_id, token, platform, os_version, app, apns_environment, created_at, updated_at)
@@ -71,7 +71,7 @@ public struct DeviceStore: Sendable {
         guard let deviceId = UUID(uuidString: id) else {
             throw ServiceError.invalidArgument("deviceId must be a UUID", field: "deviceId")
         }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM auth.devices WHERE id = \(deviceId) AND user_id = \(userId) RETURNING id", logger: logger)
         guard try await rows.collect().count == 1 else {
             throw ServiceError(.notFound, "no device \(id) on this account")
@@ -101,7 +101,7 @@ public struct DeviceStore: Sendable {
     private func pageOfDevices(of userId: UUID, after: (micros: Int64, id: UUID)?, limit: Int) async throws
         -> [(device: Auth.Device, createdMicros: Int64)]
     {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT id, token, platform, os_version, app, apns_environment,
                 (extract(epoch FROM created_at) * 1000000)::bigint
@@ -127,7 +127,7 @@ public struct DeviceStore: Sendable {
 
     /// Removes a token a push provider refused; how many rows went (0 or 1).
     public func forget(token: String) async throws -> Int {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM auth.devices WHERE token = \(token) RETURNING id", logger: logger)
         return try await rows.collect().count
     }

@@ -46,7 +46,7 @@ public struct SessionStore: Sendable {
         if let connection {
             try await connection.query(query, logger: logger)
         } else {
-            try await client.query(query, logger: logger)
+            try await client.fetch(query, logger: logger)
         }
         return token
     }
@@ -55,12 +55,11 @@ public struct SessionStore: Sendable {
     /// (the lockout starts over after a success) and returns a refresh token of a new family.
     public func openAfterLogin(userId: UUID, username: Username, now: Date) async throws -> String {
         let token = Self.newToken()
-        let rows = try await client.execute(
+        try await client.fetch(
             OpenAfterLoginStatement(
                 id: UUID(), userId: userId, family: UUID(), tokenHash: Self.digest(token), now: now,
                 expires: now.addingTimeInterval(refreshLifetime), username: username.value),
             logger: logger)
-        for try await _ in rows {}
         return token
     }
 
@@ -139,7 +138,7 @@ public struct SessionStore: Sendable {
 
     /// Revokes the family `token` belongs to (logout). Unknown tokens are ignored: logging out twice is fine.
     public func revokeFamily(of token: String, now: Date) async throws {
-        try await client.query(
+        try await client.fetch(
             """
             UPDATE auth.refresh_tokens SET revoked_at = \(now)
             WHERE revoked_at IS NULL AND family_id = (SELECT family_id FROM auth.refresh_tokens WHERE token_hash = \(Self.digest(token)))

@@ -65,7 +65,7 @@ public struct BillStore: Sendable {
     /// there is a next page).
     func list(_ filter: Filter, after cursor: KeysetCursor?, limit: Int) async throws -> [Listed] {
         let key = filter.sort == .recent ? "activity_at" : "introduced_at"
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.summaryColumns)
             FROM civic.bills b JOIN civic.jurisdictions j ON j.id = b.jurisdiction_id
@@ -91,7 +91,7 @@ public struct BillStore: Sendable {
 
     /// The bill `id` with its detail, sponsors and voters linked to civic's people; nil when unknown.
     func bill(_ id: UUID) async throws -> Civic.Bill? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.summaryColumns), b.detail::text, b.highlighted
             FROM civic.bills b JOIN civic.jurisdictions j ON j.id = b.jurisdiction_id WHERE b.id = \(id)
@@ -134,7 +134,7 @@ public struct BillStore: Sendable {
     /// jurisdiction's row, or the civic people its sponsors and voters link to (a digest of
     /// the links). Read before the detail itself, so a kept reply is never older than its version.
     func detailVersion(_ id: UUID) async throws -> String? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT b.xmin::text || '/' || j.xmin::text || '/' || md5(coalesce((
                 SELECT string_agg(p.source_id || '=' || p.id::text, ',' ORDER BY p.source_id)
@@ -152,7 +152,7 @@ public struct BillStore: Sendable {
     /// Civic's person ids of the feed's person ids it knows.
     func personIds(_ sourceIds: [String]) async throws -> [String: String] {
         guard !sourceIds.isEmpty else { return [:] }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT source_id, id FROM civic.people WHERE source_id = ANY(\(sourceIds))", logger: logger)
         var ids: [String: String] = [:]
         for try await (source, id) in rows.decode((String, UUID).self) { ids[source] = id.uuidString.lowercased() }
@@ -161,7 +161,7 @@ public struct BillStore: Sendable {
 
     /// Per level: the bills an editor highlighted, then the most recently active, `perLevel` in all.
     func highlighted(level: Civic.Level, perLevel: Int) async throws -> [Civic.BillSummary] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.summaryColumns)
             FROM civic.bills b JOIN civic.jurisdictions j ON j.id = b.jurisdiction_id
@@ -176,7 +176,7 @@ public struct BillStore: Sendable {
 
     /// Sets the editor's highlight of `id`; false when there is no such bill.
     func setHighlight(_ id: UUID, _ highlighted: Bool) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "UPDATE civic.bills SET highlighted = \(highlighted) WHERE id = \(id) RETURNING id", logger: logger)
         for try await _ in rows.decode(UUID.self) { return true }
         return false
@@ -184,7 +184,7 @@ public struct BillStore: Sendable {
 
     /// Every topic, by id.
     func topics() async throws -> [Civic.Topic] {
-        let rows = try await client.query("SELECT id, name, subjects FROM civic.topics ORDER BY id", logger: logger)
+        let rows = try await client.fetch("SELECT id, name, subjects FROM civic.topics ORDER BY id", logger: logger)
         var topics: [Civic.Topic] = []
         for try await (id, name, subjects) in rows.decode((String, String, [String]).self) {
             topics.append(.init(id: id, name: name, subjects: subjects))
@@ -194,7 +194,7 @@ public struct BillStore: Sendable {
 
     /// Every jurisdiction, most local first.
     func jurisdictions() async throws -> [Civic.Jurisdiction] {
-        let rows = try await client.query("SELECT id, name, level FROM civic.jurisdictions", logger: logger)
+        let rows = try await client.fetch("SELECT id, name, level FROM civic.jurisdictions", logger: logger)
         var items: [Civic.Jurisdiction] = []
         for try await (id, name, level) in rows.decode((String, String, String).self) {
             items.append(.init(id: id, name: name, level: Civic.Level(rawValue: level) ?? .federal))

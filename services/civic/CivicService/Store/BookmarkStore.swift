@@ -17,7 +17,7 @@ public struct BookmarkStore: Sendable {
     /// Bookmarks `bill` for `user` at `now`; nil when there is no such bill; `created` false
     /// when it was bookmarked already (then with its first time).
     func put(_ bill: UUID, for user: UUID, now: Date) async throws -> (createdAt: Date, created: Bool)? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             WITH inserted AS (
                 INSERT INTO civic.bookmarks (user_id, bill_id, created_at)
@@ -38,7 +38,7 @@ public struct BookmarkStore: Sendable {
 
     /// True when a bookmark was removed.
     func delete(_ bill: UUID, for user: UUID) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM civic.bookmarks WHERE user_id = \(user) AND bill_id = \(bill) RETURNING bill_id",
             logger: logger)
         for try await _ in rows.decode(UUID.self) { return true }
@@ -49,7 +49,7 @@ public struct BookmarkStore: Sendable {
     func list(for user: UUID, only bill: UUID? = nil, after cursor: KeysetCursor?, limit: Int) async throws
         -> [(bookmark: Civic.Bookmark, createdAt: Date)]
     {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: BillStore.summaryColumns), k.created_at
             FROM civic.bookmarks k JOIN civic.bills b ON b.id = k.bill_id

@@ -15,7 +15,7 @@ public struct ImportStore: Sendable {
 
     /// The `updated_since` the next run of `kind` for `jurisdiction` starts from, or nil.
     func cursor(_ jurisdiction: String, _ kind: String) async throws -> Date? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT updated_since FROM civic.import_cursors
             WHERE jurisdiction_id = \(jurisdiction) AND kind = \(kind)
@@ -26,7 +26,7 @@ public struct ImportStore: Sendable {
 
     /// Moves the cursor on (never back), after a run read every page.
     func advance(_ jurisdiction: String, _ kind: String, to since: Date) async throws {
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO civic.import_cursors (jurisdiction_id, kind, updated_since)
             VALUES (\(jurisdiction), \(kind), \(since))
@@ -36,12 +36,12 @@ public struct ImportStore: Sendable {
     }
 
     func started(_ run: UUID, at now: Date) async throws {
-        try await client.query(
+        try await client.fetch(
             "INSERT INTO civic.import_runs (id, started_at) VALUES (\(run), \(now))", logger: logger)
     }
 
     func finished(_ run: UUID, at now: Date, _ report: ImportReport, error: String?) async throws {
-        try await client.query(
+        try await client.fetch(
             """
             UPDATE civic.import_runs SET finished_at = \(now), pages = \(report.pages), bills_new = \(report.billsNew),
                 bills_changed = \(report.billsChanged), people = \(report.people), meetings = \(report.meetings),

@@ -24,7 +24,7 @@ public struct MeetingStore: Sendable {
     func list(jurisdiction: String?, from: Date?, to: Date?, after cursor: KeysetCursor?, limit: Int) async throws
         -> [(meeting: Civic.Meeting, startsAt: Date)]
     {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.columns)
             FROM civic.meetings m JOIN civic.jurisdictions j ON j.id = m.jurisdiction_id
@@ -43,7 +43,7 @@ public struct MeetingStore: Sendable {
 
     /// The first meeting of `body` (case-insensitive) starting at or after `now`.
     func next(body: String, now: Date) async throws -> Civic.Meeting? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.columns)
             FROM civic.meetings m JOIN civic.jurisdictions j ON j.id = m.jurisdiction_id
@@ -60,7 +60,7 @@ public struct MeetingStore: Sendable {
         let sourceIds = Array(Set(details.flatMap { $0.agenda.flatMap(\.billSourceIds) }))
         var bills: [String: String] = [:]
         if !sourceIds.isEmpty {
-            let found = try await client.query(
+            let found = try await client.fetch(
                 "SELECT source_id, id FROM civic.bills WHERE source_id = ANY(\(sourceIds))", logger: logger)
             for try await (source, id) in found.decode((String, UUID).self) { bills[source] = id.uuidString.lowercased() }
         }

@@ -33,7 +33,7 @@ public struct PeopleStore: Sendable {
         jurisdiction: String?, district: String?, chamber: Civic.Chamber?, after cursor: (name: String, id: UUID)?,
         limit: Int
     ) async throws -> [Civic.PersonSummary] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.columns)
             FROM civic.people p JOIN civic.jurisdictions j ON j.id = p.jurisdiction_id
@@ -50,7 +50,7 @@ public struct PeopleStore: Sendable {
 
     /// The person `id` with their facts and positions on active bills; nil when unknown.
     func person(_ id: UUID, activeSince: Date) async throws -> Civic.Person? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.columns), p.facts::text, p.source_id
             FROM civic.people p JOIN civic.jurisdictions j ON j.id = p.jurisdiction_id WHERE p.id = \(id)
@@ -66,7 +66,7 @@ public struct PeopleStore: Sendable {
         guard let (summary, factsText, sourceId) = found else { return nil }
         let facts = try JSONDecoder().decode([String: Civic.Sourced].self, from: Data(factsText.utf8))
         var positions: [Civic.Position] = []
-        let votes = try await client.query(
+        let votes = try await client.fetch(
             """
             SELECT DISTINCT ON (b.id) b.id, b.identifier, b.title, v.option, v.voted_on::text,
                 b.detail->'sources'->0->>'url'
@@ -83,7 +83,7 @@ public struct PeopleStore: Sendable {
                     billId: bill.uuidString.lowercased(), billIdentifier: identifier, billTitle: title, kind: "vote",
                     position: option, date: day, sourceUrl: source))
         }
-        let stated = try await client.query(
+        let stated = try await client.fetch(
             """
             SELECT b.id, b.identifier, b.title, s.position, s.stated_on::text, s.source_url
             FROM civic.stated_positions s JOIN civic.bills b ON b.id = s.bill_id WHERE s.person_id = \(id)

@@ -150,7 +150,7 @@ public struct PushStore: Sendable {
     /// lease), in one statement that commits at once: no transaction stays open while notify is asked.
     public func claim(now: Date, lease: TimeInterval, maxAttempts: Int, limit: Int = 100) async throws -> [Claimed] {
         let until = now.addingTimeInterval(lease)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE civic.pushes p SET locked_until = \(until), attempts = p.attempts + 1
             FROM civic.subscriptions s
@@ -183,14 +183,14 @@ public struct PushStore: Sendable {
 
     /// The push was handed over (notify has it under its id).
     public func sent(_ id: UUID, now: Date) async throws {
-        try await client.query(
+        try await client.fetch(
             "UPDATE civic.pushes SET sent_at = \(now), locked_until = NULL, last_error = NULL WHERE id = \(id)",
             logger: logger)
     }
 
     /// The hand-over failed: tried again after `retryAt`.
     public func failed(_ id: UUID, reason: String, retryAt: Date) async throws {
-        try await client.query(
+        try await client.fetch(
             "UPDATE civic.pushes SET locked_until = \(retryAt), last_error = \(reason) WHERE id = \(id) AND sent_at IS NULL",
             logger: logger)
     }

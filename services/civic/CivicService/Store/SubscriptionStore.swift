@@ -34,7 +34,7 @@ public struct SubscriptionStore: Sendable {
     public func upsert(
         _ device: Device, filter: Civic.SubscriptionFilter, secretHash: String, now: Date
     ) async throws -> (subscription: Civic.Subscription, created: Bool) {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             INSERT INTO civic.subscriptions AS s (id, secret_hash, device_token, platform, app, apns_environment,
                 jurisdictions, subjects, created_at, updated_at)
@@ -84,7 +84,7 @@ public struct SubscriptionStore: Sendable {
 
     /// Deletes subscription `id` if `secretHash` is its secret's (its owed pushes go with it).
     public func delete(_ id: UUID, secretHash: String) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM civic.subscriptions WHERE id = \(id) AND secret_hash = \(secretHash) RETURNING id",
             logger: logger)
         for try await _ in rows.decode(UUID.self) { return true }

@@ -94,7 +94,7 @@ public struct DrinkStore: Sendable {
     public func drinks(_ uuids: [UUID], of user: UUID) async throws -> [DrinkRecord] {
         guard !uuids.isEmpty else { return [] }
         return try await records(
-            client.query(
+            client.fetch(
                 """
                 SELECT \(unescaped: Self.columns) FROM hydration.drinks
                 WHERE user_id = \(user) AND uuid = ANY(\(uuids)) ORDER BY seq
@@ -104,7 +104,7 @@ public struct DrinkStore: Sendable {
     /// The user's changes after change number `after`, in order, at most `limit`.
     public func changes(of user: UUID, after: Int64, limit: Int) async throws -> [DrinkRecord] {
         try await records(
-            client.query(
+            client.fetch(
                 """
                 SELECT \(unescaped: Self.columns) FROM hydration.drinks
                 WHERE user_id = \(user) AND seq > \(after) ORDER BY seq LIMIT \(limit)
@@ -117,7 +117,7 @@ public struct DrinkStore: Sendable {
         of user: UUID, from: Int64?, to: Int64?, before: (micros: Int64, id: UUID)?, limit: Int
     ) async throws -> [DrinkRecord] {
         try await records(
-            client.query(
+            client.fetch(
                 """
                 SELECT \(unescaped: Self.columns) FROM hydration.drinks
                 WHERE user_id = \(user) AND NOT deleted
@@ -132,7 +132,7 @@ public struct DrinkStore: Sendable {
     /// One of the user's drinks, tombstone or not.
     public func drink(_ uuid: UUID, of user: UUID) async throws -> DrinkRecord? {
         try await records(
-            client.query(
+            client.fetch(
                 "SELECT \(unescaped: Self.columns) FROM hydration.drinks WHERE user_id = \(user) AND uuid = \(uuid)",
                 logger: logger)
         ).first
@@ -140,7 +140,7 @@ public struct DrinkStore: Sendable {
 
     /// Per local day from `from` to `to` (inclusive): the total (femtolitres) and count of live drinks.
     public func totals(of user: UUID, from: LocalDay, to: LocalDay) async throws -> [LocalDay: DailyProgress.Total] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT (local_day - DATE '1970-01-01')::int4,
                    sum(amount::int8 * CASE unit WHEN 'ml' THEN \(DrinkVolume.femtolitresPerMillilitre)::int8
@@ -227,7 +227,7 @@ public struct DrinkStore: Sendable {
             """, logger: logger)
     }
 
-    func records(_ rows: PostgresRowSequence) async throws -> [DrinkRecord] {
+    func records(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [DrinkRecord] {
         var records: [DrinkRecord] = []
         for try await (uuid, category, amount, unit, drank, offset, device, modified, deleted, by, seq) in rows.decode(
             (UUID, String, Int32, String, Int64, Int32, String?, Int64, Bool, String, Int64).self)

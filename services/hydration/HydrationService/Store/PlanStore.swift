@@ -21,7 +21,7 @@ public struct PlanStore: Sendable {
 
     /// The user's plan, or nil when they never set one.
     public func plan(of user: UUID) async throws -> DailyPlan? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT goal_amount, goal_unit, reminders_per_day, wake_minute, sleep_minute, time_zone
             FROM hydration.plans WHERE user_id = \(user)
@@ -43,7 +43,7 @@ public struct PlanStore: Sendable {
     /// when they never saved one). All of them, also those after the days asked about: the
     /// days before the first saved goal count against it.
     public func goals(of user: UUID) async throws -> GoalTimeline {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT (since_day - DATE '1970-01-01')::int4, goal_amount, goal_unit
             FROM hydration.goals WHERE user_id = \(user) ORDER BY since_day

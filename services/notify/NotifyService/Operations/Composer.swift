@@ -124,7 +124,7 @@ public struct Composer: Service {
                     logger.debug(
                         "composed occurrence skipped", metadata: ["notificationId": "\(occurrence.notificationId)"])
                 case .unscheduled:
-                    try await store.client.query(
+                    try await store.client.fetch(
                         """
                         DELETE FROM \(unescaped: store.schema).schedules
                         WHERE id = \(ScheduleStore.hydrationScheduleId(of: occurrence.userId)) AND kind = \(occurrence.kind.rawValue)
@@ -143,7 +143,7 @@ public struct Composer: Service {
 extension NotificationStore {
     /// Whether a notification with this id was submitted.
     func exists(_ id: UUID) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT 1 FROM \(unescaped: schema).notifications WHERE id = \(id)", logger: logger)
         for try await _ in rows { return true }
         return false

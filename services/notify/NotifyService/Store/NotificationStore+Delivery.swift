@@ -9,7 +9,7 @@ extension NotificationStore {
     /// The stored notifications among `ids`, by id (a missing one is gone with its user).
     func notifications(_ ids: [UUID]) async throws -> [UUID: Stored] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT id, user_id, email, kind, locale, variables::text, title, body, device::text, not_after
             FROM \(unescaped: schema).notifications
@@ -40,11 +40,11 @@ extension NotificationStore {
     func earlierAttempts(of ids: [UUID]) async throws -> EarlierAttempts {
         var earlier = EarlierAttempts()
         guard !ids.isEmpty else { return earlier }
-        let handovers = try await client.query(
+        let handovers = try await client.fetch(
             "SELECT notification_id, state FROM \(unescaped: schema).mail_handovers WHERE notification_id = ANY(\(ids))",
             logger: logger)
         for try await (id, state) in handovers.decode((UUID, String).self) { earlier.handovers[id] = state }
-        let pushed = try await client.query(
+        let pushed = try await client.fetch(
             """
             SELECT notification_id, target FROM \(unescaped: schema).deliveries
             WHERE notification_id = ANY(\(ids)) AND channel = 'push' AND outcome = 'sent' AND target IS NOT NULL
@@ -58,7 +58,7 @@ extension NotificationStore {
     /// Records (committed when this returns) that the mail of notification `id` is being handed
     /// over (`sending`) or was accepted by the relay (`accepted`).
     func markHandover(_ id: UUID, _ state: String) async throws {
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO \(unescaped: schema).mail_handovers (notification_id, state, at) VALUES (\(id), \(state), \(clock.now()))
             ON CONFLICT (notification_id) DO UPDATE SET state = EXCLUDED.state, at = EXCLUDED.at
@@ -67,7 +67,7 @@ extension NotificationStore {
 
     /// Forgets the hand-over of a mail the relay refused (it was not accepted).
     func clearHandover(_ id: UUID) async throws {
-        try await client.query(
+        try await client.fetch(
             "DELETE FROM \(unescaped: schema).mail_handovers WHERE notification_id = \(id)", logger: logger)
     }
 
@@ -76,7 +76,7 @@ extension NotificationStore {
     @discardableResult
     func finish(_ done: [Job], lines: [DeliveryLine]) async throws -> Int {
         guard !done.isEmpty || !lines.isEmpty else { return 0 }
-        return try await client.withConnection { try await finish(done, lines: lines, on: $0) }
+        return try await client.withOpenConnection { try await finish(done, lines: lines, on: $0) }
     }
 
     /// ``finish(_:lines:)`` on `connection`, e.g. inside a transaction that also appends events.

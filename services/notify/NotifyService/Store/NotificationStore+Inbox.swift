@@ -17,7 +17,7 @@ extension NotificationStore {
             }
             after = id
         }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT id, kind, title, body, created_at, read_at IS NOT NULL FROM \(unescaped: schema).notifications n
             WHERE user_id = \(userId) AND in_inbox
@@ -46,7 +46,7 @@ extension NotificationStore {
 
     /// How many inbox items the user has not read.
     public func unreadCount(of userId: UUID) async throws -> Int {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT count(*)::int8 FROM \(unescaped: schema).notifications WHERE user_id = \(userId) AND in_inbox
               AND read_at IS NULL
@@ -60,7 +60,7 @@ extension NotificationStore {
         guard let notificationId = UUID(uuidString: id) else {
             throw ServiceError.invalidArgument("notificationId must be a UUID", field: "notificationId")
         }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE \(unescaped: schema).notifications SET read_at = coalesce(read_at, \(clock.now()))
             WHERE id = \(notificationId) AND user_id = \(userId) AND in_inbox
@@ -74,7 +74,7 @@ extension NotificationStore {
 
     /// The user's delivery log, newest first.
     public func deliveries(of userId: UUID, limit: Int = 200) async throws -> [Notify.Delivery] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT notification_id, channel, outcome, detail, at FROM \(unescaped: schema).deliveries
             WHERE user_id = \(userId) ORDER BY at DESC, id DESC LIMIT \(limit)

@@ -101,7 +101,7 @@ public struct NotificationStore: Sendable {
         if let connection {
             try await connection.query(query, logger: logger)
         } else {
-            try await client.query(query, logger: logger)
+            try await client.fetch(query, logger: logger)
         }
     }
 
@@ -126,7 +126,7 @@ extension NotificationStore {
     /// The user's settings (defaults when never set).
     public func settings(of userId: UUID, on connection: PostgresConnection? = nil) async throws -> UserSettings {
         if let connection { return try await loadSettings(userId, connection) }
-        return try await client.withConnection { try await loadSettings(userId, $0) }
+        return try await client.withOpenConnection { try await loadSettings(userId, $0) }
     }
 
     func loadSettings(_ userId: UUID, _ connection: PostgresConnection) async throws -> UserSettings {

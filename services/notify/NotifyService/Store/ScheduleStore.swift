@@ -95,7 +95,7 @@ public struct ScheduleStore: Sendable {
     private func list(of userId: UUID, after: (micros: Int64, id: UUID)?, limit: Int) async throws
         -> [(schedule: Notify.Schedule, createdMicros: Int64)]
     {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT id, kind, variables::text, once_at, times_of_day, days_of_week, time_zone, next_at,
                 (extract(epoch FROM created_at) * 1000000)::bigint
@@ -124,7 +124,7 @@ public struct ScheduleStore: Sendable {
         guard let scheduleId = UUID(uuidString: id) else {
             throw ServiceError.invalidArgument("scheduleId must be a UUID", field: "scheduleId")
         }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM \(unescaped: schema).schedules WHERE id = \(scheduleId) AND user_id = \(userId) RETURNING id",
             logger: logger)
         guard try await rows.collect().count == 1 else { throw ServiceError(.notFound, "no schedule \(id)") }

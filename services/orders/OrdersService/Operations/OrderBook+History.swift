@@ -15,7 +15,7 @@ extension OrderBook {
         }
         let cursor = try KeysetCursor.parse(request.cursor)
         let (cursorMicros, cursorId) = (cursor?.micros, cursor?.id)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT id, kind, state, currency, total_amount, created_at,
                    (extract(epoch FROM created_at) * 1000000)::bigint, details::text
@@ -60,7 +60,7 @@ extension OrderBook {
         let userId = try Self.userId(actor)
         guard let image = UUID(uuidString: id) else { return false }
         let text = image.uuidString.lowercased()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT EXISTS (
                 SELECT 1 FROM orders.orders
@@ -74,7 +74,7 @@ extension OrderBook {
     public func detail(_ id: String, actor: Actor) async throws -> Orders.OrderDetail {
         let userId = try Self.userId(actor)
         guard let orderId = UUID(uuidString: id) else { throw ServiceError.notFound("no such order") }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT user_id, kind, state, breakdown::text, details::text, payment_method_id, created_at,
                    ecard_image_url
@@ -99,7 +99,7 @@ extension OrderBook {
 
     /// Every state the order reached, in order.
     func history(_ orderId: UUID) async throws -> [Orders.StateChange] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT state, at, reason FROM orders.order_states WHERE order_id = \(orderId) ORDER BY seq",
             logger: logger)
         var changes: [Orders.StateChange] = []

@@ -221,7 +221,7 @@ extension OrderBook {
     }
 
     func replay(userId: UUID, key: String, hash: String) async throws -> Earlier? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT request_hash, status, response::text FROM orders.idempotency_keys
             WHERE user_id = \(userId) AND key = \(key) AND expires_at > \(clock.now())

@@ -38,7 +38,7 @@ extension OrderBook {
     /// commits at once.
     func claimDueRefund() async throws -> DueRefund? {
         let now = clock.now()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE orders.refunds r SET due_at = \(now.addingTimeInterval(payments.lease))
             FROM (SELECT id FROM orders.refunds WHERE status = 'pending' AND due_at <= \(now)
@@ -91,7 +91,7 @@ extension OrderBook {
     /// Ends a pending refund the processor refused: `failed` with its reason, nothing in the
     /// ledger, its amount no longer counted as in flight.
     func refundRefused(_ refund: UUID, _ declined: PaymentDeclined) async throws {
-        try await client.query(
+        try await client.fetch(
             """
             UPDATE orders.refunds SET status = 'failed', failure = \(declined.message), due_at = NULL
             WHERE id = \(refund) AND status = 'pending'

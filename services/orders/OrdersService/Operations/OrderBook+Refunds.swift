@@ -156,7 +156,7 @@ extension OrderBook {
 
     /// The reply for a refund that is done.
     func refundReply(_ refund: UUID, of orderId: UUID) async throws -> Orders.RefundOrder.Reply {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT r.amount, o.currency, o.state,
                    (SELECT coalesce(-sum(l.amount), 0)::bigint FROM orders.ledger l

@@ -58,7 +58,7 @@ extension OrderBook {
     func claimDue(_ orderId: UUID?) async throws -> DuePayment? {
         let now = clock.now()
         let lease = now.addingTimeInterval(payments.lease)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE orders.orders o SET payment_due_at = \(lease)
             FROM (SELECT id FROM orders.orders
@@ -111,7 +111,7 @@ extension OrderBook {
                 released: due.released, captureOwed: due.captureOwed),
             let authorization = due.authorization
         else {
-            try await client.query(
+            try await client.fetch(
                 """
                 UPDATE orders.orders SET payment_due_at = NULL
                 WHERE id = \(due.orderId) AND payment_due_at = \(due.lease)

@@ -75,7 +75,7 @@ public struct Quoting: Sendable {
         let expires = now.addingTimeInterval(validity)
         let json = String(decoding: try Wire.makeEncoder().encode(breakdown), as: UTF8.self)
         let userId = actor.flatMap { UUID(uuidString: $0.userId) }
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO orders.quotes (id, user_id, rate_set_id, currency, breakdown, created_at, expires_at)
             VALUES (\(id), \(userId), \(set.id), \(currency), \(json)::jsonb, \(now), \(expires))
@@ -93,7 +93,7 @@ public struct Quoting: Sendable {
         }
         // PostgreSQL judges the expiry at the microsecond both times were stored with (an expiry
         // read back as a `Date` can come back a fraction of a microsecond early).
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT rate_set_id, currency, expires_at, expires_at > \(clock.now()), user_id
             FROM orders.quotes WHERE id = \(id)

@@ -40,7 +40,7 @@ public struct SandboxRecord: Sendable {
         case .memory(let memory):
             return memory.entries.withLock { $0[key] }
         case .postgres(let client, let logger):
-            let rows = try await client.query(
+            let rows = try await client.fetch(
                 "SELECT operation, outcome, reference FROM orders.sandbox_payments WHERE idempotency_key = \(key)",
                 logger: logger)
             for try await (operation, outcome, reference) in rows.decode((String, String, String?).self) {
@@ -66,7 +66,7 @@ public struct SandboxRecord: Sendable {
                 case .succeeded(let reference): ("ok", reference)
                 case .declined(let declined): (declined.reason, nil)
                 }
-            try await client.query(
+            try await client.fetch(
                 """
                 INSERT INTO orders.sandbox_payments
                     (idempotency_key, operation, outcome, reference, amount, currency, created_at)

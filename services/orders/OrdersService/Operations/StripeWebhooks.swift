@@ -60,7 +60,7 @@ public struct StripeWebhooks: Sendable {
         } catch {
             throw ServiceError(.invalidArgument, "the body is not a Stripe event")
         }
-        let seen = try await book.client.query(
+        let seen = try await book.client.fetch(
             "SELECT 1 FROM orders.stripe_events WHERE id = \(event.id)", logger: book.logger)
         for try await _ in seen.decode(Int.self) { return .init(received: true, duplicate: true) }
         let object = event.data.object
@@ -68,7 +68,7 @@ public struct StripeWebhooks: Sendable {
         case "payment_intent.succeeded", "payment_intent.amount_capturable_updated", "payment_intent.payment_failed",
             "payment_intent.canceled":
             if let key = object.metadata?["backplane_key"], let order = Self.order(fromKey: key) {
-                try await book.client.query(
+                try await book.client.fetch(
                     """
                     UPDATE orders.orders SET payment_due_at = \(now)
                     WHERE id = \(order) AND state = 'pending_payment'
@@ -86,7 +86,7 @@ public struct StripeWebhooks: Sendable {
         default:
             break
         }
-        try await book.client.query(
+        try await book.client.fetch(
             """
             INSERT INTO orders.stripe_events (id, type, received_at) VALUES (\(event.id), \(event.type), \(now))
             ON CONFLICT (id) DO NOTHING

@@ -21,8 +21,8 @@ struct Sweeper: Service {
         while !Task.isCancelled {
             do {
                 let now = clock.now()
-                try await client.query("DELETE FROM orders.idempotency_keys WHERE expires_at <= \(now)", logger: logger)
-                try await client.query(
+                try await client.fetch("DELETE FROM orders.idempotency_keys WHERE expires_at <= \(now)", logger: logger)
+                try await client.fetch(
                     """
                     DELETE FROM orders.quotes q WHERE expires_at <= \(now) - interval '1 day'
                     AND NOT EXISTS (SELECT 1 FROM orders.orders o WHERE o.quote_id = q.id)

@@ -31,7 +31,7 @@ public struct PaymentMethodStore: Sendable {
         async throws -> Orders.PaymentMethod
     {
         let id = UUID()
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO orders.payment_methods
                 (id, user_id, provider, token, brand, last4, exp_month, exp_year, created_at, customer_id)
@@ -45,7 +45,7 @@ public struct PaymentMethodStore: Sendable {
 
     /// The provider's customer kept for `userId`, if any.
     public func customer(userId: UUID, provider: String) async throws -> String? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT customer_id FROM orders.payment_customers WHERE user_id = \(userId) AND provider = \(provider)
             """, logger: logger)
@@ -56,7 +56,7 @@ public struct PaymentMethodStore: Sendable {
     /// Keeps `customer` as `userId`'s, unless one is kept already; returns the one kept (so two
     /// racing first saves end with one customer).
     public func keepCustomer(_ customer: String, userId: UUID, provider: String, now: Date) async throws -> String {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             WITH kept AS (
                 INSERT INTO orders.payment_customers (user_id, provider, customer_id, created_at)
@@ -76,7 +76,7 @@ public struct PaymentMethodStore: Sendable {
     /// Records that card `id` is now attached to `customer`, as `token` (a card saved before
     /// cards were attached, attached on its next use). A deleted card is left as it is.
     public func setCustomer(_ id: UUID, token: String, customer: String?) async throws {
-        try await client.query(
+        try await client.fetch(
             """
             UPDATE orders.payment_methods SET token = \(token), customer_id = \(customer)
             WHERE id = \(id) AND deleted_at IS NULL
@@ -112,7 +112,7 @@ public struct PaymentMethodStore: Sendable {
     /// Forgets a card: the token is dropped, the row stays for the orders paid with it.
     /// `not_found` when the user has no such card.
     public func delete(_ id: UUID, userId: UUID, now: Date) async throws {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE orders.payment_methods SET deleted_at = \(now), token = ''
             WHERE id = \(id) AND user_id = \(userId) AND deleted_at IS NULL RETURNING id
@@ -122,10 +122,10 @@ public struct PaymentMethodStore: Sendable {
     }
 
     private func saved(_ query: PostgresQuery) async throws -> [Saved] {
-        try await Self.decode(try await client.query(query, logger: logger))
+        try await Self.decode(try await client.fetch(query, logger: logger))
     }
 
-    private static func decode(_ rows: PostgresRowSequence) async throws -> [Saved] {
+    private static func decode(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Saved] {
         var result: [Saved] = []
         for try await (id, provider, token, brand, last4, month, year) in rows.decode(
             (UUID, String, String, String, String, Int, Int).self)

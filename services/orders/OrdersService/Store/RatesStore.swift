@@ -26,7 +26,7 @@ public struct RatesStore: Sendable {
     @discardableResult
     public func save(_ rates: ExchangeRates, source: String, now: Date) async throws -> Stored {
         let json = String(decoding: try Wire.makeEncoder().encode(rates.rates.mapValues(\.description)), as: UTF8.self)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             INSERT INTO orders.rate_sets (rate_date, rates, source, loaded_at)
             VALUES (\(rates.date)::date, \(json)::jsonb, \(source), \(now)) RETURNING id
@@ -55,7 +55,7 @@ public struct RatesStore: Sendable {
     }
 
     private func first(_ query: PostgresQuery) async throws -> Stored? {
-        let rows = try await client.query(query, logger: logger)
+        let rows = try await client.fetch(query, logger: logger)
         for try await (id, date, json) in rows.decode((Int64, String, String).self) {
             let texts = try Wire.makeDecoder().decode([String: String].self, from: Data(json.utf8))
             var rates: [String: ExchangeRate] = [:]

@@ -18,7 +18,7 @@ extension GoalBook {
 
     /// Creates a goal for `week`.
     public func create(_ draft: Routing.GoalDraft, week: CampusWeek, id: UUID, now: Date) async throws -> Routing.Goal {
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO routing.goals (id, title, metric, target, week_start, reward, updated_at)
             VALUES (\(id), \(draft.title), \(draft.metric), \(draft.target), \(week.start)::date, \(draft.reward), \(now))
@@ -32,7 +32,7 @@ extension GoalBook {
     public func update(id: UUID, with draft: Routing.GoalDraft, week: CampusWeek, now: Date) async throws
         -> Routing.Goal?
     {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE routing.goals SET title = \(draft.title), metric = \(draft.metric), target = \(draft.target),
               week_start = \(week.start)::date, reward = \(draft.reward), updated_at = \(now)
@@ -43,12 +43,12 @@ extension GoalBook {
 
     /// Deletes a goal; false when there was none.
     public func delete(id: UUID) async throws -> Bool {
-        let rows = try await client.query("DELETE FROM routing.goals WHERE id = \(id) RETURNING id", logger: logger)
+        let rows = try await client.fetch("DELETE FROM routing.goals WHERE id = \(id) RETURNING id", logger: logger)
         for try await _ in rows { return true }
         return false
     }
 
-    private static func goals(_ rows: PostgresRowSequence) async throws -> [Routing.Goal] {
+    private static func goals(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Routing.Goal] {
         var goals: [Routing.Goal] = []
         for try await (id, title, metric, target, weekStart, reward) in rows.decode(
             (UUID, String, String, Int64, String, String).self)

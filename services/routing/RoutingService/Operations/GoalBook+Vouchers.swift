@@ -8,7 +8,7 @@ extension GoalBook {
 
     /// The voucher with `code` (canonical form), if any.
     public func voucher(code: String) async throws -> Routing.Voucher? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT \(unescaped: Self.voucherColumns) FROM routing.vouchers WHERE code = \(code)", logger: logger)
         return try await Self.vouchers(rows).first
     }
@@ -27,7 +27,7 @@ extension GoalBook {
     /// concurrent calls exactly one finds the voucher unredeemed (the others wait on its row lock,
     /// then see it redeemed).
     public func redeem(code: String, by manager: String, now: Date) async throws -> Redemption {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE routing.vouchers SET redeemed_at = \(now), redeemed_by = \(manager)
             WHERE code = \(code) AND redeemed_at IS NULL
@@ -38,7 +38,7 @@ extension GoalBook {
         return .alreadyRedeemed(voucher)
     }
 
-    static func vouchers(_ rows: PostgresRowSequence) async throws -> [Routing.Voucher] {
+    static func vouchers(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Routing.Voucher] {
         var vouchers: [Routing.Voucher] = []
         for try await (code, goalId, goal, reward, issuedAt, redeemedAt) in rows.decode(
             (String, UUID, String, String, Date, Date?).self)

@@ -168,7 +168,7 @@ public struct GoalBook: Sendable {
 
     /// The user's week: totals, and every goal of it with progress and voucher.
     public func myWeek(user: UUID, week: CampusWeek) async throws -> Routing.MyWeek {
-        try await client.withConnection { connection in
+        try await client.withOpenConnection { connection in
             let totals = try await totals(user: user, week: week, on: connection)
             var vouchers: [String: Routing.Voucher] = [:]
             let rows = try await connection.query(

@@ -22,7 +22,7 @@ public struct CampusEventStore: Sendable {
     public func upcoming(
         kind: String?, venue: UUID?, now: Date, before: Date?, after: (micros: Int64, id: UUID)? = nil, limit: Int
     ) async throws -> [Routing.CampusEvent] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT e.id, e.title, e.kind, e.venue_id, v.name, e.starts_at, e.ends_at, e.description, e.modules, e.faculties
             FROM routing.events e LEFT JOIN routing.venues v ON v.id = e.venue_id
@@ -43,7 +43,7 @@ public struct CampusEventStore: Sendable {
     public func create(_ draft: Routing.EventDraft, venue: UUID?, id: UUID, now: Date) async throws
         -> Routing.CampusEvent
     {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             WITH e AS (
               INSERT INTO routing.events (
@@ -64,7 +64,7 @@ public struct CampusEventStore: Sendable {
     public func update(id: UUID, with draft: Routing.EventDraft, venue: UUID?, now: Date) async throws
         -> Routing.CampusEvent?
     {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             WITH e AS (
               UPDATE routing.events SET title = \(draft.title), kind = \(draft.kind), venue_id = \(venue),
@@ -81,12 +81,12 @@ public struct CampusEventStore: Sendable {
 
     /// Deletes an event; false when there was none.
     public func delete(id: UUID) async throws -> Bool {
-        let rows = try await client.query("DELETE FROM routing.events WHERE id = \(id) RETURNING id", logger: logger)
+        let rows = try await client.fetch("DELETE FROM routing.events WHERE id = \(id) RETURNING id", logger: logger)
         for try await _ in rows { return true }
         return false
     }
 
-    private static func events(_ rows: PostgresRowSequence) async throws -> [Routing.CampusEvent] {
+    private static func events(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Routing.CampusEvent] {
         var events: [Routing.CampusEvent] = []
         for try await row in rows.decode(Row.self) {
             events.append(

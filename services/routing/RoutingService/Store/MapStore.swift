@@ -17,14 +17,14 @@ public struct MapStore: Sendable {
 
     /// The newest stored map version, if any.
     public func latestVersion() async throws -> Int64? {
-        let rows = try await client.query("SELECT max(version) FROM routing.maps", logger: logger)
+        let rows = try await client.fetch("SELECT max(version) FROM routing.maps", logger: logger)
         for try await (version) in rows.decode(Int64?.self) { return version }
         return nil
     }
 
     /// The newest stored map: version and OSM XML.
     public func latestMap() async throws -> (version: Int64, osm: String)? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT version, osm FROM routing.maps ORDER BY version DESC LIMIT 1", logger: logger)
         for try await (version, osm) in rows.decode((Int64, String).self) { return (version, osm) }
         return nil
@@ -77,7 +77,7 @@ public struct MapStore: Sendable {
 
     /// Every registered access point, by BSSID.
     public func accessPoints() async throws -> [AccessPoint] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT bssid, name, lat, lon, level, capacity FROM routing.access_points ORDER BY bssid", logger: logger)
         var result: [AccessPoint] = []
         for try await (bssid, name, lat, lon, level, capacity) in rows.decode(
@@ -92,7 +92,7 @@ public struct MapStore: Sendable {
     /// Moves with every statement that writes the access point registry, once it commits
     /// (`routing.revisions`, moved by a trigger), whatever time the write was stamped with.
     public func accessPointRevision() async throws -> String {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT revision::text FROM routing.revisions WHERE name = 'access_points'", logger: logger)
         for try await (revision) in rows.decode(String.self) { return revision }
         return ""
@@ -100,7 +100,7 @@ public struct MapStore: Sendable {
 
     /// Creates or replaces an access point.
     public func putAccessPoint(_ point: AccessPoint, now: Date) async throws {
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO routing.access_points (bssid, name, lat, lon, level, capacity, updated_at)
             VALUES (\(point.bssid), \(point.name), \(point.latitude), \(point.longitude), \(point.level),
@@ -112,7 +112,7 @@ public struct MapStore: Sendable {
 
     /// Deletes an access point; false when there was none.
     public func deleteAccessPoint(bssid: String) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM routing.access_points WHERE bssid = \(bssid) RETURNING bssid", logger: logger)
         for try await _ in rows { return true }
         return false
@@ -123,7 +123,7 @@ public struct MapStore: Sendable {
         guard !counts.isEmpty else { return }
         let bssids = counts.map(\.bssid)
         let devices = counts.map(\.devices)
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO routing.occupancy (bssid, devices, reported_at)
             SELECT b, d, \(now) FROM unnest(\(bssids)::text[], \(devices)::int[]) AS t(b, d)
@@ -133,7 +133,7 @@ public struct MapStore: Sendable {
 
     /// The latest count of every access point that has reported.
     public func counts() async throws -> [String: DeviceCount] {
-        let rows = try await client.query("SELECT bssid, devices, reported_at FROM routing.occupancy", logger: logger)
+        let rows = try await client.fetch("SELECT bssid, devices, reported_at FROM routing.occupancy", logger: logger)
         var result: [String: DeviceCount] = [:]
         for try await (bssid, devices, at) in rows.decode((String, Int, Date).self) {
             result[bssid] = DeviceCount(devices: devices, reportedAt: at)

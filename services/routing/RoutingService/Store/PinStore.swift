@@ -23,7 +23,7 @@ public struct PinStore: Sendable {
     public func pins(
         of owner: UUID, before: (micros: Int64, id: UUID)? = nil, limit: Int = Int(Int32.max)
     ) async throws -> [Routing.Pin] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT id, lat, lon, level, description, created_at FROM routing.pins
             WHERE user_id = \(owner)
@@ -47,7 +47,7 @@ public struct PinStore: Sendable {
     /// Saves a pin, unless the owner already has ``maximumPerUser`` (then nil).
     public func save(_ draft: Routing.PinDraft, owner: UUID, id: UUID, now: Date) async throws -> Routing.Pin? {
         let level = draft.level ?? 0
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             INSERT INTO routing.pins (id, user_id, lat, lon, level, description, created_at)
             SELECT \(id), \(owner), \(draft.lat), \(draft.lon), \(level), \(draft.description), \(now)
@@ -64,7 +64,7 @@ public struct PinStore: Sendable {
 
     /// Deletes one of the owner's pins; false when the owner has no such pin.
     public func delete(id: UUID, owner: UUID) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM routing.pins WHERE id = \(id) AND user_id = \(owner) RETURNING id", logger: logger)
         for try await _ in rows { return true }
         return false

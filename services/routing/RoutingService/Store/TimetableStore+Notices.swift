@@ -46,14 +46,14 @@ extension TimetableStore {
     /// The timetable's version: it moves with every import that changes something and every
     /// module deletion.
     public func version() async throws -> Int64 {
-        let rows = try await client.query("SELECT version FROM routing.timetable_version WHERE id = 1", logger: logger)
+        let rows = try await client.fetch("SELECT version FROM routing.timetable_version WHERE id = 1", logger: logger)
         for try await version in rows.decode(Int64.self) { return version }
         return 0
     }
 
     /// The user's reminder lead in minutes; nil when reminders are off.
     public func reminderMinutes(of user: UUID) async throws -> Int? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT minutes_before FROM routing.class_reminder_settings WHERE user_id = \(user)", logger: logger)
         for try await minutes in rows.decode(Int.self) { return minutes }
         return nil
@@ -62,14 +62,14 @@ extension TimetableStore {
     /// Sets (or with nil, removes) the user's reminder lead.
     public func setReminderMinutes(_ minutes: Int?, of user: UUID, now: Date) async throws {
         if let minutes {
-            try await client.query(
+            try await client.fetch(
                 """
                 INSERT INTO routing.class_reminder_settings (user_id, minutes_before, updated_at)
                 VALUES (\(user), \(minutes), \(now))
                 ON CONFLICT (user_id) DO UPDATE SET minutes_before = excluded.minutes_before, updated_at = excluded.updated_at
                 """, logger: logger)
         } else {
-            try await client.query(
+            try await client.fetch(
                 "DELETE FROM routing.class_reminder_settings WHERE user_id = \(user)", logger: logger)
         }
     }
@@ -77,7 +77,7 @@ extension TimetableStore {
     /// The meetings of modules that a student with reminders on takes and that may have an
     /// occurrence starting in `(from, to]`.
     func remindedMeetings(from: Date, to: Date) async throws -> [Meeting] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.meetingColumns)
             FROM routing.class_meetings m JOIN routing.modules mo ON mo.code = m.module_code
@@ -130,7 +130,7 @@ extension TimetableStore {
 
     /// Forgets which reminders were sent for occurrences that started before `before`.
     func pruneReminders(before: Date) async throws {
-        try await client.query(
+        try await client.fetch(
             "DELETE FROM routing.class_reminders_sent WHERE occurrence_start < \(before)", logger: logger)
     }
 }

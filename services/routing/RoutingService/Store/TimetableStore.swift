@@ -148,7 +148,7 @@ public struct TimetableStore: Sendable {
         var modules = Set<String>()
         var faculties = Set<String>()
         var venues = Set<String>()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT mo.code, mo.faculty FROM routing.enrolments e JOIN routing.modules mo ON mo.code = e.module_code
             WHERE e.user_id = \(user)
@@ -157,7 +157,7 @@ public struct TimetableStore: Sendable {
             modules.insert(code)
             if !faculty.isEmpty { faculties.insert(TimetableNames.matchKey(faculty)) }
         }
-        let venueRows = try await client.query(
+        let venueRows = try await client.fetch(
             """
             SELECT DISTINCT m.venue_id FROM routing.enrolments e
             JOIN routing.class_meetings m ON m.module_code = e.module_code
@@ -169,7 +169,7 @@ public struct TimetableStore: Sendable {
 
     /// Every module with its number of meetings, by code.
     public func modules() async throws -> [Routing.Module] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT mo.code, mo.name, mo.faculty,
                    (SELECT count(*) FROM routing.class_meetings m WHERE m.module_code = mo.code)
@@ -214,7 +214,7 @@ public struct TimetableStore: Sendable {
 
     /// Whether any module is stored (the sample timetable is imported only into an empty one).
     public func hasModules() async throws -> Bool {
-        let rows = try await client.query("SELECT EXISTS (SELECT 1 FROM routing.modules)", logger: logger)
+        let rows = try await client.fetch("SELECT EXISTS (SELECT 1 FROM routing.modules)", logger: logger)
         for try await exists in rows.decode(Bool.self) { return exists }
         return false
     }
@@ -240,7 +240,7 @@ public struct TimetableStore: Sendable {
 
     /// The user's module codes, sorted.
     public func modules(of user: UUID) async throws -> [String] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT module_code FROM routing.enrolments WHERE user_id = \(user) ORDER BY module_code", logger: logger)
         var codes: [String] = []
         for try await code in rows.decode(String.self) { codes.append(code) }
@@ -254,7 +254,7 @@ public struct TimetableStore: Sendable {
 
     /// The meetings of the user's modules that may have occurrences in `[from, to)`.
     public func meetings(of user: UUID, from: Date, to: Date) async throws -> [Meeting] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.meetingColumns)
             FROM routing.enrolments e
@@ -267,7 +267,7 @@ public struct TimetableStore: Sendable {
 
     /// Every stored meeting of the modules `codes` (what ``ModuleMemo`` holds).
     public func meetings(modules codes: [String]) async throws -> [Meeting] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.meetingColumns)
             FROM routing.class_meetings m JOIN routing.modules mo ON mo.code = m.module_code
@@ -278,7 +278,7 @@ public struct TimetableStore: Sendable {
 
     /// Every stored meeting of a module (admin reads, tests).
     public func meetings(module code: String) async throws -> [Meeting] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.meetingColumns)
             FROM routing.class_meetings m JOIN routing.modules mo ON mo.code = m.module_code
@@ -287,7 +287,7 @@ public struct TimetableStore: Sendable {
         return try await Self.meetings(rows)
     }
 
-    static func meetings(_ rows: PostgresRowSequence) async throws -> [Meeting] {
+    static func meetings(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Meeting] {
         var meetings: [Meeting] = []
         for try await row in rows {
             let (id, code, name, kind, venue, location, zoneName, localStart, duration, weekdays, interval, weekStart,
@@ -311,7 +311,7 @@ public struct TimetableStore: Sendable {
 
     /// The user's feed secret, made (from `make`) when the user has none.
     public func feedSecret(of user: UUID, make: () -> String, now: Date) async throws -> String {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             WITH made AS (
               INSERT INTO routing.timetable_feeds (user_id, secret, created_at) VALUES (\(user), \(make()), \(now))
@@ -326,7 +326,7 @@ public struct TimetableStore: Sendable {
 
     /// Whose feed `secret` is; nil when none (or revoked).
     public func feedOwner(secret: String) async throws -> UUID? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT user_id FROM routing.timetable_feeds WHERE secret = \(secret)", logger: logger)
         for try await user in rows.decode(UUID.self) { return user }
         return nil
@@ -334,7 +334,7 @@ public struct TimetableStore: Sendable {
 
     /// Revokes the user's feed; false when there was none.
     public func revokeFeed(of user: UUID) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM routing.timetable_feeds WHERE user_id = \(user) RETURNING user_id", logger: logger)
         for try await _ in rows { return true }
         return false

@@ -29,7 +29,7 @@ public struct VenueStore: Sendable {
         let text = (q?.isEmpty ?? true) ? nil : q
         let lat = near?.lat
         let lon = near?.lon
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.columns), d FROM (
               SELECT *, CASE WHEN \(lat)::float8 IS NULL THEN NULL ELSE sqrt(
@@ -60,7 +60,7 @@ public struct VenueStore: Sendable {
 
     /// Every venue (a campus has hundreds), for the replica's memory.
     public func all() async throws -> [Routing.Venue] {
-        let rows = try await client.query("SELECT \(unescaped: Self.columns) FROM routing.venues", logger: logger)
+        let rows = try await client.fetch("SELECT \(unescaped: Self.columns) FROM routing.venues", logger: logger)
         var venues: [Routing.Venue] = []
         for try await row in rows.decode((UUID, String, String, String?, Int, Double, Double, String, String).self) {
             venues.append(Self.venue(row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8))
@@ -78,7 +78,7 @@ public struct VenueStore: Sendable {
 
     /// One venue.
     public func venue(id: UUID) async throws -> Routing.Venue? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT \(unescaped: Self.columns) FROM routing.venues WHERE id = \(id)", logger: logger)
         for try await row in rows.decode((UUID, String, String, String?, Int, Double, Double, String, String).self) {
             return Self.venue(row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8)
@@ -89,7 +89,7 @@ public struct VenueStore: Sendable {
     /// Moves with every statement that writes the venues, once it commits (`routing.revisions`,
     /// moved by a trigger), whatever time the write was stamped with.
     public func revision() async throws -> String {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT revision::text FROM routing.revisions WHERE name = 'venues'", logger: logger)
         for try await revision in rows.decode(String.self) { return revision }
         return ""
@@ -97,7 +97,7 @@ public struct VenueStore: Sendable {
 
     /// Creates a venue.
     public func create(_ draft: Routing.VenueDraft, id: UUID, now: Date) async throws -> Routing.Venue {
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO routing.venues (id, name, kind, building, level, lat, lon, description, history, updated_at)
             VALUES (\(id), \(draft.name), \(draft.kind), \(draft.building), \(draft.level), \(draft.lat), \(draft.lon),
@@ -110,7 +110,7 @@ public struct VenueStore: Sendable {
 
     /// Replaces a venue; nil when there is none.
     public func update(id: UUID, with draft: Routing.VenueDraft, now: Date) async throws -> Routing.Venue? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE routing.venues SET name = \(draft.name), kind = \(draft.kind), building = \(draft.building),
             level = \(draft.level), lat = \(draft.lat), lon = \(draft.lon), description = \(draft.description ?? ""),
@@ -127,7 +127,7 @@ public struct VenueStore: Sendable {
 
     /// Deletes a venue; false when there was none.
     public func delete(id: UUID) async throws -> Bool {
-        let rows = try await client.query("DELETE FROM routing.venues WHERE id = \(id) RETURNING id", logger: logger)
+        let rows = try await client.fetch("DELETE FROM routing.venues WHERE id = \(id) RETURNING id", logger: logger)
         for try await _ in rows { return true }
         return false
     }

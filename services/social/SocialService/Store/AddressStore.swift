@@ -18,7 +18,7 @@ public struct AddressStore: Sendable {
 
     /// `user`'s addresses (none, not shared, when never set).
     func addresses(of user: UUID) async throws -> Social.Addresses {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT billing::text, shipping::text, share_shipping FROM social.addresses WHERE user_id = \(user)",
             logger: logger)
         for try await (billing, shipping, share) in rows.decode((String?, String?, Bool).self) {
@@ -31,7 +31,7 @@ public struct AddressStore: Sendable {
 
     /// Replaces `user`'s addresses.
     func set(_ addresses: Social.Addresses, of user: UUID, now: Date) async throws {
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO social.addresses (user_id, billing, shipping, share_shipping, updated_at)
             VALUES (\(user), \(try ContactStore.json(addresses.billingAddress))::jsonb,
@@ -44,7 +44,7 @@ public struct AddressStore: Sendable {
     /// `user`'s shipping address if they share it with friends (the friendship is the caller's
     /// to check), or their own shipping address when `own`.
     func shipping(of user: UUID, own: Bool) async throws -> Orders.PostalAddress? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT shipping::text FROM social.addresses
             WHERE user_id = \(user) AND (share_shipping OR \(own)) AND shipping IS NOT NULL

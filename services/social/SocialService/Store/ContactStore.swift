@@ -4,6 +4,7 @@ import Logging
 import OrdersContract
 import PostgresNIO
 import SocialContract
+import Store
 
 /// The `social.contacts` table: each user's address book, with the postcards sent to each
 /// counted from orders' events.
@@ -27,7 +28,7 @@ public struct ContactStore: Sendable {
     }
 
     func add(_ fields: ContactRules.Checked, for user: UUID, now: Date) async throws -> Social.Contact {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             INSERT INTO social.contacts (id, user_id, name, address, email, phone, favourite, created_at, updated_at)
             VALUES (\(UUID()), \(user), \(fields.name ?? ""), \(try Self.json(fields.address))::jsonb,
@@ -42,7 +43,7 @@ public struct ContactStore: Sendable {
 
     /// Changes the given fields of `user`'s contact `id`; nil when there is no such contact.
     func update(_ id: UUID, of user: UUID, _ fields: ContactRules.Checked, now: Date) async throws -> Social.Contact? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE social.contacts SET
                 name = COALESCE(\(fields.name), name),
@@ -58,7 +59,7 @@ public struct ContactStore: Sendable {
     }
 
     func delete(_ id: UUID, of user: UUID) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM social.contacts WHERE id = \(id) AND user_id = \(user) RETURNING 1", logger: logger)
         return try await rows.collect().count == 1
     }
@@ -70,10 +71,10 @@ public struct ContactStore: Sendable {
         let key = cursor?.micros ?? Int64.max
         let after = cursor?.id ?? UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffffffff")!
         let pattern = q.map { "%" + Self.escapeLike($0.lowercased()) + "%" }
-        let rows: PostgresRowSequence
+        let rows: FetchedRows
         switch order {
         case .recent:
-            rows = try await client.query(
+            rows = try await client.fetch(
                 """
                 SELECT \(unescaped: Self.columns) FROM social.contacts
                 WHERE user_id = \(user)
@@ -82,7 +83,7 @@ public struct ContactStore: Sendable {
                 ORDER BY created_at DESC, id DESC LIMIT \(limit)
                 """, logger: logger)
         case .frequent:
-            rows = try await client.query(
+            rows = try await client.fetch(
                 """
                 SELECT \(unescaped: Self.columns) FROM social.contacts
                 WHERE user_id = \(user)
@@ -98,7 +99,7 @@ public struct ContactStore: Sendable {
 
     /// Those of `ids` that are `user`'s contacts.
     func contacts(_ ids: [UUID], of user: UUID) async throws -> [Social.Contact] {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT \(unescaped: Self.columns) FROM social.contacts WHERE user_id = \(user) AND id = ANY(\(ids))",
             logger: logger)
         return try await Self.rows(rows).map(\.contact)
@@ -130,7 +131,7 @@ public struct ContactStore: Sendable {
         }
     }
 
-    static func rows(_ rows: PostgresRowSequence) async throws -> [Row] {
+    static func rows(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Row] {
         var found: [Row] = []
         for try await (id, name, address, email, phone, favourite, sent, micros) in rows.decode(
             (UUID, String, String?, String?, String?, Bool, Int32, Int64).self)

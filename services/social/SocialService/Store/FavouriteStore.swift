@@ -24,7 +24,7 @@ public struct FavouriteStore: Sendable {
 
     /// Adds `item` to `user`'s list, or replaces the note of the one there; whether it was new.
     func add(_ item: Social.CatalogItem, note: String?, for user: UUID, now: Date) async throws -> (Row, Bool) {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             INSERT INTO social.favourites
                 (id, user_id, item_id, note, title, image_url, price_amount, currency, added_at)
@@ -47,7 +47,7 @@ public struct FavouriteStore: Sendable {
     func list(of user: UUID, after cursor: KeysetCursor?, limit: Int) async throws -> [Row] {
         let micros = cursor?.micros ?? Int64.max
         let after = cursor?.id ?? UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffffffff")!
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT item_id, title, image_url, price_amount, currency, note,
                 (extract(epoch FROM added_at) * 1000000)::bigint AS micros, id
@@ -66,7 +66,7 @@ public struct FavouriteStore: Sendable {
 
     /// Takes `itemId` off `user`'s list; whether it was there.
     func remove(_ itemId: String, of user: UUID) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM social.favourites WHERE user_id = \(user) AND item_id = \(itemId) RETURNING 1",
             logger: logger)
         return try await rows.collect().count == 1

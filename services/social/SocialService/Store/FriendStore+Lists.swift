@@ -17,7 +17,7 @@ extension FriendStore {
     func friends(of user: UUID, after cursor: KeysetCursor?, limit: Int) async throws -> [ListedPerson] {
         let micros = cursor?.micros ?? Int64.max
         let id = cursor?.id ?? UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffffffff")!
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT f.friend_id, p.username, p.display_name, (extract(epoch FROM f.since) * 1000000)::bigint
             FROM social.friendships f JOIN social.people p ON p.user_id = f.friend_id
@@ -37,7 +37,7 @@ extension FriendStore {
         let rows =
             switch direction {
             case .incoming:
-                try await client.query(
+                try await client.fetch(
                     """
                     SELECT r.from_user, p.username, p.display_name, (extract(epoch FROM r.created_at) * 1000000)::bigint
                     FROM social.friend_requests r JOIN social.people p ON p.user_id = r.from_user
@@ -45,7 +45,7 @@ extension FriendStore {
                     ORDER BY r.created_at DESC, r.from_user DESC LIMIT \(limit)
                     """, logger: logger)
             case .outgoing:
-                try await client.query(
+                try await client.fetch(
                     """
                     SELECT r.to_user, p.username, p.display_name, (extract(epoch FROM r.created_at) * 1000000)::bigint
                     FROM social.friend_requests r JOIN social.people p ON p.user_id = r.to_user
@@ -56,7 +56,7 @@ extension FriendStore {
         return try await Self.listed(rows)
     }
 
-    static func listed(_ rows: PostgresRowSequence) async throws -> [ListedPerson] {
+    static func listed(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [ListedPerson] {
         var found: [ListedPerson] = []
         for try await (id, username, display, at) in rows.decode((UUID, String, String?, Int64).self) {
             found.append(ListedPerson(id: id, username: username, displayName: display, micros: at))

@@ -120,7 +120,7 @@ public struct FriendStore: Sendable {
 
     /// Whether `a` and `b` are friends (and neither blocks the other).
     public func areFriends(_ a: UUID, _ b: UUID) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT 1 FROM social.friendships WHERE user_id = \(a) AND friend_id = \(b)", logger: logger)
         return try await rows.collect().count == 1
     }

@@ -72,7 +72,7 @@ extension PeopleStore {
     /// The rows of a query made by ``ranked(_:caller:afterScore:afterId:limit:)`` or
     /// ``prefixHits(_:caller:afterId:limit:)``.
     private func collect(_ query: PostgresQuery) async throws -> [Hit] {
-        let rows = try await client.query(query, logger: logger)
+        let rows = try await client.fetch(query, logger: logger)
         var hits: [Hit] = []
         for try await (id, username, display, score, relation) in rows.decode(
             (UUID, String, String?, Int64, String).self)
@@ -226,7 +226,7 @@ extension PeopleStore {
 
     /// `user`'s directory settings (both on for someone the directory does not know yet).
     func privacy(of user: UUID) async throws -> Social.Privacy {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT findable_by_contact, findable_by_name FROM social.people WHERE user_id = \(user)", logger: logger)
         for try await (contact, name) in rows.decode((Bool, Bool).self) {
             return Social.Privacy(findableByContact: contact, findableByName: name)
@@ -236,7 +236,7 @@ extension PeopleStore {
 
     /// Saves `user`'s directory settings; false when the directory does not know the user.
     func setPrivacy(_ privacy: Social.Privacy, of user: UUID) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE social.people SET findable_by_contact = \(privacy.findableByContact),
                 findable_by_name = \(privacy.findableByName)

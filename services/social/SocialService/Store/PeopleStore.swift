@@ -32,7 +32,7 @@ public struct PeopleStore: Sendable {
     /// The name notices use for `user` (display name, else username); nil when the directory
     /// does not know them.
     public func name(of user: UUID) async throws -> String? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT username, display_name FROM social.people WHERE user_id = \(user)", logger: logger)
         for try await (username, display) in rows.decode((String, String?).self) { return display ?? username }
         return nil

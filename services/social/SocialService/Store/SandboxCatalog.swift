@@ -91,7 +91,7 @@ public struct SandboxCatalog: CatalogProvider {
 
     /// The products (with their scores) of a search query.
     private func collect(_ sql: PostgresQuery) async throws -> [(item: Social.CatalogItem, score: Int64)] {
-        let rows = try await client.query(sql, logger: logger)
+        let rows = try await client.fetch(sql, logger: logger)
         var found: [(item: Social.CatalogItem, score: Int64)] = []
         for try await row in rows {
             let (id, title, brand, category, description, features, amount, currency, available, image, rating, number,
@@ -111,7 +111,7 @@ public struct SandboxCatalog: CatalogProvider {
 
     public func item(_ id: String) async throws -> Social.CatalogItem? {
         guard let uuid = UUID(uuidString: id) else { return nil }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT \(unescaped: Self.columns) FROM social.catalog_items WHERE id = \(uuid)", logger: logger)
         for try await row in rows {
             let (id, title, brand, category, description, features, amount, currency, available, image, rating, number) =
@@ -127,7 +127,7 @@ public struct SandboxCatalog: CatalogProvider {
     public func items(_ ids: [String]) async throws -> [String: Social.CatalogItem] {
         let uuids = ids.compactMap(UUID.init(uuidString:))
         guard !uuids.isEmpty else { return [:] }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT \(unescaped: Self.columns) FROM social.catalog_items WHERE id = ANY(\(uuids))", logger: logger)
         var found: [String: Social.CatalogItem] = [:]
         for try await row in rows {

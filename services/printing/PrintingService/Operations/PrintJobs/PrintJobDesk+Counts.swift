@@ -7,7 +7,7 @@ extension PrintJobDesk {
     /// The jobs created on each of the last `request.days` UTC days, by status, with their cards.
     public func counts(_ request: Printing.CountPrintJobs.Request) async throws -> Printing.CountPrintJobs.Reply {
         let days = try PrintJobDays(count: request.days, now: book.queue.clock.now())
-        let rows = try await book.client.query(
+        let rows = try await book.client.fetch(
             """
             SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), status, count(*), sum(cards)::bigint
             FROM printing.print_jobs

@@ -136,7 +136,7 @@ public struct PrintJobDesk: Sendable {
 
     private func rows(_ query: PostgresQuery) async throws -> [Stored] {
         var found: [Stored] = []
-        let rows = try await book.client.query(query, logger: book.logger)
+        let rows = try await book.client.fetch(query, logger: book.logger)
         for try await row in rows {
             let (id, orderId, status, cards, created, reason, file, document, userId) = try row.decode(
                 (UUID, String, String, Int, Date, String?, String?, String, String).self)

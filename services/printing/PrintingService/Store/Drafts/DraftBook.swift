@@ -36,7 +36,7 @@ public struct DraftBook: Sendable {
         let (content, stored) = try await prepared(content, actor: actor)
         let id = UUID()
         let now = clock.now()
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             INSERT INTO printing.drafts (id, owner_id, kind, image_id, content, revision, created_at, updated_at)
             VALUES (\(id), \(owner), \(content.kind.rawValue), \(content.imageId.flatMap(UUID.init(uuidString:))),
@@ -53,7 +53,7 @@ public struct DraftBook: Sendable {
     public func get(_ id: String, actor: Actor) async throws -> Printing.Draft {
         let owner = try Self.owner(actor)
         guard let uuid = UUID(uuidString: id) else { throw ServiceError.notFound("no such draft") }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT \(unescaped: Self.columns) FROM printing.drafts WHERE id = \(uuid) AND owner_id = \(owner)",
             logger: logger)
         guard let draft = try await Self.first(rows) else { throw ServiceError.notFound("no such draft") }
@@ -65,7 +65,7 @@ public struct DraftBook: Sendable {
         let owner = try Self.owner(actor)
         let limit = try Printing.ListDrafts.pageSize.limit(request.limit)
         let before = try KeysetCursor.parse(request.cursor)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT \(unescaped: Self.columns) FROM printing.drafts
             WHERE owner_id = \(owner)
@@ -87,7 +87,7 @@ public struct DraftBook: Sendable {
         guard let uuid = UUID(uuidString: request.id) else { throw ServiceError.notFound("no such draft") }
         let (content, stored) = try await prepared(request.draft, actor: actor)
         let (any, revisions) = Self.binds(precondition)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE printing.drafts
             SET kind = \(content.kind.rawValue), image_id = \(content.imageId.flatMap(UUID.init(uuidString:))),
@@ -105,7 +105,7 @@ public struct DraftBook: Sendable {
         let precondition = try Self.precondition(request.ifMatch)
         guard let uuid = UUID(uuidString: request.id) else { throw ServiceError.notFound("no such draft") }
         let (any, revisions) = Self.binds(precondition)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             DELETE FROM printing.drafts
             WHERE id = \(uuid) AND owner_id = \(owner) AND (\(any) OR revision = ANY(\(revisions)::bigint[]))
@@ -118,7 +118,7 @@ public struct DraftBook: Sendable {
     /// Why a conditional write touched no row: the draft has another revision now (412), or is
     /// not the caller's (404).
     func missed(_ id: UUID, owner: UUID) async throws -> ServiceError {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT revision FROM printing.drafts WHERE id = \(id) AND owner_id = \(owner)", logger: logger)
         for try await revision in rows.decode(Int64.self) {
             return ServiceError(
@@ -167,7 +167,7 @@ public struct DraftBook: Sendable {
 
     static let columns = "id, kind, image_id, content::text, revision, created_at, updated_at"
 
-    static func first(_ rows: PostgresRowSequence) async throws -> Printing.Draft? {
+    static func first(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> Printing.Draft? {
         for try await row in rows { return try draft(row) }
         return nil
     }

@@ -88,7 +88,7 @@ public struct ECardBook: Sendable {
 
     /// The e-card `id` while it waits for its image; nil once it has one or has failed.
     func pending(_ id: UUID) async throws -> Pending? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT order_id, user_id, token, ecard::text FROM printing.ecards WHERE id = \(id) AND status = 'queued'",
             logger: logger)
         for try await (orderId, userId, token, document) in rows.decode((String, String, String, String).self) {
@@ -179,7 +179,7 @@ public struct ECardBook: Sendable {
     /// The JPEG of the ready e-card with `token`; 404 for any other token.
     public func image(token: String) async throws -> Printing.ECardImage.Reply {
         guard (20...100).contains(token.count) else { throw ServiceError.notFound("no such e-card") }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT image FROM printing.ecards WHERE token = \(token) AND status = 'ready'", logger: logger)
         for try await bytes in rows.decode(ByteBuffer.self) {
             return .init(mediaType: "image/jpeg", data: Data(bytes.readableBytesView).base64EncodedString())

@@ -51,7 +51,7 @@ public struct Gallery: Sendable {
             throw ServiceError(.internal, "gallery image stored without a position")
         }
         let id = UUID()
-        try await images.client.query(
+        try await images.client.fetch(
             """
             INSERT INTO printing.gallery (id, image_id, title, lat, lon, added_by, created_at)
             VALUES (\(id), \(imageId), \(title), \(position.lat), \(position.lon), \(adder), \(info.createdAt))
@@ -68,7 +68,7 @@ public struct Gallery: Sendable {
         let afterDistance = query.after?.distance ?? -1
         let afterId = query.after?.id ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         // Haversine; least() keeps asin's argument at most 1 when rounding overshoots.
-        let rows = try await images.client.query(
+        let rows = try await images.client.fetch(
             """
             SELECT id, image_id, title, lat, lon, width, height, created_at, distance FROM (
                 SELECT g.id, g.image_id, g.title, g.lat, g.lon, i.width, i.height, g.created_at,
@@ -105,7 +105,7 @@ public struct Gallery: Sendable {
     /// Takes entry `id` out of the listing (its image stays usable for cards already ordered).
     public func remove(_ id: String) async throws {
         guard let uuid = UUID(uuidString: id) else { throw ServiceError.notFound("no such gallery image") }
-        let rows = try await images.client.query(
+        let rows = try await images.client.fetch(
             """
             UPDATE printing.gallery SET removed_at = \(images.clock.now())
             WHERE id = \(uuid) AND removed_at IS NULL RETURNING id

@@ -22,7 +22,7 @@ public struct GreetingBook: Sendable {
         let id = UUID()
         // One statement: the count and the insert see the same snapshot (two saves at the very
         // same moment may pass the bound by one, which the bound tolerates).
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO printing.saved_greetings (id, owner_id, text, occasion, created_at)
             SELECT \(id), \(owner), \(text), \(occasion?.rawValue), \(now)
@@ -30,7 +30,7 @@ public struct GreetingBook: Sendable {
                 < \(Printing.SaveGreeting.maxPerUser)
             ON CONFLICT (owner_id, text) DO NOTHING
             """, logger: logger)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT id, text, occasion, created_at FROM printing.saved_greetings
             WHERE owner_id = \(owner) AND text = \(text)
@@ -43,7 +43,7 @@ public struct GreetingBook: Sendable {
     public func page(of owner: UUID, _ request: PageRequest) async throws -> Page<Printing.SavedGreeting> {
         let limit = try Printing.ListSavedGreetings.pageSize.limit(request.limit)
         let before = try KeysetCursor.parse(request.cursor)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT id, text, occasion, created_at FROM printing.saved_greetings
             WHERE owner_id = \(owner)
@@ -59,7 +59,7 @@ public struct GreetingBook: Sendable {
 
     /// Deletes `owner`'s greeting `id`; false when the owner has none by that id.
     public func delete(owner: UUID, id: UUID) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "DELETE FROM printing.saved_greetings WHERE id = \(id) AND owner_id = \(owner) RETURNING id",
             logger: logger)
         for try await _ in rows.decode(UUID.self) { return true }

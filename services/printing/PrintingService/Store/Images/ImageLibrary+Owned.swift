@@ -10,7 +10,7 @@ extension ImageLibrary {
         guard let owner = UUID(uuidString: actor.userId) else { throw ServiceError(.unauthenticated, "no user id") }
         let limit = try Printing.ListImages.pageSize.limit(request.limit)
         let before = try KeysetCursor.parse(request.cursor)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT id, sha256, media_type, bytes, width, height, orientation, gps_lat, gps_lon, created_at
             FROM printing.images

@@ -85,7 +85,7 @@ public struct ImageLibrary: Sendable {
         if let connection {
             try await connection.query(insert, logger: logger)
         } else {
-            try await client.query(insert, logger: logger)
+            try await client.fetch(insert, logger: logger)
         }
         logger.info(
             "image stored",
@@ -130,7 +130,7 @@ public struct ImageLibrary: Sendable {
     /// admins see any); otherwise 404.
     public func info(_ id: String, actor: Actor) async throws -> Printing.ImageInfo {
         guard let uuid = UUID(uuidString: id) else { throw ServiceError.notFound("no such image") }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT owner_id, sha256, media_type, bytes, width, height, orientation, gps_lat, gps_lon, created_at,
                 EXISTS (SELECT 1 FROM printing.gallery g WHERE g.image_id = images.id)

@@ -68,14 +68,14 @@ public struct PostageStore: Sendable {
 
     /// How many versions were ever stored.
     public func count() async throws -> Int {
-        let rows = try await client.query("SELECT count(*) FROM printing.postage_tariffs", logger: logger)
+        let rows = try await client.fetch("SELECT count(*) FROM printing.postage_tariffs", logger: logger)
         for try await count in rows.decode(Int64.self) { return Int(count) }
         return 0
     }
 
     /// The stamp image of version `id`: media type and bytes.
     public func stamp(_ id: Int64) async throws -> (mediaType: String, bytes: [UInt8])? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT stamp_media_type, stamp FROM printing.postage_tariffs WHERE id = \(id)", logger: logger)
         for try await (type, bytes) in rows.decode((String, ByteBuffer).self) {
             return (type, Array(bytes.readableBytesView))
@@ -111,7 +111,7 @@ public struct PostageStore: Sendable {
                 """)
         query.sql += condition.sql
         query.binds = condition.binds
-        let rows = try await client.query(query, logger: logger)
+        let rows = try await client.fetch(query, logger: logger)
         for try await (json, loadedAt) in rows.decode((String, Date).self) {
             let row = try Wire.makeDecoder().decode(Row.self, from: Data(json.utf8))
             return Printing.PostageTariff(

@@ -79,7 +79,7 @@ public struct PrintJobBook: Sendable {
 
     /// The job `id` while it waits for its PDF; nil once it has one or has failed.
     func pending(_ id: UUID) async throws -> Pending? {
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT order_id, user_id, postcard::text FROM printing.print_jobs WHERE id = \(id) AND status = 'queued'",
             logger: logger)
         for try await (orderId, userId, document) in rows.decode((String, String, String).self) {

@@ -49,7 +49,7 @@ public struct ShareBook: Sendable {
     /// `failed_precondition` while it is not sent yet.
     func card(orderId: String, userId: String) async throws -> Card {
         let order = try Self.orderKey(orderId)
-        let ecards = try await client.query(
+        let ecards = try await client.fetch(
             """
             SELECT status, image, width, height, ecard->>'greeting' FROM printing.ecards
             WHERE order_id = \(order) AND user_id = \(userId)
@@ -62,7 +62,7 @@ public struct ShareBook: Sendable {
                 image: ECardImage.Rendered(jpeg: Array(image.readableBytesView), width: width, height: height),
                 greeting: greeting)
         }
-        let jobs = try await client.query(
+        let jobs = try await client.fetch(
             "SELECT status, postcard::text FROM printing.print_jobs WHERE order_id = \(order) AND user_id = \(userId)",
             logger: logger)
         for try await (status, postcard) in jobs.decode((String, String).self) {
@@ -81,7 +81,7 @@ public struct ShareBook: Sendable {
     /// The active share of the caller's order, if any.
     func active(orderId: String, userId: String) async throws -> Printing.Share? {
         let order = try Self.orderKey(orderId)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT token, created_at FROM printing.shares
             WHERE order_id = \(order) AND user_id = \(userId) AND revoked_at IS NULL
@@ -100,7 +100,7 @@ public struct ShareBook: Sendable {
     ) async throws -> Printing.Share {
         let order = try Self.orderKey(orderId)
         let now = clock.now()
-        try await client.query(
+        try await client.fetch(
             """
             INSERT INTO printing.shares
                 (id, order_id, user_id, token, title, description, image, width, height, created_at)
@@ -118,7 +118,7 @@ public struct ShareBook: Sendable {
     @discardableResult
     func revoke(orderId: String, userId: String) async throws -> Bool {
         let order = try Self.orderKey(orderId)
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             UPDATE printing.shares SET revoked_at = \(clock.now())
             WHERE order_id = \(order) AND user_id = \(userId) AND revoked_at IS NULL
@@ -132,7 +132,7 @@ public struct ShareBook: Sendable {
     /// The page of an active token; `not_found` for any other (unknown or revoked).
     public func page(token: String) async throws -> SharePage {
         guard Self.plausible(token) else { throw ServiceError.notFound("no such page") }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             SELECT title, description, width, height FROM printing.shares
             WHERE token = \(token) AND revoked_at IS NULL
@@ -148,7 +148,7 @@ public struct ShareBook: Sendable {
     /// The JPEG of an active token; `not_found` for any other.
     public func image(token: String) async throws -> Printing.ShareImage.Reply {
         guard Self.plausible(token) else { throw ServiceError.notFound("no such image") }
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             "SELECT image FROM printing.shares WHERE token = \(token) AND revoked_at IS NULL", logger: logger)
         for try await bytes in rows.decode(ByteBuffer.self) {
             return .init(mediaType: "image/jpeg", data: Data(bytes.readableBytesView).base64EncodedString())

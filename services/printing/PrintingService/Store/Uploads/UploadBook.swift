@@ -53,7 +53,7 @@ public struct UploadBook: Sendable {
         let now = clock.now()
         let expires = policy.expiry(after: now)
         let limit = policy.maxOpenPerOwner
-        let inserted = try await client.query(
+        let inserted = try await client.fetch(
             """
             INSERT INTO printing.uploads (id, owner_id, length, content_type, created_at, expires_at)
             SELECT \(id), \(owner), \(request.length), \(request.contentType), \(now), \(expires)
@@ -115,7 +115,7 @@ public struct UploadBook: Sendable {
     func finish(_ row: Row, actor: Actor) async throws -> Printing.UploadState {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(row.length))
-        let chunks = try await client.query(
+        let chunks = try await client.fetch(
             """
             SELECT data FROM printing.upload_chunks WHERE upload_id = \(row.id) ORDER BY start_offset
             """, logger: logger)
@@ -130,7 +130,7 @@ public struct UploadBook: Sendable {
             }
             inspected = try images.inspect(bytes, contentType: contentType)
         } catch {
-            try await client.query("DELETE FROM printing.uploads WHERE id = \(row.id)", logger: logger)
+            try await client.fetch("DELETE FROM printing.uploads WHERE id = \(row.id)", logger: logger)
             throw error
         }
         let imageId = try await client.transaction(logger: logger) { connection in
@@ -152,7 +152,7 @@ public struct UploadBook: Sendable {
     /// Deletes unfinished uploads that expired before `now` (their chunks go with them); the count.
     public func sweep(now: Date) async throws -> Int {
         var count = 0
-        let rows = try await client.query(
+        let rows = try await client.fetch(
             """
             DELETE FROM printing.uploads WHERE image_id IS NULL AND expires_at <= \(now) RETURNING id
             """, logger: logger)
@@ -183,13 +183,13 @@ public struct UploadBook: Sendable {
             """
         let rows =
             if let connection {
-                try await connection.query(query, logger: logger)
+                try await connection.query(query, logger: logger).collect()
             } else {
-                try await client.query(query, logger: logger)
+                try await client.fetch(query, logger: logger).rows
             }
-        for try await (id, rowOwner, length, received, type, image, expires, open) in rows.decode(
-            (UUID, UUID, Int64, Int64, String?, UUID?, Date, Bool).self)
-        {
+        for row in rows {
+            let (id, rowOwner, length, received, type, image, expires, open) = try row.decode(
+                (UUID, UUID, Int64, Int64, String?, UUID?, Date, Bool).self)
             guard rowOwner == owner, image != nil || open else { break }
             return Row(
                 id: id, owner: rowOwner, length: length, received: received, contentType: type, imageId: image,
