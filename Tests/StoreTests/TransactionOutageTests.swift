@@ -74,6 +74,30 @@ struct TransactionOutageTests {
         }
     }
 
+    @Test("a connection that closes between two of the body's queries: the second is not sent, and fails at once")
+    func closedBetweenQueries() async throws {
+        try TestLayers.requireDatabase()
+        try await TestDatabase.withClient { client in
+            for round in 1...3 {
+                try await Self.expectOutageThenRecovery(client, "closed between two queries (round \(round))") { connection in
+                    let rows = try await connection.fetch("SELECT pg_backend_pid()", logger: TestDatabase.logger)
+                    var pid: Int32 = 0
+                    for try await value in rows.decode(Int32.self) { pid = value }
+                    // Another connection ends this one, as a crash of the server would, while the body
+                    // is between queries; the body goes on only once the connection knows it closed.
+                    try await client.fetch("SELECT pg_terminate_backend(\(pid))", logger: TestDatabase.logger)
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while !connection.isClosed && ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                    #expect(connection.isClosed)
+                    // PostgresNIO's own `query` would be written into the closed channel and never answered.
+                    try await connection.fetch("SELECT 1", logger: TestDatabase.logger)
+                }
+            }
+        }
+    }
+
     @Test("a connection cut mid-transaction (no word from the server) fails the transaction at once")
     func cutConnection() async throws {
         try TestLayers.requireDatabase()

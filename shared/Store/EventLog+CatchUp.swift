@@ -37,9 +37,8 @@ extension EventLog {
         var handledCount = 0
         var cursor = try await self.cursor(consumer: consumer)
         while true {
-            let after = cursor
-            let page = try await client.withOpenConnection { connection in
-                try await fetchPage(after: after, topics: topics, limit: batch, on: connection)
+            let page = try await client.withConnection { connection in
+                try await fetchPage(after: cursor, topics: topics, limit: batch, on: connection)
             }
             for event in page.events {
                 if try await handleOne(event, consumer: consumer, schema: schema, logger: logger, handler: handler) {
@@ -65,7 +64,7 @@ extension EventLog {
     /// Moves the consumer's cursor forward to `cursor` (never back: a concurrent catch-up may
     /// already be further).
     private func advance(consumer: String, to cursor: EventCursor, schema: String, logger: Logger) async throws {
-        try await client.withOpenConnection { connection in
+        try await client.withConnection { connection in
             try await moveCursor(consumer: consumer, to: cursor, schema: schema, on: connection, logger: logger)
         }
     }
@@ -74,7 +73,7 @@ extension EventLog {
     private func moveCursor(
         consumer: String, to cursor: EventCursor, schema: String, on connection: PostgresConnection, logger: Logger
     ) async throws {
-        try await connection.query(
+        try await connection.fetch(
             """
             UPDATE \(unescaped: schema).consumers
             SET last_xid = \(String(cursor.xid))::text::xid8, last_seq = \(cursor.seq), updated_at = \(clock.now())
@@ -107,7 +106,7 @@ extension EventLog {
         consumer: String, eventId: UUID, on connection: PostgresConnection, logger: Logger? = nil
     ) async throws -> Bool {
         let schema = try validSchema()
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             INSERT INTO \(unescaped: schema).handled (consumer, event_id, handled_at)
             VALUES (\(consumer), \(eventId), \(clock.now()))
@@ -139,7 +138,7 @@ extension EventLog {
     ) async throws -> Bool {
         do {
             return try await client.transaction(logger: logger) { connection in
-                let rows = try await connection.query(
+                let rows = try await connection.fetch(
                     """
                     SELECT last_xid::text, last_seq FROM \(unescaped: schema).consumers
                     WHERE name = \(consumer) FOR UPDATE

@@ -54,7 +54,7 @@ public struct EventLog: Sendable {
             throw StoreError(.invalidArgument, "payload of event \(event.id) (\(event.topic)) is not UTF-8 JSON")
         }
         let traceparent = event.traceparent ?? Traces.currentTraceparent
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             INSERT INTO \(unescaped: schema).log (id, topic, producer, payload, request_id, created_at, traceparent)
             VALUES (\(event.id), \(event.topic), \(event.producer), \(payload)::text::jsonb, \(event.requestId), \(event.createdAt), \(traceparent))
@@ -89,7 +89,7 @@ public struct EventLog: Sendable {
         // Request ids and trace contexts travel as text with '' for none (arrays of optionals do
         // not encode).
         let current = Traces.currentTraceparent
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             INSERT INTO \(unescaped: schema).log (id, topic, producer, payload, request_id, created_at, traceparent)
             SELECT e.id, e.topic, e.producer, e.payload::jsonb, NULLIF(e.request_id, ''), e.created_at,
@@ -117,7 +117,7 @@ public struct EventLog: Sendable {
     public func fetch(after cursor: EventCursor, topics: [String]? = nil, limit: Int = 100) async throws
         -> [StoredEvent]
     {
-        try await client.withOpenConnection { connection in
+        try await client.withConnection { connection in
             try await fetch(after: cursor, topics: topics, limit: limit, on: connection)
         }
     }
@@ -150,7 +150,7 @@ public struct EventLog: Sendable {
         let schema = try validSchema()
         guard limit > 0 else { throw StoreError(.invalidArgument, "fetch limit must be positive, got \(limit)") }
         let allTopics = topics == nil
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             WITH horizon AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
             page AS (

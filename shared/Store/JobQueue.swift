@@ -62,8 +62,8 @@ public struct JobQueue: Sendable {
         let now = clock.now()
         let id = UUID()
         let traceparent = traceparent ?? Self.currentTraceparent
-        let work: @Sendable (PostgresConnection) async throws -> UUID = { connection in
-            let inserted = try await connection.query(
+        let work: (PostgresConnection) async throws -> UUID = { connection in
+            let inserted = try await connection.fetch(
                 """
                 INSERT INTO \(unescaped: name)
                     (id, kind, payload, state, attempts, max_attempts, run_at, dedupe_key, created_at, updated_at,
@@ -76,7 +76,7 @@ public struct JobQueue: Sendable {
                 logger: logger
             )
             for try await existing in inserted.decode(UUID.self) { return existing }
-            let found = try await connection.query(
+            let found = try await connection.fetch(
                 "SELECT id FROM \(unescaped: name) WHERE dedupe_key = \(dedupeKey)", logger: logger
             )
             for try await existing in found.decode(UUID.self) { return existing }
@@ -84,7 +84,7 @@ public struct JobQueue: Sendable {
                 .unexpectedResult, "job with dedupe key '\(dedupeKey ?? "")' was neither inserted nor found")
         }
         if let connection { return try await work(connection) }
-        return try await client.withOpenConnection { try await work($0) }
+        return try await client.withConnection { try await work($0) }
     }
 
     /// The trace context a job queued now keeps when none is given: the `traceparent` of the

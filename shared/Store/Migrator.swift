@@ -40,9 +40,9 @@ public struct Migrator: Sendable {
         let key = Self.lockKey(schema: schema)
         let logger = self.logger
 
-        return try await client.withOpenConnection { connection in
+        return try await client.withConnection { connection in
             logger.debug("waiting for migration lock", metadata: ["schema": "\(schema)", "lockKey": "\(key)"])
-            try await connection.query("SELECT pg_advisory_lock(\(key))", logger: logger)
+            try await connection.fetch("SELECT pg_advisory_lock(\(key))", logger: logger)
             let applied: [Int]
             do {
                 applied = try await Self.apply(ordered, schema: schema, on: connection, logger: logger)
@@ -82,8 +82,8 @@ public struct Migrator: Sendable {
     private static func apply(
         _ migrations: [Migration], schema: String, on connection: PostgresConnection, logger: Logger
     ) async throws -> [Int] {
-        try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
-        try await connection.query(
+        try await connection.fetch("CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger)
+        try await connection.fetch(
             """
             CREATE TABLE IF NOT EXISTS \(unescaped: schema).schema_migrations (
                 version integer PRIMARY KEY,
@@ -95,7 +95,7 @@ public struct Migrator: Sendable {
             logger: logger
         )
         var recorded: [Int: String] = [:]
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             "SELECT version, checksum FROM \(unescaped: schema).schema_migrations", logger: logger
         )
         for try await (version, checksum) in rows.decode((Int, String).self) {
@@ -129,19 +129,19 @@ public struct Migrator: Sendable {
         let statements = SQLScript.statements(in: migration.sql)
         do {
             try await connection.transaction(logger: logger) { connection in
-                try await connection.query("SET LOCAL search_path TO \(unescaped: schema), public", logger: logger)
+                try await connection.fetch("SET LOCAL search_path TO \(unescaped: schema), public", logger: logger)
                 // Extensions are database-wide: two services' migrations creating the same one at
                 // once (routing's and social's pg_trgm) would both pass `IF NOT EXISTS` and the
                 // second fail on the catalog's unique index. One lock for every such migration
                 // makes the second wait and then find the extension there.
                 if migration.sql.uppercased().contains("CREATE EXTENSION") {
-                    try await connection.query(
+                    try await connection.fetch(
                         "SELECT pg_advisory_xact_lock(\(Self.extensionLockKey))", logger: logger)
                 }
                 for statement in statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.fetch(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query(
+                try await connection.fetch(
                     """
                     INSERT INTO \(unescaped: schema).schema_migrations (version, name, checksum)
                     VALUES (\(migration.version), \(migration.name), \(checksum))
@@ -167,7 +167,7 @@ public struct Migrator: Sendable {
 
     private static func unlock(_ key: Int64, on connection: PostgresConnection, logger: Logger) async {
         do {
-            try await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger)
+            try await connection.fetch("SELECT pg_advisory_unlock(\(key))", logger: logger)
         } catch {
             // A connection that still held the lock must not go back to the pool.
             logger.error(

@@ -34,8 +34,9 @@ public struct FetchedRows: AsyncSequence, Sendable {
 
 extension PostgresClient {
     /// Runs `query` outside any transaction on a pooled connection and reads its rows. The
-    /// services' one way to send a lone query; ``transaction(logger:isolation:_:)`` is the way
-    /// into a transaction.
+    /// services' one way to send a lone query. Inside ``transaction(logger:isolation:_:)`` or
+    /// `withConnection`, ``PostgresConnection/fetch(_:logger:file:line:)`` sends each query the
+    /// same way.
     ///
     /// PostgresNIO's `query` writes into the connection the pool lends without a promise for the
     /// write, so when the pool lends a connection that has just closed (PostgreSQL restarted or
@@ -50,11 +51,7 @@ extension PostgresClient {
     public func fetch(
         _ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line
     ) async throws -> FetchedRows {
-        try await withConnection { connection in
-            try await connection.sendingOnlyIfOpen { connection in
-                FetchedRows(rows: try await connection.query(query, logger: logger, file: file, line: line).collect())
-            }
-        }
+        try await withConnection { try await $0.fetch(query, logger: logger, file: file, line: line) }
     }
 
     /// A prepared statement, sent as ``fetch(_:logger:file:line:)`` sends a query (never into a
@@ -63,26 +60,37 @@ extension PostgresClient {
     public func fetch<Statement: PostgresPreparedStatement, Row>(
         _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
     ) async throws -> [Row] where Row == Statement.Row, Row: Sendable {
-        try await withConnection { connection in
-            try await connection.sendingOnlyIfOpen { connection in
-                var rows: [Row] = []
-                for try await row in try await connection.execute(statement, logger: logger, file: file, line: line) {
-                    rows.append(row)
-                }
-                return rows
-            }
+        try await withConnection { try await $0.fetch(statement, logger: logger, file: file, line: line) }
+    }
+}
+
+extension PostgresConnection {
+    /// Sends `query` on this connection (inside a transaction or `withConnection`) and reads its
+    /// rows, as ``PostgresClient/fetch(_:logger:file:line:)`` does: from the connection's event
+    /// loop right after a check there that it is open, so a connection that closed since the last
+    /// query gives ``StoreError/Code/connectionLost`` at once instead of a query that is never
+    /// answered.
+    @discardableResult
+    public func fetch(
+        _ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> FetchedRows {
+        try await sendingOnlyIfOpen { connection in
+            FetchedRows(rows: try await connection.query(query, logger: logger, file: file, line: line).collect())
         }
     }
 
-    /// Runs `body` with a pooled connection outside any transaction, for a few queries on one
-    /// connection (an advisory lock, reads that must see one another). As with
-    /// ``fetch(_:logger:file:line:)``, a connection that is closed when lent is not written to
-    /// (``StoreError/Code/connectionLost``), and `body` runs on the connection's event loop so its
-    /// first query leaves with no gap after the check; a close between its later queries is
-    /// met as PostgresNIO meets it. `body` must not block: it holds up every connection of its loop.
-    public func withOpenConnection<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await withConnection { connection in
-            try await connection.sendingOnlyIfOpen(body)
+    /// A prepared statement, sent as ``fetch(_:logger:file:line:)`` sends a query, its rows decoded
+    /// and read whole.
+    @discardableResult
+    public func fetch<Statement: PostgresPreparedStatement, Row>(
+        _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> [Row] where Row == Statement.Row, Row: Sendable {
+        try await sendingOnlyIfOpen { connection in
+            var rows: [Row] = []
+            for try await row in try await connection.execute(statement, logger: logger, file: file, line: line) {
+                rows.append(row)
+            }
+            return rows
         }
     }
 }

@@ -18,9 +18,9 @@ extension PostgresClient {
     /// - a connection that is closed when lent, or by the time the body returns, is not written
     ///   to: the caller gets a ``StoreError/Code/connectionLost`` error at once (an outage,
     ///   ``DatabaseOutage``, so callers answer `unavailable` and jobs retry). `BEGIN`, `COMMIT` and
-    ///   `ROLLBACK` are sent from the connection's event loop right after a check there, so no
-    ///   close slips in between (``PostgresConnection/sendingOnlyIfOpen(_:)``); the body's own
-    ///   queries are sent as PostgresNIO sends them;
+    ///   `ROLLBACK`, like the body's own queries (``PostgresConnection/fetch(_:logger:file:line:)``),
+    ///   are sent from the connection's event loop right after a check there, so no close slips
+    ///   in between (``PostgresConnection/sendingOnlyIfOpen(_:)``);
     /// - a body that failed because the connection went away is not followed by a `ROLLBACK`:
     ///   the server dropped the transaction with the connection;
     /// - a connection whose `ROLLBACK` fails is closed, never handed back inside a transaction.
@@ -61,14 +61,14 @@ extension PostgresConnection {
         logger: Logger, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> T {
-        try await send("BEGIN", logger: logger)
+        try await fetch("BEGIN", logger: logger)
         let value: T
         do {
             value = try await body(self)
         } catch {
             if isClosed || DatabaseOutage.matches(error) { throw error }
             do {
-                try await send("ROLLBACK", logger: logger)
+                try await fetch("ROLLBACK", logger: logger)
             } catch let rollbackError {
                 logger.warning(
                     "rollback failed; closing the connection",
@@ -77,16 +77,8 @@ extension PostgresConnection {
             }
             throw error
         }
-        try await send("COMMIT", logger: logger)
+        try await fetch("COMMIT", logger: logger)
         return value
-    }
-
-    /// Sends one of the transaction's own statements (`BEGIN`, `COMMIT`, `ROLLBACK`) only while the
-    /// connection is open (``sendingOnlyIfOpen(_:)``).
-    private func send(_ statement: PostgresQuery, logger: Logger) async throws {
-        try await sendingOnlyIfOpen { connection in
-            _ = try await connection.query(statement, logger: logger)
-        }
     }
 
     /// Throws ``StoreError/Code/connectionLost`` when the connection is closed, so that nothing is

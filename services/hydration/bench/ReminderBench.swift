@@ -27,21 +27,21 @@ struct ReminderBench {
         let schema = "bench_hyd_notify_" + UUID().uuidString.lowercased().prefix(8)
         try await Migrator(client: client, schema: schema, logger: logger).migrate(NotifyService.migrations())
         // Plans in hydration (64 oz, 4 reminders a day) and one reminder each in notify.
-        try await client.withOpenConnection { connection in
-            try await connection.query(
+        try await client.withConnection { connection in
+            try await connection.fetch(
                 """
                 CREATE TEMP TABLE bench_users AS
                 SELECT gen_random_uuid() AS user_id,
                        \(start)::timestamptz + make_interval(secs => i * 86400.0 / \(users)) AS due
                 FROM generate_series(1, \(users)) AS i
                 """, logger: logger)
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO hydration.plans (user_id, goal_amount, goal_unit, reminders_per_day, wake_minute,
                     sleep_minute, time_zone, updated_at)
                 SELECT user_id, 6400, 'oz', 4, 420, 1320, 'America/New_York', now() FROM bench_users
                 """, logger: logger)
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO \(unescaped: schema).schedules
                     (id, user_id, kind, variables, once_at, time_zone, next_at, created_at)

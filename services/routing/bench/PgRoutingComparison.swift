@@ -88,12 +88,12 @@ enum PgRoutingComparison {
             }
         }
         try await client.transaction(logger: logger) { connection in
-            try await connection.query("CREATE SCHEMA IF NOT EXISTS routing_bench", logger: logger)
-            try await connection.query("DROP TABLE IF EXISTS routing_bench.edges", logger: logger)
-            try await connection.query(
+            try await connection.fetch("CREATE SCHEMA IF NOT EXISTS routing_bench", logger: logger)
+            try await connection.fetch("DROP TABLE IF EXISTS routing_bench.edges", logger: logger)
+            try await connection.fetch(
                 "CREATE TABLE routing_bench.edges (id bigint PRIMARY KEY, source bigint, target bigint, cost float8)",
                 logger: logger)
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO routing_bench.edges (id, source, target, cost)
                 SELECT * FROM unnest(\(ids)::bigint[], \(sources)::bigint[], \(targets)::bigint[], \(costs)::float8[])

@@ -115,7 +115,7 @@ public struct AccountManager: Sendable {
     /// event `auth.account_deleted` tells the other services.
     public func delete(_ userId: UUID, requestId: String) async throws {
         let event: StoredEvent? = try await accounts.client.transaction(logger: accounts.logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 "DELETE FROM auth.users WHERE id = \(userId) RETURNING id", logger: accounts.logger)
             guard try await rows.collect().count == 1 else { return nil }
             return try await publisher.append(
@@ -174,25 +174,25 @@ extension AccountStore {
         sets.append("updated_at = $\(bindings.count)")
         bindings.append(id)
         let sql = "UPDATE auth.users SET \(sets.joined(separator: ", ")) WHERE id = $\(bindings.count)"
-        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+        try await connection.fetch(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
     }
 
     /// Replaces a password hash on `connection` (inside the caller's transaction).
     func setPasswordHash(_ id: UUID, to hash: String, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.query(Self.setPasswordHash(id, to: hash, now: now), logger: logger)
+        try await connection.fetch(Self.setPasswordHash(id, to: hash, now: now), logger: logger)
     }
 
     /// Rewrites the roles of `id` under a row lock; `false` when there is no such account.
     func changeRoles(_ id: UUID, now: Date, _ change: @Sendable ([String]) -> [String]) async throws -> Bool {
         try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 "SELECT roles FROM auth.users WHERE id = \(id) FOR UPDATE", logger: logger)
             var current: [String]?
             for try await roles in rows.decode([String].self) { current = roles }
             guard let current else { return false }
             let next = change(current)
             if next != current {
-                try await connection.query(
+                try await connection.fetch(
                     "UPDATE auth.users SET roles = \(next), updated_at = \(now) WHERE id = \(id)", logger: logger)
             }
             return true
@@ -201,6 +201,6 @@ extension AccountStore {
 
     /// Clears the login counters and any hold of `username`.
     func liftHold(_ username: String, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.query(Self.clearLoginState(username, now: now), logger: logger)
+        try await connection.fetch(Self.clearLoginState(username, now: now), logger: logger)
     }
 }

@@ -74,13 +74,13 @@ public struct Recovery: Sendable {
             let token = SessionStore.newToken()
             let expires = now.addingTimeInterval(tokenLifetime)
             let event: StoredEvent? = try await accounts.client.transaction(logger: accounts.logger) { connection in
-                try await connection.query(
+                try await connection.fetch(
                     "SELECT 1 FROM auth.users WHERE id = \(target.id) FOR UPDATE", logger: accounts.logger)
-                let recent = try await connection.query(
+                let recent = try await connection.fetch(
                     "SELECT count(*) FROM auth.password_resets WHERE user_id = \(target.id) AND created_at > \(hourAgo)",
                     logger: accounts.logger)
                 for try await count in recent.decode(Int.self) where count >= mailsPerHour { return nil }
-                try await connection.query(
+                try await connection.fetch(
                     """
                     INSERT INTO auth.password_resets (token_hash, user_id, created_at, expires_at)
                     VALUES (\(SessionStore.digest(token)), \(target.id), \(now), \(expires))
@@ -107,7 +107,7 @@ public struct Recovery: Sendable {
         let now = clock.now()
         let digest = SessionStore.digest(request.token)
         let confirmed = try await accounts.client.transaction(logger: accounts.logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 SELECT r.user_id, u.username FROM auth.password_resets r JOIN auth.users u ON u.id = r.user_id
                 WHERE r.token_hash = \(digest) AND r.used_at IS NULL AND r.expires_at > \(now)
@@ -116,7 +116,7 @@ public struct Recovery: Sendable {
             var found: (UUID, String)?
             for try await row in rows.decode((UUID, String).self) { found = row }
             guard let (userId, username) = found else { return false }
-            try await connection.query(
+            try await connection.fetch(
                 "UPDATE auth.password_resets SET used_at = \(now) WHERE user_id = \(userId) AND used_at IS NULL",
                 logger: accounts.logger)
             try await accounts.setPasswordHash(userId, to: hash, now: now, on: connection)
@@ -138,14 +138,14 @@ public struct Recovery: Sendable {
         let now = clock.now()
         let hourAgo = now.addingTimeInterval(-3600)
         let event: StoredEvent? = try await accounts.client.transaction(logger: accounts.logger) { connection in
-            try await connection.query(
+            try await connection.fetch(
                 "SELECT pg_advisory_xact_lock(hashtext('auth.username_reminders'), hashtext(\(email)))",
                 logger: accounts.logger)
-            let recent = try await connection.query(
+            let recent = try await connection.fetch(
                 "SELECT count(*) FROM auth.username_reminders WHERE email = \(email) AND requested_at > \(hourAgo)",
                 logger: accounts.logger)
             for try await count in recent.decode(Int.self) where count >= mailsPerHour { return nil }
-            try await connection.query(
+            try await connection.fetch(
                 "INSERT INTO auth.username_reminders (email, requested_at) VALUES (\(email), \(now))",
                 logger: accounts.logger)
             let payload = Auth.UsernameReminderRequested(email: email, usernames: targets.map(\.username).sorted())

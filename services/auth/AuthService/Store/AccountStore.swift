@@ -48,7 +48,7 @@ public struct AccountStore: Sendable {
         on connection: PostgresConnection
     ) async throws {
         do {
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO auth.users (id, username, email, phone, password_hash, roles, created_at, updated_at)
                 VALUES (\(id), \(username.value), \(email), \(phone), \(passwordHash), \([Auth.Role.user.rawValue]),
@@ -80,12 +80,12 @@ public struct AccountStore: Sendable {
 
     /// The profile of account `id`, if it exists.
     public func profile(id: UUID) async throws -> Auth.Profile? {
-        try await client.withOpenConnection { try await profile(id: id, on: $0) }
+        try await client.withConnection { try await profile(id: id, on: $0) }
     }
 
     /// ``profile(id:)`` on `connection` (inside a transaction, it sees the transaction's changes).
     func profile(id: UUID, on connection: PostgresConnection) async throws -> Auth.Profile? {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             "SELECT id, username, email, phone, display_name, roles FROM auth.users WHERE id = \(id)", logger: logger)
         for try await (id, name, email, phone, display, roles) in rows.decode(
             (UUID, String, String?, String?, String?, [String]).self)
@@ -189,7 +189,7 @@ public struct AccountStore: Sendable {
         try await client.transaction(logger: logger) { connection in
             // DO UPDATE (to the same value) locks an existing row as SELECT ... FOR UPDATE would,
             // and RETURNING reads it, so a new and an existing counter take one statement.
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 WITH counter AS (
                     INSERT INTO auth.login_attempts (username, attempts, held_until, updated_at)
@@ -244,7 +244,7 @@ public struct AccountStore: Sendable {
     private func write(
         _ state: LockoutPolicy.State, for username: Username, now: Date, on connection: PostgresConnection
     ) async throws {
-        try await connection.query(
+        try await connection.fetch(
             """
             UPDATE auth.login_attempts SET attempts = \(state.attempts), held_until = \(state.heldUntil),
             updated_at = \(now) WHERE username = \(username.value)
@@ -258,12 +258,12 @@ public struct AccountStore: Sendable {
         _ change: @Sendable (LockoutPolicy.State) -> (LockoutPolicy.State, T)
     ) async throws -> T {
         try await client.transaction(logger: logger) { connection in
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO auth.login_attempts (username, attempts, held_until, updated_at)
                 VALUES (\(username.value), 0, NULL, \(now)) ON CONFLICT (username) DO NOTHING
                 """, logger: logger)
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 "SELECT attempts, held_until FROM auth.login_attempts WHERE username = \(username.value) FOR UPDATE",
                 logger: logger)
             var state = LockoutPolicy.State.fresh

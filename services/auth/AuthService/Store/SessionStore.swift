@@ -20,14 +20,14 @@ public struct SessionStore: Sendable {
     /// The active signing key, created on first use; replicas starting together agree on one.
     public func signingKey(now: Date) async throws -> (kid: String, privateKey: Data) {
         try await client.transaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('auth.signing_keys'))", logger: logger)
-            let rows = try await connection.query(
+            try await connection.fetch("SELECT pg_advisory_xact_lock(hashtext('auth.signing_keys'))", logger: logger)
+            let rows = try await connection.fetch(
                 "SELECT kid, private_key FROM auth.signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1",
                 logger: logger)
             for try await (kid, key) in rows.decode((String, Data).self) { return (kid, key) }
             let key = Curve25519.Signing.PrivateKey()
             let kid = "ed25519-" + String(UUID().uuidString.lowercased().prefix(8))
-            try await connection.query(
+            try await connection.fetch(
                 "INSERT INTO auth.signing_keys (kid, private_key, created_at) VALUES (\(kid), \(key.rawRepresentation), \(now))",
                 logger: logger)
             return (kid, key.rawRepresentation)
@@ -44,7 +44,7 @@ public struct SessionStore: Sendable {
         VALUES (\(UUID()), \(userId), \(family), \(Self.digest(token)), \(now), \(now.addingTimeInterval(refreshLifetime)))
         """
         if let connection {
-            try await connection.query(query, logger: logger)
+            try await connection.fetch(query, logger: logger)
         } else {
             try await client.fetch(query, logger: logger)
         }
@@ -108,7 +108,7 @@ public struct SessionStore: Sendable {
             // the way the expiry was written, so the token ends exactly at its stored end. A time
             // read back as a Double need not equal the instant that was written, by a fraction of
             // a microsecond either way (what broke LockoutPolicy), so it is not compared in Swift.
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 SELECT user_id, family_id, expires_at <= \(now), used_at, revoked_at FROM auth.refresh_tokens
                 WHERE token_hash = \(Self.digest(token)) FOR UPDATE
@@ -120,14 +120,14 @@ public struct SessionStore: Sendable {
             }
             if revokedAt != nil { return .failure(ServiceError(.unauthenticated, "this session was signed out")) }
             if usedAt != nil {
-                try await connection.query(
+                try await connection.fetch(
                     "UPDATE auth.refresh_tokens SET revoked_at = \(now) WHERE family_id = \(family) AND revoked_at IS NULL",
                     logger: logger)
                 return .failure(
                     ServiceError(.unauthenticated, "refresh token reused; the session is revoked, sign in again"))
             }
             if expired { return .failure(ServiceError(.unauthenticated, "the refresh token has expired")) }
-            try await connection.query(
+            try await connection.fetch(
                 "UPDATE auth.refresh_tokens SET used_at = \(now) WHERE token_hash = \(Self.digest(token))",
                 logger: logger)
             let next = try await issue(userId: userId, family: family, now: now, on: connection)
@@ -147,7 +147,7 @@ public struct SessionStore: Sendable {
 
     /// Revokes every session of `userId` (a new password, a reset), inside the caller's transaction.
     public func revokeAll(userId: UUID, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.query(
+        try await connection.fetch(
             "UPDATE auth.refresh_tokens SET revoked_at = \(now) WHERE user_id = \(userId) AND revoked_at IS NULL",
             logger: logger)
     }

@@ -78,6 +78,6 @@ public struct BookmarkStore: Sendable {
 
     /// Forgets `user`'s bookmarks (after `auth.account_deleted`).
     public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM civic.bookmarks WHERE user_id = \(user)", logger: logger)
+        try await connection.fetch("DELETE FROM civic.bookmarks WHERE user_id = \(user)", logger: logger)
     }
 }

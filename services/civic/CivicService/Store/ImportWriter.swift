@@ -24,7 +24,7 @@ public struct ImportWriter: Sendable {
     public func jurisdiction(_ jurisdiction: Civic.Jurisdiction, now: Date, on connection: PostgresConnection)
         async throws
     {
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO civic.jurisdictions (id, name, level, updated_at)
             VALUES (\(jurisdiction.id), \(jurisdiction.name), \(jurisdiction.level.rawValue), \(now))
@@ -36,7 +36,7 @@ public struct ImportWriter: Sendable {
     /// Inserts or updates the bill of `record` (locking its row), records what changed, and
     /// replaces its members' votes when they changed.
     public func bill(_ record: BillRecord, now: Date, on connection: PostgresConnection) async throws -> BillOutcome {
-        let existing = try await connection.query(
+        let existing = try await connection.fetch(
             "SELECT id, fingerprints::text, status FROM civic.bills WHERE source_id = \(record.sourceId) FOR UPDATE",
             logger: logger)
         var stored: (UUID, String, String)?
@@ -45,7 +45,7 @@ public struct ImportWriter: Sendable {
         let fingerprints = String(decoding: try Fingerprint.encoder.encode(record.fingerprints), as: UTF8.self)
         guard let (id, storedText, oldStatus) = stored else {
             let id = UUID()
-            let inserted = try await connection.query(
+            let inserted = try await connection.fetch(
                 """
                 INSERT INTO civic.bills (id, source_id, jurisdiction_id, level, session, identifier, title, summary,
                     subjects, status, introduced_on, latest_action_on, latest_action, source_updated_at, activity_at,
@@ -67,7 +67,7 @@ public struct ImportWriter: Sendable {
         let old = try JSONDecoder().decode([String: String].self, from: Data(storedText.utf8))
         let fields = record.changedFields(since: old)
         guard !fields.isEmpty else { return .unchanged(id: id) }
-        try await connection.query(
+        try await connection.fetch(
             """
             UPDATE civic.bills SET jurisdiction_id = \(record.jurisdiction.id),
                 level = \(record.jurisdiction.level.rawValue), session = \(record.session),
@@ -79,7 +79,7 @@ public struct ImportWriter: Sendable {
                 fingerprints = \(fingerprints)::jsonb, imported_at = \(now), search_text = \(record.searchText)
             WHERE id = \(id)
             """, logger: logger)
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO civic.bill_changes (bill_id, changed_at, fields, old_status, new_status)
             VALUES (\(id), \(now), \(fields), \(oldStatus), \(record.status.rawValue))
@@ -89,7 +89,7 @@ public struct ImportWriter: Sendable {
     }
 
     func replaceVotes(of id: UUID, _ record: BillRecord, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM civic.member_votes WHERE bill_id = \(id)", logger: logger)
+        try await connection.fetch("DELETE FROM civic.member_votes WHERE bill_id = \(id)", logger: logger)
         var people: [String] = []
         var days: [String] = []
         var motions: [String] = []
@@ -104,7 +104,7 @@ public struct ImportWriter: Sendable {
             }
         }
         guard !people.isEmpty else { return }
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO civic.member_votes (bill_id, person_source_id, voted_on, motion, option)
             SELECT \(id), p, d::date, m, o FROM unnest(\(people)::text[], \(days)::text[], \(motions)::text[],
@@ -115,7 +115,7 @@ public struct ImportWriter: Sendable {
     /// Inserts or updates a person; true when anything was written.
     public func person(_ record: PersonRecord, on connection: PostgresConnection) async throws -> Bool {
         let facts = String(decoding: try Fingerprint.encoder.encode(record.facts), as: UTF8.self)
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             INSERT INTO civic.people (id, source_id, jurisdiction_id, name, office, district, chamber, party, photo_url,
                 facts, content_hash, verified_at)
@@ -137,7 +137,7 @@ public struct ImportWriter: Sendable {
     /// Inserts or updates a meeting; true when anything was written.
     public func meeting(_ record: MeetingRecord, on connection: PostgresConnection) async throws -> Bool {
         let detail = String(decoding: try Fingerprint.encoder.encode(record.detail), as: UTF8.self)
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             INSERT INTO civic.meetings (id, source_id, jurisdiction_id, body, name, starts_at, ends_at, location,
                 status, detail, content_hash)

@@ -25,7 +25,7 @@ public struct PushStore: Sendable {
         async throws -> Int
     {
         guard let billId = UUID(uuidString: bill.billId) else { return 0 }
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             INSERT INTO civic.push_outbox (subscription_id, bill_id, created_at)
             SELECT s.id, b.id, \(now) FROM civic.bills b
@@ -51,7 +51,7 @@ public struct PushStore: Sendable {
         let cutoff = now.addingTimeInterval(-gather)
         let hourAgo = now.addingTimeInterval(-PushBatching.window)
         return try await client.transaction(logger: logger) { connection in
-            let locked = try await connection.query(
+            let locked = try await connection.fetch(
                 """
                 SELECT s.id FROM civic.subscriptions s
                 WHERE s.id IN (
@@ -66,7 +66,7 @@ public struct PushStore: Sendable {
             for try await id in locked.decode(UUID.self) { subscriptions.append(id) }
             guard !subscriptions.isEmpty else { return 0 }
             var owed: [UUID: [(bill: UUID, identifier: String, title: String, level: String)]] = [:]
-            let pending = try await connection.query(
+            let pending = try await connection.fetch(
                 """
                 SELECT o.subscription_id, b.id, b.identifier, b.title, b.level FROM civic.push_outbox o
                 JOIN civic.bills b ON b.id = o.bill_id
@@ -80,7 +80,7 @@ public struct PushStore: Sendable {
             }
             var singles: [UUID: Int] = [:]
             var summarised = Set<UUID>()
-            let recent = try await connection.query(
+            let recent = try await connection.fetch(
                 """
                 SELECT subscription_id, kind, count(*)::int8 FROM civic.pushes
                 WHERE subscription_id = ANY (\(subscriptions)) AND decided_at > \(hourAgo)
@@ -126,13 +126,13 @@ public struct PushStore: Sendable {
         _ id: UUID, _ subscription: UUID, kind: String, bills: [UUID], title: String, body: String, now: Date,
         on connection: PostgresConnection
     ) async throws {
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO civic.pushes (id, subscription_id, kind, bills, title, body, decided_at)
             VALUES (\(id), \(subscription), \(kind), \(bills.count), \(title), \(body), \(now))
             ON CONFLICT (id) DO NOTHING
             """, logger: logger)
-        try await connection.query(
+        try await connection.fetch(
             """
             UPDATE civic.push_outbox SET push_id = \(id)
             WHERE subscription_id = \(subscription) AND bill_id = ANY (\(bills))

@@ -60,14 +60,14 @@ public struct SubscriptionStore: Sendable {
     ) async throws -> Civic.Subscription? {
         try await client.transaction(logger: logger) { connection in
             if let token {
-                try await connection.query(
+                try await connection.fetch(
                     """
                     DELETE FROM civic.subscriptions other USING civic.subscriptions me
                     WHERE me.id = \(id) AND me.secret_hash = \(secretHash) AND other.app = me.app
                       AND other.device_token = \(token) AND other.id <> me.id
                     """, logger: logger)
             }
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 UPDATE civic.subscriptions SET jurisdictions = \(filter.jurisdictions), subjects = \(filter.subjects),
                     device_token = coalesce(\(token), device_token),
@@ -97,7 +97,7 @@ public struct SubscriptionStore: Sendable {
     public func forgetRefused(
         _ id: UUID, tokenSHA256: String, on connection: PostgresConnection
     ) async throws -> Bool {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             DELETE FROM civic.subscriptions
             WHERE id = \(id) AND encode(sha256(convert_to(device_token, 'UTF8')), 'hex') = \(tokenSHA256.lowercased())

@@ -70,7 +70,7 @@ public struct DrinkStore: Sendable {
         return try await client.transaction(logger: logger) { connection in
             _ = try await reserve(0, for: user, on: connection)
             let uuids = Array(Set(changes.map(\.uuid)))
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 SELECT uuid, (extract(epoch FROM modified_at) * 1000000)::int8, deleted, modified_by
                 FROM hydration.drinks WHERE user_id = \(user) AND uuid = ANY(\(uuids))
@@ -161,8 +161,8 @@ public struct DrinkStore: Sendable {
 
     /// Forgets every drink of `user` (after `auth.account_deleted`).
     public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM hydration.drinks WHERE user_id = \(user)", logger: logger)
-        try await connection.query("DELETE FROM hydration.users WHERE user_id = \(user)", logger: logger)
+        try await connection.fetch("DELETE FROM hydration.drinks WHERE user_id = \(user)", logger: logger)
+        try await connection.fetch("DELETE FROM hydration.users WHERE user_id = \(user)", logger: logger)
     }
 
     // MARK: statements
@@ -175,7 +175,7 @@ public struct DrinkStore: Sendable {
     /// Takes `count` change numbers for `user` (locking the user's counter until commit) and
     /// returns the last one.
     func reserve(_ count: Int, for user: UUID, on connection: PostgresConnection) async throws -> Int64 {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             INSERT INTO hydration.users (user_id, last_seq) VALUES (\(user), \(Int64(count)))
             ON CONFLICT (user_id) DO UPDATE SET last_seq = hydration.users.last_seq + \(Int64(count))
@@ -187,7 +187,7 @@ public struct DrinkStore: Sendable {
 
     func find(_ uuid: UUID, of user: UUID, on connection: PostgresConnection) async throws -> DrinkRecord? {
         try await records(
-            connection.query(
+            connection.fetch(
                 "SELECT \(unescaped: Self.columns) FROM hydration.drinks WHERE user_id = \(user) AND uuid = \(uuid)",
                 logger: logger)
         ).first
@@ -196,7 +196,7 @@ public struct DrinkStore: Sendable {
     /// Inserts or replaces `records` (each with its seq) in one statement. A tombstone keeps the
     /// content the drink had.
     func write(_ records: [DrinkRecord], for user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO hydration.drinks (user_id, uuid, category, amount, unit, drank_at, utc_offset_seconds,
                 local_day, device_id, modified_at, deleted, modified_by, seq)

@@ -62,7 +62,7 @@ public struct PlanStore: Sendable {
     public func save(_ plan: DailyPlan, for user: UUID, today: LocalDay, now: Date, requestId: String?) async throws {
         let event = try await client.transaction(logger: logger) { connection in
             // A second change on one day replaces the first; an unchanged goal adds no row.
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO hydration.goals (user_id, since_day, goal_amount, goal_unit)
                 SELECT \(user), DATE '1970-01-01' + \(today.daysSinceEpoch)::int4, \(Int32(plan.goal.amount)),
@@ -76,7 +76,7 @@ public struct PlanStore: Sendable {
                 ON CONFLICT (user_id, since_day) DO UPDATE
                     SET goal_amount = excluded.goal_amount, goal_unit = excluded.goal_unit
                 """, logger: logger)
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO hydration.plans (user_id, goal_amount, goal_unit, reminders_per_day, wake_minute,
                     sleep_minute, time_zone, updated_at)
@@ -99,7 +99,7 @@ public struct PlanStore: Sendable {
 
     /// Forgets the user's plan (after `auth.account_deleted`; notify forgets the schedules itself).
     public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM hydration.plans WHERE user_id = \(user)", logger: logger)
-        try await connection.query("DELETE FROM hydration.goals WHERE user_id = \(user)", logger: logger)
+        try await connection.fetch("DELETE FROM hydration.plans WHERE user_id = \(user)", logger: logger)
+        try await connection.fetch("DELETE FROM hydration.goals WHERE user_id = \(user)", logger: logger)
     }
 }

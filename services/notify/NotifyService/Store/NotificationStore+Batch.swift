@@ -130,7 +130,7 @@ extension NotificationStore {
                 .row(now: now)
         }
         let json = String(decoding: try JSONEncoder().encode(rows), as: UTF8.self)
-        let result = try await connection.query(
+        let result = try await connection.fetch(
             """
             WITH input AS (
                 SELECT * FROM jsonb_to_recordset(\(json)::text::jsonb) AS x(id uuid, user_id uuid, email text,

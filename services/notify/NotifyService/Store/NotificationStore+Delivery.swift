@@ -76,7 +76,7 @@ extension NotificationStore {
     @discardableResult
     func finish(_ done: [Job], lines: [DeliveryLine]) async throws -> Int {
         guard !done.isEmpty || !lines.isEmpty else { return 0 }
-        return try await client.withOpenConnection { try await finish(done, lines: lines, on: $0) }
+        return try await client.withConnection { try await finish(done, lines: lines, on: $0) }
     }
 
     /// ``finish(_:lines:)`` on `connection`, e.g. inside a transaction that also appends events.
@@ -85,7 +85,7 @@ extension NotificationStore {
         guard !done.isEmpty || !lines.isEmpty else { return 0 }
         let now = clock.now()
         let json = String(decoding: try JSONEncoder().encode(lines), as: UTF8.self)
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             WITH done AS (
                 UPDATE \(unescaped: schema).jobs AS j SET state = 'done', locked_until = NULL, updated_at = \(now)

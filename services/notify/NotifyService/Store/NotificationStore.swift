@@ -46,7 +46,7 @@ public struct NotificationStore: Sendable {
         let (deliverAfter, variables, hash) = (prepared.deliverAfter, prepared.variables, prepared.hash)
         let notAfter = submission.notAfter
         let device = try submission.device.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        let inserted = try await connection.query(
+        let inserted = try await connection.fetch(
             """
             INSERT INTO \(unescaped: schema).notifications (id, user_id, email, kind, locale, critical, variables, title, body,
                 request_hash, created_at, deliver_after, not_after, in_inbox, device)
@@ -59,7 +59,7 @@ public struct NotificationStore: Sendable {
         ).collect()
         let id = submission.id.uuidString.lowercased()
         guard inserted.count == 1 else {
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 "SELECT request_hash FROM \(unescaped: schema).notifications WHERE id = \(submission.id)",
                 logger: logger)
             for try await stored in rows.decode(String.self) where stored != hash {
@@ -99,7 +99,7 @@ public struct NotificationStore: Sendable {
             VALUES (\(notificationId), \(userId), \(channel), \(target), \(outcome), \(detail), \(now))
             """
         if let connection {
-            try await connection.query(query, logger: logger)
+            try await connection.fetch(query, logger: logger)
         } else {
             try await client.fetch(query, logger: logger)
         }
@@ -126,7 +126,7 @@ extension NotificationStore {
     /// The user's settings (defaults when never set).
     public func settings(of userId: UUID, on connection: PostgresConnection? = nil) async throws -> UserSettings {
         if let connection { return try await loadSettings(userId, connection) }
-        return try await client.withOpenConnection { try await loadSettings(userId, $0) }
+        return try await client.withConnection { try await loadSettings(userId, $0) }
     }
 
     func loadSettings(_ userId: UUID, _ connection: PostgresConnection) async throws -> UserSettings {
@@ -137,7 +137,7 @@ extension NotificationStore {
     func loadSettings(_ userIds: [UUID], _ connection: PostgresConnection) async throws -> [UUID: UserSettings] {
         var found: [UUID: UserSettings] = [:]
         guard !userIds.isEmpty else { return found }
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             SELECT user_id, time_zone, quiet_start, quiet_end, locale FROM \(unescaped: schema).user_settings
             WHERE user_id = ANY(\(userIds))
@@ -151,7 +151,7 @@ extension NotificationStore {
             }
             found[userId] = settings
         }
-        let prefs = try await connection.query(
+        let prefs = try await connection.fetch(
             """
             SELECT user_id, kind, channel FROM \(unescaped: schema).preferences
             WHERE user_id = ANY(\(userIds)) AND NOT enabled
@@ -201,7 +201,7 @@ extension NotificationStore {
         }
         let now = clock.now()
         try await client.transaction(logger: logger) { connection in
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO \(unescaped: schema).user_settings (user_id, time_zone, quiet_start, quiet_end, locale, updated_at)
                 VALUES (\(userId), \(request.timeZone), \(quiet?.start.minutes), \(quiet?.end.minutes),
@@ -210,10 +210,10 @@ extension NotificationStore {
                     quiet_start = EXCLUDED.quiet_start, quiet_end = EXCLUDED.quiet_end, locale = EXCLUDED.locale,
                     updated_at = EXCLUDED.updated_at
                 """, logger: logger)
-            try await connection.query(
+            try await connection.fetch(
                 "DELETE FROM \(unescaped: schema).preferences WHERE user_id = \(userId)", logger: logger)
             for preference in Set(request.channels) where !preference.enabled {
-                try await connection.query(
+                try await connection.fetch(
                     """
                     INSERT INTO \(unescaped: schema).preferences (user_id, kind, channel, enabled)
                     VALUES (\(userId), \(preference.kind.rawValue), \(preference.channel), false)
@@ -227,7 +227,7 @@ extension NotificationStore {
     /// Removes everything notify keeps about `userId` (after `auth.account_deleted`).
     public func forget(_ userId: UUID, on connection: PostgresConnection) async throws {
         for table in ["notifications", "preferences", "user_settings", "deliveries", "schedules"] {
-            try await connection.query(
+            try await connection.fetch(
                 "DELETE FROM \(unescaped: schema).\(unescaped: table) WHERE user_id = \(userId)", logger: logger)
         }
     }

@@ -25,13 +25,13 @@ extension ScheduleStore {
         guard !times.isEmpty, let zone = try? LocalTime(change.timeZone),
             let recurrence = try? Recurrence(once: nil, times: times, days: [])
         else {
-            try await connection.query(
+            try await connection.fetch(
                 "DELETE FROM \(unescaped: schema).schedules WHERE id = \(id)", logger: logger)
             return
         }
         let now = clock.now()
         let next = recurrence.next(after: now, in: zone)
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO \(unescaped: schema).schedules (id, user_id, kind, variables, once_at, times_of_day, days_of_week,
                 time_zone, next_at, created_at)

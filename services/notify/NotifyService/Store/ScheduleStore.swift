@@ -51,13 +51,13 @@ public struct ScheduleStore: Sendable {
         let variables = String(decoding: try JSONEncoder().encode(request.variables), as: UTF8.self)
         try await client.transaction(logger: logger) { connection in
             var count = 0
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 "SELECT count(*)::int8 FROM \(unescaped: schema).schedules WHERE user_id = \(userId)", logger: logger)
             for try await value in rows.decode(Int.self) { count = value }
             guard count < Self.maxPerUser else {
                 throw ServiceError(.failedPrecondition, "at most \(Self.maxPerUser) schedules per user")
             }
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO \(unescaped: schema).schedules (id, user_id, kind, variables, once_at, times_of_day, days_of_week,
                     time_zone, next_at, created_at)
@@ -139,7 +139,7 @@ public struct ScheduleStore: Sendable {
     public func fireDue(limit: Int = 500) async throws -> [Date] {
         let now = clock.now()
         return try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 SELECT id, user_id, kind, variables::text, once_at, times_of_day, days_of_week, time_zone, next_at
                 FROM \(unescaped: schema).schedules WHERE next_at <= \(now)
@@ -186,7 +186,7 @@ public struct ScheduleStore: Sendable {
             if !compositions.isEmpty {
                 // One statement for the round's compositions, as submitAll does for notifications.
                 let occurrences = String(decoding: try JSONEncoder().encode(compositions), as: UTF8.self)
-                try await connection.query(
+                try await connection.fetch(
                     """
                     INSERT INTO \(unescaped: schema).jobs (id, kind, payload, state, attempts, max_attempts, run_at,
                         dedupe_key, created_at, updated_at, traceparent)
@@ -197,7 +197,7 @@ public struct ScheduleStore: Sendable {
                     """, logger: logger)
             }
             let json = String(decoding: try JSONEncoder().encode(moves), as: UTF8.self)
-            try await connection.query(
+            try await connection.fetch(
                 """
                 UPDATE \(unescaped: schema).schedules AS s
                 SET next_at = CASE WHEN m.next_ms IS NULL THEN NULL ELSE to_timestamp(m.next_ms / 1000.0) END

@@ -183,13 +183,13 @@ extension OrderBook {
             }
         let released = authorization != nil && declined != nil
         return try await transaction { connection -> Placed? in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 "SELECT state FROM orders.orders WHERE id = \(payment.orderId) FOR UPDATE", logger: self.logger)
             var current: String?
             for try await state in rows.decode(String.self) { current = state }
             guard current == OrderState.pendingPayment.rawValue else { return nil }
             let now = self.clock.now()
-            try await connection.query(
+            try await connection.fetch(
                 """
                 UPDATE orders.orders
                 SET state = \(state.rawValue), authorization_id = \(authorization), captured = \(captured),
@@ -200,7 +200,7 @@ extension OrderBook {
             try await self.ledger(
                 movements, order: payment.orderId, user: payment.userId, currency: total.currency, at: now,
                 on: connection)
-            try await connection.query(
+            try await connection.fetch(
                 """
                 UPDATE orders.idempotency_keys SET status = \(status), response = \(String(decoding: response, as: UTF8.self))::jsonb
                 WHERE order_id = \(payment.orderId)
@@ -221,7 +221,7 @@ extension OrderBook {
         let response = String(decoding: try Wire.makeEncoder().encode(error), as: UTF8.self)
         return try await transaction { connection -> Placed? in
             let now = self.clock.now()
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 UPDATE orders.orders
                 SET authorization_id = \(refusal.pendingAuthorization), updated_at = \(now),
@@ -232,7 +232,7 @@ extension OrderBook {
             var updated = false
             for try await _ in rows.decode(UUID.self) { updated = true }
             guard updated else { return nil }
-            try await connection.query(
+            try await connection.fetch(
                 """
                 UPDATE orders.idempotency_keys SET status = \(error.code.rawValue), response = \(response)::jsonb
                 WHERE order_id = \(payment.orderId)

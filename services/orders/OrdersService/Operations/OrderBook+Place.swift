@@ -128,10 +128,10 @@ extension OrderBook {
         -> PaymentMethodStore.Saved??
     {
         let now = clock.now()
-        let rows = try await connection.execute(
+        let rows = try await connection.fetch(
             ClaimStatement(claim: claim, now: now, expires: now.addingTimeInterval(keyLifetime), cardId: cardId),
             logger: logger)
-        for try await (won, id, provider, token, brand, last4, month, year, customer) in rows {
+        for (won, id, provider, token, brand, last4, month, year, customer) in rows {
             guard won else { return nil }
             guard let id, let provider, let token, let brand, let last4, let month, let year else { return .some(nil) }
             return PaymentMethodStore.Saved(
@@ -192,12 +192,11 @@ extension OrderBook {
         let breakdown = String(decoding: try encoder.encode(order.breakdown), as: UTF8.self)
         let details = String(decoding: try encoder.encode(order.content), as: UTF8.self)
         let notice = try order.giftNotice.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        let rows = try await connection.execute(
+        try await connection.fetch(
             InsertStatement(
                 order: order, now: now, due: now.addingTimeInterval(payments.recoveryAfter), breakdown: breakdown,
                 details: details, giftNotice: notice),
             logger: logger)
-        for try await _ in rows {}
     }
 
     /// What an earlier request with the key left: its answer, or a payment still running.

@@ -31,7 +31,7 @@ extension OrderBook {
         let hash = SHA256.hash(data: try Wire.makeEncoder().encode(request)).lowercaseHex
         typealias Pending = (refund: UUID, amount: Money, authorization: String, done: Bool)
         let pending = try await transaction { connection -> Pending in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 SELECT o.authorization_id, o.captured, o.total_amount, o.currency,
                        (SELECT coalesce(-sum(l.amount), 0)::bigint FROM orders.ledger l
@@ -45,7 +45,7 @@ extension OrderBook {
             guard let (authorization, captured, total, currency, refunded, inFlight) = found else {
                 throw ServiceError.notFound("no such order")
             }
-            let earlier = try await connection.query(
+            let earlier = try await connection.fetch(
                 """
                 SELECT id, request_hash, amount, status, failure FROM orders.refunds
                 WHERE order_id = \(orderId) AND idempotency_key = \(key)
@@ -75,7 +75,7 @@ extension OrderBook {
                     details: ["field": "amount", "left": .number(Double(max(left, 0)))])
             }
             let id = UUID()
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO orders.refunds
                     (id, order_id, idempotency_key, request_hash, amount, reason, admin_id, status, created_at,
@@ -111,7 +111,7 @@ extension OrderBook {
     func recordRefund(_ refund: UUID, of orderId: UUID, reference: String, on connection: PostgresConnection)
         async throws -> [StoredEvent]
     {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             SELECT o.user_id, o.kind, o.state, o.currency, o.total_amount, r.amount, r.status, r.reason,
                    (SELECT coalesce(-sum(l.amount), 0)::bigint FROM orders.ledger l
@@ -127,7 +127,7 @@ extension OrderBook {
             status == "pending", let state = OrderState(rawValue: stateText)
         else { return [] }
         let now = clock.now()
-        try await connection.query(
+        try await connection.fetch(
             "UPDATE orders.refunds SET status = 'done', provider_ref = \(reference), due_at = NULL WHERE id = \(refund)",
             logger: logger)
         try await ledger(
@@ -135,7 +135,7 @@ extension OrderBook {
             user: user, currency: currency, at: now, on: connection)
         let full = refunded + amount >= total
         let next: OrderState = full && state == .failed ? .refunded : state
-        try await connection.query(
+        try await connection.fetch(
             """
             UPDATE orders.orders SET released = released OR \(full), state = \(next.rawValue), updated_at = \(now)
             WHERE id = \(orderId)

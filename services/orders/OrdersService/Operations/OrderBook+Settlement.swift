@@ -153,7 +153,7 @@ extension OrderBook {
     func record(_ step: PaymentStep, reference: String, for due: DuePayment, on connection: PostgresConnection)
         async throws -> [StoredEvent]
     {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             "SELECT state, captured, released, capture_owed FROM orders.orders WHERE id = \(due.orderId) FOR UPDATE",
             logger: logger)
         var found: (String, Bool, Bool, Bool)?
@@ -187,7 +187,7 @@ extension OrderBook {
         let more =
             PaymentStep.due(state: state, authorized: true, captured: captured, released: released, captureOwed: owed)
             != nil
-        try await connection.query(
+        try await connection.fetch(
             """
             UPDATE orders.orders
             SET state = \(state.rawValue), captured = \(captured), released = \(released), updated_at = \(now),
@@ -231,7 +231,7 @@ extension OrderBook {
             return
         }
         let stored = try await transaction { connection -> [StoredEvent] in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 "SELECT state, captured, released FROM orders.orders WHERE id = \(due.orderId) FOR UPDATE",
                 logger: self.logger)
             var found: (String, Bool, Bool)?
@@ -242,7 +242,7 @@ extension OrderBook {
             let now = self.clock.now()
             let reason = "the payment could not be taken: \(declined.message)"
             let next: OrderState = current.canMove(to: .failed) ? .failed : current
-            try await connection.query(
+            try await connection.fetch(
                 """
                 UPDATE orders.orders
                 SET state = \(next.rawValue), released = true, payment_due_at = NULL, updated_at = \(now)

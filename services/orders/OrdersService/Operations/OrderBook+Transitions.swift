@@ -31,7 +31,7 @@ extension OrderBook {
         if event.topic == Orders.PrintingTopic.ecardReady {
             // The rendered e-card's link, for a phone that sends the card itself; the state stays.
             guard let orderId = UUID(uuidString: job.orderId), let imageUrl = job.imageUrl else { return }
-            try await connection.query(
+            try await connection.fetch(
                 "UPDATE orders.orders SET ecard_image_url = \(imageUrl) WHERE id = \(orderId) AND kind = 'ecard'",
                 logger: logger)
             return
@@ -67,7 +67,7 @@ extension OrderBook {
         _ orderId: UUID, to target: OrderState, reason: String?, owner: UUID?, requestId: String?,
         on connection: PostgresConnection
     ) async throws -> [StoredEvent] {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             SELECT user_id, kind, state, currency, total_amount, authorization_id, captured, released, capture_owed
             FROM orders.orders WHERE id = \(orderId) FOR UPDATE
@@ -94,7 +94,7 @@ extension OrderBook {
                 captureOwed: captureOwed) != nil
         // A step already claimed (due in the future: its lease) keeps its lease; the settler
         // that holds it looks again at what is due when it commits.
-        try await connection.query(
+        try await connection.fetch(
             """
             UPDATE orders.orders SET state = \(target.rawValue), updated_at = \(now), capture_owed = \(captureOwed),
                 payment_due_at = CASE WHEN \(due) THEN greatest(coalesce(payment_due_at, \(now)), \(now))

@@ -119,7 +119,7 @@ public struct OrderBook: Sendable {
         on connection: PostgresConnection
     ) async throws {
         guard !movements.isEmpty else { return }
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO orders.ledger
                 (order_id, user_id, movement, account, amount, currency, provider, provider_ref, created_at)
@@ -136,7 +136,7 @@ public struct OrderBook: Sendable {
     func recordStates(
         _ states: [(state: OrderState, reason: String?)], order: UUID, at now: Date, on connection: PostgresConnection
     ) async throws {
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO orders.order_states (order_id, seq, state, at, reason)
             SELECT \(order), base.n + s.position, s.state, \(now), nullif(s.reason, '')

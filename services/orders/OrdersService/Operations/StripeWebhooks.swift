@@ -107,7 +107,7 @@ extension OrderBook {
     /// all of it is back (and a failed order becomes `refunded`), with `orders.refunded`.
     func recordProcessorRefund(intent: String, refunded: Int64, reference: String) async throws {
         let stored = try await transaction { connection -> [StoredEvent] in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 SELECT o.id, o.user_id, o.kind, o.state, o.currency, o.total_amount, o.captured,
                        (SELECT coalesce(-sum(l.amount), 0)::bigint FROM orders.ledger l
@@ -131,7 +131,7 @@ extension OrderBook {
                 user: user, currency: currency, at: now, on: connection)
             let full = already + amount >= total
             let next: OrderState = full && state == .failed ? .refunded : state
-            try await connection.query(
+            try await connection.fetch(
                 """
                 UPDATE orders.orders SET released = released OR \(full), state = \(next.rawValue), updated_at = \(now)
                 WHERE id = \(order)
@@ -156,7 +156,7 @@ extension OrderBook {
     func recordDispute(intent: String, reason: String) async throws {
         let stored = try await transaction { connection -> [StoredEvent] in
             let now = self.clock.now()
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 UPDATE orders.orders SET disputed_at = \(now), updated_at = \(now)
                 WHERE authorization_id = \(intent) AND disputed_at IS NULL

@@ -8,7 +8,7 @@ extension GoalBook {
 
     /// The goals of `week`, by title.
     func goals(week: CampusWeek, on connection: PostgresConnection) async throws -> [Routing.Goal] {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             SELECT \(unescaped: Self.goalColumns) FROM routing.goals
             WHERE week_start = \(week.start)::date ORDER BY title, id

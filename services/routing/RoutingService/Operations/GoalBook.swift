@@ -33,7 +33,7 @@ public struct GoalBook: Sendable {
         let week = CampusWeek(containing: now)
         let (completed, stored) = try await transaction { connection in
             if let reportId {
-                let rows = try await connection.query(
+                let rows = try await connection.fetch(
                     """
                     INSERT INTO routing.activity_reports (user_id, report_id, received_at)
                     VALUES (\(user), \(reportId), \(now)) ON CONFLICT DO NOTHING RETURNING report_id
@@ -42,7 +42,7 @@ public struct GoalBook: Sendable {
                 for try await _ in rows { isNew = true }
                 guard isNew else { return ([String](), [StoredEvent]()) }
             }
-            try await connection.query(
+            try await connection.fetch(
                 """
                 INSERT INTO routing.activity (user_id, week_start, steps, distance, updated_at)
                 VALUES (\(user), \(week.start)::date, \(steps), \(distance), \(now))
@@ -64,7 +64,7 @@ public struct GoalBook: Sendable {
     public func visit(venue: UUID, user: UUID, now: Date, requestId: String?) async throws -> [String] {
         let week = CampusWeek(containing: now)
         let (completed, stored) = try await transaction { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 INSERT INTO routing.venue_visits (user_id, week_start, venue_id, visited_at)
                 VALUES (\(user), \(week.start)::date, \(venue), \(now))
@@ -83,7 +83,7 @@ public struct GoalBook: Sendable {
     func totals(user: UUID, week: CampusWeek, on connection: PostgresConnection) async throws
         -> Totals
     {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             SELECT coalesce((SELECT steps FROM routing.activity WHERE user_id = \(user) AND week_start = \(week.start)::date), 0),
                    coalesce((SELECT distance FROM routing.activity WHERE user_id = \(user) AND week_start = \(week.start)::date), 0),
@@ -110,7 +110,7 @@ public struct GoalBook: Sendable {
     public func attend(meeting: UUID, start: Date, user: UUID, now: Date, requestId: String?) async throws -> [String] {
         let week = CampusWeek(containing: now)
         let (completed, stored) = try await transaction { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 INSERT INTO routing.class_attendance (user_id, meeting_id, occurrence_start, week_start, attended_at)
                 VALUES (\(user), \(meeting), \(start), \(week.start)::date, \(now))
@@ -136,7 +136,7 @@ public struct GoalBook: Sendable {
         for goal in try await goals(week: week, on: connection) {
             guard progress(of: goal, totals) >= goal.target, let goalId = UUID(uuidString: goal.id) else { continue }
             let code = VoucherCode.make()
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 INSERT INTO routing.vouchers (code, goal_id, user_id, goal_title, reward, issued_at)
                 VALUES (\(code), \(goalId), \(user), \(goal.title), \(goal.reward), \(now))
@@ -168,10 +168,10 @@ public struct GoalBook: Sendable {
 
     /// The user's week: totals, and every goal of it with progress and voucher.
     public func myWeek(user: UUID, week: CampusWeek) async throws -> Routing.MyWeek {
-        try await client.withOpenConnection { connection in
+        try await client.withConnection { connection in
             let totals = try await totals(user: user, week: week, on: connection)
             var vouchers: [String: Routing.Voucher] = [:]
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 SELECT \(unescaped: Self.voucherColumns) FROM routing.vouchers
                 WHERE user_id = \(user) AND goal_id IN

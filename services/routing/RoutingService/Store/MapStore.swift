@@ -37,7 +37,7 @@ public struct MapStore: Sendable {
         osm: String, map: CampusMap, importedBy: String?, replace: Bool, now: Date
     ) async throws -> Int64 {
         try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 INSERT INTO routing.maps (osm, nodes, edges, imported_by, imported_at)
                 VALUES (\(osm), \(map.graph.nodeCount), \(map.graph.edgeCount), \(importedBy), \(now))
@@ -53,7 +53,7 @@ public struct MapStore: Sendable {
                     building = excluded.building, level = excluded.level, lat = excluded.lat, lon = excluded.lon,
                     description = excluded.description, history = excluded.history, updated_at = excluded.updated_at
                     """ : "ON CONFLICT (osm_id) DO NOTHING"
-                try await connection.query(
+                try await connection.fetch(
                     """
                     INSERT INTO routing.venues (id, osm_id, name, kind, building, level, lat, lon, description,
                     history, updated_at)
@@ -63,7 +63,7 @@ public struct MapStore: Sendable {
                     """, logger: logger)
             }
             for point in map.accessPoints {
-                try await connection.query(
+                try await connection.fetch(
                     """
                     INSERT INTO routing.access_points (bssid, name, lat, lon, level, capacity, updated_at)
                     VALUES (\(point.bssid), \(point.name), \(point.latitude), \(point.longitude), \(point.level),

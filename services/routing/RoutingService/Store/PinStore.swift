@@ -73,9 +73,9 @@ public struct PinStore: Sendable {
     /// Forgets everything of `owner` that routing keeps: pins, activity, visits (after
     /// `auth.account_deleted`). Vouchers stay: a code already handed out keeps its worth.
     public func forget(_ owner: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM routing.pins WHERE user_id = \(owner)", logger: logger)
-        try await connection.query("DELETE FROM routing.activity WHERE user_id = \(owner)", logger: logger)
-        try await connection.query("DELETE FROM routing.venue_visits WHERE user_id = \(owner)", logger: logger)
-        try await connection.query("DELETE FROM routing.activity_reports WHERE user_id = \(owner)", logger: logger)
+        try await connection.fetch("DELETE FROM routing.pins WHERE user_id = \(owner)", logger: logger)
+        try await connection.fetch("DELETE FROM routing.activity WHERE user_id = \(owner)", logger: logger)
+        try await connection.fetch("DELETE FROM routing.venue_visits WHERE user_id = \(owner)", logger: logger)
+        try await connection.fetch("DELETE FROM routing.activity_reports WHERE user_id = \(owner)", logger: logger)
     }
 }

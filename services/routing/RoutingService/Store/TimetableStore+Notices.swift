@@ -10,12 +10,12 @@ extension TimetableStore {
     /// The meetings with these UIDs, by UID, read on the transaction's connection.
     func meetings(uids: [String], on connection: PostgresConnection) async throws -> [String: Meeting] {
         guard !uids.isEmpty else { return [:] }
-        let idRows = try await connection.query(
+        let idRows = try await connection.fetch(
             "SELECT id, uid FROM routing.class_meetings WHERE uid = ANY(\(uids))", logger: logger)
         var uidOf: [UUID: String] = [:]
         for try await (id, uid) in idRows.decode((UUID, String).self) { uidOf[id] = uid }
         guard !uidOf.isEmpty else { return [:] }
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             SELECT \(unescaped: Self.meetingColumns)
             FROM routing.class_meetings m JOIN routing.modules mo ON mo.code = m.module_code
@@ -30,7 +30,7 @@ extension TimetableStore {
 
     /// The students enrolled in a module (lower-case UUIDs, sorted).
     func enrolled(in code: String, on connection: PostgresConnection) async throws -> [String] {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             "SELECT user_id FROM routing.enrolments WHERE module_code = \(code) ORDER BY user_id", logger: logger)
         var users: [String] = []
         for try await user in rows.decode(UUID.self) { users.append(user.uuidString.lowercased()) }
@@ -39,7 +39,7 @@ extension TimetableStore {
 
     /// Moves the timetable's version (in the transaction of a change).
     func bumpVersion(on connection: PostgresConnection) async throws {
-        try await connection.query(
+        try await connection.fetch(
             "UPDATE routing.timetable_version SET version = version + 1 WHERE id = 1", logger: logger)
     }
 
@@ -98,7 +98,7 @@ extension TimetableStore {
         on connection: PostgresConnection
     ) async throws -> [Int: [String]] {
         guard !occurrences.isEmpty else { return [:] }
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             WITH o AS (
               SELECT * FROM unnest(\(occurrences.map { $0.meetingId })::uuid[], \(occurrences.map { $0.moduleCode })::text[],

@@ -57,7 +57,7 @@ public struct TimetableStore: Sendable {
                 modules[entry.moduleCode] = (known?.name ?? entry.moduleName, known?.faculty ?? entry.faculty)
             }
             for (code, module) in modules.sorted(by: { $0.key < $1.key }) {
-                let rows = try await connection.query(
+                let rows = try await connection.fetch(
                     """
                     INSERT INTO routing.modules (code, name, faculty, updated_at)
                     VALUES (\(code), coalesce(\(module.name)::text, \(code)), coalesce(\(module.faculty)::text, ''), \(now))
@@ -78,7 +78,7 @@ public struct TimetableStore: Sendable {
                 let weekdays = recurrence.map { $0.weekdays.map { Int32($0) } }
                 let exceptions = schedule.exceptions.sorted()
                 let venue = venues[entry.uid]
-                let rows = try await connection.query(
+                let rows = try await connection.fetch(
                     """
                     INSERT INTO routing.class_meetings AS m (
                       id, uid, module_code, kind, venue_id, location, time_zone, local_start, first_start, last_end,
@@ -113,7 +113,7 @@ public struct TimetableStore: Sendable {
                 if !changed { counts.meetingsUnchanged += 1 }
             }
             if !parsed.cancelled.isEmpty {
-                let rows = try await connection.query(
+                let rows = try await connection.fetch(
                     "DELETE FROM routing.class_meetings WHERE uid = ANY(\(parsed.cancelled)) RETURNING id",
                     logger: logger)
                 for try await _ in rows { counts.meetingsCancelled += 1 }
@@ -189,7 +189,7 @@ public struct TimetableStore: Sendable {
         try await client.transaction(logger: logger) { connection in
             var stored: [StoredEvent] = []
             if let notices {
-                let rows = try await connection.query(
+                let rows = try await connection.fetch(
                     "SELECT uid FROM routing.class_meetings WHERE module_code = \(code)", logger: logger)
                 var uids: [String] = []
                 for try await uid in rows.decode(String.self) { uids.append(uid) }
@@ -202,7 +202,7 @@ public struct TimetableStore: Sendable {
                         )
                     }, after: [], now: now, store: self, on: connection)
             }
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 "DELETE FROM routing.modules WHERE code = \(code) RETURNING code", logger: logger)
             var deleted = false
             for try await _ in rows { deleted = true }
@@ -222,14 +222,14 @@ public struct TimetableStore: Sendable {
     /// Replaces the user's modules. Returns the codes no module has (nothing is changed then).
     public func setModules(_ codes: [String], of user: UUID) async throws -> [String] {
         try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 "SELECT code FROM routing.modules WHERE code = ANY(\(codes))", logger: logger)
             var known = Set<String>()
             for try await code in rows.decode(String.self) { known.insert(code) }
             let unknown = codes.filter { !known.contains($0) }
             guard unknown.isEmpty else { return unknown }
-            try await connection.query("DELETE FROM routing.enrolments WHERE user_id = \(user)", logger: logger)
-            try await connection.query(
+            try await connection.fetch("DELETE FROM routing.enrolments WHERE user_id = \(user)", logger: logger)
+            try await connection.fetch(
                 """
                 INSERT INTO routing.enrolments (user_id, module_code)
                 SELECT \(user), code FROM unnest(\(codes)::text[]) AS code ON CONFLICT DO NOTHING
@@ -342,11 +342,11 @@ public struct TimetableStore: Sendable {
 
     /// Forgets a deleted account's modules, feed and attendances.
     public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM routing.enrolments WHERE user_id = \(user)", logger: logger)
-        try await connection.query("DELETE FROM routing.class_attendance WHERE user_id = \(user)", logger: logger)
-        try await connection.query("DELETE FROM routing.timetable_feeds WHERE user_id = \(user)", logger: logger)
-        try await connection.query(
+        try await connection.fetch("DELETE FROM routing.enrolments WHERE user_id = \(user)", logger: logger)
+        try await connection.fetch("DELETE FROM routing.class_attendance WHERE user_id = \(user)", logger: logger)
+        try await connection.fetch("DELETE FROM routing.timetable_feeds WHERE user_id = \(user)", logger: logger)
+        try await connection.fetch(
             "DELETE FROM routing.class_reminder_settings WHERE user_id = \(user)", logger: logger)
-        try await connection.query("DELETE FROM routing.class_reminders_sent WHERE user_id = \(user)", logger: logger)
+        try await connection.fetch("DELETE FROM routing.class_reminders_sent WHERE user_id = \(user)", logger: logger)
     }
 }

@@ -108,13 +108,13 @@ public struct ContactStore: Sendable {
     /// Counts a paid postcard order's recipients against its buyer's contacts, once per event.
     func count(_ order: Orders.OrderEvent, eventId: UUID, now: Date, on connection: PostgresConnection) async throws {
         guard let postcard = order.postcard, let user = UUID(uuidString: order.userId) else { return }
-        let claimed = try await connection.query(
+        let claimed = try await connection.fetch(
             """
             INSERT INTO social.counted_events (event_id, counted_at) VALUES (\(eventId), \(now))
             ON CONFLICT DO NOTHING RETURNING 1
             """, logger: logger)
         guard try await claimed.collect().count == 1 else { return }
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             "SELECT id, name, address::text FROM social.contacts WHERE user_id = \(user) AND address IS NOT NULL",
             logger: logger)
         var sent: [UUID: Int] = [:]
@@ -126,7 +126,7 @@ public struct ContactStore: Sendable {
             if matching > 0 { sent[id] = matching }
         }
         for (id, count) in sent {
-            try await connection.query(
+            try await connection.fetch(
                 "UPDATE social.contacts SET cards_sent = cards_sent + \(count) WHERE id = \(id)", logger: logger)
         }
     }

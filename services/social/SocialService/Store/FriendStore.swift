@@ -30,8 +30,8 @@ public struct FriendStore: Sendable {
         let (low, high) = a.uuidString < b.uuidString ? (a, b) : (b, a)
         let key = "social-pair:\(low.uuidString):\(high.uuidString)"
         let (result, stored) = try await client.transaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
-            let rows = try await connection.query(
+            try await connection.fetch("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
+            let rows = try await connection.fetch(
                 """
                 SELECT
                     EXISTS (SELECT 1 FROM social.blocks WHERE (blocker = \(a) AND blocked = \(b))
@@ -52,7 +52,7 @@ public struct FriendStore: Sendable {
 
     /// Makes `a` and `b` friends (both rows) and drops any request between them.
     func befriend(_ a: UUID, _ b: UUID, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.query(
+        try await connection.fetch(
             """
             WITH dropped AS (
                 DELETE FROM social.friend_requests
@@ -66,7 +66,7 @@ public struct FriendStore: Sendable {
 
     /// Stores a request from `from` to `to`.
     func request(from: UUID, to: UUID, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO social.friend_requests (from_user, to_user, created_at) VALUES (\(from), \(to), \(now))
             ON CONFLICT DO NOTHING
@@ -75,7 +75,7 @@ public struct FriendStore: Sendable {
 
     /// Drops the request from `from` to `to`; whether there was one.
     func dropRequest(from: UUID, to: UUID, on connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             "DELETE FROM social.friend_requests WHERE from_user = \(from) AND to_user = \(to) RETURNING 1",
             logger: logger)
         return try await rows.collect().count == 1
@@ -83,7 +83,7 @@ public struct FriendStore: Sendable {
 
     /// Ends the friendship of `a` and `b`; whether there was one.
     func unfriend(_ a: UUID, _ b: UUID, on connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             DELETE FROM social.friendships
             WHERE (user_id = \(a) AND friend_id = \(b)) OR (user_id = \(b) AND friend_id = \(a)) RETURNING 1
@@ -96,7 +96,7 @@ public struct FriendStore: Sendable {
         _ = try await unfriend(blocker, blocked, on: connection)
         _ = try await dropRequest(from: blocker, to: blocked, on: connection)
         _ = try await dropRequest(from: blocked, to: blocker, on: connection)
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO social.blocks (blocker, blocked, created_at) VALUES (\(blocker), \(blocked), \(now))
             ON CONFLICT DO NOTHING
@@ -105,7 +105,7 @@ public struct FriendStore: Sendable {
 
     /// Lifts `blocker`'s block of `blocked`; whether there was one.
     func unblock(_ blocker: UUID, _ blocked: UUID, on connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             "DELETE FROM social.blocks WHERE blocker = \(blocker) AND blocked = \(blocked) RETURNING 1",
             logger: logger)
         return try await rows.collect().count == 1

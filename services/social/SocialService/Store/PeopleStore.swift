@@ -17,7 +17,7 @@ public struct PeopleStore: Sendable {
 
     /// Writes `entry` (from `auth.profile_changed`), keeping the user's privacy settings.
     public func apply(_ entry: DirectoryEntry, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.query(
+        try await connection.fetch(
             """
             INSERT INTO social.people (user_id, username, display_name, name_text, email_digests, phone_digest,
                 updated_at)
@@ -41,7 +41,7 @@ public struct PeopleStore: Sendable {
     /// Forgets everything social keeps of `user` (after `auth.account_deleted`): the directory
     /// entry, requests either way, friendships on both sides, blocks either way, the wish list, the address book and the profile's addresses.
     public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query(
+        try await connection.fetch(
             """
             WITH people AS (DELETE FROM social.people WHERE user_id = \(user)),
                  requests AS (DELETE FROM social.friend_requests WHERE from_user = \(user) OR to_user = \(user)),

@@ -59,7 +59,7 @@ public struct ECardBook: Sendable {
         let id = UUID()
         let now = queue.clock.now()
         let document = String(decoding: try Wire.makeEncoder().encode(ecard), as: UTF8.self)
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             INSERT INTO printing.ecards (id, order_id, user_id, token, status, ecard, created_at, updated_at)
             VALUES (\(id), \(order.orderId), \(order.userId), \(Self.newToken()), 'queued', \(document)::text::jsonb,
@@ -118,7 +118,7 @@ public struct ECardBook: Sendable {
         // A card the phone sends itself gets no mail from notify: only orders hears of it.
         let mailed = card.ecard.delivery != Orders.EcardDelivery.device.rawValue
         let stored: [StoredEvent]? = try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 UPDATE printing.ecards
                 SET status = 'ready', image = \(ByteBuffer(bytes: image.jpeg)), width = \(image.width),
@@ -154,7 +154,7 @@ public struct ECardBook: Sendable {
     func markFailed(_ id: UUID, reason: String) async throws {
         let now = queue.clock.now()
         let stored: StoredEvent? = try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 UPDATE printing.ecards SET status = 'failed', reason = \(reason), updated_at = \(now)
                 WHERE id = \(id) AND status = 'queued'

@@ -68,7 +68,7 @@ public struct GreetingBook: Sendable {
 
     /// Forgets every greeting `owner` saved (after `auth.account_deleted`).
     public func forget(_ owner: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM printing.saved_greetings WHERE owner_id = \(owner)", logger: logger)
+        try await connection.fetch("DELETE FROM printing.saved_greetings WHERE owner_id = \(owner)", logger: logger)
     }
 
     private static func greeting(_ row: (UUID, String, String?, Date)) -> Printing.SavedGreeting {

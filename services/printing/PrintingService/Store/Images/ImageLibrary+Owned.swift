@@ -56,7 +56,7 @@ extension ImageLibrary {
                 details: ["reason": "image_in_use", "usedBy": "order"])
         }
         try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 SELECT CASE
                     WHEN EXISTS (SELECT 1 FROM printing.drafts d WHERE d.image_id = i.id) THEN 'draft'
@@ -77,7 +77,7 @@ extension ImageLibrary {
                 }
             }
             guard found else { throw ServiceError.notFound("no such image") }
-            try await connection.query("DELETE FROM printing.images WHERE id = \(uuid)", logger: logger)
+            try await connection.fetch("DELETE FROM printing.images WHERE id = \(uuid)", logger: logger)
         }
         logger.info("image deleted", metadata: ["image": "\(text)"])
     }

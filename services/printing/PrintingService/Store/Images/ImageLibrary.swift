@@ -83,7 +83,7 @@ public struct ImageLibrary: Sendable {
                 \(image.height), \(image.exif.orientation), \(image.exif.latitude), \(image.exif.longitude), \(now))
             """
         if let connection {
-            try await connection.query(insert, logger: logger)
+            try await connection.fetch(insert, logger: logger)
         } else {
             try await client.fetch(insert, logger: logger)
         }

@@ -28,16 +28,16 @@ public struct PostageStore: Sendable {
         let stamp = ByteBuffer(bytes: file.stamp.bytes)
         return try await client.transaction(logger: logger) { connection in
             if skipIfKnown {
-                _ = try await connection.query(
+                _ = try await connection.fetch(
                     "SELECT pg_advisory_xact_lock(hashtext('printing.postage_tariffs'))", logger: logger)
-                let known = try await connection.query(
+                let known = try await connection.fetch(
                     """
                     SELECT count(*) FROM printing.postage_tariffs
                     WHERE sha256 = encode(sha256(convert_to(\(document), 'UTF8')), 'hex')
                     """, logger: logger)
                 for try await count in known.decode(Int64.self) where count > 0 { return nil }
             }
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 INSERT INTO printing.postage_tariffs (label, carrier, currency, origin, valid_from, valid_to, zones,
                     prices, stamp_media_type, stamp, stamp_width, stamp_height, document, sha256, source, loaded_at)

@@ -48,7 +48,7 @@ public struct PrintJobBook: Sendable {
         let id = UUID()
         let now = queue.clock.now()
         let document = String(decoding: try Wire.makeEncoder().encode(postcard), as: UTF8.self)
-        let rows = try await connection.query(
+        let rows = try await connection.fetch(
             """
             INSERT INTO printing.print_jobs (id, order_id, user_id, status, cards, postcard, created_at, updated_at)
             VALUES (\(id), \(order.orderId), \(order.userId), 'queued', \(postcard.recipients.count),
@@ -102,7 +102,7 @@ public struct PrintJobBook: Sendable {
     {
         let now = queue.clock.now()
         let event: StoredEvent? = try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.fetch(
                 """
                 UPDATE printing.print_jobs
                 SET status = \(to), pdf_file = coalesce(\(file), pdf_file), reason = coalesce(\(reason), reason),

@@ -90,14 +90,14 @@ public struct UploadBook: Sendable {
             if row.imageId != nil || (row.received == row.length && data.isEmpty) { return row }
             try policy.check(offset: request.offset, count: data.count, received: row.received, length: row.length)
             if !data.isEmpty {
-                try await connection.query(
+                try await connection.fetch(
                     """
                     INSERT INTO printing.upload_chunks (upload_id, start_offset, data)
                     VALUES (\(row.id), \(row.received), \(data))
                     """, logger: logger)
                 row.received += Int64(data.count)
                 row.expiresAt = policy.expiry(after: now)
-                try await connection.query(
+                try await connection.fetch(
                     """
                     UPDATE printing.uploads SET received = \(row.received), expires_at = \(row.expiresAt)
                     WHERE id = \(row.id)
@@ -138,9 +138,9 @@ public struct UploadBook: Sendable {
             if let existing = current.imageId { return existing }
             let image = try await images.store(bytes, image: inspected, owner: row.owner, on: connection)
             guard let id = UUID(uuidString: image.id) else { throw ServiceError(.internal, "bad image id") }
-            try await connection.query(
+            try await connection.fetch(
                 "UPDATE printing.uploads SET image_id = \(id) WHERE id = \(row.id)", logger: logger)
-            try await connection.query("DELETE FROM printing.upload_chunks WHERE upload_id = \(row.id)", logger: logger)
+            try await connection.fetch("DELETE FROM printing.upload_chunks WHERE upload_id = \(row.id)", logger: logger)
             return id
         }
         logger.info("upload finished", metadata: ["upload": "\(row.id)", "image": "\(imageId)"])
@@ -183,13 +183,13 @@ public struct UploadBook: Sendable {
             """
         let rows =
             if let connection {
-                try await connection.query(query, logger: logger).collect()
+                try await connection.fetch(query, logger: logger)
             } else {
-                try await client.fetch(query, logger: logger).rows
+                try await client.fetch(query, logger: logger)
             }
-        for row in rows {
-            let (id, rowOwner, length, received, type, image, expires, open) = try row.decode(
-                (UUID, UUID, Int64, Int64, String?, UUID?, Date, Bool).self)
+        for try await (id, rowOwner, length, received, type, image, expires, open) in rows.decode(
+            (UUID, UUID, Int64, Int64, String?, UUID?, Date, Bool).self)
+        {
             guard rowOwner == owner, image != nil || open else { break }
             return Row(
                 id: id, owner: rowOwner, length: length, received: received, contentType: type, imageId: image,
