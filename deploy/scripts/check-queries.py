@@ -6,7 +6,8 @@ it, and its pool can lend such a connection. `shared/Store` sends a query only a
 the connection's own event loop, that it is open: `fetch`, on a client (a lone query or prepared
 statement) or on a connection (inside `transaction` or `withConnection`). This prints each place
 in `services/` and `shared/` that goes around it: PostgresNIO's `query` on anything, or a
-prepared statement run with `execute`. Exit 1 when there is one. Run by `make test` with the import check; alone: `python3 deploy/scripts/check-queries.py`.
+prepared statement run with `execute`. Exit 1 when there is one. Run by `make test` with the
+import check; alone: `python3 deploy/scripts/check-queries.py`.
 """
 import os
 import re

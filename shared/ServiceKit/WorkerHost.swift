@@ -206,7 +206,7 @@ public enum WorkerHost {
     static func checkDatabase(_ postgres: PostgresClient, logger: Logger) async -> String {
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { _ = try await postgres.fetch("SELECT 1", logger: logger).collect() }
+                group.addTask { _ = try await postgres.fetch("SELECT 1", logger: logger) }
                 group.addTask {
                     try await Task.sleep(for: .seconds(2))
                     throw CancellationError()

@@ -3,6 +3,7 @@ import Foundation
 import HydrationContract
 import Logging
 import PostgresNIO
+import Store
 
 /// The `hydration.drinks` and `hydration.users` tables: drinks with their winning versions and
 /// each user's change counter. Every query is scoped to one user.
@@ -227,7 +228,7 @@ public struct DrinkStore: Sendable {
             """, logger: logger)
     }
 
-    func records(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [DrinkRecord] {
+    func records(_ rows: FetchedRows) async throws -> [DrinkRecord] {
         var records: [DrinkRecord] = []
         for try await (uuid, category, amount, unit, drank, offset, device, modified, deleted, by, seq) in rows.decode(
             (UUID, String, Int32, String, Int64, Int32, String?, Int64, Bool, String, Int64).self)

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import OrdersContract
 import PostgresNIO
+import Store
 
 /// Saved cards in `orders.payment_methods`: provider token, brand, last four digits, expiry.
 public struct PaymentMethodStore: Sendable {
@@ -125,7 +126,7 @@ public struct PaymentMethodStore: Sendable {
         try await Self.decode(try await client.fetch(query, logger: logger))
     }
 
-    private static func decode(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Saved] {
+    private static func decode(_ rows: FetchedRows) async throws -> [Saved] {
         var result: [Saved] = []
         for try await (id, provider, token, brand, last4, month, year) in rows.decode(
             (UUID, String, String, String, String, Int, Int).self)

@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import PostgresNIO
 import RoutingContract
+import Store
 
 extension GoalBook {
     private static let goalColumns = "id, title, metric, target, week_start::text, reward"
@@ -48,7 +49,7 @@ extension GoalBook {
         return false
     }
 
-    private static func goals(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Routing.Goal] {
+    private static func goals(_ rows: FetchedRows) async throws -> [Routing.Goal] {
         var goals: [Routing.Goal] = []
         for try await (id, title, metric, target, weekStart, reward) in rows.decode(
             (UUID, String, String, Int64, String, String).self)

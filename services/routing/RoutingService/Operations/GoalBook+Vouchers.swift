@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import PostgresNIO
 import RoutingContract
+import Store
 
 extension GoalBook {
     static let voucherColumns = "code, goal_id, goal_title, reward, issued_at, redeemed_at"
@@ -38,7 +39,7 @@ extension GoalBook {
         return .alreadyRedeemed(voucher)
     }
 
-    static func vouchers(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Routing.Voucher] {
+    static func vouchers(_ rows: FetchedRows) async throws -> [Routing.Voucher] {
         var vouchers: [Routing.Voucher] = []
         for try await (code, goalId, goal, reward, issuedAt, redeemedAt) in rows.decode(
             (String, UUID, String, String, Date, Date?).self)

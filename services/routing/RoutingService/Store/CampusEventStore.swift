@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import RoutingContract
+import Store
 
 /// The `routing.events` table: sports and cultural events, listed upcoming.
 public struct CampusEventStore: Sendable {
@@ -86,7 +87,7 @@ public struct CampusEventStore: Sendable {
         return false
     }
 
-    private static func events(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Routing.CampusEvent] {
+    private static func events(_ rows: FetchedRows) async throws -> [Routing.CampusEvent] {
         var events: [Routing.CampusEvent] = []
         for try await row in rows.decode(Row.self) {
             events.append(

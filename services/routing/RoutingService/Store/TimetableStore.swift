@@ -287,7 +287,7 @@ public struct TimetableStore: Sendable {
         return try await Self.meetings(rows)
     }
 
-    static func meetings(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Meeting] {
+    static func meetings(_ rows: FetchedRows) async throws -> [Meeting] {
         var meetings: [Meeting] = []
         for try await row in rows {
             let (id, code, name, kind, venue, location, zoneName, localStart, duration, weekdays, interval, weekStart,

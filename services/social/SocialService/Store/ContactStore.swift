@@ -131,7 +131,7 @@ public struct ContactStore: Sendable {
         }
     }
 
-    static func rows(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Row] {
+    static func rows(_ rows: FetchedRows) async throws -> [Row] {
         var found: [Row] = []
         for try await (id, name, address, email, phone, favourite, sent, micros) in rows.decode(
             (UUID, String, String?, String?, String?, Bool, Int32, Int64).self)

@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import PostgresNIO
 import SocialContract
+import Store
 
 extension FriendStore {
     /// One row of a list: the other user, their names, and the row's time.
@@ -56,7 +57,7 @@ extension FriendStore {
         return try await Self.listed(rows)
     }
 
-    static func listed(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [ListedPerson] {
+    static func listed(_ rows: FetchedRows) async throws -> [ListedPerson] {
         var found: [ListedPerson] = []
         for try await (id, username, display, at) in rows.decode((UUID, String, String?, Int64).self) {
             found.append(ListedPerson(id: id, username: username, displayName: display, micros: at))

@@ -167,7 +167,7 @@ public struct DraftBook: Sendable {
 
     static let columns = "id, kind, image_id, content::text, revision, created_at, updated_at"
 
-    static func first(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> Printing.Draft? {
+    static func first(_ rows: FetchedRows) async throws -> Printing.Draft? {
         for try await row in rows { return try draft(row) }
         return nil
     }
