@@ -129,6 +129,44 @@ struct LiveBrokerTests {
         #expect(MajordomoWorker.HandlerStart(rawValue: "auto") == .quickOnIOThread)
     }
 
+    @Test(
+        "on the pool, a handler that computes before it suspends holds up neither the I/O thread nor a later request",
+        arguments: [MajordomoWorker.Transport.zmtp, .libzmq])
+    func computingHandler(transport: MajordomoWorker.Transport) async throws {
+        final class Flags: Sendable {
+            let computing = Atomic<Bool>(false)
+            let released = Atomic<Bool>(false)
+        }
+        let flags = Flags()
+        try await Harness.withBroker { broker in
+            // "compute" holds its thread without suspending, as a long computation would, until a
+            // later request has been handled (10 s at most); any other request releases it.
+            let handler: MajordomoWorker.Handler = { body in
+                guard body == [Array("compute".utf8)] else {
+                    flags.released.store(true, ordering: .releasing)
+                    return body
+                }
+                flags.computing.store(true, ordering: .releasing)
+                let deadline = Monotonic.milliseconds() + 10_000
+                while !flags.released.load(ordering: .acquiring) && Monotonic.milliseconds() < deadline { usleep(1_000) }
+                return body
+            }
+            let worker = Harness.echoWorker(broker.endpoint, start: .taskPool, transport: transport, handler: handler)
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client, worker]) {
+                async let computed = client.request(service: "echo", body: [Array("compute".utf8)], timeout: .seconds(20))
+                try await Harness.eventually("the computing handler runs") {
+                    flags.computing.load(ordering: .acquiring)
+                }
+                // Sent after the first was read, so it comes in a read of its own: answered while
+                // the first still computes (had it waited behind it, 5 s would run out first).
+                let quick = try await client.request(service: "echo", body: [Array("quick".utf8)], timeout: .seconds(5))
+                #expect(text(quick) == ["quick"])
+                #expect(text(try await computed) == ["compute"])
+            }
+        }
+    }
+
     @Test("requests are spread over worker processes")
     func spreadOverWorkers() async throws {
         try await Harness.withBroker { broker in

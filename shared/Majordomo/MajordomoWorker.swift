@@ -40,6 +40,12 @@ public final class MajordomoWorker: Sendable {
     public enum HandlerStart: String, Sendable, CaseIterable {
         /// A task on Swift's cooperative pool; the I/O thread only hands the request over. Safe
         /// for any handler, including ones that compute for a long time before they suspend.
+        ///
+        /// With the ZMTP transport the requests of one read go over together: one task on the
+        /// pool starts them in turn, each until its first suspension, and after 200 µs of that
+        /// gives each of the rest a task of its own. A handler that computes before it suspends
+        /// holds up only the requests read with it and queued behind it, never the I/O thread or
+        /// a later read. (With libzmq every request is a task of its own.)
         case taskPool = "pool"
         /// `Task.immediate` on the worker's I/O thread: the handler runs there until its first
         /// `await` that really suspends (a database query, a call to another service), and
@@ -253,11 +259,14 @@ public final class MajordomoWorker: Sendable {
     }
 
     /// ``run()`` with the ZMTP transport: the connection on an event loop of the worker's own
-    /// (its thread named as the libzmq loop's is), the handlers on the task pool as there.
+    /// (its thread named as the libzmq loop's is). The link starts the handlers itself, a read's
+    /// pooled requests from one task on the pool (``WorkerLink``), so `batches` carries none: it
+    /// ends when the link stops.
     private func runZMTP(_ target: EventLoopMajordomoClient.Endpoint) async throws {
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let (batches, jobSink) = AsyncStream.makeStream(of: [Job].self)
-        let link = WorkerLink(worker: self, eventLoop: loops.next(), target: target, logger: logger, jobs: jobSink)
+        let (batches, lifetime) = AsyncStream.makeStream(of: [Job].self)
+        let link = WorkerLink(
+            worker: self, eventLoop: loops.next(), target: target, logger: logger, lifetime: lifetime)
         let threadName = String("mdp-worker-\(service)".prefix(15))
         link.eventLoop.execute {
             backplane_set_thread_name(threadName)

@@ -1,4 +1,5 @@
 import CZeroMQ
+import Glibc
 import Logging
 import NIOCore
 import NIOPosix
@@ -21,21 +22,30 @@ import ZeroMQ
 ///
 /// Everything but the immutable fields and ``completions`` is touched only on ``eventLoop``.
 final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
-    private struct Completion {
+    fileprivate struct Completion {
         let job: MajordomoWorker.Job
         let reply: [Frame]
+    }
+
+    /// Replies waiting for the loop.
+    fileprivate struct Completions {
+        var list: [Completion] = []
+        /// The loop is about to look at ``list`` anyway: a reply needs no wake-up.
+        var loopWillLook = false
+        /// A wake-up is on its way to the loop.
+        var wakePending = false
     }
 
     let eventLoop: any EventLoop
     private let worker: MajordomoWorker
     private let target: EventLoopMajordomoClient.Endpoint
     private let logger: Logger
-    private let jobs: AsyncStream<[MajordomoWorker.Job]>.Continuation
+    /// Finished when the link stops. The link starts its handlers itself (``startOnPool(_:)``),
+    /// so it never yields; its end ends ``MajordomoWorker/run()``'s wait.
+    private let lifetime: AsyncStream<[MajordomoWorker.Job]>.Continuation
     /// Succeeds once the worker has said DISCONNECT and closed its connection.
     let stoppedPromise: EventLoopPromise<Void>
-    /// Replies waiting for the loop, and whether it is about to look at them anyway (then a
-    /// reply needs no wake-up).
-    private let completions = Mutex<(list: [Completion], loopWillLook: Bool)>(([], false))
+    private let completions = Mutex(Completions())
 
     /// The connection whose handshake is done and which carries requests.
     private var channel: (any Channel)?
@@ -62,13 +72,13 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
 
     init(
         worker: MajordomoWorker, eventLoop: any EventLoop, target: EventLoopMajordomoClient.Endpoint, logger: Logger,
-        jobs: AsyncStream<[MajordomoWorker.Job]>.Continuation
+        lifetime: AsyncStream<[MajordomoWorker.Job]>.Continuation
     ) {
         self.worker = worker
         self.eventLoop = eventLoop
         self.target = target
         self.logger = logger
-        self.jobs = jobs
+        self.lifetime = lifetime
         self.liveness = worker.heartbeat.liveness
         self.stoppedPromise = eventLoop.makePromise()
     }
@@ -101,7 +111,7 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
         guard !stopped else { return }
         stopped = true
         beat?.cancel()
-        jobs.finish()
+        lifetime.finish()
         logger.info("worker stopped", metadata: ["mdpService": "\(worker.service)"])
         guard let live else { return stoppedPromise.succeed() }
         let done = stoppedPromise
@@ -265,8 +275,8 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     }
 
     /// Starts the handlers of one read's requests (on the loop): the quick ones here, the rest
-    /// handed to the task pool in one batch. Replies of handlers that finished at once leave in
-    /// this pass.
+    /// handed to the task pool together (``startOnPool(_:)``). Replies of handlers that finished
+    /// at once leave in this pass.
     func readComplete(on channel: any Channel) {
         guard !batch.isEmpty else { return }
         defer { batch.removeAll(keepingCapacity: true) }
@@ -287,16 +297,61 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
                 complete(job, reply: reply)
             }
         }
-        if !pooled.isEmpty { jobs.yield(pooled) }
+        if !pooled.isEmpty { startOnPool(pooled) }
         if started { writeCompletions() }
     }
 
+    /// Starts one read's pooled requests (``MajordomoWorker/HandlerStart/taskPool``) from one
+    /// task on the pool: one thread woken per read, not one per request. That task starts them in
+    /// turn, each running on its thread until its first suspension (`Task.immediate`); once it has
+    /// spent ``PoolPass/budgetNanoseconds`` so, the rest start as tasks of their own. A handler
+    /// that computes for long before it suspends thus holds up only the requests read with it and
+    /// queued behind it, never the loop or a later read (whose task takes another pool thread).
+    /// Replies of handlers that finished within the pass leave in one wake-up of the loop, at its
+    /// end.
+    ///
+    /// The tasks are not children of ``MajordomoWorker/run()``, as with ``MajordomoWorker/HandlerStart/ioThread``:
+    /// a drain that times out leaves them to finish on their own, unanswered.
+    private func startOnPool(_ pooled: [MajordomoWorker.Job]) {
+        let handler = worker.handler
+        guard pooled.count > 1 else {
+            let job = pooled[0]
+            Task { [self] in complete(job, reply: await handler(job.body)) }
+            return
+        }
+        Task { [self] in
+            let pass = PoolPass()
+            for job in pooled {
+                if pass.withinBudget() {
+                    Task.immediate { [self] in
+                        let reply = await handler(job.body)
+                        complete(job, reply: reply, deferWake: pass.isCurrent)
+                    }
+                } else {
+                    Task { [self] in complete(job, reply: await handler(job.body)) }
+                }
+            }
+            pass.end()
+            wakeIfWaiting()
+        }
+    }
+
     /// A handler's reply, from any thread. Only the first reply after the loop emptied the list
-    /// wakes it: one hand-off per batch of replies, not per reply.
-    func complete(_ job: MajordomoWorker.Job, reply: [Frame]) {
+    /// wakes it: one hand-off per batch of replies, not per reply. `deferWake`: the reply comes
+    /// from within a ``PoolPass``, which wakes the loop at its end.
+    func complete(_ job: MajordomoWorker.Job, reply: [Frame], deferWake: Bool = false) {
         let mustWake = completions.withLock { state in
             state.list.append(Completion(job: job, reply: reply))
-            return state.list.count == 1 && !state.loopWillLook
+            guard !deferWake else { return false }
+            return state.claimWake()
+        }
+        if mustWake { eventLoop.execute { [self] in writeCompletions() } }
+    }
+
+    /// Wakes the loop when replies wait and no wake-up is on its way (the end of a ``PoolPass``).
+    private func wakeIfWaiting() {
+        let mustWake = completions.withLock { state in
+            state.list.isEmpty ? false : state.claimWake()
         }
         if mustWake { eventLoop.execute { [self] in writeCompletions() } }
     }
@@ -304,6 +359,7 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     private func writeCompletions() {
         let finished = completions.withLock { state in
             state.loopWillLook = false
+            state.wakePending = false
             defer { state.list = [] }
             return state.list
         }
@@ -339,5 +395,44 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
             EventLoopMajordomoClient.writeFrame(frame, more: index < total, to: &buffer)
         }
         return buffer
+    }
+}
+
+extension WorkerLink.Completions {
+    /// Whether the caller must wake the loop for the replies in ``list``: not when it will look
+    /// anyway or a wake-up is already on its way. Claims the wake-up when it must.
+    fileprivate mutating func claimWake() -> Bool {
+        guard !loopWillLook, !wakePending else { return false }
+        wakePending = true
+        return true
+    }
+}
+
+/// One pass of ``WorkerLink``'s task that starts a read's pooled requests: the thread it runs
+/// on, since when, and whether it still runs.
+final class PoolPass: Sendable {
+    /// How long a pass starts requests in turn before it gives each of the rest a task of its
+    /// own: 200 µs, many times what a handler usually does before its first suspension (decoding a
+    /// request, sending a query).
+    static let budgetNanoseconds: Int64 = 200_000
+
+    private let thread = pthread_self()
+    private let began = Monotonic.nanoseconds()
+    private let running = Atomic<Bool>(true)
+
+    /// Whether the next request may still start within the pass.
+    func withinBudget() -> Bool {
+        Monotonic.nanoseconds() - began < Self.budgetNanoseconds
+    }
+
+    /// Whether the caller runs within this pass: a handler started by it that has not suspended.
+    /// (A handler that suspended resumes on a thread the pass no longer holds.)
+    var isCurrent: Bool {
+        pthread_equal(thread, pthread_self()) != 0 && running.load(ordering: .relaxed)
+    }
+
+    /// The pass has started every request.
+    func end() {
+        running.store(false, ordering: .relaxed)
     }
 }
