@@ -130,6 +130,29 @@ struct ImportTests {
         }
     }
 
+    @Test("bills changed and added while an import pages through the feed make it skip none")
+    func feedChangesMidImport() async throws {
+        try await StandinFeed.with { feed in
+            try await CivicDatabase.with { db in
+                let state = "ocd-jurisdiction/country:us/state:ca/government"
+                // Right after the second page of the state's bills (10 a page), its 15 least recently
+                // updated bills (all read by then) change and 5 are added: each moves to the end of
+                // the order, and with page numbers alone the 15 bills behind them would slip onto
+                // pages already read.
+                try await feed.control(
+                    "faults", ["changes": [["jurisdiction": state, "nth": 2, "touch": 15, "introduce": 5]]])
+                let report = try await db.importer(feed, perPage: 10).run()
+                let bills = try #require(try await feed.stats()["bills"] as? Int)
+                #expect(try await db.count("SELECT count(*) FROM civic.bills") == bills)
+                #expect(report.billsNew == bills)
+                #expect(report.billsChanged == 15, "the changed bills were read again, changed")
+                #expect(try await db.introducedEvents().values.reduce(0, +) == bills)
+                let again = try await db.importer(feed, perPage: 10).run()
+                #expect(again.billsNew == 0 && again.billsChanged == 0)
+            }
+        }
+    }
+
     @Test("429s are waited out (Retry-After) and failed pages tried again; the import completes")
     func throttlingAndRetries() async throws {
         try await StandinFeed.with { feed in
@@ -138,7 +161,7 @@ struct ImportTests {
                     "faults",
                     [
                         "throttle_every": 4, "retry_after": 2,
-                        "fail": [["path": "bills", "page": 2, "times": 2, "kind": "500"]],
+                        "fail": [["path": "bills", "nth": 2, "times": 2, "kind": "500"]],
                     ])
                 let sleeps = Waits()
                 let report = try await db.importer(feed, sleeps: sleeps).run()
@@ -159,25 +182,32 @@ struct ImportTests {
     func partialFailure() async throws {
         try await StandinFeed.with { feed in
             try await CivicDatabase.with { db in
-                // California's bills: page 3 answers a broken body every time.
-                try await feed.control("faults", ["fail": [["path": "bills", "page": 3, "times": 100, "kind": "garbage"]]])
+                // California's bills: the third page asked for answers a broken body every time.
+                let state = "ocd-jurisdiction/country:us/state:ca/government"
+                try await feed.control(
+                    "faults", ["fail": [["path": "bills", "jurisdiction": state, "nth": 3, "times": 100, "kind": "garbage"]]])
                 let importer = db.importer(feed, perPage: 25, sleeps: Waits())
                 await #expect(throws: ServiceError.self) { try await importer.run() }
-                // The local and county bills (16 each, one page) and California's first two pages are stored;
-                // nothing of page 3 and after.
-                let stored = try await db.count(
-                    "SELECT count(*) FROM civic.bills WHERE jurisdiction_id = 'ocd-jurisdiction/country:us/state:ca/government'")
-                #expect(stored == 50)
-                #expect(try await db.introducedEvents().count == (try await db.count("SELECT count(*) FROM civic.bills")))
+                // The local and county bills (16 each, one page) and California's first two pages are
+                // stored (the second starts where the first ended, so together they hold 26 to 50
+                // bills); nothing of the third.
+                let stored = try await db.count("SELECT count(*) FROM civic.bills WHERE jurisdiction_id = '\(state)'")
+                #expect((26...50).contains(stored))
+                let before = try await db.count("SELECT count(*) FROM civic.bills")
+                #expect(try await db.introducedEvents().count == before)
                 #expect(try await db.count("SELECT count(*) FROM civic.import_runs WHERE error IS NOT NULL") == 1)
+                // California's cursor stands at the newest bill stored: the next run goes on from there.
                 #expect(
                     try await db.count(
-                        "SELECT count(*) FROM civic.import_cursors WHERE jurisdiction_id LIKE '%state:ca/government'") == 0)
+                        """
+                        SELECT count(*) FROM civic.import_cursors c WHERE c.jurisdiction_id = '\(state)'
+                            AND c.updated_since = (SELECT max(source_updated_at) FROM civic.bills WHERE jurisdiction_id = '\(state)')
+                        """) == 1)
                 try await feed.control("faults", [:])
                 let report = try await importer.run()
                 let stats = try await feed.stats()
                 #expect(try await db.count("SELECT count(*) FROM civic.bills") == stats["bills"] as? Int)
-                #expect(report.billsNew == (stats["bills"] as? Int ?? 0) - 50 - 32)
+                #expect(report.billsNew == (stats["bills"] as? Int ?? 0) - before)
                 let events = try await db.introducedEvents()
                 #expect(events.count == stats["bills"] as? Int && events.values.allSatisfy { $0 == 1 })
             }

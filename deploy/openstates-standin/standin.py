@@ -9,7 +9,12 @@ It answers as the real API does: `{results, pagination}` pages (`page`, `per_pag
 
 For tests and the benchmark, a control API under /_standin (never part of Open States):
   POST /_standin/faults     {"throttle_every": N, "retry_after": S,
-                             "fail": [{"path": "bills", "page": 2, "times": 1, "kind": "500"|"garbage"}]}
+                             "fail": [{"path": "bills", "page": 2, "times": 1, "kind": "500"|"garbage"}],
+                             "changes": [{"jurisdiction": ID, "nth": 2, "touch": N, "introduce": M}]}
+                            A rule matches a page by its number ("page"), or ("nth": N) the N-th request
+                            of its path and again the same request (a retry) while "times" lasts;
+                            "jurisdiction" narrows it to one. A change: right after it serves that page
+                            of bills, the feed changes as /_standin/touch and /_standin/introduce would.
   POST /_standin/introduce  {"jurisdiction": ID, "count": N}  new bills, updated now
   POST /_standin/touch      {"jurisdiction": ID, "count": N}  N bills get a new action, updated now
                             (the least recently updated first; jurisdiction "*": any)
@@ -39,17 +44,71 @@ class State:
     def __init__(self, seed, scale):
         self.lock = threading.RLock()
         self.data = fixture.Fixture(seed=seed, scale=scale)
-        self.faults = {"throttle_every": 0, "retry_after": 1, "fail": []}
+        self.faults = {"throttle_every": 0, "retry_after": 1, "fail": [], "changes": []}
         self.requests = 0
         self.stats = {}
         self.counter = {}
 
-    def fail_for(self, path, page):
+    def fail_for(self, path, jurisdiction, page, request):
         for rule in self.faults["fail"]:
-            if rule.get("path") == path and int(rule.get("page", 1)) == page and int(rule.get("times", 1)) > 0:
+            if int(rule.get("times", 1)) > 0 and rule_matches(rule, path, jurisdiction, page, request):
                 rule["times"] = int(rule.get("times", 1)) - 1
                 return rule.get("kind", "500")
         return None
+
+
+def rule_matches(rule, path, jurisdiction, page, request):
+    """Whether a fault rule applies to this page request (`request`: its query string, the same for
+    a retry)."""
+    if rule.get("path", "bills") != path or rule.get("jurisdiction", jurisdiction) != jurisdiction:
+        return False
+    if "nth" not in rule:
+        return int(rule.get("page", 1)) == page
+    if "request" not in rule:
+        rule["seen"] = rule.get("seen", 0) + 1
+        if rule["seen"] < int(rule["nth"]):
+            return False
+        rule["request"] = request
+    return rule["request"] == request
+
+
+def introduce(jurisdiction, count):
+    """`count` new bills in `jurisdiction`, updated now (call with STATE.lock held)."""
+    made = []
+    for _ in range(count):
+        n = STATE.counter[jurisdiction] = STATE.counter.get(jurisdiction, 5000) + 1
+        bill = STATE.data.make_bill(jurisdiction, n, now=dt.datetime.now(dt.timezone.utc))
+        STATE.data.bills.append(bill)
+        made.append({"id": bill["id"], "identifier": bill["identifier"], "title": bill["title"]})
+    return made
+
+
+def touch(jurisdiction, count):
+    """A new action on the `count` least recently updated bills of `jurisdiction` ("*": any), updated
+    now (call with STATE.lock held)."""
+    own = [b for b in STATE.data.bills if jurisdiction == "*" or b["jurisdiction"]["id"] == jurisdiction]
+    own.sort(key=lambda b: b["updated_at"])
+    touched = []
+    for bill in own[:count]:
+        stamp = now_iso()
+        bill["actions"].append({"organization": bill["from_organization"],
+                                "description": f"Hearing set ({stamp})", "date": stamp[:10],
+                                "classification": ["referral-committee"],
+                                "order": len(bill["actions"]) + 1})
+        bill["latest_action_description"] = bill["actions"][-1]["description"]
+        bill["title"] = bill["title"].split(" [")[0] + f" [amended {stamp}]"
+        bill["updated_at"] = stamp
+        touched.append({"id": bill["id"], "title": bill["title"]})
+    return touched
+
+
+def change_after(jurisdiction, page, request):
+    """Applies the fault rules' feed changes due after this page of `jurisdiction`'s bills."""
+    for rule in STATE.faults["changes"]:
+        if int(rule.get("times", 1)) > 0 and rule_matches(rule, "bills", jurisdiction, page, request):
+            rule["times"] = int(rule.get("times", 1)) - 1
+            touch(jurisdiction, int(rule.get("touch", 0)))
+            introduce(jurisdiction, int(rule.get("introduce", 0)))
 
 
 def now_iso():
@@ -108,7 +167,7 @@ class Handler(BaseHTTPRequestHandler):
             every = STATE.faults["throttle_every"]
             if every and STATE.requests % every == 0:
                 return self.reply(429, {"detail": "slow down"}, {"Retry-After": str(STATE.faults["retry_after"])})
-            failure = STATE.fail_for(path, page)
+            failure = STATE.fail_for(path, jurisdiction, page, url.query)
             if failure == "500":
                 return self.reply(500, {"detail": "internal error"})
             if failure == "garbage":
@@ -132,6 +191,8 @@ class Handler(BaseHTTPRequestHandler):
             max_page = max(1, -(-total // per_page))
             chunk = items[(page - 1) * per_page: page * per_page]
             results = [trimmed(item, optional, include) for item in chunk]
+            if path == "bills":
+                change_after(jurisdiction, page, url.query)
         return self.reply(200, {"results": results,
                                 "pagination": {"per_page": per_page, "page": page, "max_page": max_page,
                                                "total_items": total}})
@@ -146,34 +207,16 @@ class Handler(BaseHTTPRequestHandler):
         with STATE.lock:
             if url.path == "/_standin/faults":
                 STATE.faults = {"throttle_every": int(body.get("throttle_every", 0)),
-                                "retry_after": int(body.get("retry_after", 1)), "fail": list(body.get("fail", []))}
+                                "retry_after": int(body.get("retry_after", 1)), "fail": list(body.get("fail", [])),
+                                "changes": list(body.get("changes", []))}
                 STATE.requests = 0
                 return self.reply(200, STATE.faults)
             jurisdiction = body.get("jurisdiction", fixture.STATE)
             count = int(body.get("count", 1))
             if url.path == "/_standin/introduce":
-                made = []
-                for _ in range(count):
-                    n = STATE.counter[jurisdiction] = STATE.counter.get(jurisdiction, 5000) + 1
-                    bill = STATE.data.make_bill(jurisdiction, n, now=dt.datetime.now(dt.timezone.utc))
-                    STATE.data.bills.append(bill)
-                    made.append({"id": bill["id"], "identifier": bill["identifier"], "title": bill["title"]})
-                return self.reply(200, {"introduced": made})
+                return self.reply(200, {"introduced": introduce(jurisdiction, count)})
             if url.path == "/_standin/touch":
-                own = [b for b in STATE.data.bills if jurisdiction == "*" or b["jurisdiction"]["id"] == jurisdiction]
-                own.sort(key=lambda b: b["updated_at"])
-                touched = []
-                for bill in own[:count]:
-                    stamp = now_iso()
-                    bill["actions"].append({"organization": bill["from_organization"],
-                                            "description": f"Hearing set ({stamp})", "date": stamp[:10],
-                                            "classification": ["referral-committee"],
-                                            "order": len(bill["actions"]) + 1})
-                    bill["latest_action_description"] = bill["actions"][-1]["description"]
-                    bill["title"] = bill["title"].split(" [")[0] + f" [amended {stamp}]"
-                    bill["updated_at"] = stamp
-                    touched.append({"id": bill["id"], "title": bill["title"]})
-                return self.reply(200, {"touched": touched})
+                return self.reply(200, {"touched": touch(jurisdiction, count)})
         return self.reply(404, {"detail": "Not Found"})
 
 

@@ -10,8 +10,11 @@ import Store
 /// finished run, then its events, page by page. Each page is read first (no transaction open
 /// while the feed is asked) and then applied in one transaction, with a `civic.bill_introduced`
 /// event for each bill civic had not seen; a page that cannot be read is tried again and never
-/// half-applied. A run that stops half-way leaves the cursor where it was, so the next run reads
-/// those pages again and the upserts (keyed by feed ids) change nothing twice.
+/// half-applied. Bills are read as a keyset (``bills(of:_:)``), so that bills changed or added
+/// while a run pages through the feed make it skip none. The cursor moves on after each page of
+/// bills applied; a run that stops half-way leaves it there, so the next run reads the rest (and
+/// the bills of that page's last update time again: the upserts, keyed by feed ids, change
+/// nothing twice).
 public struct Importer: Sendable {
     let client: PostgresClient
     let feed: FeedClient
@@ -62,40 +65,72 @@ public struct Importer: Sendable {
 
     static let billIncludes = ["abstracts", "actions", "sponsorships", "votes", "versions", "documents", "sources"]
 
+    /// The bills of `jurisdiction` updated since its cursor, oldest update first.
+    ///
+    /// Page numbers alone would skip bills: a bill changed (or added) while the run pages moves to
+    /// the end of the order, and every bill after its old place moves one place up, so one of
+    /// them slips onto a page already read, and the cursor then passes its update time for good.
+    /// So after each page the next query starts again at page 1, from that page's last update
+    /// time (`updated_since` is inclusive): the order behind that point can only grow at its end.
+    /// Bills already applied at exactly that time are left out; only when a whole page shares one
+    /// update time does the run go on to the next page of the same query.
     func bills(of jurisdiction: String, _ report: inout ImportReport) async throws {
-        let since = try await runs.cursor(jurisdiction, "bills")
-        var query = [("jurisdiction", jurisdiction), ("sort", "updated_asc")] + Self.billIncludes.map { ("include", $0) }
-        if let since { query.append(("updated_since", FeedDate.text(since))) }
-        var newest = since
-        try await pages("bills", query: query, as: OpenStates.Bill.self, &report) { items in
-            let records = try items.map { (bill) throws(ServiceError) in try BillRecord(bill) }
-            newest = ([newest].compactMap { $0 } + records.map(\.sourceUpdatedAt)).max()
-            return records
-        } apply: { records, connection, now, report in
-            for jurisdiction in Self.jurisdictions(records.map(\.jurisdiction)) {
-                try await writer.jurisdiction(jurisdiction, now: now, on: connection)
+        let base = [("jurisdiction", jurisdiction), ("sort", "updated_asc")] + Self.billIncludes.map { ("include", $0) }
+        var since = try await runs.cursor(jurisdiction, "bills")
+        // Feed ids of the bills this run applied whose update time is `since`.
+        var readAtSince = Set<String>()
+        var number = 1
+        while true {
+            var query = base
+            if let since { query.append(("updated_since", FeedDate.text(since))) }
+            var read: [BillRecord] = []
+            let maxPage = try await page(number, of: "bills", query: query, as: OpenStates.Bill.self, &report) { items in
+                read = try items.map { (bill) throws(ServiceError) in try BillRecord(bill) }
+                return read.filter { !($0.sourceUpdatedAt == since && readAtSince.contains($0.sourceId)) }
+            } apply: { records, connection, now, report in
+                try await applyBills(records, on: connection, now: now, &report)
             }
-            var introduced: [(topic: String, payload: any Encodable)] = []
-            for record in records {
-                switch try await writer.bill(record, now: now, on: connection) {
-                case .new(let id):
-                    report.billsNew += 1
-                    introduced.append(
-                        (
-                            Civic.BillIntroduced.topic,
-                            Civic.BillIntroduced(
-                                billId: id.uuidString.lowercased(), jurisdictionId: record.jurisdiction.id,
-                                level: record.jurisdiction.level, identifier: record.identifier, title: record.title,
-                                subjects: record.subjects)
-                        ))
-                case .changed: report.billsChanged += 1
-                case .unchanged: report.billsUnchanged += 1
-                }
+            guard let last = read.map(\.sourceUpdatedAt).max() else { return }
+            if since.map({ last > $0 }) ?? true {
+                try await runs.advance(jurisdiction, "bills", to: last)
+                since = last
+                readAtSince = Set(read.filter { $0.sourceUpdatedAt == last }.map(\.sourceId))
+                guard number < maxPage else { return }
+                number = 1
+            } else {
+                readAtSince.formUnion(read.map(\.sourceId))
+                guard number < maxPage else { return }
+                number += 1
             }
-            guard !introduced.isEmpty else { return [] }
-            return try await events.append(introduced, requestId: nil, on: connection, logger: logger)
         }
-        if let newest { try await runs.advance(jurisdiction, "bills", to: newest) }
+    }
+
+    /// Stores one page of bills, with a `civic.bill_introduced` event for each new one.
+    private func applyBills(
+        _ records: [BillRecord], on connection: PostgresConnection, now: Date, _ report: inout ImportReport
+    ) async throws -> [StoredEvent] {
+        for jurisdiction in Self.jurisdictions(records.map(\.jurisdiction)) {
+            try await writer.jurisdiction(jurisdiction, now: now, on: connection)
+        }
+        var introduced: [(topic: String, payload: any Encodable)] = []
+        for record in records {
+            switch try await writer.bill(record, now: now, on: connection) {
+            case .new(let id):
+                report.billsNew += 1
+                introduced.append(
+                    (
+                        Civic.BillIntroduced.topic,
+                        Civic.BillIntroduced(
+                            billId: id.uuidString.lowercased(), jurisdictionId: record.jurisdiction.id,
+                            level: record.jurisdiction.level, identifier: record.identifier, title: record.title,
+                            subjects: record.subjects)
+                    ))
+            case .changed: report.billsChanged += 1
+            case .unchanged: report.billsUnchanged += 1
+            }
+        }
+        guard !introduced.isEmpty else { return [] }
+        return try await events.append(introduced, requestId: nil, on: connection, logger: logger)
     }
 
     func people(of jurisdiction: String, _ report: inout ImportReport) async throws {
@@ -127,35 +162,43 @@ public struct Importer: Sendable {
         }
     }
 
-    /// Reads every page of `path` and applies each in its own transaction; events the
-    /// transaction appended are announced after it commits.
+    /// Reads every page of `path` and applies each in its own transaction (``page(_:of:query:as:_:records:apply:)``).
     func pages<Item: Decodable & Sendable, Record: Sendable>(
         _ path: String, query: [(String, String)], as item: Item.Type, _ report: inout ImportReport,
         records: ([Item]) throws -> [Record],
-        apply: (
-            [Record], PostgresConnection, Date, inout ImportReport
-        ) async throws -> [StoredEvent]
+        apply: ([Record], PostgresConnection, Date, inout ImportReport) async throws -> [StoredEvent]
     ) async throws {
         var number = 1
         while true {
-            var tries = FeedClient.Tries()
-            let page = try await feed.page(path, query: query, page: number, as: item, tries: &tries)
-            report.throttled += tries.throttled
-            report.retries += tries.retries
-            let batch = try records(page.results)
-            let now = clock.now()
-            let before = report
-            let (appended, after) = try await client.transaction(logger: logger) { connection in
-                var counted = before
-                let appended = try await apply(batch, connection, now, &counted)
-                return (appended, counted)
-            }
-            report = after
-            report.pages += 1
-            for event in appended { events.announce(event) }
-            guard number < page.pagination.maxPage else { return }
+            let maxPage = try await page(number, of: path, query: query, as: item, &report, records: records, apply: apply)
+            guard number < maxPage else { return }
             number += 1
         }
+    }
+
+    /// Reads page `number` of `path` and applies it in its own transaction; events the
+    /// transaction appended are announced after it commits. Returns the query's number of pages.
+    func page<Item: Decodable & Sendable, Record: Sendable>(
+        _ number: Int, of path: String, query: [(String, String)], as item: Item.Type, _ report: inout ImportReport,
+        records: ([Item]) throws -> [Record],
+        apply: ([Record], PostgresConnection, Date, inout ImportReport) async throws -> [StoredEvent]
+    ) async throws -> Int {
+        var tries = FeedClient.Tries()
+        let page = try await feed.page(path, query: query, page: number, as: item, tries: &tries)
+        report.throttled += tries.throttled
+        report.retries += tries.retries
+        let batch = try records(page.results)
+        let now = clock.now()
+        let before = report
+        let (appended, after) = try await client.transaction(logger: logger) { connection in
+            var counted = before
+            let appended = try await apply(batch, connection, now, &counted)
+            return (appended, counted)
+        }
+        report = after
+        report.pages += 1
+        for event in appended { events.announce(event) }
+        return page.pagination.maxPage
     }
 
     static func jurisdictions(_ all: [Civic.Jurisdiction]) -> [Civic.Jurisdiction] {

@@ -24,7 +24,7 @@ public struct ImportStore: Sendable {
         return nil
     }
 
-    /// Moves the cursor on (never back), after a run read every page.
+    /// Moves the cursor on (never back), after a page of bills is applied.
     func advance(_ jurisdiction: String, _ kind: String, to since: Date) async throws {
         try await client.fetch(
             """
