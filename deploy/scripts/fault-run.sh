@@ -230,6 +230,16 @@ if [[ " $SERVICES " == *" civic "* ]]; then
     done
 fi
 export CIVIC_FEED_BILLS
+if [[ " $SERVICES " == *" notify "* ]]; then
+    # A notify killed right after it claimed deliveries leaves them leased to the dead process
+    # (the deliverer's lease, 120 s) until a claim takes them over; wait for that (150 s at most)
+    # rather than call them stuck while the lease still runs.
+    deadline=$((SECONDS + 150))
+    until [[ $(psql "$DATABASE_URL" -qAt -c "SELECT count(*) FROM notify.jobs WHERE state IN ('queued', 'running')
+            AND run_at < now() - interval '$((SETTLE_SECONDS / 2)) seconds'") == 0 ]] || ((SECONDS > deadline)); do
+        sleep 1
+    done
+fi
 STRIPE_CHARGES_URL=""
 [[ $PAYMENT_PROVIDER != stripe ]] || STRIPE_CHARGES_URL="http://127.0.0.1:$STRIPE_STANDIN_PORT/_standin/charges"
 export STRIPE_CHARGES_URL
