@@ -112,25 +112,12 @@ public struct Importer: Sendable {
         for jurisdiction in Self.jurisdictions(records.map(\.jurisdiction)) {
             try await writer.jurisdiction(jurisdiction, now: now, on: connection)
         }
-        var introduced: [(topic: String, payload: any Encodable)] = []
-        for record in records {
-            switch try await writer.bill(record, now: now, on: connection) {
-            case .new(let id):
-                report.billsNew += 1
-                introduced.append(
-                    (
-                        Civic.BillIntroduced.topic,
-                        Civic.BillIntroduced(
-                            billId: id.uuidString.lowercased(), jurisdictionId: record.jurisdiction.id,
-                            level: record.jurisdiction.level, identifier: record.identifier, title: record.title,
-                            subjects: record.subjects)
-                    ))
-            case .changed: report.billsChanged += 1
-            case .unchanged: report.billsUnchanged += 1
-            }
-        }
-        guard !introduced.isEmpty else { return [] }
-        return try await events.append(introduced, requestId: nil, on: connection, logger: logger)
+        let written = try await writer.bills(records, now: now, on: connection)
+        report.billsNew += written.new
+        report.billsChanged += written.changed
+        report.billsUnchanged += written.unchanged
+        guard !written.introduced.isEmpty else { return [] }
+        return try await events.append(written.introduced, requestId: nil, on: connection, logger: logger)
     }
 
     func people(of jurisdiction: String, _ report: inout ImportReport) async throws {

@@ -39,27 +39,14 @@ public struct LocalImporter: Sendable {
             var reply = Civic.ImportLocal.Reply(billsNew: 0, billsChanged: 0, billsUnchanged: 0, meetings: 0)
             let jurisdiction = bills.first?.jurisdiction ?? meetings.first?.jurisdiction
             if let jurisdiction { try await writer.jurisdiction(jurisdiction, now: now, on: connection) }
-            var introduced: [(topic: String, payload: any Encodable)] = []
-            for record in bills {
-                switch try await writer.bill(record, now: now, on: connection) {
-                case .new(let id):
-                    reply.billsNew += 1
-                    introduced.append(
-                        (
-                            Civic.BillIntroduced.topic,
-                            Civic.BillIntroduced(
-                                billId: id.uuidString.lowercased(), jurisdictionId: record.jurisdiction.id,
-                                level: record.jurisdiction.level, identifier: record.identifier, title: record.title,
-                                subjects: record.subjects)
-                        ))
-                case .changed: reply.billsChanged += 1
-                case .unchanged: reply.billsUnchanged += 1
-                }
-            }
+            let written = try await writer.bills(bills, now: now, on: connection)
+            reply.billsNew = written.new
+            reply.billsChanged = written.changed
+            reply.billsUnchanged = written.unchanged
             for record in meetings where try await writer.meeting(record, on: connection) { reply.meetings += 1 }
             let appended =
-                introduced.isEmpty
-                ? [] : try await events.append(introduced, requestId: nil, on: connection, logger: logger)
+                written.introduced.isEmpty
+                ? [] : try await events.append(written.introduced, requestId: nil, on: connection, logger: logger)
             return (reply, appended)
         }
         for event in appended { events.announce(event) }

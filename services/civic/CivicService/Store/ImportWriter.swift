@@ -20,6 +20,39 @@ public struct ImportWriter: Sendable {
         case unchanged(id: UUID)
     }
 
+    /// What ``bills(_:now:on:)`` did to a list of bills.
+    public struct BillsWritten {
+        public var new = 0
+        public var changed = 0
+        public var unchanged = 0
+        /// A `civic.bill_introduced` event for each new bill, to append in the same transaction.
+        public var introduced: [(topic: String, payload: any Encodable)] = []
+    }
+
+    /// Upserts every bill of `records` (``bill(_:now:on:)``) and counts what each upsert did.
+    public func bills(_ records: [BillRecord], now: Date, on connection: PostgresConnection) async throws
+        -> BillsWritten
+    {
+        var written = BillsWritten()
+        for record in records {
+            switch try await bill(record, now: now, on: connection) {
+            case .new(let id):
+                written.new += 1
+                written.introduced.append(
+                    (
+                        Civic.BillIntroduced.topic,
+                        Civic.BillIntroduced(
+                            billId: id.uuidString.lowercased(), jurisdictionId: record.jurisdiction.id,
+                            level: record.jurisdiction.level, identifier: record.identifier, title: record.title,
+                            subjects: record.subjects)
+                    ))
+            case .changed: written.changed += 1
+            case .unchanged: written.unchanged += 1
+            }
+        }
+        return written
+    }
+
     /// Makes sure `jurisdiction` exists with this name and level.
     public func jurisdiction(_ jurisdiction: Civic.Jurisdiction, now: Date, on connection: PostgresConnection)
         async throws
