@@ -208,22 +208,25 @@ public final class MajordomoWorker: Sendable {
         // Jobs travel in batches, everything one receive pass found: one hand-off to the task
         // that starts the handlers per batch, not per request.
         let (batches, jobSink) = AsyncStream.makeStream(of: [Job].self)
-        try await serve(
-            batches,
-            ioLoop: {
-                defer { jobSink.finish() }
-                try await IOThread.run(name: "mdp-worker-\(self.service)") { [self] in try loop(jobs: jobSink) }
-            },
-            reply: { job, reply in self.complete(job, reply: reply) })
+        try await serve(.batches(batches)) {
+            defer { jobSink.finish() }
+            try await IOThread.run(name: "mdp-worker-\(self.service)") { [self] in try loop(jobs: jobSink) }
+        }
     }
 
-    /// Runs `ioLoop` (when the transport has one to run) beside a handler task for every job of
-    /// `batches`, each reply given to `reply`, until `batches` ends; graceful shutdown or
-    /// cancellation drains the worker.
-    private func serve(
-        _ batches: AsyncStream<[Job]>, ioLoop: (@Sendable () async throws -> Void)?,
-        reply: @escaping @Sendable (Job, [Frame]) -> Void
-    ) async throws {
+    /// Where ``serve(_:ioLoop:)`` finds the requests to start.
+    private enum Feed {
+        /// The libzmq loop's: a handler task for every job of each batch, each reply given to
+        /// ``complete(_:reply:)``; the stream ends with the loop.
+        case batches(AsyncStream<[Job]>)
+        /// The ZMTP link's, which starts its handlers itself (``WorkerLink``): only its end, a
+        /// stream that finishes when the link stops and never yields.
+        case link(ended: AsyncStream<Never>)
+    }
+
+    /// Runs `ioLoop` (when the transport has one to run) and the stall watch beside the handlers
+    /// of `feed`, until `feed` ends; graceful shutdown or cancellation drains the worker.
+    private func serve(_ feed: Feed, ioLoop: (@Sendable () async throws -> Void)? = nil) async throws {
         try await withTaskCancellationOrGracefulShutdownHandler {
             // A discarding group: a finished handler task is released at once. (A plain task
             // group keeps every finished child until someone asks for its result, which here
@@ -242,13 +245,18 @@ public final class MajordomoWorker: Sendable {
                         }
                     }
                 }
-                for await batch in batches {
-                    for job in batch {
-                        group.addTask {
-                            let answer = await self.handler(job.body)
-                            reply(job, answer)
+                switch feed {
+                case .batches(let batches):
+                    for await batch in batches {
+                        for job in batch {
+                            group.addTask {
+                                let answer = await self.handler(job.body)
+                                self.complete(job, reply: answer)
+                            }
                         }
                     }
+                case .link(let ended):
+                    for await _ in ended {}
                 }
                 // The I/O loop has ended; anything still running could not be answered anyway.
                 group.cancelAll()
@@ -260,11 +268,10 @@ public final class MajordomoWorker: Sendable {
 
     /// ``run()`` with the ZMTP transport: the connection on an event loop of the worker's own
     /// (its thread named as the libzmq loop's is). The link starts the handlers itself, a read's
-    /// pooled requests from one task on the pool (``WorkerLink``), so `batches` carries none: it
-    /// ends when the link stops.
+    /// pooled requests from one task on the pool (``WorkerLink``); `run()` waits for its end.
     private func runZMTP(_ target: EventLoopMajordomoClient.Endpoint) async throws {
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let (batches, lifetime) = AsyncStream.makeStream(of: [Job].self)
+        let (ended, lifetime) = AsyncStream.makeStream(of: Never.self)
         let link = WorkerLink(
             worker: self, eventLoop: loops.next(), target: target, logger: logger, lifetime: lifetime)
         let threadName = String("mdp-worker-\(service)".prefix(15))
@@ -276,7 +283,7 @@ public final class MajordomoWorker: Sendable {
         if draining.load(ordering: .acquiring) { link.eventLoop.execute { link.startDrain() } }
         var failure: (any Error)?
         do {
-            try await serve(batches, ioLoop: nil, reply: { job, reply in link.complete(job, reply: reply) })
+            try await serve(.link(ended: ended))
         } catch {
             link.eventLoop.execute { link.startDrain() }
             failure = error

@@ -40,9 +40,9 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     private let worker: MajordomoWorker
     private let target: EventLoopMajordomoClient.Endpoint
     private let logger: Logger
-    /// Finished when the link stops. The link starts its handlers itself (``startOnPool(_:)``),
-    /// so it never yields; its end ends ``MajordomoWorker/run()``'s wait.
-    private let lifetime: AsyncStream<[MajordomoWorker.Job]>.Continuation
+    /// Finished when the link stops, which ends ``MajordomoWorker/run()``'s wait. The link starts
+    /// its handlers itself (``startOnPool(_:)``).
+    private let lifetime: AsyncStream<Never>.Continuation
     /// Succeeds once the worker has said DISCONNECT and closed its connection.
     let stoppedPromise: EventLoopPromise<Void>
     private let completions = Mutex(Completions())
@@ -72,7 +72,7 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
 
     init(
         worker: MajordomoWorker, eventLoop: any EventLoop, target: EventLoopMajordomoClient.Endpoint, logger: Logger,
-        lifetime: AsyncStream<[MajordomoWorker.Job]>.Continuation
+        lifetime: AsyncStream<Never>.Continuation
     ) {
         self.worker = worker
         self.eventLoop = eventLoop
