@@ -153,6 +153,32 @@ struct ImportTests {
         }
     }
 
+    @Test("bills sharing one update time over several pages: one changing as the import reads them loses none")
+    func feedChangesInRunOfOneTime() async throws {
+        try await StandinFeed.with { feed in
+            try await CivicDatabase.with { db in
+                let state = "ocd-jurisdiction/country:us/state:ca/government"
+                try await db.importer(feed, perPage: 10).run()
+                // 25 of the state's bills change at one time: two and a half pages of bills that
+                // share an update time, read after the bills at the cursor's time.
+                let touched = try await feed.control("touch", ["jurisdiction": state, "count": 25])
+                #expect((touched["touched"] as? [Any])?.count == 25)
+                // Right after the first page from that time, its first 3 bills change again: they
+                // move to the end, and the 3 bills behind the first page slip onto it.
+                try await feed.control(
+                    "faults", ["changes": [["jurisdiction": state, "nth": 2, "touch_served": 3]]])
+                let report = try await db.importer(feed, perPage: 10).run()
+                let amended =
+                    "SELECT count(*) FROM civic.bills WHERE jurisdiction_id = '\(state)' AND title LIKE '%[amended%'"
+                #expect(try await db.count(amended) == 25, "every changed bill was read again")
+                #expect(report.billsNew == 0)
+                #expect(report.billsChanged >= 28, "25 changed, 3 of them twice")
+                let again = try await db.importer(feed, perPage: 10).run()
+                #expect(again.billsNew == 0 && again.billsChanged == 0)
+            }
+        }
+    }
+
     @Test("429s are waited out (Retry-After) and failed pages tried again; the import completes")
     func throttlingAndRetries() async throws {
         try await StandinFeed.with { feed in

@@ -14,10 +14,12 @@ For tests and the benchmark, a control API under /_standin (never part of Open S
                             A rule matches a page by its number ("page"), or ("nth": N) the N-th request
                             of its path and again the same request (a retry) while "times" lasts;
                             "jurisdiction" narrows it to one. A change: right after it serves that page
-                            of bills, the feed changes as /_standin/touch and /_standin/introduce would.
+                            of bills, the feed changes as /_standin/touch and /_standin/introduce would;
+                            "touch_served": N touches the first N bills of the page just served.
   POST /_standin/introduce  {"jurisdiction": ID, "count": N}  new bills, updated now
-  POST /_standin/touch      {"jurisdiction": ID, "count": N}  N bills get a new action, updated now
-                            (the least recently updated first; jurisdiction "*": any)
+  POST /_standin/touch      {"jurisdiction": ID, "count": N}  N bills get a new action, all updated at
+                            one time: now, or a second after the latest of them if later (the least
+                            recently updated first; jurisdiction "*": any)
   GET  /_standin/stats      requests served, by path and status
 
 Environment: STANDIN_PORT (8095), STANDIN_HOST (127.0.0.1), STANDIN_SEED, STANDIN_SCALE (1.0:
@@ -83,14 +85,20 @@ def introduce(jurisdiction, count):
     return made
 
 
-def touch(jurisdiction, count):
-    """A new action on the `count` least recently updated bills of `jurisdiction` ("*": any), updated
-    now (call with STATE.lock held)."""
-    own = [b for b in STATE.data.bills if jurisdiction == "*" or b["jurisdiction"]["id"] == jurisdiction]
-    own.sort(key=lambda b: b["updated_at"])
+def touch(jurisdiction, count, bills=None):
+    """A new action on the `count` least recently updated bills of `jurisdiction` ("*": any), or on
+    `bills` when given, all updated at one time: now, or a second after the latest of them when that
+    is later (a change always moves a bill on) (call with STATE.lock held)."""
+    if bills is None:
+        own = [b for b in STATE.data.bills if jurisdiction == "*" or b["jurisdiction"]["id"] == jurisdiction]
+        own.sort(key=lambda b: b["updated_at"])
+        bills = own[:count]
+    stamp = now_iso()
+    if bills:
+        latest = dt.datetime.fromisoformat(max(b["updated_at"] for b in bills))
+        stamp = max(stamp, fixture.iso(latest + dt.timedelta(seconds=1)))
     touched = []
-    for bill in own[:count]:
-        stamp = now_iso()
+    for bill in bills:
         bill["actions"].append({"organization": bill["from_organization"],
                                 "description": f"Hearing set ({stamp})", "date": stamp[:10],
                                 "classification": ["referral-committee"],
@@ -102,12 +110,15 @@ def touch(jurisdiction, count):
     return touched
 
 
-def change_after(jurisdiction, page, request):
-    """Applies the fault rules' feed changes due after this page of `jurisdiction`'s bills."""
+def change_after(jurisdiction, page, request, served):
+    """Applies the fault rules' feed changes due after this page of `jurisdiction`'s bills (`served`:
+    the bills it held)."""
     for rule in STATE.faults["changes"]:
         if int(rule.get("times", 1)) > 0 and rule_matches(rule, "bills", jurisdiction, page, request):
             rule["times"] = int(rule.get("times", 1)) - 1
             touch(jurisdiction, int(rule.get("touch", 0)))
+            if int(rule.get("touch_served", 0)) > 0:
+                touch(jurisdiction, 0, served[:int(rule["touch_served"])])
             introduce(jurisdiction, int(rule.get("introduce", 0)))
 
 
@@ -192,7 +203,7 @@ class Handler(BaseHTTPRequestHandler):
             chunk = items[(page - 1) * per_page: page * per_page]
             results = [trimmed(item, optional, include) for item in chunk]
             if path == "bills":
-                change_after(jurisdiction, page, url.query)
+                change_after(jurisdiction, page, url.query, chunk)
         return self.reply(200, {"results": results,
                                 "pagination": {"per_page": per_page, "page": page, "max_page": max_page,
                                                "total_items": total}})

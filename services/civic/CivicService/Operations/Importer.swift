@@ -74,12 +74,22 @@ public struct Importer: Sendable {
     /// time (`updated_since` is inclusive): the order behind that point can only grow at its end.
     /// Bills already applied at exactly that time are left out; only when a whole page shares one
     /// update time does the run go on to the next page of the same query.
+    ///
+    /// Paging on through such a run of bills of one update time has the weakness of page numbers:
+    /// a bill of the run that changes moves to the end, and one behind it slips onto a page already
+    /// read. So when the run has spanned more than one page, it is read once more from its first
+    /// page, leaving out the bills already applied, before the cursor passes its time; a pass that
+    /// found a bill the first missed is followed by another (``maxRunRereads`` at most).
     func bills(of jurisdiction: String, _ report: inout ImportReport) async throws {
         let base = [("jurisdiction", jurisdiction), ("sort", "updated_asc")] + Self.billIncludes.map { ("include", $0) }
         var since = try await runs.cursor(jurisdiction, "bills")
         // Feed ids of the bills this run applied whose update time is `since`.
         var readAtSince = Set<String>()
         var number = 1
+        // Passes over the run of bills at `since` so far, and how many of its bills the last pass
+        // started with.
+        var rereads = 0
+        var knownAtPassStart = 0
         while true {
             var query = base
             if let since { query.append(("updated_since", FeedDate.text(since))) }
@@ -92,9 +102,25 @@ public struct Importer: Sendable {
             }
             guard let last = read.map(\.sourceUpdatedAt).max() else { return }
             if since.map({ last > $0 }) ?? true {
+                readAtSince.formUnion(read.filter { $0.sourceUpdatedAt == since }.map(\.sourceId))
+                // The run of bills at `since` spanned pages, and this is its first pass or the last
+                // one found bills the one before missed: read it again from its start.
+                if number > 1 && (rereads == 0 || readAtSince.count > knownAtPassStart) {
+                    if rereads < Self.maxRunRereads {
+                        rereads += 1
+                        knownAtPassStart = readAtSince.count
+                        number = 1
+                        continue
+                    }
+                    logger.warning(
+                        "bills kept changing while the import read bills that share one update time; a later import may find some it missed",
+                        metadata: ["jurisdiction": "\(jurisdiction)", "passes": "\(rereads + 1)"])
+                }
                 try await runs.advance(jurisdiction, "bills", to: last)
                 since = last
                 readAtSince = Set(read.filter { $0.sourceUpdatedAt == last }.map(\.sourceId))
+                rereads = 0
+                knownAtPassStart = 0
                 guard number < maxPage else { return }
                 number = 1
             } else {
@@ -104,6 +130,9 @@ public struct Importer: Sendable {
             }
         }
     }
+
+    /// How many times the run of bills at one update time is read again (see ``bills(of:_:)``).
+    static let maxRunRereads = 3
 
     /// Stores one page of bills, with a `civic.bill_introduced` event for each new one.
     private func applyBills(
