@@ -113,7 +113,7 @@ public struct Importer: Sendable {
                         continue
                     }
                     logger.warning(
-                        "bills kept changing while the import read bills that share one update time; a later import may find some it missed",
+                        "bills kept changing while the import read bills that share one update time; one may be missed until it changes again",
                         metadata: ["jurisdiction": "\(jurisdiction)", "passes": "\(rereads + 1)"])
                 }
                 try await runs.advance(jurisdiction, "bills", to: last)
