@@ -260,4 +260,48 @@ struct BrokerCoreTests {
         core.handle(request("mmi.service", "nothing"), now: 0, into: &out)
         #expect(out.last?.last == Array("404".utf8))
     }
+
+    /// What the ROUTER writes for `message`: the routing id, then the head frames as
+    /// ``Outgoing/forEachHeadFrame(_:)`` gives them, then the body.
+    func written(_ message: Outgoing) -> Message {
+        var frames: Message = [message.withRoutingID { Array($0) }]
+        message.forEachHeadFrame { frames.append(Array($0)) }
+        #expect(frames.count == message.headFramesAfterRoutingID + 1)
+        message.body.forEachFrame { frames.append(Array($0)) }
+        return frames
+    }
+
+    @Test("messages received packed (as the ROUTER gives them): a deep envelope comes back whole, heads written in place")
+    func packedMessages() throws {
+        var core = core()
+        var out: [Outgoing] = []
+        core.handle(PackedMessage(ready(worker1, "echo")), now: 0, into: &out)
+        let tags: [Frame] = [Array("tag-1".utf8), Array(repeating: 9, count: 40)]
+        let asked = PackedMessage([client] + tags + [[], MDP.clientHeader, Array("echo".utf8), [1], [2, 3]])
+        core.handle(asked, now: 0, into: &out)
+        let request = try #require(out.last)
+        guard case .request(let worker, let number) = request.kind else {
+            Issue.record("expected a REQUEST, got \(request.head)")
+            return
+        }
+        #expect(worker == worker1)
+        #expect(
+            written(request)
+                == [worker1, [], MDP.workerHeader, MDP.Command.request.frame, BrokerCore.addressFrame(number), [], [1], [2, 3]])
+        #expect(written(request) == request.frames)
+        // The worker answers; the reply carries the client's whole envelope back.
+        let answer = PackedMessage([worker1] + MDP.workerCommand(.reply, [BrokerCore.addressFrame(number), []]) + [[4]])
+        core.handle(answer, now: 1, into: &out)
+        let reply = try #require(out.last)
+        let expected: Message = [client] + tags + [[], MDP.clientHeader, Array("echo".utf8), [4]]
+        #expect(written(reply) == expected)
+        #expect(reply.frames == expected && reply.routingID == client)
+        // An expired request is answered through the same envelope.
+        core.handle(asked, now: 2, into: &out)
+        core.handle(PackedMessage([worker1] + MDP.workerCommand(.disconnect)), now: 2, into: &out)
+        core.tick(now: 5_000, into: &out)
+        let expired = try #require(out.last)
+        #expect(Array(written(expired).prefix(6)) == [client] + tags + [[], MDP.clientHeader, Array("echo".utf8)])
+        #expect(written(expired)[6] == Array("unavailable".utf8))
+    }
 }

@@ -334,6 +334,18 @@ struct ZMTPRouterTests {
         #expect(try receiver.receive() == [Array("head".utf8)] + Array(frames[1...]))
     }
 
+    @Test("a packed message of more frames than it keeps inline reads every one of them")
+    func packedMessageOfManyFrames() {
+        let frames: Message = (0..<20).map { Array(repeating: UInt8($0), count: $0 % 3 == 0 ? 0 : $0 * 20) }
+        let packed = PackedMessage(frames)
+        #expect(packed.count == 20 && packed.byteCount == frames.reduce(0) { $0 + $1.count })
+        #expect(packed.frames == frames)
+        for index in frames.indices {
+            #expect(packed.size(index) == frames[index].count && packed.frame(index, equals: frames[index]))
+        }
+        #expect(MessageBody.packed(packed, from: 7).frames == Array(frames[7...]))
+    }
+
     @Test("endpoints it cannot serve are refused with a clear error")
     func badEndpoints() throws {
         for endpoint in ["ipc:///tmp/x", "tcp://127.0.0.1", "tcp://127.0.0.1:port", "tcp://no.such.host.invalid:1"] {

@@ -228,9 +228,9 @@ public final class Broker: Sendable {
                 case .unreachable:
                     // A worker that vanished: its request goes to another one. A vanished client
                     // just loses its reply.
-                    if message.head.count > 2 && message.head[2] == MDP.workerHeader {
-                        core.workerUnreachable(
-                            message.head[0], undelivered: message.head, now: Monotonic.milliseconds(), into: &out)
+                    let head = message.head
+                    if head.count > 2 && head[2] == MDP.workerHeader {
+                        core.workerUnreachable(head[0], undelivered: head, now: Monotonic.milliseconds(), into: &out)
                     }
                 }
             }
@@ -240,7 +240,11 @@ public final class Broker: Sendable {
     private func deliver(_ message: Outgoing) throws(ZMQError) -> ZMTPRouter.SendResult {
         switch sockets.front {
         case .zmtp(let router):
-            return router.send(message.head, body: message.body)
+            return message.withRoutingID { id in
+                router.send(
+                    to: PeerKey(id), headCount: message.headFramesAfterRoutingID, body: message.body,
+                    head: { message.forEachHeadFrame($0) })
+            }
         case .libzmq(let router):
             do {
                 let sent = try router.send(

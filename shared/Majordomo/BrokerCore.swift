@@ -16,9 +16,12 @@ public protocol BrokerInbound {
     func body(from index: Int) -> MessageBody
     /// Calls `body` with the bytes of frame `index`, without copying them.
     func withBytes<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T
+    /// Frames `0..<count`, the return envelope, to keep until the reply.
+    func envelope(_ count: Int) -> Envelope
 }
 
 extension BrokerInbound {
+    public func envelope(_ count: Int) -> Envelope { .frames((0..<count).map { self[$0] }) }
     /// Frame `index` as UTF-8 text.
     func string(_ index: Int) -> String { withBytes(index) { String(decoding: $0, as: UTF8.self) } }
     /// The first byte of frame `index`, which must not be empty.
@@ -40,17 +43,124 @@ extension NativeMessage: BrokerInbound {
 
 extension PackedMessage: BrokerInbound {
     public func body(from index: Int) -> MessageBody { .packed(self, from: index) }
+    public func envelope(_ count: Int) -> Envelope { .packed(self, count: count) }
+}
+
+/// A client's return envelope: its identity, then any frames it put before the delimiter. Kept
+/// in the message it came in (which the request's body holds anyway) when that is a
+/// ``PackedMessage``, so a request costs no copy of it.
+public enum Envelope {
+    /// Frames as bytes.
+    case frames([Frame])
+    /// The first `count` frames of a received message.
+    case packed(PackedMessage, count: Int)
+
+    /// How many frames it has (at least one, the identity).
+    public var count: Int {
+        switch self {
+        case .frames(let frames): frames.count
+        case .packed(_, let count): count
+        }
+    }
+
+    /// Calls `body` with the bytes of frame `index`, without copying them.
+    public func withBytes<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        switch self {
+        case .frames(let frames): try frames[index].withUnsafeBytes(body)
+        case .packed(let message, _): try message.withBytes(index, body)
+        }
+    }
+
+    /// The frames, copied.
+    public var frames: [Frame] {
+        switch self {
+        case .frames(let frames): frames
+        case .packed(let message, let count): (0..<count).map { message[$0] }
+        }
+    }
 }
 
 /// A message for the ROUTER socket (identity first): header frames, then a body passed on.
 public struct Outgoing {
+    /// The identity and header frames. The two messages of every round trip say them as values,
+    /// not as an array of frames, so the broker allocates and counts references to none per
+    /// message; the ROUTER writes them straight onto the wire (``forEachHeadFrame(_:)``).
+    public enum Head {
+        /// Frames as they are: the identity, then the header frames.
+        case frames(Message)
+        /// A REQUEST to a worker: `[worker, "", "MDPW01", REQUEST, address, ""]`, the address
+        /// being the broker's number for the request (8 bytes, big-endian).
+        case request(worker: Frame, number: UInt64)
+        /// To a client: `[envelope..., "", "MDPC01", service]`.
+        case toClient(envelope: Envelope, service: Frame)
+    }
+
     /// The identity and header frames.
-    public var head: Message
+    public var kind: Head
     /// The frames after them.
     public var body: MessageBody
     /// Whether the body must stay usable after sending: a request handed to a worker goes to
     /// another one if the first leaves before answering.
     public var keepsBody = false
+
+    public init(_ kind: Head, body: MessageBody, keepsBody: Bool = false) {
+        self.kind = kind
+        self.body = body
+        self.keepsBody = keepsBody
+    }
+
+    /// The peer it goes to.
+    public var routingID: Frame { withRoutingID { Array($0) } }
+
+    /// Calls `body` with the bytes of the routing id, without copying them.
+    public func withRoutingID<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        switch kind {
+        case .frames(let frames): try (frames.first ?? []).withUnsafeBytes(body)
+        case .request(let worker, _): try worker.withUnsafeBytes(body)
+        case .toClient(let envelope, _): try envelope.withBytes(0, body)
+        }
+    }
+
+    /// How many frames follow the routing id in the head.
+    public var headFramesAfterRoutingID: Int {
+        switch kind {
+        case .frames(let frames): max(0, frames.count - 1)
+        case .request: 5
+        case .toClient(let envelope, _): envelope.count - 1 + 3
+        }
+    }
+
+    /// Calls `body` with each head frame after the routing id, in order, without copying.
+    public func forEachHeadFrame(_ body: (UnsafeRawBufferPointer) -> Void) {
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        switch kind {
+        case .frames(let frames):
+            for frame in frames.dropFirst() { frame.withUnsafeBytes(body) }
+        case .request(_, let number):
+            body(empty)
+            MDP.workerHeader.withUnsafeBytes(body)
+            MDP.Command.request.frame.withUnsafeBytes(body)
+            withUnsafeBytes(of: number.bigEndian, body)
+            body(empty)
+        case .toClient(let envelope, let service):
+            for index in 1..<max(1, envelope.count) { envelope.withBytes(index, body) }
+            body(empty)
+            MDP.clientHeader.withUnsafeBytes(body)
+            service.withUnsafeBytes(body)
+        }
+    }
+
+    /// The identity and header frames as bytes.
+    public var head: Message {
+        switch kind {
+        case .frames(let frames):
+            return frames
+        case .request(let worker, let number):
+            return [worker, [], MDP.workerHeader, MDP.Command.request.frame, BrokerCore.addressFrame(number), []]
+        case .toClient(let envelope, let service):
+            return envelope.frames + [[], MDP.clientHeader, service]
+        }
+    }
 
     /// All its frames as bytes.
     public var frames: Message { head + body.frames }
@@ -64,7 +174,7 @@ public struct Outgoing {
 public struct BrokerCore {
     struct Request {
         let id: UInt64
-        let envelope: [Frame]
+        let envelope: Envelope
         let service: Frame
         let body: MessageBody
         let expiresAt: Int64
@@ -199,7 +309,7 @@ public struct BrokerCore {
     ) {
         let serviceIndex = delimiter + 2
         guard message.count >= serviceIndex + 2, message.size(serviceIndex) > 0 else { return malformed() }
-        let envelope = (0..<delimiter).map { message[$0] }
+        let envelope = message.envelope(delimiter)
         let slot: Int
         // No service is named `mmi.…` (neither clients nor workers can create one), so a match
         // with the last service is never a management request.
@@ -210,7 +320,7 @@ public struct BrokerCore {
             if name.hasPrefix(MDP.mmiPrefix) {
                 out.append(
                     Self.toClient(
-                        envelope[...], service: message[serviceIndex],
+                        envelope, service: message[serviceIndex],
                         .frames(management(name, asked: message[serviceIndex + 1])[...])))
                 return
             }
@@ -281,7 +391,7 @@ public struct BrokerCore {
                 let request = workers[slot]?.inHand.removeValue(forKey: number)
             else { return disconnect(message[0], slot: slot, now: now, into: &out) }
             statistics.replies += 1
-            out.append(Self.toClient(request.envelope[...], service: request.service, message.body(from: first + 2)))
+            out.append(Self.toClient(request.envelope, service: request.service, message.body(from: first + 2)))
             // Read what is needed, not a copy of the worker: a copy held while `dispatch` adds to
             // its requests in hand would make that table copy itself.
             if workers[slot]?.isWaiting == false, let service = workers[slot]?.service {
@@ -330,7 +440,7 @@ public struct BrokerCore {
             removeWorker(slot, requeue: false, now: now, into: &out)
         }
         for case let worker? in workers {
-            out.append(Outgoing(head: [worker.identity] + MDP.workerCommand(.heartbeat), body: .empty))
+            out.append(Outgoing(.frames([worker.identity] + MDP.workerCommand(.heartbeat)), body: .empty))
         }
     }
 
@@ -409,18 +519,17 @@ public struct BrokerCore {
             } else {
                 workers[slot]?.isWaiting = false
             }
-            let head: Message = [
-                workers[slot]?.identity ?? [], [], MDP.workerHeader, MDP.Command.request.frame,
-                Self.addressFrame(request.id), [],
-            ]
-            out.append(Outgoing(head: head, body: request.body, keepsBody: true))
+            out.append(
+                Outgoing(
+                    .request(worker: workers[slot]?.identity ?? [], number: request.id), body: request.body,
+                    keepsBody: true))
         }
     }
 
     /// Sends DISCONNECT to `identity` and forgets the worker, if `slot` says it was registered.
     private mutating func disconnect(_ identity: Frame, slot: Int?, now: Int64, into out: inout [Outgoing]) {
         statistics.disconnects += 1
-        out.append(Outgoing(head: [identity] + MDP.workerCommand(.disconnect), body: .empty))
+        out.append(Outgoing(.frames([identity] + MDP.workerCommand(.disconnect)), body: .empty))
         if let slot { removeWorker(slot, requeue: false, now: now, into: &out) }
     }
 
@@ -459,7 +568,7 @@ public struct BrokerCore {
     // MARK: - Frames
 
     /// The single client-address frame a worker sees: the broker's number for the request.
-    static func addressFrame(_ id: UInt64) -> Frame {
+    public static func addressFrame(_ id: UInt64) -> Frame {
         withUnsafeBytes(of: id.bigEndian) { Array($0) }
     }
 
@@ -484,43 +593,11 @@ public struct BrokerCore {
         let json =
             "{\"code\":\(String.jsonStringLiteral(code)),\"message\":\(String.jsonStringLiteral(message)),"
             + "\"details\":{\"service\":\(String.jsonStringLiteral(service))}}"
-        return toClient(request.envelope[...], service: request.service, .frames([Array(code.utf8), Array(json.utf8)]))
+        return toClient(request.envelope, service: request.service, .frames([Array(code.utf8), Array(json.utf8)]))
     }
 
     /// A message to a client: its envelope, then `["", "MDPC01", service, body...]`.
-    static func toClient(_ envelope: ArraySlice<Frame>, service: Frame, _ body: MessageBody) -> Outgoing {
-        var head: Message = []
-        head.reserveCapacity(envelope.count + 3)
-        head.append(contentsOf: envelope)
-        head.append([])
-        head.append(MDP.clientHeader)
-        head.append(service)
-        return Outgoing(head: head, body: body)
-    }
-}
-
-/// A peer's routing id as a dictionary key, made from its bytes without allocating when it is at
-/// most 16 bytes long (libzmq's own ids are 5).
-struct PeerKey: Hashable {
-    private var low: UInt64 = 0
-    private var high: UInt64 = 0
-    private let count: Int
-    /// The bytes of a longer id.
-    private var long: Frame?
-
-    init(_ bytes: UnsafeRawBufferPointer) {
-        count = bytes.count
-        guard count <= 16 else {
-            long = Array(bytes)
-            return
-        }
-        withUnsafeMutableBytes(of: &low) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(8))) }
-        if count > 8 {
-            withUnsafeMutableBytes(of: &high) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[8...])) }
-        }
-    }
-
-    init(_ frame: Frame) {
-        self = frame.withUnsafeBytes { PeerKey($0) }
+    static func toClient(_ envelope: Envelope, service: Frame, _ body: MessageBody) -> Outgoing {
+        Outgoing(.toClient(envelope: envelope, service: service), body: body)
     }
 }

@@ -21,7 +21,24 @@ public enum MDP {
         /// The command as its frame (shared, not allocated per use).
         public var frame: Frame { Self.frames[Int(rawValue)] }
 
-        private static let frames: [Frame] = (0...5).map { [UInt8($0)] }
+        fileprivate static let frames: [Frame] = (0...5).map { [UInt8($0)] }
+    }
+
+    /// A received frame as a ``Frame``: the protocol's own frames (the headers, a command byte)
+    /// are the shared constants, so only the frames that carry data are allocated.
+    public static func frame(_ bytes: UnsafeRawBufferPointer) -> Frame {
+        switch bytes.count {
+        case 0:
+            return []
+        case 1:
+            return bytes[0] <= Command.disconnect.rawValue ? Command.frames[Int(bytes[0])] : Array(bytes)
+        case 6:
+            if bytes.elementsEqual(workerHeader) { return workerHeader }
+            if bytes.elementsEqual(clientHeader) { return clientHeader }
+            return Array(bytes)
+        default:
+            return Array(bytes)
+        }
     }
 
     /// A worker command as sent on a DEALER socket: `["", "MDPW01", command, extra...]`.

@@ -363,19 +363,45 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
             defer { state.list = [] }
             return state.list
         }
-        var wrote = false
+        // Every reply of the pass goes in one buffer and one write: one allocation and one pass
+        // through the pipeline, however many replies finished.
+        var replies: ByteBuffer?
         for completion in finished where completion.job.generation == generation {
             inHand -= 1
             guard let channel else { continue }
-            let header: [Frame] = [[], MDP.workerHeader, MDP.Command.reply.frame, completion.job.address, []]
-            channel.write(Self.encode(header[...], completion.reply[...]), promise: nil)
-            wrote = true
+            if replies == nil { replies = channel.allocator.buffer(capacity: Self.replySize(finished)) }
+            Self.appendReply(to: completion.job.address, completion.reply, into: &replies!)
         }
-        if wrote {
-            channel?.flush()
+        if let replies, let channel {
+            channel.writeAndFlush(replies, promise: nil)
             sentSinceBeat = true
         }
         if drainDeadline != nil && inHand <= 0 { finish() }
+    }
+
+    /// The bytes ``appendReply(to:_:into:)`` writes for all of `completions`.
+    private static func replySize(_ completions: [Completion]) -> Int {
+        var size = 0
+        for completion in completions {
+            // "", MDPW01, REPLY, address, "".
+            size += 2 + (2 + MDP.workerHeader.count) + (2 + 1) + 2
+            size += ZMTPWire.headerSize(completion.job.address.count) + completion.job.address.count
+            for frame in completion.reply { size += ZMTPWire.headerSize(frame.count) + frame.count }
+        }
+        return size
+    }
+
+    /// `["", "MDPW01", REPLY, address, "", reply...]` as ZMTP, written straight into `buffer`.
+    static func appendReply(to address: Frame, _ reply: [Frame], into buffer: inout ByteBuffer) {
+        let empty = EmptyCollection<UInt8>()
+        EventLoopMajordomoClient.writeFrame(empty, more: true, to: &buffer)
+        EventLoopMajordomoClient.writeFrame(MDP.workerHeader, more: true, to: &buffer)
+        EventLoopMajordomoClient.writeFrame(MDP.Command.reply.frame, more: true, to: &buffer)
+        EventLoopMajordomoClient.writeFrame(address, more: true, to: &buffer)
+        EventLoopMajordomoClient.writeFrame(empty, more: !reply.isEmpty, to: &buffer)
+        for (index, frame) in reply.enumerated() {
+            EventLoopMajordomoClient.writeFrame(frame, more: index < reply.count - 1, to: &buffer)
+        }
     }
 
     /// A message's frames as ZMTP: `head` then `tail`, every frame but the last flagged MORE.

@@ -63,7 +63,7 @@ final class ZMTPDealerHandler: ChannelInboundHandler {
                 try decoder.decode(raw) { event in
                     switch event {
                     case .frame(let body, let more):
-                        frames.append(Array(body))
+                        frames.append(MDP.frame(body))
                         if !more {
                             owner.received(frames, on: channel)
                             frames.removeAll(keepingCapacity: true)

@@ -92,7 +92,7 @@ public final class ZMTPRouter {
     // skips the run-time exclusivity checks that would run on every message.
     @exclusivity(unchecked) private var connections: [Connection?] = []
     @exclusivity(unchecked) private var freeSlots: [Int] = []
-    @exclusivity(unchecked) private var peers: [Frame: Int] = [:]
+    @exclusivity(unchecked) private var peers: [PeerKey: Int] = [:]
     @exclusivity(unchecked) private var inbox: [PackedMessage] = []
     @exclusivity(unchecked) private var inboxHead = 0
     @exclusivity(unchecked) private var unflushed: [Int] = []
@@ -308,11 +308,11 @@ public final class ZMTPRouter {
             repeat {
                 id = [0] + withUnsafeBytes(of: nextRoutingID.bigEndian, Array.init)
                 nextRoutingID &+= 1
-            } while peers[id] != nil
-        } else if peers[id] != nil {
+            } while peers[PeerKey(id)] != nil
+        } else if peers[PeerKey(id)] != nil {
             return false
         }
-        peers[id] = slot
+        peers[PeerKey(id)] = slot
         connection.routingID = id
         connection.isReady = true
         id.withUnsafeBytes { connection.message.append($0) }
@@ -325,16 +325,37 @@ public final class ZMTPRouter {
     /// `head` and then `body` are what the peer receives. Nothing is written until ``flush()``.
     @discardableResult
     public func send(_ head: Message, body: MessageBody = .empty) -> SendResult {
-        guard let routingID = head.first, let slot = peers[routingID] else { return .unreachable }
+        guard let routingID = head.first else { return .unreachable }
+        return send(to: routingID, headCount: head.count - 1, body: body) { frame in
+            for bytes in head.dropFirst() { bytes.withUnsafeBytes(frame) }
+        }
+    }
+
+    /// Queues a message to the peer `routingID`: the `headCount` frames that `head` passes to
+    /// the function it is given, in order, then `body`. For a caller that knows its header frames
+    /// as values: they go onto the wire without being made into arrays first.
+    public func send(
+        to routingID: Frame, headCount: Int, body: MessageBody = .empty,
+        head: ((UnsafeRawBufferPointer) -> Void) -> Void
+    ) -> SendResult {
+        send(to: PeerKey(routingID), headCount: headCount, body: body, head: head)
+    }
+
+    /// ``send(to:headCount:body:head:)`` to the peer whose routing id has the key `peer`.
+    public func send(
+        to peer: PeerKey, headCount: Int, body: MessageBody = .empty,
+        head: ((UnsafeRawBufferPointer) -> Void) -> Void
+    ) -> SendResult {
+        guard let slot = peers[peer] else { return .unreachable }
         let connection = connections[slot]!
         guard connection.output.count - connection.sent < limits.maxPendingOutput else {
             return .dropped
         }
-        let total = head.count - 1 + body.count
+        let total = headCount + body.count
         var index = 0
-        for frame in head.dropFirst() {
+        head { bytes in
             index += 1
-            appendFrame(frame, more: index < total, to: connection)
+            appendFrame(bytes, more: index < total, to: connection)
         }
         body.forEachFrame { bytes in
             index += 1
@@ -431,7 +452,7 @@ public final class ZMTPRouter {
         guard let connection = connections[slot] else { return }
         epoll_ctl(fileDescriptor, EPOLL_CTL_DEL, connection.fd, nil)
         Glibc.close(connection.fd)
-        if connection.isReady, peers[connection.routingID] == slot { peers[connection.routingID] = nil }
+        if connection.isReady, peers[PeerKey(connection.routingID)] == slot { peers[PeerKey(connection.routingID)] = nil }
         connections[slot] = nil
         freeSlots.append(slot)
         pauseAccepting(false)

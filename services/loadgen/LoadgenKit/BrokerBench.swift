@@ -424,10 +424,10 @@ public struct BrokerBench: Sendable {
                 for _ in 0..<1_000 {
                     let sent = out[next]
                     next += 1
-                    if sent.head.count == 6 {
+                    if case .request(let worker, let number) = sent.kind {
                         // [worker, "", MDPW01, REQUEST, address, ""] + body: the worker answers.
                         let reply: Message = [
-                            sent.head[0], [], MDP.workerHeader, MDP.Command.reply.frame, sent.head[4], [],
+                            worker, [], MDP.workerHeader, MDP.Command.reply.frame, BrokerCore.addressFrame(number), [],
                         ]
                         core.handle(reply + sent.body.frames, now: Monotonic.milliseconds(), into: &out)
                     } else {
