@@ -549,6 +549,42 @@ struct ZMTPWorkerTests {
         }
     }
 
+    @Test(
+        "a handler that finishes after its worker stopped (the drain timed out) has its reply dropped and counted",
+        .timeLimit(.minutes(1)), arguments: MajordomoWorker.HandlerStart.allCases)
+    func replyAfterStop(start: MajordomoWorker.HandlerStart) async throws {
+        try await Harness.withBroker { broker in
+            let release = Mutex(false)
+            let finished = Atomic<Int>(0)
+            let worker = MajordomoWorker(
+                endpoint: broker.endpoint, service: "late", concurrency: 2, handlerStart: start, transport: .zmtp,
+                heartbeat: HeartbeatSettings(intervalMs: 100, liveness: 3), drainTimeoutMs: 200,
+                context: Context(), logger: Harness.logger
+            ) { body in
+                while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+                finished.add(1, ordering: .relaxed)
+                return body
+            }
+            let client = Harness.client(broker.endpoint)
+            try await Harness.withRunning([client]) {
+                let workerRun = Task { try await worker.run() }
+                let reply = Task { try? await client.request(service: "late", body: [[7]], timeout: .seconds(2)) }
+                try await Harness.eventually("request taken") { broker.statistics.requests == 1 }
+                worker.drain()
+                // The drain times out with the request in hand: run() returns and the worker's
+                // event loop shuts down while the handler still waits. (Before the fix, the late
+                // reply scheduled a wake-up on that loop: SwiftNIO's "Cannot schedule tasks on an
+                // EventLoop that has already shut down", to become a crash.)
+                try await workerRun.value
+                #expect(worker.abandonedReplies == 0)
+                release.withLock { $0 = true }
+                try await Harness.eventually("the late reply is dropped") { worker.abandonedReplies == 1 }
+                #expect(finished.load(ordering: .relaxed) == 1)
+                #expect(await reply.value == nil)
+            }
+        }
+    }
+
     @Test("the zmtp transport refuses an endpoint it cannot speak to; auto falls back to libzmq for it")
     func endpoints() async throws {
         let worker = Harness.echoWorker("inproc://nowhere", transport: .zmtp)

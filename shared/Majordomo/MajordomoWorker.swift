@@ -121,6 +121,16 @@ public final class MajordomoWorker: Sendable {
     private let link = Mutex<WorkerLink?>(nil)
     /// When the broker last sent anything (monotonic ms; 0: never on this connection).
     let lastHeardMs = Atomic<Int64>(0)
+    private let abandoned = Atomic<Int>(0)
+
+    /// Replies of handlers that finished after the worker had stopped (its drain timed out with
+    /// them in hand): dropped, never sent. The broker took the worker's DISCONNECT, and the
+    /// callers had their answer from their deadlines.
+    public var abandonedReplies: Int { abandoned.load(ordering: .relaxed) }
+
+    func countAbandoned(_ replies: Int) {
+        abandoned.add(replies, ordering: .relaxed)
+    }
 
     /// Milliseconds since the broker last spoke to this worker (a request, a heartbeat), or nil
     /// when it has not yet on the current connection: a worker is registered while this stays
@@ -187,7 +197,10 @@ public final class MajordomoWorker: Sendable {
     public func drain() {
         draining.store(true, ordering: .releasing)
         wake.signal()
-        if let link = link.withLock({ $0 }) { link.eventLoop.execute { link.startDrain() } }
+        // Under the lock: ``runZMTP(_:)`` clears the link under it before it shuts its loop down.
+        link.withLock { link in
+            if let link { link.eventLoop.execute { link.startDrain() } }
+        }
     }
 
     /// The endpoint the ZMTP transport connects to, or nil when the worker uses libzmq.

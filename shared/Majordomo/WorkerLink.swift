@@ -34,6 +34,10 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
         var loopWillLook = false
         /// A wake-up is on its way to the loop.
         var wakePending = false
+        /// The link has stopped: its loop may be shut down at any moment, so nothing may be
+        /// scheduled on it any more. A reply that comes after this is dropped (its request was
+        /// abandoned at the drain timeout; the broker has the worker's DISCONNECT).
+        var closed = false
     }
 
     let eventLoop: any EventLoop
@@ -111,6 +115,12 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
         guard !stopped else { return }
         stopped = true
         beat?.cancel()
+        let late = completions.withLock { state in
+            state.closed = true
+            defer { state.list = [] }
+            return state.list.count
+        }
+        if late > 0 { worker.countAbandoned(late) }
         lifetime.finish()
         logger.info("worker stopped", metadata: ["mdpService": "\(worker.service)"])
         guard let live else { return stoppedPromise.succeed() }
@@ -340,20 +350,24 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     /// wakes it: one hand-off per batch of replies, not per reply. `deferWake`: the reply comes
     /// from within a ``PoolPass``, which wakes the loop at its end.
     func complete(_ job: MajordomoWorker.Job, reply: [Frame], deferWake: Bool = false) {
-        let mustWake = completions.withLock { state in
+        // The wake-up is scheduled under the lock: once ``finish()`` has closed the list, the
+        // loop may shut down, and scheduling on a loop that has is an error in SwiftNIO.
+        let dropped = completions.withLock { state in
+            guard !state.closed else { return true }
             state.list.append(Completion(job: job, reply: reply))
-            guard !deferWake else { return false }
-            return state.claimWake()
+            if !deferWake && state.claimWake() { eventLoop.execute { [self] in writeCompletions() } }
+            return false
         }
-        if mustWake { eventLoop.execute { [self] in writeCompletions() } }
+        if dropped { worker.countAbandoned(1) }
     }
 
     /// Wakes the loop when replies wait and no wake-up is on its way (the end of a ``PoolPass``).
     private func wakeIfWaiting() {
-        let mustWake = completions.withLock { state in
-            state.list.isEmpty ? false : state.claimWake()
+        completions.withLock { state in
+            if !state.closed && !state.list.isEmpty && state.claimWake() {
+                eventLoop.execute { [self] in writeCompletions() }
+            }
         }
-        if mustWake { eventLoop.execute { [self] in writeCompletions() } }
     }
 
     private func writeCompletions() {
