@@ -237,4 +237,38 @@ struct ZMTPDecoderTests {
         }
         #expect(seen == Array(session.expected.prefix(2)))
     }
+
+    @Test("ZMTPFrameWriter writes frames of every size class as the protocol has them, and the decoder reads them back")
+    func frameWriter() {
+        let messages: [[[UInt8]]] = [
+            [[]], [[1]], [[], Array("MDPW01".utf8), [3]],
+            [[UInt8](repeating: 0xAB, count: 255), [UInt8](repeating: 0xCD, count: 256)],
+            [[UInt8](repeating: 0xEF, count: 1 << 20), []],
+        ]
+        for frames in messages {
+            var session = ZMTPSession()
+            session.message(frames)
+            let size = frames.reduce(0) { $0 + ZMTPWire.headerSize($1.count) + $1.count }
+            var written = [UInt8](repeating: 0, count: size + 3)
+            let count = written.withUnsafeMutableBytes { memory in
+                var out = ZMTPFrameWriter(memory)
+                for (index, frame) in frames.enumerated() {
+                    if frame.isEmpty {
+                        out.emptyFrame(more: index < frames.count - 1)
+                    } else {
+                        out.frame(frame, more: index < frames.count - 1)
+                    }
+                }
+                return out.count
+            }
+            #expect(count == size, "the sizes ZMTPWire.headerSize gives are the sizes written")
+            #expect(Array(written.prefix(count)) == session.bytes, "frames of \(frames.map(\.count)) bytes")
+            #expect(written.suffix(3) == [0, 0, 0], "nothing written past its frames")
+            var greeted = ZMTPSession()
+            greeted.greeting()
+            greeted.ready()
+            let transcript = ZMTPTranscript(decoding: greeted.bytes + written.prefix(count))
+            #expect(transcript.records == greeted.expected + session.expected)
+        }
+    }
 }

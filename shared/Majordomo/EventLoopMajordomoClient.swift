@@ -162,14 +162,16 @@ public final class EventLoopMajordomoClient: MajordomoRequester, Sendable {
         var size = 10 + 2 + 8 + ZMTPWire.headerSize(serviceCount) + serviceCount
         for frame in body { size += ZMTPWire.headerSize(frame.count) + frame.count }
         var buffer = ByteBufferAllocator().buffer(capacity: size)
-        buffer.writeInteger(ZMTPWire.flagMore)
-        buffer.writeInteger(UInt8(8))
-        buffer.writeInteger(tag, endianness: .little)
-        buffer.writeInteger(ZMTPWire.flagMore)
-        buffer.writeInteger(UInt8(0))
-        writeFrame(MDP.clientHeader, more: true, to: &buffer)
-        writeFrame(service.utf8, more: !body.isEmpty, to: &buffer)
-        for index in body.indices { writeFrame(body[index], more: index < body.count - 1, to: &buffer) }
+        var service = service
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { memory in
+            var out = ZMTPFrameWriter(memory)
+            withUnsafeBytes(of: tag.littleEndian) { out.frame($0, more: true) }
+            out.emptyFrame(more: true)
+            out.frame(MDP.clientHeader, more: true)
+            service.withUTF8 { out.frame(UnsafeRawBufferPointer($0), more: !body.isEmpty) }
+            for index in body.indices { out.frame(body[index], more: index < body.count - 1) }
+            return out.count
+        }
         return buffer
     }
 

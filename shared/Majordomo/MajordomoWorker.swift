@@ -303,6 +303,7 @@ public final class MajordomoWorker: Sendable {
         }
         try? await link.stoppedPromise.futureResult.get()
         self.link.withLock { $0 = nil }
+        await link.quiesce()
         try? await loops.shutdownGracefully()
         if let failure { throw failure }
     }

@@ -50,6 +50,8 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     /// Succeeds once the worker has said DISCONNECT and closed its connection.
     let stoppedPromise: EventLoopPromise<Void>
     private let completions = Mutex(Completions())
+    /// Wake-ups claimed under ``completions``' lock and not yet scheduled (see ``quiesce()``).
+    private let wakesUnderWay = Atomic<Int>(0)
 
     /// The connection whose handshake is done and which carries requests.
     private var channel: (any Channel)?
@@ -350,24 +352,46 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     /// wakes it: one hand-off per batch of replies, not per reply. `deferWake`: the reply comes
     /// from within a ``PoolPass``, which wakes the loop at its end.
     func complete(_ job: MajordomoWorker.Job, reply: [Frame], deferWake: Bool = false) {
-        // The wake-up is scheduled under the lock: once ``finish()`` has closed the list, the
-        // loop may shut down, and scheduling on a loop that has is an error in SwiftNIO.
-        let dropped = completions.withLock { state in
-            guard !state.closed else { return true }
+        let outcome = completions.withLock { state -> Handed in
+            guard !state.closed else { return .dropped }
             state.list.append(Completion(job: job, reply: reply))
-            if !deferWake && state.claimWake() { eventLoop.execute { [self] in writeCompletions() } }
-            return false
+            guard !deferWake, state.claimWake() else { return .queued }
+            wakesUnderWay.add(1, ordering: .relaxed)
+            return .mustWake
         }
-        if dropped { worker.countAbandoned(1) }
+        switch outcome {
+        case .mustWake: wake()
+        case .dropped: worker.countAbandoned(1)
+        case .queued: break
+        }
+    }
+
+    /// What became of a reply handed to ``complete(_:reply:deferWake:)``.
+    private enum Handed { case queued, mustWake, dropped }
+
+    /// Schedules ``writeCompletions()`` on the loop, for a wake-up claimed (and counted in
+    /// ``wakesUnderWay``) under the lock. Not under the lock itself: scheduling writes to the
+    /// loop's eventfd, and the loop would wait on the lock for that system call.
+    private func wake() {
+        eventLoop.execute { [self] in writeCompletions() }
+        wakesUnderWay.subtract(1, ordering: .releasing)
+    }
+
+    /// Returns once no wake-up claimed before the link stopped is still being scheduled: after
+    /// that, nothing schedules on the loop any more, and it may shut down (scheduling on a loop
+    /// that has is an error in SwiftNIO). Call after ``stoppedPromise`` succeeded.
+    func quiesce() async {
+        while wakesUnderWay.load(ordering: .acquiring) > 0 { await Task.yield() }
     }
 
     /// Wakes the loop when replies wait and no wake-up is on its way (the end of a ``PoolPass``).
     private func wakeIfWaiting() {
-        completions.withLock { state in
-            if !state.closed && !state.list.isEmpty && state.claimWake() {
-                eventLoop.execute { [self] in writeCompletions() }
-            }
+        let mustWake = completions.withLock { state in
+            guard !state.closed, !state.list.isEmpty, state.claimWake() else { return false }
+            wakesUnderWay.add(1, ordering: .relaxed)
+            return true
         }
+        if mustWake { wake() }
     }
 
     private func writeCompletions() {
@@ -378,44 +402,46 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
             return state.list
         }
         // Every reply of the pass goes in one buffer and one write: one allocation and one pass
-        // through the pipeline, however many replies finished.
-        var replies: ByteBuffer?
+        // through the pipeline, however many replies finished; the frames are written straight
+        // into the buffer's memory.
+        let generation = generation
+        var size = 0
         for completion in finished where completion.job.generation == generation {
             inHand -= 1
-            guard let channel else { continue }
-            if replies == nil { replies = channel.allocator.buffer(capacity: Self.replySize(finished)) }
-            Self.appendReply(to: completion.job.address, completion.reply, into: &replies!)
+            size += Self.replySize(completion)
         }
-        if let replies, let channel {
+        if size > 0, let channel {
+            var replies = channel.allocator.buffer(capacity: size)
+            replies.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { memory in
+                var out = ZMTPFrameWriter(memory)
+                for completion in finished where completion.job.generation == generation {
+                    Self.writeReply(to: completion.job.address, completion.reply, into: &out)
+                }
+                return out.count
+            }
             channel.writeAndFlush(replies, promise: nil)
             sentSinceBeat = true
         }
         if drainDeadline != nil && inHand <= 0 { finish() }
     }
 
-    /// The bytes ``appendReply(to:_:into:)`` writes for all of `completions`.
-    private static func replySize(_ completions: [Completion]) -> Int {
-        var size = 0
-        for completion in completions {
-            // "", MDPW01, REPLY, address, "".
-            size += 2 + (2 + MDP.workerHeader.count) + (2 + 1) + 2
-            size += ZMTPWire.headerSize(completion.job.address.count) + completion.job.address.count
-            for frame in completion.reply { size += ZMTPWire.headerSize(frame.count) + frame.count }
-        }
+    /// The bytes ``writeReply(to:_:into:)`` writes for `completion`.
+    private static func replySize(_ completion: Completion) -> Int {
+        // "", MDPW01, REPLY, address, "".
+        var size = 2 + (2 + MDP.workerHeader.count) + (2 + 1) + 2
+        size += ZMTPWire.headerSize(completion.job.address.count) + completion.job.address.count
+        for frame in completion.reply { size += ZMTPWire.headerSize(frame.count) + frame.count }
         return size
     }
 
-    /// `["", "MDPW01", REPLY, address, "", reply...]` as ZMTP, written straight into `buffer`.
-    static func appendReply(to address: Frame, _ reply: [Frame], into buffer: inout ByteBuffer) {
-        let empty = EmptyCollection<UInt8>()
-        EventLoopMajordomoClient.writeFrame(empty, more: true, to: &buffer)
-        EventLoopMajordomoClient.writeFrame(MDP.workerHeader, more: true, to: &buffer)
-        EventLoopMajordomoClient.writeFrame(MDP.Command.reply.frame, more: true, to: &buffer)
-        EventLoopMajordomoClient.writeFrame(address, more: true, to: &buffer)
-        EventLoopMajordomoClient.writeFrame(empty, more: !reply.isEmpty, to: &buffer)
-        for (index, frame) in reply.enumerated() {
-            EventLoopMajordomoClient.writeFrame(frame, more: index < reply.count - 1, to: &buffer)
-        }
+    /// `["", "MDPW01", REPLY, address, "", reply...]` as ZMTP.
+    static func writeReply(to address: Frame, _ reply: [Frame], into out: inout ZMTPFrameWriter) {
+        out.emptyFrame(more: true)
+        out.frame(MDP.workerHeader, more: true)
+        out.frame(MDP.Command.reply.frame, more: true)
+        out.frame(address, more: true)
+        out.emptyFrame(more: !reply.isEmpty)
+        for index in reply.indices { out.frame(reply[index], more: index < reply.count - 1) }
     }
 
     /// A message's frames as ZMTP: `head` then `tail`, every frame but the last flagged MORE.

@@ -58,6 +58,11 @@ final class ZMTPDealerHandler: ChannelInboundHandler {
         let channel = context.channel
         var failure: ZMTPProtocolError?
         var pongs: [[UInt8]] = []
+        // The message under way in a local for the read: frames appended to a property from
+        // within the decoder's closure would each pay a dynamic exclusivity check.
+        var frames = self.frames
+        self.frames = []
+        defer { self.frames = frames }
         bytes.withUnsafeReadableBytes { raw in
             do throws(ZMTPProtocolError) {
                 try decoder.decode(raw) { event in

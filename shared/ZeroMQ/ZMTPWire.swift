@@ -36,3 +36,47 @@ public enum ZMTPWire {
     /// The size of a frame's header (flags and size) for a body of `count` bytes.
     public static func headerSize(_ count: Int) -> Int { count > 255 ? 9 : 2 }
 }
+
+/// Writes ZMTP frames (header, then bytes) straight into memory reserved for them: one bounds
+/// check and one copy per frame, where a growing buffer checks its capacity, and its exclusive
+/// access, at every integer it writes. Its user sizes the memory first (``ZMTPWire/headerSize(_:)``
+/// plus the bytes, per frame); writing past the end stops the process rather than the memory.
+public struct ZMTPFrameWriter {
+    private let memory: UnsafeMutableRawBufferPointer
+    /// Bytes written so far.
+    public private(set) var count = 0
+
+    public init(_ memory: UnsafeMutableRawBufferPointer) {
+        self.memory = memory
+    }
+
+    /// One frame of `bytes`, flagged MORE when another frame of the message follows.
+    public mutating func frame(_ bytes: UnsafeRawBufferPointer, more: Bool) {
+        let size = bytes.count
+        let flags = more ? ZMTPWire.flagMore : 0
+        let header = ZMTPWire.headerSize(size)
+        precondition(count + header + size <= memory.count, "ZMTPFrameWriter: frame past the reserved memory")
+        if header == 2 {
+            memory[count] = flags
+            memory[count + 1] = UInt8(truncatingIfNeeded: size)
+        } else {
+            memory[count] = flags | ZMTPWire.flagLong
+            memory.storeBytes(of: UInt64(size).bigEndian, toByteOffset: count + 1, as: UInt64.self)
+        }
+        count += header
+        if size > 0, let source = bytes.baseAddress {
+            (memory.baseAddress! + count).copyMemory(from: source, byteCount: size)
+        }
+        count += size
+    }
+
+    /// One frame of `bytes` (see ``frame(_:more:)-(UnsafeRawBufferPointer,_)``).
+    public mutating func frame(_ bytes: [UInt8], more: Bool) {
+        bytes.withUnsafeBytes { frame($0, more: more) }
+    }
+
+    /// An empty frame.
+    public mutating func emptyFrame(more: Bool) {
+        frame(UnsafeRawBufferPointer(start: nil, count: 0), more: more)
+    }
+}
