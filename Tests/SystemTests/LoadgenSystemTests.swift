@@ -7,7 +7,7 @@ import Testing
 @Suite("loadgen against the running system", .serialized)
 struct LoadgenSystemTests {
     @Test(
-        "mixed: NavUP, Gifter (logins and gifts), PostcardBuddy, TapWater and PolitiMap traffic, every answer as expected (no 429 at the default limits), a JSON report"
+        "mixed: NavUP, Gifter (logins and gifts), PostcardBuddy, TapWater and PolitiMap traffic, sessions renewed on the way, every answer as expected (no 429 at the default limits), a JSON report"
     )
     func mixed() async throws {
         let system = try SystemHarness()
@@ -51,7 +51,8 @@ struct LoadgenSystemTests {
                 "mixed", "--url", "http://127.0.0.1:\(system.httpPort)", "--seconds", "4", "--users", "100",
                 "--login-rate", "5", "--wrong-share", "0.4", "--postcard-rate", "1", "--accounts", "10",
                 "--tapwater-users", "100", "--drink-every", "4", "--sync-every", "2", "--politimap-users", "100",
-                "--open-every", "4", "--gift-rate", "2", "--json", report.path,
+                "--open-every", "4", "--gift-rate", "2", "--next-class-every", "4", "--renew-every", "1",
+                "--json", report.path,
             ])
         #expect(status == 0, "\(output)")
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
@@ -64,6 +65,9 @@ struct LoadgenSystemTests {
             "politimap highlights", "politimap bill list", "politimap bill detail",
             "gifter catalogue search", "gifter favourite", "gifter gift purchase", "gifter directory search",
             "gifter friend's wish list", "gifter friend request", "gifter friend accept", "gifter remove friend",
+            // Sessions renewed with their refresh tokens every second (`--renew-every 1`), as a
+            // run past the access token's 15 minutes does, and the requests after it still signed in.
+            "navup next class", "navup token refresh", "tapwater token refresh",
         ] {
             let entry = try #require(byName[name], "no \(name) in \(output)")
             #expect((entry["count"] as? Int ?? 0) > 0, "\(name): \(entry)")

@@ -7,29 +7,30 @@ import Synchronization
 /// Users share `accounts` accounts (each user's devices are its own); a drink without an answer,
 /// or answered 502/503/504, is sent again with the same UUID, as the app does.
 extension AppScenarios {
-    /// What the TapWater users share: each account's token, each device's cursor and turn.
+    /// What the TapWater users share: each account's session, each device's cursor and turn.
     final class TapWaterState: Sendable {
-        let tokens: Mutex<[String]>
+        let sessions: SessionBook
         let cursors = Mutex<[Int: String]>([:])
         let turns = Mutex<[Int: Int]>([:])
 
-        init(tokens: [String]) { self.tokens = Mutex(tokens) }
+        init(sessions: SessionBook) { self.sessions = sessions }
     }
 
     /// Registers the accounts, signs them in and gives each a plan with reminders, each account
     /// from an address of its own (as many phones would), so the set-up stays within the limits.
-    func tapwaterState(_ http: GatewayHTTP) async throws -> TapWaterState {
+    func tapwaterState(_ http: GatewayHTTP, tally: Tally) async throws -> TapWaterState {
         let accounts = try await register(http, count: settings.accounts, prefix: "tapwater", card: false)
         let zones = ["Europe/Stockholm", "America/New_York", "Asia/Kolkata"]
-        let tokens = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+        let sessions = try await withThrowingTaskGroup(of: (Int, SessionBook.Session).self) { group in
             for (index, account) in accounts.enumerated() {
                 group.addTask {
                     try await SimulatedClient.acting(as: Self.tapwaterClients + index) {
                         let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
                         let login = try await Self.setup(http, "/v1/auth/login", credentials)
-                        guard let token = jsonField("accessToken", in: login.body) else {
+                        guard let session = SessionBook.session(fromLogin: login.body) else {
                             throw BenchError("login \(account.name): HTTP \(login.status) \(login.body)")
                         }
+                        let token = session.access
                         let plan = """
                             {"dailyGoal": 64, "unit": "oz", "remindersPerDay": 4, "wake": "07:00", "sleep": "22:00", "timeZone": "\(zones[index % zones.count])"}
                             """
@@ -38,15 +39,16 @@ extension AppScenarios {
                         guard saved.status == 200 else {
                             throw BenchError("plan for \(account.name): HTTP \(saved.status) \(saved.body)")
                         }
-                        return (index, token)
+                        return (index, session)
                     }
                 }
             }
-            var tokens = [String](repeating: "", count: accounts.count)
-            for try await (index, token) in group { tokens[index] = token }
-            return tokens
+            var sessions = [SessionBook.Session?](repeating: nil, count: accounts.count)
+            for try await (index, session) in group { sessions[index] = session }
+            return sessions.compactMap { $0 }
         }
-        return TapWaterState(tokens: tokens)
+        return TapWaterState(sessions: SessionBook(
+                sessions, tally: tally, kind: "tapwater token refresh", renewAfter: settings.renewAfter))
     }
 
     /// Where TapWater's simulated client numbers start (apart from the other apps' clients).
@@ -59,7 +61,7 @@ extension AppScenarios {
         let categories = ["drink", "glass", "bottle"]
         /// Sends `body` until it has an answer that is not 502/503/504 (8 tries at most).
         @Sendable func persist(_ path: String, _ body: String, user: Int) async -> Int {
-            let headers = ["Authorization": "Bearer \(state.tokens.withLock { $0[user % accounts] })"]
+            let headers = await state.sessions.authorization(user, http: http)
             var answer = try? await http.post(path, body, headers: headers)
             for attempt in 1..<Self.orderAttempts where Self.isWorthRetrying(answer?.status) {
                 tally.retries.add(1, ordering: .relaxed)
@@ -101,7 +103,7 @@ extension AppScenarios {
                     pages += 1
                     let cursor = state.cursors.withLock { $0[key] }.map { #""\#($0)""# } ?? "null"
                     let body = #"{"cursor": \#(cursor), "deviceId": "\#(device)-\#(user)", "changes": \#(changes)}"#
-                    let headers = ["Authorization": "Bearer \(state.tokens.withLock { $0[user % accounts] })"]
+                    let headers = await state.sessions.authorization(user, http: http)
                     var answer = try? await http.post("/v1/me/hydration/sync", body, headers: headers)
                     for attempt in 1..<Self.orderAttempts where Self.isWorthRetrying(answer?.status) {
                         tally.retries.add(1, ordering: .relaxed)

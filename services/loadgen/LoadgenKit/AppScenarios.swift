@@ -50,6 +50,11 @@ struct AppScenarios {
         /// PolitiMap users, and how often each opens the app, in seconds.
         var politimapUsers = 0
         var openEvery = 43_200.0
+        /// Renew each signed-in session this many seconds after it was issued; nil: a minute
+        /// before its access token expires.
+        var renewEvery: Double?
+
+        var renewAfter: Duration? { renewEvery.map { .milliseconds(Int64($0 * 1_000)) } }
     }
 
     let settings: Settings
@@ -74,11 +79,13 @@ struct AppScenarios {
             if settings.users > 0 {
                 progress("NavUP: reading the campus (access points, venues)")
                 let campus = try await Campus.load(http)
-                var students: [String] = []
+                var students: SessionBook?
                 if settings.nextClassEvery > 0 {
                     progress("NavUP: registering \(settings.accounts) students with sample modules (next class)")
                     do {
-                        students = try await navupStudents(http, count: settings.accounts)
+                        students = SessionBook(
+                            try await navupStudents(http, count: settings.accounts), tally: tally,
+                            kind: "navup token refresh", renewAfter: settings.renewAfter)
                     } catch {
                         // Without auth (SERVICES=routing runs) there are no students: the other
                         // requests go on, anonymous as before.
@@ -107,7 +114,7 @@ struct AppScenarios {
             }
             if settings.tapwaterUsers > 0 {
                 progress("TapWater: registering \(settings.accounts) accounts with a plan each")
-                let state = try await tapwaterState(http)
+                let state = try await tapwaterState(http, tally: tally)
                 let acknowledged = try settings.acknowledgedDrinksFile.map { try AcknowledgedOrders(path: $0) }
                 sources.append(tapwater(http, state: state, acknowledged: acknowledged, tally: tally))
             }
@@ -181,37 +188,38 @@ struct AppScenarios {
         "COS 332", "WTW 114", "WTW 115", "WTW 124", "STK 110", "PHY 114", "ENG 110", "PSY 110", "ECO 110",
     ]
 
-    /// Signed-in students (their access tokens), each taking four sample modules. A campus
+    /// Signed-in students (their sessions), each taking four sample modules. A campus
     /// without those modules answers 400 to the enrolment, which leaves the student with none
     /// (their next-class requests are then 404s, correct answers).
-    func navupStudents(_ http: GatewayHTTP, count: Int) async throws -> [String] {
+    func navupStudents(_ http: GatewayHTTP, count: Int) async throws -> [SessionBook.Session] {
         let accounts = try await register(http, count: count, prefix: "navup", card: false)
-        return try await withThrowingTaskGroup(of: String.self) { group in
+        return try await withThrowingTaskGroup(of: SessionBook.Session.self) { group in
             for (index, account) in accounts.enumerated() {
                 group.addTask {
                     try await SimulatedClient.acting(as: index) {
                         let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
                         let login = try await Self.setup(http, "/v1/auth/login", credentials)
-                        guard let token = jsonField("accessToken", in: login.body) else {
+                        guard let session = SessionBook.session(fromLogin: login.body) else {
                             throw BenchError("login \(account.name): HTTP \(login.status) \(login.body)")
                         }
+                        let token = session.access
                         let shift = index % Self.sampleModules.count
                         let modules = Self.sampleModules[shift...] + Self.sampleModules[..<shift]
                         let codes = modules.prefix(4).map { #""\#($0)""# }.joined(separator: ", ")
                         _ = try await http.send(
                             .PUT, "/v1/me/modules", json: #"{"codes": [\#(codes)]}"#,
                             headers: ["Authorization": "Bearer \(token)"])
-                        return token
+                        return session
                     }
                 }
             }
-            var tokens: [String] = []
-            for try await token in group { tokens.append(token) }
-            return tokens
+            var sessions: [SessionBook.Session] = []
+            for try await session in group { sessions.append(session) }
+            return sessions
         }
     }
 
-    func navup(_ http: GatewayHTTP, campus: Campus, students: [String], tally: Tally) -> PeriodicUsers {
+    func navup(_ http: GatewayHTTP, campus: Campus, students: SessionBook?, tally: Tally) -> PeriodicUsers {
         let locate = PeriodicUsers.Action(every: settings.locateEvery) { user, due in
             await SimulatedClient.acting(as: user) {
                 var random = RequestRandom.next()
@@ -279,7 +287,7 @@ struct AppScenarios {
             }
         }
         var actions = [locate, route, search]
-        if !students.isEmpty {
+        if let students, students.count > 0 {
             actions.append(
                 PeriodicUsers.Action(every: settings.nextClassEvery) { user, due in
                     await SimulatedClient.acting(as: user) {
@@ -287,7 +295,7 @@ struct AppScenarios {
                         let from = campus.venues.randomElement(using: &random)!
                         let answer = try? await http.post(
                             "/v1/campus/routes/next-class", #"{"from": {"venueId": "\#(from.id)"}}"#,
-                            headers: ["Authorization": "Bearer \(students[user % students.count])"])
+                            headers: await students.authorization(user, http: http))
                         let status = answer?.status ?? 0
                         // 404: no class in the next 12 hours (nights, weekends); an off-map venue is a 400.
                         let offMap: Set<Int> =
@@ -553,7 +561,7 @@ struct AppScenarios {
                 "accounts": settings.accounts, "inFlight": settings.inFlight,
                 "tapwaterUsers": settings.tapwaterUsers, "drinkEvery": settings.drinkEvery,
                 "politimapUsers": settings.politimapUsers, "openEvery": settings.openEvery,
-                "syncEvery": settings.syncEvery,
+                "syncEvery": settings.syncEvery, "renewEvery": settings.renewEvery as Any? ?? NSNull(),
             ] as [String: Any],
             "requests": outcome.kinds.sorted(by: { $0.key < $1.key }).map { name, kind in
                 let result = kind.recorder.result(name: name, seconds: outcome.seconds)

@@ -81,6 +81,11 @@ public enum Loadgen {
                              journeys use N/4 pairs of friends)
           --in-flight N      requests open at once at most (default 4096); one due while that
                              many are open waits, and the wait counts in its latency
+          --renew-every S    renew each signed-in session (NavUP's students, TapWater's accounts)
+                             S seconds after it was issued, with its refresh token (default: a
+                             minute before its access token expires, as the apps do; runs longer
+                             than the token's 15 minutes renew either way); renewals count as
+                             "navup token refresh" and "tapwater token refresh"
           --json PATH        also write the report as JSON
           --acknowledged PATH  write the id of every order answered 201 to PATH, one per line
                              (an order without an answer, or with 502/503/504, is sent again with
@@ -165,6 +170,7 @@ public enum Loadgen {
                 "wrong-share",
                 "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged", "tapwater-users",
                 "drink-every", "sync-every", "acknowledged-drinks", "politimap-users", "open-every", "gift-rate",
+                "renew-every",
             ])
         var settings = AppScenarios.Settings()
         settings.baseURL = options["url"] ?? settings.baseURL
@@ -191,6 +197,7 @@ public enum Loadgen {
         settings.politimapUsers = Int(
             try options.number("politimap-users", scenario == "politimap" ? 10_000 : scenario == "mixed" ? 2_000 : 0))
         settings.openEvery = try options.number("open-every", 43_200, above: 0)
+        settings.renewEvery = options["renew-every"] == nil ? nil : try options.number("renew-every", 0, above: 0)
         guard settings.wrongShare <= 1 else { throw UsageError("--wrong-share is a share, 0 to 1") }
         return settings
     }
