@@ -85,16 +85,31 @@ public struct AccountStore: Sendable {
 
     /// ``profile(id:)`` on `connection` (inside a transaction, it sees the transaction's changes).
     func profile(id: UUID, on connection: PostgresConnection) async throws -> Auth.Profile? {
-        let rows = try await connection.fetch(
-            "SELECT id, username, email, phone, display_name, roles FROM auth.users WHERE id = \(id)", logger: logger)
-        for try await (id, name, email, phone, display, roles) in rows.decode(
-            (UUID, String, String?, String?, String?, [String]).self)
-        {
-            return Auth.Profile(
+        let rows = try await connection.fetch(ProfileStatement(id: id), logger: logger)
+        return rows.first.map { id, name, email, phone, display, roles in
+            Auth.Profile(
                 userId: id.uuidString.lowercased(), username: name, email: email, phone: phone, displayName: display,
                 roles: roles)
         }
-        return nil
+    }
+
+    /// ``profile(id:on:)``'s statement, prepared once per connection: `GET /v1/me` and every
+    /// profile change read it, so PostgreSQL parses and plans it once, and each read sends only
+    /// the id (no statement text, no description of the rows back).
+    struct ProfileStatement: PostgresPreparedStatement {
+        static let sql = "SELECT id, username, email, phone, display_name, roles FROM auth.users WHERE id = $1"
+        static let bindingDataTypes: [PostgresDataType] = [.uuid]
+        typealias Row = (UUID, String, String?, String?, String?, [String])
+
+        let id: UUID
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(id)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
     /// Replaces a password hash (re-hashing with current parameters, or a new password).
