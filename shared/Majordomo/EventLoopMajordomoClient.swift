@@ -174,20 +174,6 @@ public final class EventLoopMajordomoClient: MajordomoRequester, Sendable {
         }
         return buffer
     }
-
-    static func writeFrame(
-        _ bytes: some Collection<UInt8>, more: Bool, to buffer: inout ByteBuffer
-    ) {
-        let flags = more ? ZMTPWire.flagMore : 0
-        if bytes.count > 255 {
-            buffer.writeInteger(flags | ZMTPWire.flagLong)
-            buffer.writeInteger(UInt64(bytes.count), endianness: .big)
-        } else {
-            buffer.writeInteger(flags)
-            buffer.writeInteger(UInt8(bytes.count))
-        }
-        buffer.writeBytes(bytes)
-    }
 }
 
 extension EventLoopMajordomoClient: Service {}

@@ -446,19 +446,13 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
 
     /// A message's frames as ZMTP: `head` then `tail`, every frame but the last flagged MORE.
     static func encode(_ head: ArraySlice<Frame>, _ tail: ArraySlice<Frame> = []) -> ByteBuffer {
-        var size = 0
-        for frame in head { size += ZMTPWire.headerSize(frame.count) + frame.count }
-        for frame in tail { size += ZMTPWire.headerSize(frame.count) + frame.count }
+        let frames = head + tail
+        let size = frames.reduce(0) { $0 + ZMTPWire.headerSize($1.count) + $1.count }
         var buffer = ByteBufferAllocator().buffer(capacity: size)
-        let total = head.count + tail.count
-        var index = 0
-        for frame in head {
-            index += 1
-            EventLoopMajordomoClient.writeFrame(frame, more: index < total, to: &buffer)
-        }
-        for frame in tail {
-            index += 1
-            EventLoopMajordomoClient.writeFrame(frame, more: index < total, to: &buffer)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { memory in
+            var out = ZMTPFrameWriter(memory)
+            for index in frames.indices { out.frame(frames[index], more: index < frames.endIndex - 1) }
+            return out.count
         }
         return buffer
     }

@@ -561,7 +561,7 @@ struct AppScenarios {
                 "accounts": settings.accounts, "inFlight": settings.inFlight,
                 "tapwaterUsers": settings.tapwaterUsers, "drinkEvery": settings.drinkEvery,
                 "politimapUsers": settings.politimapUsers, "openEvery": settings.openEvery,
-                "syncEvery": settings.syncEvery, "renewEvery": settings.renewEvery as Any? ?? NSNull(),
+                "syncEvery": settings.syncEvery, "renewEvery": settings.renewEvery.map { $0 as Any } ?? NSNull(),
             ] as [String: Any],
             "requests": outcome.kinds.sorted(by: { $0.key < $1.key }).map { name, kind in
                 let result = kind.recorder.result(name: name, seconds: outcome.seconds)

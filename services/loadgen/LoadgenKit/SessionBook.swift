@@ -58,8 +58,7 @@ final class SessionBook: Sendable {
     /// A session from the body of a 200 to `/v1/auth/login` or `/v1/auth/refresh`; nil when the
     /// body is not one.
     static func session(fromLogin body: String) -> Session? {
-        guard let fields = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any],
-            let access = fields["accessToken"] as? String, let refresh = fields["refreshToken"] as? String,
+        guard let fields = jsonObject(body), let access = fields["accessToken"] as? String, let refresh = fields["refreshToken"] as? String,
             let lifetime = fields["expiresIn"] as? Int
         else { return nil }
         return Session(access: access, refresh: refresh, lifetime: .seconds(lifetime))
