@@ -2,7 +2,8 @@ import Foundation
 import RoutingService
 import Testing
 
-/// The OSM import: the sample campus as the issue asks for it, and the tag rules.
+/// The OSM import: the sample campus has the size and features NavUP needs (buildings of several
+/// floors, stairs, elevators, ramps, venues, access points), and the tag rules.
 @Suite("routing: OSM import")
 struct CampusImportTests {
     @Test(

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Gift purchases through the gateway at a fixed rate (issue 29: purchase p99 < 50 ms at 100
+/// Gift purchases through the gateway at a fixed rate (the target: p99 < 50 ms at 100
 /// purchases/s with the sandbox catalogue): the whole path a Gifter purchase takes, gateway,
 /// orders asking social `check_gift` over MDP (the item's price and availability, the
 /// friendship, the address), the charge, the order's transaction and its events.

@@ -10,7 +10,7 @@ import Store
 /// The timetable half of `routing-bench` (needs `DATABASE_URL`; migrates the `routing` schema
 /// there): the sample campus and sample timetable (imported, idempotently), `students` students of four sample modules
 /// each, then the service time of `GET /v1/me/timetable` for a week and of "take me to my next
-/// class" (issue 31's targets: p99 < 10 ms and < 2 ms) right after a timetable change, for a
+/// class" (the targets: p99 < 10 ms and < 2 ms) right after a timetable change, for a
 /// student's first request and repeated, each measured around the call the
 /// operation's handler makes (``TimetableBook``), so without the broker hop and JSON. The clock
 /// is set to a term Wednesday at 08:00 in Johannesburg.

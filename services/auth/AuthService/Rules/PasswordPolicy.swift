@@ -15,7 +15,7 @@ public struct PasswordPolicy: Sendable {
 
     /// Fewest characters allowed.
     public var minimumLength = 8
-    /// Most characters allowed (the issue asks for at least 128).
+    /// Most characters allowed (at least 128 must be, so that passphrases and password managers fit).
     public var maximumLength = 256
     /// Passwords refused however they are capitalised, lower case.
     public let commonPasswords: Set<String>

@@ -61,9 +61,9 @@ extension OrderBook {
         do {
             var (token, customer) = (payment.token, payment.customer)
             if !recovering, provider.usesCustomers, customer == nil, let cardId = payment.cardId {
-                // A card saved before cards were attached to the user's customer: attached now,
-                // before its first payment since (a crash after the attach makes the next
-                // payment attach it again, which is harmless).
+                // A saved card not yet attached to the user's customer: attached now, before this
+                // payment (a crash after the attach makes the next payment attach it again, which
+                // is harmless).
                 (token, customer) = try await CardCustomers(store: cards, provider: provider, clock: clock).attach(
                     token, userId: payment.userId)
                 try await cards.setCustomer(cardId, token: token, customer: customer)
