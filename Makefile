@@ -1,7 +1,7 @@
 # Backplane: the commands to run, build and test it. `make` lists them.
 #
-# Every setting is an environment variable (see `.build/debug/<exe> --help`, DESIGN.md and the
-# headers of deploy/scripts/*.sh), e.g.:
+# Every setting is an environment variable (docs/settings.md, generated from the declarations;
+# `<exe> --help` for one process), e.g.:
 #   make up SERVICES="auth orders" REPLICAS_routing=3 LOG_FORMAT=text
 #   make test FILTER=Majordomo
 
@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-unit fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run compose-config compose-test clean clean-data
+.PHONY: help up test test-slow test-unit settings-doc bench-report fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run compose-config compose-test clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -20,6 +20,16 @@ help: ## list the targets
 
 up: ## install what is missing, start PostgreSQL (.data/pg), build, run everything; Ctrl-C stops
 	@$(SCRIPTS)/up.sh
+
+test-slow: ## the long drills: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile)
+	@$(SCRIPTS)/fault-run.sh
+
+settings-doc: ## write docs/settings.md from the settings the code declares (debug build)
+	swift build
+	python3 $(SCRIPTS)/settings-doc.py --bin-dir "$$(swift build --show-bin-path)"
+
+bench-report: ## write docs/benchmarks.md's tables and docs/bench/*.png from docs/bench/*.json
+	python3 $(SCRIPTS)/bench-report.py
 
 test: ## the whole suite: swift test, interop (pytest), API fuzzing (schemathesis), compose config; FILTER=regex for swift test
 	@$(SCRIPTS)/test.sh
@@ -42,27 +52,26 @@ release: ## release build (swift build -c release)
 bench: ## every benchmark behind docs/benchmarks.md in turn (BENCHES="auth orders" for some); quiet machine
 	@$(SCRIPTS)/bench-all.sh
 
-bench-broker: release ## broker round trips: raw vs through the broker, 3 rounds, shares of raw taken per round
-	"$$(swift build -c release --show-bin-path)/loadgen" broker $(or $(LOADGEN_ARGS),--rounds 3)
+bench-broker: ## broker round trips: raw vs through the broker, 3 rounds, shares of raw taken per round
+	@$(SCRIPTS)/bench-broker.sh $(LOADGEN_ARGS)
 
 bench-gateway: ## the request path against Hummingbird's hello-world: wrk on /hello, /healthz, /v1/currencies, /v1/me, loadgen beside wrk on /healthz, currencies open loop at half rate (starts the system)
 	@$(SCRIPTS)/bench-gateway.sh
 
 bench-navup: ## NavUP: loadgen navup at USERS students (default 50000) for DURATION seconds (default 300), CPU per request of each process (starts the system)
-	@$(SCRIPTS)/cpu-per-request.sh $(or $(USERS),50000) $(or $(DURATION),300)
+	@$(SCRIPTS)/bench-navup.sh $(or $(USERS),50000) $(or $(DURATION),300)
 
 bench-scaleout: ## two gateways from up.sh (REPLICAS_gateway=2): loadgen navup sends to both in turn, each gateway's count printed
 	@REPLICAS_gateway=$(or $(GATEWAYS),2) SERVICES="auth routing" $(SCRIPTS)/bench-system.sh navup $(or $(LOADGEN_ARGS),--users 20000 --seconds 30)
 
 bench-auth: ## login throughput and p99 vs the hashing bound, token verification (starts the system)
-	@$(SCRIPTS)/bench-system.sh login $(LOADGEN_ARGS)
+	@$(SCRIPTS)/bench-auth.sh $(LOADGEN_ARGS)
 
 bench-flood: ## rate limits: a 60 s login flood from one address beside 10 logins/s from others, then credential stuffing
-	@$(SCRIPTS)/bench-system.sh flood $(LOADGEN_ARGS)
-	@$(SCRIPTS)/bench-system.sh stuffing
+	@$(SCRIPTS)/bench-flood.sh $(LOADGEN_ARGS)
 
 bench-orders: ## quotes and orders at a fixed rate through the gateway, p50/p99 from when due (starts the system)
-	@$(SCRIPTS)/bench-system.sh orders $(LOADGEN_ARGS)
+	@$(SCRIPTS)/bench-orders.sh $(LOADGEN_ARGS)
 
 bench-payments: ## orders at 200/s for 30 s paying through the Stripe stand-in answering in 300 ms: p50/p99, PostgreSQL pool exhaustion (starts the system)
 	@$(SCRIPTS)/bench-payments.sh $(LOADGEN_ARGS)
@@ -77,24 +86,13 @@ fault-run: ## 5 minutes of mixed load while processes are SIGKILLed and restarte
 	@$(SCRIPTS)/fault-run.sh
 
 bench-notify: ## notify: mails/s, pushes/s, scheduler lateness (release build; needs DATABASE_URL, python3 aiosmtpd)
-	swift build -c release --product notify-bench
-	"$$(swift build -c release --show-bin-path)/notify-bench" mail
-	"$$(swift build -c release --show-bin-path)/notify-bench" push
-	"$$(swift build -c release --show-bin-path)/notify-bench" scheduler
+	@$(SCRIPTS)/bench-notify.sh
 
 bench-hydration: ## TapWater: first sync of a year, incremental syncs at 500/s, reminder lateness (release build; needs DATABASE_URL)
-	swift build -c release --product hydration-bench
-	"$$(swift build -c release --show-bin-path)/hydration-bench" --only first-sync
-	"$$(swift build -c release --show-bin-path)/hydration-bench" --only incremental
-	"$$(swift build -c release --show-bin-path)/hydration-bench" --only reminders --compression 288
+	@$(SCRIPTS)/bench-hydration.sh
 
 bench-social: ## Gifter: directory search over 100,000 users, catalogue search, launch pull-down, each at 500/s; gift purchases at 100/s through the system (release build; needs DATABASE_URL)
-	swift build -c release --product social-bench
-	"$$(swift build -c release --show-bin-path)/social-bench" --only directory
-	"$$(swift build -c release --show-bin-path)/social-bench" --only catalog
-	"$$(swift build -c release --show-bin-path)/social-bench" --only launch
-	@# the purchases on up.sh's throwaway PostgreSQL with fsync on, as bench-orders
-	@env -u DATABASE_URL $(SCRIPTS)/bench-system.sh gifts $(or $(LOADGEN_ARGS),--rate 100 --seconds 20)
+	@$(SCRIPTS)/bench-social.sh
 
 bench-civic: ## PolitiMap: first import of ~100,000 bills, 10,000 changed, freshness, list/detail/lookup at ~1,000 req/s (release build)
 	$(SCRIPTS)/bench-civic.sh

@@ -9,9 +9,13 @@
 #   4. reads: loadgen politimap (highlights, a page of bills, two bills, one lookup in four opens)
 #      at READ_USERS users opening the app every OPEN_EVERY seconds, for SECONDS seconds.
 #
+# The figures go to docs/bench/civic.json.
+#
 # Environment: STANDIN_SCALE (default 45: 99,900 bills), CHANGED (10000),
 # CIVIC_IMPORT_INTERVAL_S (60), CIVIC_FEED_PAGE_SIZE (100), READ_USERS (25000), OPEN_EVERY (100:
-# 250 opens/s, about 1,060 requests/s), LOAD_SECONDS (60), SKIP_BUILD=1, BACKPLANE_BIN_DIR, OUT.
+# 250 opens/s, about 1,060 requests/s), LOAD_SECONDS (60), SKIP_BUILD=1, BACKPLANE_BIN_DIR, OUT;
+# BENCH_RESULTS another folder for civic.json, or off (also off by default with BACKPLANE_BIN_DIR
+# or a STANDIN_SCALE other than 45: a debug or smaller run).
 set -euo pipefail
 LOG_TAG=bench-civic
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -22,6 +26,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export STANDIN_SCALE CIVIC_IMPORT_INTERVAL_S CIVIC_FEED_PAGE_SIZE
 require_cmd psql "run deploy/scripts/bootstrap.sh"
 rm -rf "$OUT" && mkdir -p "$OUT"
+if [[ (-n ${BACKPLANE_BIN_DIR:-} || $STANDIN_SCALE != 45) && -z ${BENCH_RESULTS:-} ]]; then export BENCH_RESULTS=off; fi
+FIGURES="$OUT/figures.txt"
+# say TEXT: a figure, shown and kept for civic.json.
+say() {
+    info "$*"
+    echo "$*" >>"$FIGURES"
+}
 
 [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release --product civic --product gateway \
     --product broker --product loadgen)
@@ -78,9 +89,9 @@ runs_done() {
          || bills_new || ' new, ' || bills_changed || ' changed' FROM civic.import_runs
          WHERE finished_at IS NOT NULL AND error IS NULL ORDER BY finished_at DESC LIMIT 1"
 }
-info "1. first import of $feed_bills bills: $(runs_done 1)"
+say "1. first import of $feed_bills bills: $(runs_done 1)"
 curl -fsS -o /dev/null -X POST -d "{\"jurisdiction\": \"*\", \"count\": $CHANGED}" "$FEED/_standin/touch"
-info "2. $CHANGED changed bills: $(runs_done 2)"
+say "2. $CHANGED changed bills: $(runs_done 2)"
 source_id=$(curl -fsS -X POST -d '{"jurisdiction": "*", "count": 1}' "$FEED/_standin/touch" \
     | python3 -c 'import json,sys; t=json.load(sys.stdin)["touched"][0]; print(t["id"] + "\t" + t["title"])')
 changed_at=$(date +%s.%N)
@@ -88,7 +99,9 @@ id=$(sql "SELECT id FROM civic.bills WHERE source_id = '${source_id%%$'\t'*}'")
 title=${source_id#*$'\t'}
 until curl -fsS "http://127.0.0.1:$HTTP_PORT/v1/civic/bills/$id" | grep -qF "${title##* [}"; do sleep 0.2; done
 served_at=$(date +%s.%N)
-info "3. freshness: a change in the feed served after $(python3 -c "print(round($served_at - $changed_at, 1))") s (import every ${CIVIC_IMPORT_INTERVAL_S} s)"
+say "3. freshness: a change in the feed served after $(python3 -c "print(round($served_at - $changed_at, 1))") s (import every ${CIVIC_IMPORT_INTERVAL_S} s)"
 info "4. reads: loadgen politimap, $READ_USERS users opening every ${OPEN_EVERY} s, ${LOAD_SECONDS} s"
 "$BIN_DIR/loadgen" politimap --url "http://127.0.0.1:$HTTP_PORT" --seconds "$LOAD_SECONDS" \
     --politimap-users "$READ_USERS" --open-every "$OPEN_EVERY" --json "$OUT/reads.json" | tee "$OUT/reads.txt"
+python3 "$SCRIPTS_DIR/bench-json.py" civic --input "$FIGURES" --loadgen-json "$OUT/reads.json" \
+    --command "${BENCH_COMMAND:-make bench-civic}" || warn "no docs/bench/civic.json from this run"

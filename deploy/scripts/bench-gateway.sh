@@ -34,6 +34,9 @@
 #   PERF="gateway orders"  record `perf record -g` of these processes during each measured run
 #                 (.data/perf-<target>-<process>.data; read with `perf report -i FILE`); the
 #                 sampling costs CPU, so the figures of such a run are not the ones to quote
+#   BENCH_RESULTS the folder for the result file gateway.json (default docs/bench, which
+#                 docs/benchmarks.md's table is made from); off: none. Off by default when
+#                 TARGETS, PERF or BACKPLANE_BIN_DIR is set (a partial, profiled or A/B run)
 set -euo pipefail
 LOG_TAG=bench-gateway
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -42,13 +45,15 @@ require_cmd curl
 
 : "${WRK_THREADS:=2}" "${WRK_CONNECTIONS:=64}" "${WRK_SECONDS:=8}" "${ROUNDS:=3}"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number of rounds, 1 or more, not '$ROUNDS'"
+if [[ -n ${TARGETS:-}${PERF:-}${BACKPLANE_BIN_DIR:-} && -z ${BENCH_RESULTS:-} ]]; then BENCH_RESULTS=off; fi
+export BENCH_RESULTS
 : "${TARGETS:=hello healthz currencies me loadgen-healthz}"
 [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release)
 BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
 mkdir -p "$REPO_ROOT/.data"
 LOG=$REPO_ROOT/.data/bench-gateway.log
 # A fresh log per run: the access log writes about a gigabyte over three rounds, and appending
-# run after run filled the disk's page cache with it (3.8 GB after four runs, 2026-12-02).
+# run after run fills the disk and its page cache.
 : >"$LOG"
 
 HELLO_PORT=$(free_port)
@@ -169,55 +174,64 @@ for ((round = 1; round <= ROUNDS; round++)); do
     for target in $TARGETS; do measure "$round" "$target"; done
 done
 
-# share ROUND TARGET: the target's rate as a share of the round's hello-world, in percent.
-share() {
-    local hello=${RATE[$1,hello]:-}
-    [[ -n $hello ]] || { echo -; return; }
-    awk -v r="${RATE[$1,$2]}" -v h="$hello" 'BEGIN { printf "%.0f", 100 * r / h }'
+# What follows prints the report; it is kept in .data/bench-gateway-report.txt and turned into
+# docs/bench/gateway.json (deploy/scripts/bench-json.py) at the end.
+report() {
+    # share ROUND TARGET: the target's rate as a share of the round's hello-world, in percent.
+    share() {
+        local hello=${RATE[$1,hello]:-}
+        [[ -n $hello ]] || { echo -; return; }
+        awk -v r="${RATE[$1,$2]}" -v h="$hello" 'BEGIN { printf "%.0f", 100 * r / h }'
+    }
+
+    for ((round = 1; round <= ROUNDS; round++)); do
+        printf '\n%s, round %s of %s, wrk -t%s -c%s -d%ss\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$round" "$ROUNDS" \
+            "$WRK_THREADS" "$WRK_CONNECTIONS" "$WRK_SECONDS"
+        printf '| target | requests/s | p50 | p99 | non-2xx | share of hello-world | CPU µs per request |\n'
+        printf '|---|---:|---:|---:|---:|---:|---|\n'
+        for target in $TARGETS; do
+            printf '| %s | %s | %s | %s | %s | %s%% | %s |\n' "$target" "${RATE[$round,$target]}" "${P50[$round,$target]}" \
+                "${P99[$round,$target]}" "${ERRORS[$round,$target]}" "$(share "$round" "$target")" "${CPU[$round,$target]}"
+        done
+    done
+    if ((ROUNDS > 1)); then
+        printf '\nmedian share of hello-world over %s rounds (each round against its own hello-world):\n\n' "$ROUNDS"
+        printf '| target | median share | shares by round |\n|---|---:|---|\n'
+        for target in $TARGETS; do
+            [[ $target == hello ]] && continue
+            shares=()
+            for ((round = 1; round <= ROUNDS; round++)); do shares+=("$(share "$round" "$target")"); done
+            median=$(printf '%s\n' "${shares[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+            printf '| %s | %s%% | %s |\n' "$target" "$median" "$(IFS=' '; echo "${shares[*]/%/%}")"
+        done
+    fi
+
+    # The load generator against wrk on the same URL, round by round.
+    if [[ " $TARGETS " == *" loadgen-healthz "* && " $TARGETS " == *" healthz "* ]]; then
+        printf '\nload generator against wrk on /healthz, %s connections each:\n\n' "$WRK_CONNECTIONS"
+        printf '| round | wrk requests/s | loadgen requests/s | loadgen / wrk | loadgen CPU µs per request |\n|---:|---:|---:|---:|---:|\n'
+        for ((round = 1; round <= ROUNDS; round++)); do
+            printf '| %s | %s | %s | %s%% | %s |\n' "$round" "${RATE[$round,healthz]}" "${RATE[$round,loadgen-healthz]}" \
+                "$(awk -v l="${RATE[$round,loadgen-healthz]}" -v w="${RATE[$round,healthz]}" 'BEGIN { printf "%.0f", 100 * l / w }')" \
+                "${LOADGEN_CPU[$round,loadgen-healthz]}"
+        done
+    fi
+
+    # /v1/currencies open loop at half the median rate wrk reached on it: the p99 from when each
+    # request was due.
+    if [[ " $TARGETS " == *" currencies "* && -z ${SKIP_HALF_RATE:-} ]]; then
+        half=$(for ((round = 1; round <= ROUNDS; round++)); do echo "${RATE[$round,currencies]}"; done | sort -n |
+            awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f", m / 2 }')
+        info "currencies open loop at $half requests/s (half the median closed-loop rate)"
+        out=$(LOADGEN_AUTHORIZATION="Bearer $TOKEN" "$BIN_DIR/loadgen" get --url "$GATEWAY/v1/currencies" --rate "$half" \
+            --in-flight "$WRK_CONNECTIONS" --seconds "$WRK_SECONDS") || die "currencies at half rate: loadgen get failed: $out"
+        echo "$out" >"$REPO_ROOT/.data/bench-gateway-currencies-half-rate.txt"
+        printf '\n/v1/currencies open loop at half the median rate (target: p99 < 20 ms):\n\n%s\n' "$out"
+    fi
+    printf '\nload average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
-for ((round = 1; round <= ROUNDS; round++)); do
-    printf '\n%s, round %s of %s, wrk -t%s -c%s -d%ss\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$round" "$ROUNDS" \
-        "$WRK_THREADS" "$WRK_CONNECTIONS" "$WRK_SECONDS"
-    printf '| target | requests/s | p50 | p99 | non-2xx | share of hello-world | CPU µs per request |\n'
-    printf '|---|---:|---:|---:|---:|---:|---|\n'
-    for target in $TARGETS; do
-        printf '| %s | %s | %s | %s | %s | %s%% | %s |\n' "$target" "${RATE[$round,$target]}" "${P50[$round,$target]}" \
-            "${P99[$round,$target]}" "${ERRORS[$round,$target]}" "$(share "$round" "$target")" "${CPU[$round,$target]}"
-    done
-done
-if ((ROUNDS > 1)); then
-    printf '\nmedian share of hello-world over %s rounds (each round against its own hello-world):\n\n' "$ROUNDS"
-    printf '| target | median share | shares by round |\n|---|---:|---|\n'
-    for target in $TARGETS; do
-        [[ $target == hello ]] && continue
-        shares=()
-        for ((round = 1; round <= ROUNDS; round++)); do shares+=("$(share "$round" "$target")"); done
-        median=$(printf '%s\n' "${shares[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-        printf '| %s | %s%% | %s |\n' "$target" "$median" "$(IFS=' '; echo "${shares[*]/%/%}")"
-    done
-fi
-
-# The load generator against wrk on the same URL, round by round.
-if [[ " $TARGETS " == *" loadgen-healthz "* && " $TARGETS " == *" healthz "* ]]; then
-    printf '\nload generator against wrk on /healthz, %s connections each:\n\n' "$WRK_CONNECTIONS"
-    printf '| round | wrk requests/s | loadgen requests/s | loadgen / wrk | loadgen CPU µs per request |\n|---:|---:|---:|---:|---:|\n'
-    for ((round = 1; round <= ROUNDS; round++)); do
-        printf '| %s | %s | %s | %s%% | %s |\n' "$round" "${RATE[$round,healthz]}" "${RATE[$round,loadgen-healthz]}" \
-            "$(awk -v l="${RATE[$round,loadgen-healthz]}" -v w="${RATE[$round,healthz]}" 'BEGIN { printf "%.0f", 100 * l / w }')" \
-            "${LOADGEN_CPU[$round,loadgen-healthz]}"
-    done
-fi
-
-# /v1/currencies open loop at half the median rate wrk reached on it: the p99 from when each
-# request was due.
-if [[ " $TARGETS " == *" currencies "* && -z ${SKIP_HALF_RATE:-} ]]; then
-    half=$(for ((round = 1; round <= ROUNDS; round++)); do echo "${RATE[$round,currencies]}"; done | sort -n |
-        awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f", m / 2 }')
-    info "currencies open loop at $half requests/s (half the median closed-loop rate)"
-    out=$(LOADGEN_AUTHORIZATION="Bearer $TOKEN" "$BIN_DIR/loadgen" get --url "$GATEWAY/v1/currencies" --rate "$half" \
-        --in-flight "$WRK_CONNECTIONS" --seconds "$WRK_SECONDS") || die "currencies at half rate: loadgen get failed: $out"
-    echo "$out" >"$REPO_ROOT/.data/bench-gateway-currencies-half-rate.txt"
-    printf '\n/v1/currencies open loop at half the median rate (target: p99 < 20 ms):\n\n%s\n' "$out"
-fi
-printf '\nload average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+REPORT=$REPO_ROOT/.data/bench-gateway-report.txt
+report | tee "$REPORT"
+python3 "$SCRIPTS_DIR/bench-json.py" gateway --input "$REPORT" --command "${BENCH_COMMAND:-make bench-gateway}" ||
+    warn "the report could not be turned into docs/bench/gateway.json"

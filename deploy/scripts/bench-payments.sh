@@ -18,12 +18,14 @@
 #                            at least 60 slots; the service's own default of 8 tops out at
 #                            about 8 / 0.3 s = 26 orders/s)
 #   SKIP_BUILD=1, BACKPLANE_BIN_DIR  as for bench-system.sh (release build by default)
-#   Target (issue 25): p99 < 400 ms at 200 orders/s, no pool exhaustion.
+#   BENCH_RESULTS the folder for payments.json (default docs/bench); off: none
+# Target: p99 < 400 ms at 200 orders/s, no pool exhaustion.
 set -euo pipefail
 LOG_TAG=bench-payments
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_cmd psql "install the PostgreSQL client (apt-get install postgresql-client)"
 
+if [[ -n ${BACKPLANE_BIN_DIR:-} && -z ${BENCH_RESULTS:-} ]]; then export BENCH_RESULTS=off; fi
 ARGS=("$@")
 ((${#ARGS[@]})) || ARGS=(--rate 200 --seconds 30)
 POOL_SIZE=20
@@ -64,14 +66,19 @@ finish() {
 trap finish EXIT
 
 info "orders pay through the Stripe stand-in answering in ${STRIPE_STANDIN_DELAY_MS} ms; WORKER_CONCURRENCY=$WORKER_CONCURRENCY"
-"$SCRIPTS_DIR/bench-system.sh" orders "${ARGS[@]}"
+REPORT="$REPO_ROOT/.data/bench-payments.txt"
+BENCH_NAME="" "$SCRIPTS_DIR/bench-system.sh" orders "${ARGS[@]}" | tee "$REPORT"
 kill "$SAMPLER" 2>/dev/null || true
 wait "$SAMPLER" 2>/dev/null || true
 
 read -r busy open samples < <(awk '{ if ($1 > b) b = $1; if ($2 > o) o = $2; n++ } END { print b + 0, o + 0, n + 0 }' "$SAMPLES")
-echo "PostgreSQL connections (every process, $samples samples 100 ms apart): at most $busy busy at once, $open open; pool size $POOL_SIZE per process"
-if ((busy >= POOL_SIZE)); then
-    echo "pool: EXHAUSTED at least once (all $POOL_SIZE connections of a process may have been busy)"
-else
-    echo "pool: not exhausted (at most $busy of $POOL_SIZE busy)"
-fi
+{
+    echo "PostgreSQL connections (every process, $samples samples 100 ms apart): at most $busy busy at once, $open open; pool size $POOL_SIZE per process"
+    if ((busy >= POOL_SIZE)); then
+        echo "pool: EXHAUSTED at least once (all $POOL_SIZE connections of a process may have been busy)"
+    else
+        echo "pool: not exhausted (at most $busy of $POOL_SIZE busy)"
+    fi
+} | tee -a "$REPORT"
+python3 "$SCRIPTS_DIR/bench-json.py" payments --input "$REPORT" --command "${BENCH_COMMAND:-make bench-payments}" ||
+    warn "no docs/bench/payments.json from this run"

@@ -5,7 +5,10 @@
 # print PDF and preview p50/p95, the peak RSS of 50 consecutive edits in a child process, and the
 # same operations by the `vips` command-line tool on the same file, as ratios.
 #
-# Environment: SKIP_BUILD=1 uses the release build as it is; RUNS (default 30) runs per figure.
+# The figures go to docs/bench/printing.json.
+#
+# Environment: SKIP_BUILD=1 uses the release build as it is; RUNS (default 30) runs per figure;
+# BENCH_RESULTS another folder for printing.json, or off.
 set -euo pipefail
 LOG_TAG=bench-printing
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -21,4 +24,8 @@ cd "$REPO_ROOT"
 if [[ "${SKIP_BUILD:-}" != 1 ]]; then
     swift build -c release --product printing-bench
 fi
-"$(swift build -c release --show-bin-path)/printing-bench" --runs "${RUNS:-30}" --dir "$REPO_ROOT/.data/printing-bench"
+OUTPUT="$REPO_ROOT/.data/bench-printing.txt"
+"$(swift build -c release --show-bin-path)/printing-bench" --runs "${RUNS:-30}" --dir "$REPO_ROOT/.data/printing-bench" |
+    tee "$OUTPUT"
+python3 "$SCRIPTS_DIR/bench-json.py" printing --input "$OUTPUT" --command "${BENCH_COMMAND:-make bench-printing}" ||
+    warn "no docs/bench/printing.json from this run"

@@ -6,7 +6,12 @@
 # build against it: in-process A* on the sample campus, the same pairs with pgr_dijkstra, and the
 # 1,000,000-node grid.
 #
-# Environment: SKIP_BUILD=1 uses the release build as it is; PG_BINDIR as for pg.sh.
+# The figures go to docs/bench/routing.json (the route queries) and docs/bench/timetable.json
+# (the timetable reads and next-class routing that follow them).
+#
+# Environment: SKIP_BUILD=1 uses the release build as it is; PG_BINDIR as for pg.sh;
+# BENCH_RESULTS another folder for the result files, or off (also off by default when options
+# are given to routing-bench: a partial run).
 set -euo pipefail
 LOG_TAG=bench-routing
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -30,4 +35,10 @@ psql "postgres://postgres@127.0.0.1:$PORT/backplane" -qc "CREATE EXTENSION IF NO
 
 [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release --product routing-bench)
 BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
-DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$DIR" "$PORT") "$BIN_DIR/routing-bench" "$@"
+(($# == 0)) || export BENCH_RESULTS=${BENCH_RESULTS:-off}
+OUTPUT="$REPO_ROOT/.data/bench-routing.txt"
+DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$DIR" "$PORT") "$BIN_DIR/routing-bench" "$@" | tee "$OUTPUT"
+for name in routing timetable; do
+    python3 "$SCRIPTS_DIR/bench-json.py" "$name" --input "$OUTPUT" --command "${BENCH_COMMAND:-make bench-routing}" ||
+        warn "no docs/bench/$name.json from this run"
+done

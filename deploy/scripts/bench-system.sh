@@ -12,9 +12,13 @@
 #   SKIP_BUILD=1  use the release executables as they are (no swift build -c release)
 #   REPLICAS_gateway=N  N gateways on consecutive ports; loadgen sends its requests to them in
 #                 turn, and each gateway's request count is printed after the run (they add up
-#                 to loadgen's total: the scale-out check of docs/benchmarks.md)
+#                 to loadgen's total: make bench-scaleout)
 #   BACKPLANE_BIN_DIR  where the executables are (default: the release build's folder); a folder
 #                 of links with one wrapper script runs a service under a profiler
+#   BENCH_NAME    also turn loadgen's output into docs/bench/BENCH_NAME.json with
+#                 deploy/scripts/bench-json.py's parser of that name (the bench-*.sh wrappers set
+#                 it: auth, orders, gifts); BENCH_RESULTS another folder, or off; BENCH_COMMAND
+#                 the command the file names (default make bench-BENCH_NAME)
 #   Settings of the executables (WORKER_CONCURRENCY, LOG_LEVEL, ...) pass through.
 set -euo pipefail
 LOG_TAG=bench
@@ -35,7 +39,7 @@ case $SCENARIO in
         ;;
     flood | stuffing) : "${SERVICES:=auth}" "${RATE_LIMIT_REGISTER:=off}" ;;
     politimap) : "${SERVICES:=civic}" "${RATE_LIMIT_WRITE:=off}" "${RATE_LIMIT_READ:=off}" ;;
-    *) : "${SERVICES:=auth orders printing routing notify hydration civic social}" ;;
+    *) : "${SERVICES:=$(registry worker)}" ;;
 esac
 export RATE_LIMIT_LOGIN RATE_LIMIT_REGISTER RATE_LIMIT_WRITE RATE_LIMIT_READ RATE_LIMIT_SEARCH
 export SERVICES
@@ -82,7 +86,15 @@ done
 info "ready; running loadgen $SCENARIO"
 declare -a before=()
 for ((i = 0; i < GATEWAYS; i++)); do before[i]=$(gateway_requests $((HTTP_PORT + i))); done
-"$BIN_DIR/loadgen" "$SCENARIO" --url "$URLS" "$@"
+if [[ -n ${BENCH_NAME:-} ]]; then
+    OUTPUT=$(mktemp)
+    "$BIN_DIR/loadgen" "$SCENARIO" --url "$URLS" "$@" | tee "$OUTPUT"
+    python3 "$SCRIPTS_DIR/bench-json.py" "$BENCH_NAME" --input "$OUTPUT" \
+        --command "${BENCH_COMMAND:-make bench-$BENCH_NAME}" || warn "no docs/bench/$BENCH_NAME.json from this run"
+    rm -f "$OUTPUT"
+else
+    "$BIN_DIR/loadgen" "$SCENARIO" --url "$URLS" "$@"
+fi
 if ((GATEWAYS > 1)); then
     total=0
     for ((i = 0; i < GATEWAYS; i++)); do

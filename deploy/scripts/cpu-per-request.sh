@@ -8,9 +8,8 @@
 #
 # SCENARIO (default navup; USERS is its --users) and SCENARIO_ARGS choose the load (for navup,
 # default "--in-flight 256": at most 256 requests, and so connections, open at once, a request due
-# while all are busy waiting and counting its wait; without it the first second opened 3,000
-# connections at once, each student's first request finding none idle, and that burst cost
-# the gateway a 2-second stall, measured 2026-12-02); PROCESSES the
+# while all are busy waiting and counting its wait; without a cap the first second opens thousands
+# of connections at once, each student's first request finding none idle); PROCESSES the
 # processes measured (default "broker gateway routing loadgen"; `postgres` sums every process of
 # the PostgreSQL in .data/pg that the system runs on).
 # Starts the system and the load with bench-system.sh (SERVICES=routing unless set; set
@@ -23,6 +22,9 @@
 # Each process's resident memory (VmRSS, summed over its processes) is printed at the window's
 # start, middle and end, so growth under steady load shows. BACKPLANE_BIN_DIR runs the
 # executables of another folder (two builds compared on the same minute's machine).
+# BENCH_NAME=navup (as deploy/scripts/bench-navup.sh sets it) also turns the CPU table and the
+# load generator's table into docs/bench/navup.json (deploy/scripts/bench-json.py; BENCH_RESULTS
+# names another folder, or off).
 set -euo pipefail
 LOG_TAG=cpu
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -44,7 +46,7 @@ load_args=(--seconds $((WARMUP + WINDOW + 5)))
 # Its output is shown and kept, so the window starts only once the load itself runs (the
 # scenario's set-up, such as signing students in, is not what is measured).
 PROGRESS=$(mktemp)
-"$SCRIPTS_DIR/bench-system.sh" "$SCENARIO" "${load_args[@]}" $SCENARIO_ARGS > >(tee "$PROGRESS") &
+BENCH_NAME="" "$SCRIPTS_DIR/bench-system.sh" "$SCENARIO" "${load_args[@]}" $SCENARIO_ARGS > >(tee "$PROGRESS") &
 BENCH_PID=$!
 
 pid_of() { pgrep -n -f "^$BIN_DIR/$1( |\$)" || true; }
@@ -100,15 +102,22 @@ sleep $((WINDOW / 2))
 for name in $PROCESSES; do RSS_MIDDLE[$name]=$(rss_of "${PID_OF[$name]}"); done
 sleep $((WINDOW - WINDOW / 2))
 requests=$(($(gateway_requests "$HTTP_PORT") - requests_before))
-printf '\n%-8s %10s %14s %24s   (%s %s, %d requests in %d s = %d/s)\n' process "CPU s" "CPU µs/req" \
-    "RSS MiB start/mid/end" "$SCENARIO" "${SCENARIO_ARGS:-$USERS users}" "$requests" "$WINDOW" $((requests / WINDOW))
-for name in $PROCESSES; do
-    used=$(($(ticks_of "${PID_OF[$name]}") - BEFORE[$name]))
-    awk -v t="$used" -v hz="$TICKS" -v n="$requests" -v name="$name" -v a="${RSS_START[$name]}" \
-        -v b="${RSS_MIDDLE[$name]}" -v c="$(rss_of "${PID_OF[$name]}")" \
-        'BEGIN { printf "%-8s %10.2f %14.0f %24s\n", name, t / hz, n ? t / hz / n * 1e6 : 0,
-                 sprintf("%.0f / %.0f / %.0f", a / 1024, b / 1024, c / 1024) }'
-done
-echo
+CPU_TABLE=$(mktemp)
+{
+    printf '\n%-8s %10s %14s %24s   (%s %s, %d requests in %d s = %d/s)\n' process "CPU s" "CPU µs/req" \
+        "RSS MiB start/mid/end" "$SCENARIO" "${SCENARIO_ARGS:-$USERS users}" "$requests" "$WINDOW" $((requests / WINDOW))
+    for name in $PROCESSES; do
+        used=$(($(ticks_of "${PID_OF[$name]}") - BEFORE[$name]))
+        awk -v t="$used" -v hz="$TICKS" -v n="$requests" -v name="$name" -v a="${RSS_START[$name]}" \
+            -v b="${RSS_MIDDLE[$name]}" -v c="$(rss_of "${PID_OF[$name]}")" \
+            'BEGIN { printf "%-8s %10.2f %14.0f %24s\n", name, t / hz, n ? t / hz / n * 1e6 : 0,
+                     sprintf("%.0f / %.0f / %.0f", a / 1024, b / 1024, c / 1024) }'
+    done
+    echo
+} | tee "$CPU_TABLE"
 wait "$BENCH_PID"
-rm -f "$PROGRESS"
+if [[ -n ${BENCH_NAME:-} ]]; then
+    python3 "$SCRIPTS_DIR/bench-json.py" "$BENCH_NAME" --input "$CPU_TABLE" --input "$PROGRESS" --set "users=$USERS" \
+        --command "${BENCH_COMMAND:-make bench-$BENCH_NAME}" || warn "no docs/bench/$BENCH_NAME.json from this run"
+fi
+rm -f "$PROGRESS" "$CPU_TABLE"
