@@ -49,7 +49,7 @@ struct BusRouteTests {
         return operations
     }
 
-    @Test("every operation of the document is served exactly once: by a generated handler, a pass-through route or a fixed answer")
+    @Test("every operation of the document is served exactly once: by a generated handler, a pass-through route, a fixed answer or the API reference")
     func everyOperationOnce() throws {
         let operations = try Self.documentOperations()
         #expect(operations.count > 80)
@@ -79,19 +79,26 @@ struct BusRouteTests {
             #expect(passed.insert(normalized(key)).inserted, "\(key) twice")
             #expect(!generated.contains(normalized(key)), "\(key) is also generated")
         }
+        for file in APIReference.all {
+            let key = "GET \(file.path)"
+            #expect(operations[key] == file.operationId, "\(key) is \(operations[key] ?? "not in the document")")
+            #expect(passed.insert(normalized(key)).inserted, "\(key) twice")
+            #expect(!generated.contains(normalized(key)), "\(key) is also generated")
+        }
         for key in operations.keys {
             #expect(generated.contains(normalized(key)) != passed.contains(normalized(key)), "\(key)")
         }
     }
 
-    @Test("the generator's list of operations is the document's, less the pass-through and fixed ones")
+    @Test("the generator's list of operations is the document's, less the pass-through, fixed and reference ones")
     func generatorConfiguration() throws {
         let config = URL(filePath: #filePath).deletingLastPathComponent()
             .appending(path: "../../services/gateway/GatewayService/openapi-generator-config.yaml")
         let listed = Set(
             try String(contentsOf: config, encoding: .utf8).split(separator: "\n")
                 .filter { $0.hasPrefix("    - ") }.map { String($0.dropFirst(6)) })
-        let expected = Set(try Self.documentOperations().values).subtracting(BusRoute.all.map(\.operationId)).subtracting(FixedRoute.all.map(\.operationId))
+        let expected = Set(try Self.documentOperations().values).subtracting(BusRoute.all.map(\.operationId))
+            .subtracting(FixedRoute.all.map(\.operationId)).subtracting(APIReference.all.map(\.operationId))
         #expect(listed == expected)
     }
 

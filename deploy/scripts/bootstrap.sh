@@ -9,18 +9,20 @@
 #     and pkg-config (SwiftPM asks it where libzmq.pc lives),
 #     PostgreSQL with contrib (pg_trgm) for the throwaway databases, curl (readiness checks), and
 #     docker-compose (Debian's v1, only to validate docker-compose.yml; no Docker engine needed).
-#   - Python packages from Tests/interop/requirements.txt, Tests/api-fuzz/requirements.txt and
-#     Tests/console/requirements.txt (pyzmq, pytest, aiosmtpd, PyYAML; schemathesis 4 for the API
-#     fuzzing; selenium for the console's browser test, which drives Debian's chromium through
-#     chromium-driver), with pip
+#   - Python packages from deploy/requirements.txt (Swagger UI 5, swagger-ui-bundle-v2, whose
+#     files the gateway serves at /docs), Tests/interop/requirements.txt,
+#     Tests/api-fuzz/requirements.txt and Tests/console/requirements.txt (pyzmq, pytest,
+#     aiosmtpd, PyYAML; schemathesis 4 for the API fuzzing; selenium for the console's browser
+#     test, which drives Debian's chromium through chromium-driver), with pip
 #     (--break-system-packages where Debian's Python refuses plain pip installs).
 # It does not install Swift: Debian does not package it (see https://www.swift.org/install/).
 #
 # Environment:
 #   BOOTSTRAP_SKIP_APT=1   do not check/install Debian packages
 #   BOOTSTRAP_SKIP_PIP=1   do not check/install Python packages
-#   BOOTSTRAP_REQUIREMENTS="FILE..."  Python requirements files (default Tests/interop/requirements.txt
-#                          Tests/api-fuzz/requirements.txt Tests/console/requirements.txt)
+#   BOOTSTRAP_REQUIREMENTS="FILE..."  Python requirements files (default deploy/requirements.txt
+#                          Tests/interop/requirements.txt Tests/api-fuzz/requirements.txt
+#                          Tests/console/requirements.txt)
 set -euo pipefail
 LOG_TAG=bootstrap
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -34,7 +36,7 @@ APT_PACKAGES=(
     curl
     docker-compose
 )
-read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt $REPO_ROOT/Tests/console/requirements.txt}"
+read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/deploy/requirements.txt $REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt $REPO_ROOT/Tests/console/requirements.txt}"
 
 # Where the noisy output of apt/pip goes; shown only when something fails.
 BOOTSTRAP_LOG=$(mktemp -t backplane-bootstrap.XXXXXX)

@@ -9,7 +9,9 @@
 # folder) with an admin configured (ADMIN_USERNAME), then runs `python3 -m pytest Tests/console`:
 # sign in, mark a print job printed, retry a dead letter, a printer who sees only the printer's
 # pages; a screenshot of each page goes to CONSOLE_OUT/screenshots (checked non-blank there,
-# never committed).
+# never committed). Tests/console/test_docs.py opens the API reference (/docs: Swagger UI from
+# the pip package swagger-ui-bundle-v2, which up.sh points the gateway's API_DOCS_DIR at) and
+# checks that every operation of /openapi.yaml shows, with no CSP violation.
 #
 # Environment:
 #   CONSOLE_OUT        folder for the system's log and the screenshots (default .data/console-test)
@@ -27,6 +29,8 @@ require_cmd curl "run deploy/scripts/bootstrap.sh"
 require_cmd psql "run deploy/scripts/bootstrap.sh"
 require_cmd chromedriver "run deploy/scripts/bootstrap.sh (it installs Debian's chromium-driver)"
 python3 -c 'import selenium' 2>/dev/null || die "selenium is missing: run deploy/scripts/bootstrap.sh"
+python3 -c 'import swagger_ui_bundle' 2>/dev/null ||
+    die "Swagger UI (pip package swagger-ui-bundle-v2) is missing: run deploy/scripts/bootstrap.sh"
 
 rm -rf "$CONSOLE_OUT"
 mkdir -p "$CONSOLE_OUT"

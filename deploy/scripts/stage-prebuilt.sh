@@ -3,7 +3,7 @@
 # deploy/prebuilt/ for deploy/Dockerfile's
 # STAGING=prebuilt: the executables, SwiftPM's resource bundles beside them, the Swift runtime
 # libraries they load (they find them beside themselves: their RUNPATH has $ORIGIN), the
-# backtracer, and printing's gazetteer (deploy/scripts/gazetteer.sh; PyPI or an earlier copy in
+# backtracer, Swagger UI's files for /docs (api-docs.sh) and printing's gazetteer (deploy/scripts/gazetteer.sh; PyPI or an earlier copy in
 # .data/gazetteer). The executables lose their debugging information (strip --strip-debug), not
 # their symbols. The host must run Debian bookworm, like the runtime image (same glibc).
 #
@@ -16,7 +16,7 @@ set -euo pipefail
 LOG_TAG=stage
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-EXECUTABLES="broker gateway auth orders printing routing notify hydration civic social loadgen"
+EXECUTABLES=$(registry broker worker gateway tool)
 BIN_DIR=${1:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
 OUT="$REPO_ROOT/deploy/prebuilt"
 SWIFT_LIBS=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux
@@ -34,6 +34,8 @@ find -H "$BIN_DIR" -maxdepth 1 -name '*.resources' -exec cp -R {} "$OUT/" \;
 "$SCRIPTS_DIR/gazetteer.sh" "$REPO_ROOT/.data/gazetteer/cities15000.tsv"
 mkdir -p "$OUT/gazetteer"
 cp "$REPO_ROOT/.data/gazetteer/cities15000.tsv" "$OUT/gazetteer/"
+# Swagger UI's files for the gateway's /docs, as the toolchain stage gathers them.
+"$SCRIPTS_DIR/api-docs.sh" "$OUT/api-docs"
 # The Swift runtime libraries the executables load (ldd follows their dependencies too).
 for exe in $EXECUTABLES; do ldd "$BIN_DIR/$exe"; done |
     awk -v dir="$SWIFT_LIBS/" 'index($3, dir) == 1 { print $3 }' | sort -u |

@@ -51,6 +51,10 @@ public enum Gateway {
         var routes = try RouteTable(registeredBy: api)
         for route in BusRoute.all { routes.add(route.method, route.path) }
         for route in FixedRoute.all { routes.add(route.method, route.path) }
+        for file in APIReference.all {
+            routes.add(.get, file.path)
+            routes.add(.head, file.path)
+        }
         router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
         let limiter = RateLimiter(limits: settings.rateLimits, capacity: settings.rateLimitClients)
         let resolver = ClientAddressResolver(trustedProxies: settings.trustedProxies)
@@ -60,6 +64,7 @@ public enum Gateway {
         router.add(middleware: RateLimitMiddleware(key: .account, limiter: limiter, resolver: resolver, now: now))
         for route in BusRoute.all { route.register(on: router, bus: bus, timeout: settings.requestTimeout) }
         for route in FixedRoute.all { route.register(on: router) }
+        APIReference(folder: settings.apiDocsDirectory, logger: logger).register(on: router)
         // Compact JSON: the runtime's default pretty printing costs CPU and bytes on every
         // response and tells a phone nothing more. Keys stay sorted so that a body is the same
         // bytes every time (the answers to reset requests must not differ by account).

@@ -30,6 +30,9 @@ public struct GatewaySettings: Sendable {
     static let accessLogEvery = Setting(
         "ACCESS_LOG_EVERY", default: "1",
         "write the access log's `http` line for one request in N (1: every request; 0: none); answers of 500 and above are always logged")
+    static let apiDocsDirectory = Setting(
+        "API_DOCS_DIR", default: "",
+        "folder holding Swagger UI 5's swagger-ui-bundle.js and swagger-ui.css (the PyPI package swagger-ui-bundle-v2), which /docs renders /openapi.yaml with (empty: /docs says the reference is not installed)")
     static let rateLimitClients = Setting(
         "RATE_LIMIT_CLIENTS", default: "200000",
         "clients (address or account, per route class) the rate limits remember at most")
@@ -57,7 +60,7 @@ public struct GatewaySettings: Sendable {
         [
             .logLevel, .logFormat, host, port, .brokerURL, .requestTimeout, readinessServices, readinessTimeout,
             tlsCertificateFile, tlsKeyFile, trustedProxies, accessLogEvery, rateLimitClients, .adminHTTPPort,
-            .adminHTTPHost, eventLoops, backlog,
+            .adminHTTPHost, eventLoops, backlog, apiDocsDirectory,
         ] + RouteClass.allCases.compactMap { rateLimitSettings[$0] } + Setting.tracing
 
     /// Where to listen.
@@ -91,6 +94,8 @@ public struct GatewaySettings: Sendable {
     public var rateLimitClients: Int
     /// One `http` log line per this many requests answered below 500 (0: none).
     public var accessLogEvery: Int
+    /// The folder of Swagger UI's files for `/docs` (empty: not installed).
+    public var apiDocsDirectory: String
     /// The certificate chain and key files to serve HTTPS with; nil: plain HTTP.
     public var tls: (certificateFile: String, keyFile: String)?
 
@@ -144,6 +149,7 @@ public struct GatewaySettings: Sendable {
         trustedProxies = blocks
         rateLimitClients = try environment.int(Self.rateLimitClients, in: 1_000...100_000_000)
         accessLogEvery = try environment.int(Self.accessLogEvery, in: 0...1_000_000)
+        apiDocsDirectory = environment.string(Self.apiDocsDirectory) ?? ""
         switch (environment.string(Self.tlsCertificateFile), environment.string(Self.tlsKeyFile)) {
         case (nil, nil): tls = nil
         case (let certificate?, let key?): tls = (certificate, key)
