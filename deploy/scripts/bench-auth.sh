@@ -4,7 +4,8 @@
 #
 #   deploy/scripts/bench-auth.sh [loadgen login options]   default: --clients 1,2,4,8,16,32 --seconds 10
 #
-# Environment: as bench-system.sh's; BENCH_RESULTS another folder for auth.json, or off.
+# Environment (and bench-system.sh's):
+#   BENCH_RESULTS  another folder for auth.json, or off
 set -euo pipefail
 ARGS=("$@")
 ((${#ARGS[@]})) || ARGS=(--clients 1,2,4,8,16,32 --seconds 10)

@@ -5,8 +5,11 @@
 #
 #   deploy/scripts/bench-broker.sh [loadgen broker options]     default: --rounds 3
 #
-# Environment: SKIP_BUILD=1 uses the release build as it is; BENCH_RESULTS another folder for
-# broker.json, or off (also off by default when options are given: a partial run).
+# Environment:
+#   SKIP_BUILD=1   use the release build as it is
+#   BENCH_RESULTS  another folder for broker.json, or off (also off by default when options are
+#                  given: a partial run)
+#   BENCH_COMMAND  the command broker.json names (default make bench-broker)
 set -euo pipefail
 LOG_TAG=bench-broker
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

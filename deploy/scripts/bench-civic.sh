@@ -7,21 +7,32 @@
 #   3. freshness: one bill changed in the feed, timed until GET /v1/civic/bills/{id} serves the
 #      change (the wait for the next scheduled import included: at most CIVIC_IMPORT_INTERVAL_S);
 #   4. reads: loadgen politimap (highlights, a page of bills, two bills, one lookup in four opens)
-#      at READ_USERS users opening the app every OPEN_EVERY seconds, for SECONDS seconds.
+#      at READ_USERS users opening the app every OPEN_EVERY seconds, for LOAD_S seconds.
 #
 # The figures go to docs/bench/civic.json.
 #
-# Environment: STANDIN_SCALE (default 45: 99,900 bills), CHANGED (10000),
-# CIVIC_IMPORT_INTERVAL_S (60), CIVIC_FEED_PAGE_SIZE (100), READ_USERS (25000), OPEN_EVERY (100:
-# 250 opens/s, about 1,060 requests/s), LOAD_SECONDS (60), SKIP_BUILD=1, BACKPLANE_BIN_DIR, OUT;
-# BENCH_RESULTS another folder for civic.json, or off (also off by default with BACKPLANE_BIN_DIR
-# or a STANDIN_SCALE other than 45: a debug or smaller run).
+# Environment:
+#   STANDIN_SCALE  the stand-in's feed size (default 45: 99,900 bills)
+#   CHANGED        bills changed at once in step 2 (default 10000)
+#   CIVIC_IMPORT_INTERVAL_S  civic's setting, seconds between imports (default here 60)
+#   CIVIC_FEED_PAGE_SIZE     civic's setting, bills per feed page (default here 100)
+#   READ_USERS     users of the reads in step 4 (default 25000)
+#   OPEN_EVERY     seconds between one user's opens (default 100: 250 opens/s, about 1,060
+#                  requests/s)
+#   LOAD_S         seconds of reads (default 60; formerly LOAD_SECONDS)
+#   SKIP_BUILD=1   use the release build as it is
+#   BACKPLANE_BIN_DIR  run the executables in this folder instead
+#   OUT            the run's folder, emptied first (default .data/bench-civic)
+#   BENCH_RESULTS  another folder for civic.json, or off (also off by default with
+#                  BACKPLANE_BIN_DIR or a STANDIN_SCALE other than 45: a debug or smaller run)
+#   BENCH_COMMAND  the command civic.json names (default make bench-civic)
 set -euo pipefail
 LOG_TAG=bench-civic
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+renamed_variable LOAD_SECONDS LOAD_S
 
 : "${STANDIN_SCALE:=45}" "${CHANGED:=10000}" "${CIVIC_IMPORT_INTERVAL_S:=60}" "${CIVIC_FEED_PAGE_SIZE:=100}"
-: "${READ_USERS:=25000}" "${OPEN_EVERY:=100}" "${LOAD_SECONDS:=60}"
+: "${READ_USERS:=25000}" "${OPEN_EVERY:=100}" "${LOAD_S:=60}"
 : "${OUT:=$REPO_ROOT/.data/bench-civic}"
 export STANDIN_SCALE CIVIC_IMPORT_INTERVAL_S CIVIC_FEED_PAGE_SIZE
 require_cmd psql "run deploy/scripts/bootstrap.sh"
@@ -100,8 +111,8 @@ title=${source_id#*$'\t'}
 until curl -fsS "http://127.0.0.1:$HTTP_PORT/v1/civic/bills/$id" | grep -qF "${title##* [}"; do sleep 0.2; done
 served_at=$(date +%s.%N)
 say "3. freshness: a change in the feed served after $(python3 -c "print(round($served_at - $changed_at, 1))") s (import every ${CIVIC_IMPORT_INTERVAL_S} s)"
-info "4. reads: loadgen politimap, $READ_USERS users opening every ${OPEN_EVERY} s, ${LOAD_SECONDS} s"
-"$BIN_DIR/loadgen" politimap --url "http://127.0.0.1:$HTTP_PORT" --seconds "$LOAD_SECONDS" \
+info "4. reads: loadgen politimap, $READ_USERS users opening every ${OPEN_EVERY} s, ${LOAD_S} s"
+"$BIN_DIR/loadgen" politimap --url "http://127.0.0.1:$HTTP_PORT" --seconds "$LOAD_S" \
     --politimap-users "$READ_USERS" --open-every "$OPEN_EVERY" --json "$OUT/reads.json" | tee "$OUT/reads.txt"
 python3 "$SCRIPTS_DIR/bench-json.py" civic --input "$FIGURES" --loadgen-json "$OUT/reads.json" \
     --command "${BENCH_COMMAND:-make bench-civic}" || warn "no docs/bench/civic.json from this run"

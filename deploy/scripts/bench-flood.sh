@@ -5,7 +5,9 @@
 #
 #   deploy/scripts/bench-flood.sh [loadgen flood options]    default: loadgen's (60 s, 20 flooders)
 #
-# Environment: as bench-system.sh's; BENCH_RESULTS another folder for flood.json, or off.
+# Environment (and bench-system.sh's):
+#   BENCH_RESULTS  another folder for flood.json, or off
+#   BENCH_COMMAND  the command flood.json names (default make bench-flood)
 set -euo pipefail
 LOG_TAG=bench-flood
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -23,27 +23,34 @@
 # each, a table per round and the median shares.
 #
 # Environment:
-#   WRK_THREADS (2), WRK_CONNECTIONS (64), WRK_SECONDS (8)   wrk's -t, -c and -d
-#   ROUNDS (3)    rounds of every target in turn; each share is taken against its own round's
-#                 hello-world, and the median share over the rounds is printed last
-#   TARGETS       which targets, in order (default "hello healthz currencies me")
+#   WRK_THREADS   wrk's -t, threads (default 2)
+#   WRK_CONNECTIONS  wrk's -c, connections (default 64; also loadgen's)
+#   WRK_S         wrk's -d, seconds of each measured run (default 8; also loadgen's and the
+#                 half-rate run's; formerly WRK_SECONDS)
+#   ROUNDS        rounds of every target in turn (default 3); each share is taken against its
+#                 own round's hello-world, and the median share over the rounds is printed last
+#   TARGETS       which targets, in order (default "hello healthz currencies me loadgen-healthz")
+#   SKIP_HALF_RATE=1  skip the open-loop run at half rate on /v1/currencies
 #   SKIP_BUILD=1  use the release executables as they are
 #   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. two builds compared)
 #   LOG_LEVEL     the system's log level (default info: the gateway writes its access log, as
 #                 in production; the output goes to .data/bench-gateway.log, emptied first)
-#   PERF="gateway orders"  record `perf record -g` of these processes during each measured run
-#                 (.data/perf-<target>-<process>.data; read with `perf report -i FILE`); the
-#                 sampling costs CPU, so the figures of such a run are not the ones to quote
-#   BENCH_RESULTS the folder for the result file gateway.json (default docs/bench, which
+#   PERF          processes to record with `perf record -g` during each measured run, e.g.
+#                 "gateway orders" (.data/perf-<target>-<process>.data; read with `perf report
+#                 -i FILE`); the sampling costs CPU, so the figures of such a run are not the
+#                 ones to quote
+#   BENCH_RESULTS  the folder for the result file gateway.json (default docs/bench, which
 #                 docs/benchmarks.md's table is made from); off: none. Off by default when
 #                 TARGETS, PERF or BACKPLANE_BIN_DIR is set (a partial, profiled or A/B run)
+#   BENCH_COMMAND  the command gateway.json names (default make bench-gateway)
 set -euo pipefail
 LOG_TAG=bench-gateway
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+renamed_variable WRK_SECONDS WRK_S
 require_cmd wrk "apt-get install wrk"
 require_cmd curl
 
-: "${WRK_THREADS:=2}" "${WRK_CONNECTIONS:=64}" "${WRK_SECONDS:=8}" "${ROUNDS:=3}"
+: "${WRK_THREADS:=2}" "${WRK_CONNECTIONS:=64}" "${WRK_S:=8}" "${ROUNDS:=3}"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number of rounds, 1 or more, not '$ROUNDS'"
 if [[ -n ${TARGETS:-}${PERF:-}${BACKPLANE_BIN_DIR:-} && -z ${BENCH_RESULTS:-} ]]; then BENCH_RESULTS=off; fi
 export BENCH_RESULTS
@@ -131,14 +138,14 @@ measure() { # measure ROUND TARGET
     local perf_pids=()
     for process in ${PERF:-}; do
         pid=$(pgrep -n -f "^$BIN_DIR/$process( |\$)") || continue
-        perf record -q -g -F 999 -p "$pid" -o "$REPO_ROOT/.data/perf-$target-$process.data" -- sleep "$WRK_SECONDS" \
+        perf record -q -g -F 999 -p "$pid" -o "$REPO_ROOT/.data/perf-$target-$process.data" -- sleep "$WRK_S" \
             >/dev/null 2>&1 &
         perf_pids+=($!)
     done
     local key="$round,$target" cpu="" measured=$PROCESSES
     if [[ $target == loadgen-* ]]; then
         # One line of `key value` pairs; the warm-up second is not counted.
-        out=$("$BIN_DIR/loadgen" get --url "$url" --connections "$WRK_CONNECTIONS" --seconds "$WRK_SECONDS") ||
+        out=$("$BIN_DIR/loadgen" get --url "$url" --connections "$WRK_CONNECTIONS" --seconds "$WRK_S") ||
             die "$target: loadgen get failed: $out"
         field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$out"; }
         requests=$(field requests)
@@ -148,7 +155,7 @@ measure() { # measure ROUND TARGET
         ERRORS[$key]=$(field non200)
         LOADGEN_CPU[$key]=$(field loadgen_cpu_us)
     else
-        out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency "${headers[@]}" "$url")
+        out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_S}s" --latency "${headers[@]}" "$url")
         requests=$(awk '/requests in/ { print $1 }' <<<"$out")
         RATE[$key]=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
         P50[$key]=$(awk '$1 == "50%" { print $2 }' <<<"$out")
@@ -186,7 +193,7 @@ report() {
 
     for ((round = 1; round <= ROUNDS; round++)); do
         printf '\n%s, round %s of %s, wrk -t%s -c%s -d%ss\n\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" "$round" "$ROUNDS" \
-            "$WRK_THREADS" "$WRK_CONNECTIONS" "$WRK_SECONDS"
+            "$WRK_THREADS" "$WRK_CONNECTIONS" "$WRK_S"
         printf '| target | requests/s | p50 | p99 | non-2xx | share of hello-world | CPU µs per request |\n'
         printf '|---|---:|---:|---:|---:|---:|---|\n'
         for target in $TARGETS; do
@@ -224,7 +231,7 @@ report() {
             awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f", m / 2 }')
         info "currencies open loop at $half requests/s (half the median closed-loop rate)"
         out=$(LOADGEN_AUTHORIZATION="Bearer $TOKEN" "$BIN_DIR/loadgen" get --url "$GATEWAY/v1/currencies" --rate "$half" \
-            --in-flight "$WRK_CONNECTIONS" --seconds "$WRK_SECONDS") || die "currencies at half rate: loadgen get failed: $out"
+            --in-flight "$WRK_CONNECTIONS" --seconds "$WRK_S") || die "currencies at half rate: loadgen get failed: $out"
         echo "$out" >"$REPO_ROOT/.data/bench-gateway-currencies-half-rate.txt"
         printf '\n/v1/currencies open loop at half the median rate (target: p99 < 20 ms):\n\n%s\n' "$out"
     fi

@@ -3,8 +3,11 @@
 # reminders composed at fire time (hydration-bench; release build). The figures go to
 # docs/bench/hydration.json.
 #
-# Environment: DATABASE_URL (needed: any PostgreSQL; it migrates schemas hydration and events);
-# SKIP_BUILD=1 uses the release build as it is; BENCH_RESULTS another folder, or off.
+# Environment:
+#   DATABASE_URL   any PostgreSQL (required); hydration-bench migrates schemas hydration and events
+#   SKIP_BUILD=1   use the release build as it is
+#   BENCH_RESULTS  another folder for hydration.json, or off
+#   BENCH_COMMAND  the command hydration.json names (default make bench-hydration)
 set -euo pipefail
 LOG_TAG=bench-hydration
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -5,6 +5,7 @@
 #
 #   deploy/scripts/bench-navup.sh [USERS] [SECONDS]      default 50000 students for 300 s
 #
-# Environment: as cpu-per-request.sh's; BENCH_RESULTS another folder for navup.json, or off.
+# Environment (and cpu-per-request.sh's):
+#   BENCH_RESULTS  another folder for navup.json, or off
 set -euo pipefail
 BENCH_NAME=navup exec "$(dirname "${BASH_SOURCE[0]}")/cpu-per-request.sh" "${1:-50000}" "${2:-300}"

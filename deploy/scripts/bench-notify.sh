@@ -3,8 +3,11 @@
 # the scheduler's lateness (notify-bench mail, push, scheduler; release build). The figures go
 # to docs/bench/notify.json.
 #
-# Environment: DATABASE_URL (needed: any PostgreSQL; notify-bench makes and drops a schema of
-# its own); SKIP_BUILD=1 uses the release build as it is; BENCH_RESULTS another folder, or off.
+# Environment:
+#   DATABASE_URL   any PostgreSQL (required); notify-bench makes and drops a schema of its own
+#   SKIP_BUILD=1   use the release build as it is
+#   BENCH_RESULTS  another folder for notify.json, or off
+#   BENCH_COMMAND  the command notify.json names (default make bench-notify)
 set -euo pipefail
 LOG_TAG=bench-notify
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

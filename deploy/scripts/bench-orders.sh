@@ -4,7 +4,8 @@
 #
 #   deploy/scripts/bench-orders.sh [loadgen orders options]   default: --rate 200 --seconds 20
 #
-# Environment: as bench-system.sh's; BENCH_RESULTS another folder for orders.json, or off.
+# Environment (and bench-system.sh's):
+#   BENCH_RESULTS  another folder for orders.json, or off
 set -euo pipefail
 ARGS=("$@")
 ((${#ARGS[@]})) || ARGS=(--rate 200 --seconds 20)

@@ -17,8 +17,11 @@
 #                            holds its MDP slot through the processor's 300 ms, so 200/s needs
 #                            at least 60 slots; the service's own default of 8 tops out at
 #                            about 8 / 0.3 s = 26 orders/s)
-#   SKIP_BUILD=1, BACKPLANE_BIN_DIR  as for bench-system.sh (release build by default)
-#   BENCH_RESULTS the folder for payments.json (default docs/bench); off: none
+#   SKIP_BUILD=1   as for bench-system.sh (release build by default)
+#   BACKPLANE_BIN_DIR  as for bench-system.sh
+#   BENCH_RESULTS  the folder for payments.json (default docs/bench); off: none (also off by
+#                  default with BACKPLANE_BIN_DIR)
+#   BENCH_COMMAND  the command payments.json names (default make bench-payments)
 # Target: p99 < 400 ms at 200 orders/s, no pool exhaustion.
 set -euo pipefail
 LOG_TAG=bench-payments

@@ -7,8 +7,11 @@
 #
 # The figures go to docs/bench/printing.json.
 #
-# Environment: SKIP_BUILD=1 uses the release build as it is; RUNS (default 30) runs per figure;
-# BENCH_RESULTS another folder for printing.json, or off.
+# Environment:
+#   SKIP_BUILD=1   use the release build as it is
+#   RUNS           runs per figure (default 30)
+#   BENCH_RESULTS  another folder for printing.json, or off
+#   BENCH_COMMAND  the command printing.json names (default make bench-printing)
 set -euo pipefail
 LOG_TAG=bench-printing
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

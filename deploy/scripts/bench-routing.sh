@@ -9,9 +9,12 @@
 # The figures go to docs/bench/routing.json (the route queries) and docs/bench/timetable.json
 # (the timetable reads and next-class routing that follow them).
 #
-# Environment: SKIP_BUILD=1 uses the release build as it is; PG_BINDIR as for pg.sh;
-# BENCH_RESULTS another folder for the result files, or off (also off by default when options
-# are given to routing-bench: a partial run).
+# Environment:
+#   SKIP_BUILD=1   use the release build as it is
+#   PG_BINDIR      as for pg.sh
+#   BENCH_RESULTS  another folder for the result files, or off (also off by default when options
+#                  are given to routing-bench: a partial run)
+#   BENCH_COMMAND  the command the result files name (default make bench-routing)
 set -euo pipefail
 LOG_TAG=bench-routing
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -5,8 +5,12 @@
 # (deploy/scripts/bench-system.sh gifts, on up.sh's own PostgreSQL with fsync on). The figures
 # go to docs/bench/social.json and docs/bench/gifts.json.
 #
-# Environment: DATABASE_URL (needed for social-bench: any PostgreSQL; it migrates schemas social
-# and events); SKIP_BUILD=1 uses the release build as it is; BENCH_RESULTS another folder, or off.
+# Environment:
+#   DATABASE_URL   any PostgreSQL, for social-bench (required); it migrates schemas social and
+#                  events
+#   SKIP_BUILD=1   use the release build as it is
+#   BENCH_RESULTS  another folder for social.json and gifts.json, or off
+#   BENCH_COMMAND  the command social.json names (default make bench-social)
 set -euo pipefail
 LOG_TAG=bench-social
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -17,8 +17,10 @@
 #                 of links with one wrapper script runs a service under a profiler
 #   BENCH_NAME    also turn loadgen's output into docs/bench/BENCH_NAME.json with
 #                 deploy/scripts/bench-json.py's parser of that name (the bench-*.sh wrappers set
-#                 it: auth, orders, gifts); BENCH_RESULTS another folder, or off; BENCH_COMMAND
-#                 the command the file names (default make bench-BENCH_NAME)
+#                 it: auth, orders, gifts)
+#   BENCH_RESULTS  another folder for that file, or off
+#   BENCH_COMMAND  the command the file names (default make bench-BENCH_NAME)
+#   CIVIC_STANDIN_PORT  the Open States stand-in's port (default: a free one)
 #   Settings of the executables (WORKER_CONCURRENCY, LOG_LEVEL, ...) pass through.
 set -euo pipefail
 LOG_TAG=bench

@@ -5,7 +5,10 @@
 #
 #   deploy/scripts/bench-zmtp-fuzz.sh [loadgen zmtp-fuzz options]   default: --cases 10000000 --seed 20
 #
-# Environment: SKIP_BUILD=1 uses the release build as it is; BENCH_RESULTS another folder, or off.
+# Environment:
+#   SKIP_BUILD=1   use the release build as it is
+#   BENCH_RESULTS  another folder for zmtp-fuzz.json, or off
+#   BENCH_COMMAND  the command zmtp-fuzz.json names (default deploy/scripts/bench-zmtp-fuzz.sh)
 set -euo pipefail
 LOG_TAG=bench-zmtp-fuzz
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -2,29 +2,37 @@
 # CPU cost per request of each process during a `navup` run at a fixed (open-loop) rate, or
 # during another loadgen scenario.
 #
-#   deploy/scripts/cpu-per-request.sh [USERS] [WINDOW_SECONDS]     (defaults 8000, 15)
+#   deploy/scripts/cpu-per-request.sh [USERS] [WINDOW_S]           (defaults 8000, 15)
 #   SERVICES=auth SCENARIO=login SCENARIO_ARGS="--clients 16" \
 #       PROCESSES="broker gateway auth loadgen postgres" deploy/scripts/cpu-per-request.sh 0 20
 #
-# SCENARIO (default navup; USERS is its --users) and SCENARIO_ARGS choose the load (for navup,
-# default "--in-flight 256": at most 256 requests, and so connections, open at once, a request due
-# while all are busy waiting and counting its wait; without a cap the first second opens thousands
-# of connections at once, each student's first request finding none idle); PROCESSES the
-# processes measured (default "broker gateway routing loadgen"; `postgres` sums every process of
-# the PostgreSQL in .data/pg that the system runs on).
-# Starts the system and the load with bench-system.sh (SERVICES=routing unless set; set
-# SKIP_BUILD=1 to use the release executables as they are), waits WARMUP seconds (default 10),
-# reads utime+stime of the broker, gateway, routing and loadgen from /proc/<pid>/stat and the
-# gateway's request count from /metrics, waits WINDOW_SECONDS, reads both again, and prints each
-# process's CPU seconds in the window and CPU microseconds per HTTP request. The loadgen summary
-# (p50/p99 per request kind) follows when the run ends. CPU time, unlike latency, does not
-# depend much on what else the machine is doing, so figures from a shared machine stay usable.
-# Each process's resident memory (VmRSS, summed over its processes) is printed at the window's
-# start, middle and end, so growth under steady load shows. BACKPLANE_BIN_DIR runs the
-# executables of another folder (two builds compared on the same minute's machine).
-# BENCH_NAME=navup (as deploy/scripts/bench-navup.sh sets it) also turns the CPU table and the
-# load generator's table into docs/bench/navup.json (deploy/scripts/bench-json.py; BENCH_RESULTS
-# names another folder, or off).
+# Starts the system and the load with bench-system.sh, waits WARMUP seconds, reads utime+stime
+# of each of PROCESSES from /proc/<pid>/stat and the gateway's request count from /metrics,
+# waits WINDOW_S seconds, reads both again, and prints each process's CPU seconds in the window and
+# CPU microseconds per HTTP request. The loadgen summary (p50/p99 per request kind) follows when
+# the run ends. CPU time, unlike latency, does not depend much on what else the machine is
+# doing, so figures from a shared machine stay usable. Each process's resident memory (VmRSS,
+# summed over its processes) is printed at the window's start, middle and end, so growth under
+# steady load shows.
+#
+# Environment:
+#   SCENARIO       the loadgen scenario (default navup; USERS is its --users)
+#   SCENARIO_ARGS  its options (for navup default "--in-flight 256": at most 256 requests, and
+#                  so connections, open at once, a request due while all are busy waiting and
+#                  counting its wait; without a cap the first second opens thousands of
+#                  connections at once, each student's first request finding none idle; set it
+#                  empty for none)
+#   PROCESSES      the processes measured (default "broker gateway routing loadgen"; `postgres`
+#                  sums every process of the PostgreSQL in .data/pg that the system runs on)
+#   SERVICES       services to start (default "auth routing")
+#   WARMUP         seconds of load before the window starts (default 10)
+#   SKIP_BUILD=1   use the release executables as they are
+#   BACKPLANE_BIN_DIR  run the executables of another folder (two builds compared on the same
+#                  minute's machine)
+#   BENCH_NAME=navup  also turn the CPU table and the load generator's table into
+#                  docs/bench/navup.json (deploy/scripts/bench-json.py; bench-navup.sh sets it)
+#   BENCH_RESULTS  another folder for that file, or off
+#   BENCH_COMMAND  the command that file names (default make bench-BENCH_NAME)
 set -euo pipefail
 LOG_TAG=cpu
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -10,8 +10,9 @@
 #
 # Environment:
 #   DATABASE_URL     the database (required)
-#   STUCK_SECONDS    an order still pending_payment, or an event not yet handled by a consumer
-#                    that handles its topic, this long after it was written is stuck (default 60)
+#   STUCK_S          an order still pending_payment, or an event not yet handled by a consumer
+#                    that handles its topic, this many seconds after it was written is stuck
+#                    (default 60; formerly STUCK_SECONDS)
 #   ACKNOWLEDGED_DRINKS  a file with the UUID of every drink the system acknowledged
 #                    (`loadgen tapwater|mixed --acknowledged-drinks FILE`); when set, each must be
 #                    in hydration.drinks, live, exactly once
@@ -25,7 +26,7 @@
 #                    captured and refunded sums equal to Stripe's, no hold left at Stripe for an
 #                    order whose money we released, no authorization of ours Stripe does not know
 #
-#   CIVIC_FEED_BILLS the number of bills the Open States feed serves (the fault run asks the
+#   CIVIC_FEED_BILLS  the number of bills the Open States feed serves (the fault run asks the
 #                    stand-in); when set, civic must hold exactly that many bills
 #
 # When the civic schema exists, every bill must have exactly one civic.bill_introduced event and
@@ -38,13 +39,14 @@
 set -euo pipefail
 LOG_TAG=reconcile
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+renamed_variable STUCK_SECONDS STUCK_S
 
 ACKED=${1:?usage: reconcile.sh ACKNOWLEDGED_FILE}
 [[ -r $ACKED ]] || die "cannot read $ACKED"
 [[ -n ${DATABASE_URL:-} ]] || die "DATABASE_URL is not set"
 require_cmd psql "install postgresql-client"
-: "${STUCK_SECONDS:=60}"
-[[ $STUCK_SECONDS =~ ^[0-9]+$ ]] || die "STUCK_SECONDS must be a whole number of seconds"
+: "${STUCK_S:=60}"
+[[ $STUCK_S =~ ^[0-9]+$ ]] || die "STUCK_S must be a whole number of seconds"
 
 # One row per check: name|count|bad (bad: 1 when a count above zero is a failure).
 report=$(psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -qAt -F '|' <<SQL
@@ -64,15 +66,15 @@ SELECT 'orders captured more than once', count(*), 1 FROM (
 SELECT 'failed, canceled or refunded orders whose charge account is not zero', count(*), 1 FROM (
   SELECT o.id FROM orders.orders o JOIN orders.ledger l ON l.order_id = o.id AND l.account = 'charge'
   WHERE o.state IN ('failed', 'canceled', 'refunded') GROUP BY o.id HAVING sum(l.amount) <> 0) off;
-SELECT 'orders pending_payment for more than ${STUCK_SECONDS} s (stuck)', count(*), 1
-  FROM orders.orders WHERE state = 'pending_payment' AND created_at < now() - interval '${STUCK_SECONDS} seconds';
+SELECT 'orders pending_payment for more than ${STUCK_S} s (stuck)', count(*), 1
+  FROM orders.orders WHERE state = 'pending_payment' AND created_at < now() - interval '${STUCK_S} seconds';
 SELECT 'orders now ' || state, count(*), 0 FROM orders.orders o JOIN acked a ON a.id = o.id GROUP BY state ORDER BY state;
 -- A consumer handles the topics it has handled before; an event of such a topic written after
--- its cursor and older than STUCK_SECONDS waits for nobody.
+-- its cursor and older than STUCK_S waits for nobody.
 SELECT 'events not handled by ' || c.name || ' (stuck)', count(l.seq), 1
   FROM events.consumers c
   LEFT JOIN events.log l ON (l.xid, l.seq) > (c.last_xid, c.last_seq)
-   AND l.created_at < now() - interval '${STUCK_SECONDS} seconds'
+   AND l.created_at < now() - interval '${STUCK_S} seconds'
    AND l.topic IN (SELECT DISTINCT e.topic FROM events.handled h JOIN events.log e ON e.id = h.event_id WHERE h.consumer = c.name)
   GROUP BY c.name ORDER BY c.name;
 SQL
@@ -116,16 +118,16 @@ SELECT 'paid postcard orders with a rendered print job', count(*), 0
 SELECT 'paid postcard orders without a rendered print job (not rendered)', count(*), 1
   FROM acked a JOIN orders.orders o ON o.id = a.id
   WHERE o.kind = 'postcard' AND o.state IN ('paid', 'in_production', 'printed', 'mailed')
-    AND o.updated_at < now() - interval '${STUCK_SECONDS} seconds'
+    AND o.updated_at < now() - interval '${STUCK_S} seconds'
     AND NOT EXISTS (SELECT 1 FROM printing.print_jobs j
                     WHERE j.order_id = o.id::text AND j.status IN ('ready', 'printed', 'mailed'));
 SELECT 'print jobs failed (their orders refunded)', count(*), 0 FROM printing.print_jobs WHERE status = 'failed';
 SELECT 'failed print jobs whose order is not refunded', count(*), 1
   FROM printing.print_jobs j JOIN orders.orders o ON o.id::text = j.order_id
   WHERE j.status = 'failed' AND o.state NOT IN ('refunded', 'failed', 'canceled')
-    AND j.updated_at < now() - interval '${STUCK_SECONDS} seconds';
-SELECT 'print jobs queued for more than ${STUCK_SECONDS} s (stuck)', count(*), 1
-  FROM printing.print_jobs WHERE status = 'queued' AND created_at < now() - interval '${STUCK_SECONDS} seconds';
+    AND j.updated_at < now() - interval '${STUCK_S} seconds';
+SELECT 'print jobs queued for more than ${STUCK_S} s (stuck)', count(*), 1
+  FROM printing.print_jobs WHERE status = 'queued' AND created_at < now() - interval '${STUCK_S} seconds';
 SQL
 )
 fi
@@ -144,8 +146,8 @@ CREATE TEMP TABLE mails (notification_id uuid, copies int);
 \copy mails FROM '$mail_copies' WITH (FORMAT csv)
 SELECT 'notifications', count(*), 0 FROM notify.notifications;
 SELECT 'delivery jobs dead-lettered', count(*), 1 FROM notify.jobs WHERE state = 'dead';
-SELECT 'delivery jobs not done after ${STUCK_SECONDS} s (stuck)', count(*), 1
-  FROM notify.jobs WHERE state IN ('queued', 'running') AND run_at < now() - interval '${STUCK_SECONDS} seconds';
+SELECT 'delivery jobs not done after ${STUCK_S} s (stuck)', count(*), 1
+  FROM notify.jobs WHERE state IN ('queued', 'running') AND run_at < now() - interval '${STUCK_S} seconds';
 SQL
 )
     if [[ -n ${MAIL_DIR:-} ]]; then

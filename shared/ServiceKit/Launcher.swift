@@ -19,6 +19,10 @@ public enum Launcher {
             print(BuildInfo.line(spec.name))
             exit(0)
         }
+        if arguments == ["--settings-json"] {
+            print(spec.settingsJSON)
+            exit(0)
+        }
         let probing = arguments == ["--probe"]
         if !arguments.isEmpty && !probing {
             FileHandle.standardError.write(Data("\(spec.name): unknown arguments \(arguments); see --help\n".utf8))
@@ -38,6 +42,7 @@ public enum Launcher {
             FileHandle.standardError.write(Data("\(spec.name): \(error)\n".utf8))
             exit(78)
         }
+        warnAboutFormerNames(spec, environment, logger)
         do {
             if probing {
                 try await probe(environment, logger)
@@ -63,6 +68,19 @@ public enum Launcher {
                 probing ? "probe failed" : "stopped by an error",
                 metadata: ["error": "\(SafeErrorDescription.of(error))"])
             exit(1)
+        }
+    }
+
+    /// Logs a warning for every setting given by a name it had before, naming the one to use.
+    public static func warnAboutFormerNames(_ spec: ProcessSpec, _ environment: ProcessEnvironment, _ logger: Logger) {
+        for (former, current) in environment.formerNamesInUse(spec.settings) {
+            logger.warning(
+                "setting renamed: use \(current)",
+                metadata: [
+                    "setting": "\(former.name)", "use": "\(current)",
+                    "conversion": former.scale == 1 ? "same value" : "value × \(former.scale)",
+                    "ignored": "\(environment.explicit(current) != nil)",
+                ])
         }
     }
 }

@@ -25,10 +25,22 @@ public struct ProcessEnvironment: Sendable {
     /// Uses the given values (tests).
     public init(_ values: [String: String]) { self.values = values }
 
-    /// The raw value, or the setting's default.
+    /// The raw value, or the value of a former name converted to the current unit, or the
+    /// setting's default.
     public func string(_ setting: Setting) -> String? {
         if let value = values[setting.name], !value.isEmpty { return value }
+        for former in setting.formerly {
+            if let value = values[former.name], !value.isEmpty { return former.convert(value) }
+        }
         return setting.defaultValue
+    }
+
+    /// The settings among `settings` that are given by a former name: each pair names the former
+    /// name and the current one (which wins when both are set).
+    public func formerNamesInUse(_ settings: [Setting]) -> [(former: Setting.FormerName, current: String)] {
+        settings.flatMap { setting in
+            setting.formerly.filter { explicit($0.name) != nil }.map { (former: $0, current: setting.name) }
+        }
     }
 
     /// The value, which must be set (or have a default).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What an executable is, for `--help`: its name, one line about it, and its settings.
 public struct ProcessSpec: Sendable {
     /// The executable name, also the `service` field of its log lines.
@@ -24,8 +26,9 @@ public struct ProcessSpec: Sendable {
         var text = """
             \(name): \(summary)
 
-            Usage: \(name) [--help] [--version] [--probe]
+            Usage: \(name) [--help] [--version] [--probe] [--settings-json]
               --help    print this text and exit
+              --settings-json  print the settings as JSON (for docs/settings.md) and exit
               --version print the version and the git commit (BACKPLANE_COMMIT) and exit
               --probe   \(probeHelp); exit 0 if so, 1 if not (container health checks)
 
@@ -37,6 +40,38 @@ public struct ProcessSpec: Sendable {
             text += "  " + setting.name.padding(width) + shown.padding(defaultWidth) + setting.help + "\n"
         }
         return text
+    }
+
+    /// The settings as JSON, for the generated reference (deploy/scripts/settings-doc.py).
+    public var settingsJSON: String {
+        struct Entry: Encodable {
+            struct Former: Encodable {
+                let name: String
+                let scale: Int
+            }
+            let name: String
+            let `default`: String?
+            let help: String
+            let secret: Bool
+            let formerly: [Former]
+        }
+        struct Document: Encodable {
+            let name: String
+            let summary: String
+            let settings: [Entry]
+        }
+        let document = Document(
+            name: name, summary: summary,
+            settings: settings.map { setting in
+                Entry(
+                    name: setting.name,
+                    default: setting.isSecret ? setting.defaultValue.map { redact($0) } : setting.defaultValue,
+                    help: setting.help, secret: setting.isSecret,
+                    formerly: setting.formerly.map { Entry.Former(name: $0.name, scale: $0.scale) })
+            })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(document)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
     private func redact(_ value: String?) -> String {

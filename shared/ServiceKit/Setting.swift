@@ -11,13 +11,40 @@ public struct Setting: Sendable, Hashable {
     public let help: String
     /// Whether the value must never be printed or logged.
     public let isSecret: Bool
+    /// Names the setting had before, still read (converted) with a warning at start.
+    public let formerly: [FormerName]
+
+    /// An earlier name of a setting, and how its value converts: a duration once given in hours
+    /// is now given in seconds, so `IDEMPOTENCY_KEY_HOURS=24` reads as `IDEMPOTENCY_KEY_S=86400`.
+    public struct FormerName: Sendable, Hashable {
+        public let name: String
+        /// The new value is the old one times this (1: same unit).
+        public let scale: Int
+
+        public init(_ name: String, scale: Int = 1) {
+            self.name = name
+            self.scale = scale
+        }
+
+        /// The old value in the new unit; a value that is not a whole number is passed on as it
+        /// is, for the setting's own check to refuse by name.
+        func convert(_ value: String) -> String {
+            guard scale != 1, let number = Int(value.trimmingCharacters(in: .whitespaces)) else { return value }
+            let (product, overflow) = number.multipliedReportingOverflow(by: scale)
+            return overflow ? value : String(product)
+        }
+    }
 
     /// Declares a setting.
-    public init(_ name: String, default defaultValue: String?, _ help: String, secret: Bool = false) {
+    public init(
+        _ name: String, default defaultValue: String?, _ help: String, secret: Bool = false,
+        formerly: [FormerName] = []
+    ) {
         self.name = name
         self.defaultValue = defaultValue
         self.help = help
         self.isSecret = secret
+        self.formerly = formerly
     }
 }
 

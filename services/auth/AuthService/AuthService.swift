@@ -8,9 +8,12 @@ import Store
 /// The `auth` service: accounts, sessions, roles and devices for all five apps.
 public enum AuthService {
     static let maxFailures = Setting("LOGIN_MAX_FAILURES", default: "5", "failed logins that put a hold on a username")
-    static let holdMinutes = Setting("LOGIN_HOLD_MINUTES", default: "20", "how long a hold lasts, in minutes")
-    static let resetMinutes = Setting(
-        "RESET_TOKEN_MINUTES", default: "30", "how long a password-reset token from the e-mail is valid, in minutes")
+    static let holdSeconds = Setting(
+        "LOGIN_HOLD_S", default: "1200", "how long a hold lasts, in seconds",
+        formerly: [.init("LOGIN_HOLD_MINUTES", scale: 60)])
+    static let resetSeconds = Setting(
+        "RESET_TOKEN_S", default: "1800", "how long a password-reset token from the e-mail is valid, in seconds",
+        formerly: [.init("RESET_TOKEN_MINUTES", scale: 60)])
     static let recoveryMailsPerHour = Setting(
         "RECOVERY_MAILS_PER_HOUR", default: "5",
         "reset or reminder mails one account or address gets per hour at most (more requests send nothing)")
@@ -31,7 +34,7 @@ public enum AuthService {
         name: "auth",
         summary: "MDP worker for accounts, sessions, roles and devices for all five apps",
         settings: WorkerHost.settings + [
-            maxFailures, holdMinutes, resetMinutes, recoveryMailsPerHour, hashingThreads, hashingQueueLimit,
+            maxFailures, holdSeconds, resetSeconds, recoveryMailsPerHour, hashingThreads, hashingQueueLimit,
             adminUsername, adminPassword,
         ],
         probeHelp: "check that an auth worker answers its health operation through the broker")
@@ -71,7 +74,7 @@ public enum AuthService {
         let environment = resources.environment
         let lockout = LockoutPolicy(
             maxFailures: try environment.int(maxFailures, in: 1...1000),
-            hold: TimeInterval(try environment.int(holdMinutes, in: 1...10_080) * 60))
+            hold: TimeInterval(try environment.int(holdSeconds, in: 60...604_800)))
         let policy = try PasswordPolicy.shipped()
         let hasher = PasswordHasher(
             threads: try environment.string(hashingThreads).map { _ in try environment.int(hashingThreads, in: 1...256)
@@ -89,7 +92,7 @@ public enum AuthService {
         var recovery = Recovery(
             accounts: accounts, sessions: sessionStore, policy: policy, hasher: hasher, publisher: publisher,
             clock: resources.clock)
-        recovery.tokenLifetime = TimeInterval(try environment.int(resetMinutes, in: 1...1440) * 60)
+        recovery.tokenLifetime = TimeInterval(try environment.int(resetSeconds, in: 60...86_400))
         recovery.mailsPerHour = try environment.int(recoveryMailsPerHour, in: 1...1000)
         let parts = Parts(
             authenticator: authenticator,

@@ -19,19 +19,23 @@ public enum OrdersService {
     static let postageEurope = Setting(
         "POSTAGE_EUROPE", default: "1.10", "fallback tariff: postage within Europe, euros")
     static let postageWorld = Setting("POSTAGE_WORLD", default: "1.65", "fallback tariff: postage elsewhere, euros")
-    static let quoteMinutes = Setting(
-        "QUOTE_VALID_MINUTES", default: "30", "how long a quote's currency rate holds for an order")
+    static let quoteSeconds = Setting(
+        "QUOTE_VALID_S", default: "1800", "how long a quote's currency rate holds for an order, in seconds",
+        formerly: [.init("QUOTE_VALID_MINUTES", scale: 60)])
     static let ratesPath = Setting(
         "CURRENCY_RATES_PATH", default: nil,
         "ECB eurofxref-daily.xml loaded at start when newer than the stored rates (default: the shipped sample)")
-    static let keyHours = Setting(
-        "IDEMPOTENCY_KEY_HOURS", default: "24", "how long order Idempotency-Keys are remembered (at least 24)")
+    static let keySeconds = Setting(
+        "IDEMPOTENCY_KEY_S", default: "86400",
+        "how long order Idempotency-Keys are remembered, in seconds (at least 86400, a day)",
+        formerly: [.init("IDEMPOTENCY_KEY_HOURS", scale: 3_600)])
     static let ratesRefresh = Setting(
-        "RATES_REFRESH_SECONDS", default: "5", "how often a replica re-reads the rates in force (others' loads)")
+        "RATES_REFRESH_S", default: "5", "how often a replica re-reads the rates in force (others' loads), in seconds",
+        formerly: [.init("RATES_REFRESH_SECONDS")])
     static let postageCache = Setting(
-        "POSTAGE_CACHE_SECONDS", default: "30",
-        "how long printing's postage answers are reused (a new postage file reaches quotes within it; 0: ask each time)"
-    )
+        "POSTAGE_CACHE_S", default: "30",
+        "how long printing's postage answers are reused, in seconds (a new postage file reaches quotes within it; 0: ask each time)",
+        formerly: [.init("POSTAGE_CACHE_SECONDS")])
     static let paymentProvider = Setting(
         "PAYMENT_PROVIDER", default: "sandbox",
         "payment provider: `sandbox` (built in, test mode) or `stripe` (PaymentIntents; needs STRIPE_API_KEY)")
@@ -64,8 +68,8 @@ public enum OrdersService {
 
     /// The settings this service adds to every worker's.
     static let own = [
-        priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteMinutes, ratesPath,
-        ratesRefresh, keyHours, postageCache, paymentProvider, paymentRecovery, paymentInFlightWait, paymentSweep,
+        priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteSeconds, ratesPath,
+        ratesRefresh, keySeconds, postageCache, paymentProvider, paymentRecovery, paymentInFlightWait, paymentSweep,
         stripeAPIKey, stripeBaseURL, stripeConnections, stripeTimeout, stripeRetries, stripeWebhookSecret, stripeWebhookTolerance,
     ]
 
@@ -129,8 +133,8 @@ public enum OrdersService {
             tariff = PostageTariff(
                 name: "built-in", homeCountry: home, domestic: try price(OrdersService.postageDomestic),
                 europe: try price(OrdersService.postageEurope), world: try price(OrdersService.postageWorld))
-            quoteValidity = TimeInterval(try environment.int(OrdersService.quoteMinutes, in: 1...10_080) * 60)
-            keyLifetime = TimeInterval(try environment.int(OrdersService.keyHours, in: 24...8_760) * 3600)
+            quoteValidity = TimeInterval(try environment.int(OrdersService.quoteSeconds, in: 60...604_800))
+            keyLifetime = TimeInterval(try environment.int(OrdersService.keySeconds, in: 86_400...31_536_000))
             ratesRefresh = .seconds(try environment.int(OrdersService.ratesRefresh, in: 0...3600))
             postageCache = .seconds(try environment.int(OrdersService.postageCache, in: 0...86_400))
             let recovery =

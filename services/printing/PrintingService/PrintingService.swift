@@ -48,9 +48,12 @@ public enum PrintingService {
     static let uploadOpenLimit = Setting(
         "UPLOAD_OPEN_LIMIT", default: "10", "unfinished resumable uploads one user may hold (one more is a 429)")
     static let uploadLifetime = Setting(
-        "UPLOAD_LIFETIME_HOURS", default: "24", "hours an unfinished resumable upload is kept after its last append")
+        "UPLOAD_LIFETIME_S", default: "86400",
+        "seconds an unfinished resumable upload is kept after its last append",
+        formerly: [.init("UPLOAD_LIFETIME_HOURS", scale: 3_600)])
     static let uploadSweep = Setting(
-        "UPLOAD_SWEEP_SECONDS", default: "300", "how often expired unfinished uploads are deleted")
+        "UPLOAD_SWEEP_S", default: "300", "how often expired unfinished uploads are deleted, in seconds",
+        formerly: [.init("UPLOAD_SWEEP_SECONDS")])
 
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
@@ -105,13 +108,13 @@ public enum PrintingService {
                 name: "render", threads: threads, queueLimit: try environment.int(renderQueueLimit, in: 0...100_000)))
         register(postage: desk, images: images, on: &router)
         let openUploads = try environment.int(uploadOpenLimit, in: 1...10_000)
-        let uploadHours = try environment.int(uploadLifetime, in: 1...8_760)
+        let uploadSeconds = try environment.int(uploadLifetime, in: 60...31_536_000)
         let sweepSeconds = try environment.int(uploadSweep, in: 1...86_400)
         let uploads = UploadBook(
             client: resources.postgres, images: images,
             policy: UploadPolicy(
                 maxLength: Int64(limits.maxBytes), maxOpenPerOwner: openUploads,
-                lifetime: Duration.seconds(3_600 * uploadHours)),
+                lifetime: Duration.seconds(uploadSeconds)),
             clock: resources.clock, logger: resources.logger)
         register(
             variants: try ImageVariants(images: images, root: dataRoot.appendingPathComponent("variants")),

@@ -17,7 +17,8 @@ public enum RoutingService {
     static let maxIncline = Setting(
         "ACCESSIBLE_MAX_INCLINE", default: "8", "steepest ramp the accessible profile takes, percent")
     static let crowdStaleSeconds = Setting(
-        "CROWD_STALE_SECONDS", default: "120", "a Wi-Fi controller count older than this no longer counts, s")
+        "CROWD_STALE_S", default: "120", "a Wi-Fi controller count older than this no longer counts, in seconds",
+        formerly: [.init("CROWD_STALE_SECONDS")])
     static let campusTimeZone = Setting(
         "CAMPUS_TIME_ZONE", default: "Africa/Johannesburg",
         "the campus's IANA time zone: timetable times without a zone (CSV, floating iCalendar times) are in it")

@@ -28,7 +28,8 @@ public enum SocialService {
     static let amazonEndpoint = Setting(
         "AMAZON_ENDPOINT", default: nil, "where PA-API calls go (default https://AMAZON_HOST; a stand-in's URL offline)")
     static let catalogCacheSeconds = Setting(
-        "CATALOG_CACHE_SECONDS", default: "300", "how long the amazon catalogue's answers are reused (0: never)")
+        "CATALOG_CACHE_S", default: "300", "how long the amazon catalogue's answers are reused, in seconds (0: never)",
+        formerly: [.init("CATALOG_CACHE_SECONDS")])
 
     /// The settings this service adds to every worker's.
     static let own = [
