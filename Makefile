@@ -21,8 +21,9 @@ help: ## list the targets
 up: ## install what is missing, start PostgreSQL (.data/pg), build, run everything; Ctrl-C stops
 	@$(SCRIPTS)/up.sh
 
-test-slow: ## the long drills: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile)
-	@$(SCRIPTS)/fault-run.sh
+test-slow: ## the long drills, on make test's debug build: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile)
+	swift build
+	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/fault-run.sh
 
 settings-doc: ## write docs/settings.md from the settings the code declares (debug build)
 	swift build

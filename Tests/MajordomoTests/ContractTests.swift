@@ -247,7 +247,7 @@ struct ContractTests {
         }
     }
 
-    @Test("every error code maps to the HTTP status of DESIGN.md (and the README's two conditional-request codes)")
+    @Test("every error code maps to the HTTP status of docs/design.md (and the README's two conditional-request codes)")
     func httpStatuses() {
         let expected: [ErrorCode: Int] = [
             .invalidArgument: 400, .unauthenticated: 401, .paymentRequired: 402, .permissionDenied: 403, .notFound: 404,

@@ -5,7 +5,16 @@ import Testing
 /// The whole system as separate processes: broker, six services and the gateway, HTTP in.
 @Suite("System (real processes)", .serialized)
 struct SystemTests {
-    static let services = ["auth", "orders", "printing", "routing", "notify", "hydration", "civic", "social"]
+    /// The MDP services, as deploy/services.txt names them (the one list of Backplane's processes).
+    static let services: [String] = {
+        let registry = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("deploy/services.txt")
+        let text = (try? String(contentsOf: registry, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            return fields.count >= 2 && !fields[0].hasPrefix("#") && fields[1] == "worker" ? String(fields[0]) : nil
+        }
+    }()
 
     func waitForReady(_ system: SystemHarness, timeout: TimeInterval = 90) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
@@ -24,6 +33,7 @@ struct SystemTests {
     @Test("the system starts, /readyz turns 200, a killed replica is covered by another, and SIGTERM stops all cleanly")
     func lifecycle() async throws {
         let system = try SystemHarness(ownDatabase: true)  // its printing takes paid orders
+        try #require(Self.services.count >= 8, "deploy/services.txt lists the services")
         try system.start("broker")
         for service in Self.services { try system.start(service) }
         let spare = try system.start("routing")
@@ -100,6 +110,24 @@ struct SystemTests {
         #expect(names.count > 40)
         let undocumented = names.filter { !documentation.contains("`\($0)`") }.sorted()
         #expect(undocumented == [], "settings in no README.md or docs/*.md")
+    }
+
+    @Test("a setting's former name still works, and the process warns at start naming the new one")
+    func formerSettingName() async throws {
+        let system = try SystemHarness()
+        // A bad WORKER_CONCURRENCY ends the process right after its start-up lines.
+        let (status, output) = try await system.runToEnd(
+            "auth", arguments: [], extra: ["LOGIN_HOLD_MINUTES": "30", "WORKER_CONCURRENCY": "lots"])
+        #expect(status == 78)
+        #expect(output.contains("setting renamed: use LOGIN_HOLD_S"))
+        #expect(output.contains("LOGIN_HOLD_MINUTES"))
+        let (_, current) = try await system.runToEnd(
+            "auth", arguments: [], extra: ["LOGIN_HOLD_S": "1800", "WORKER_CONCURRENCY": "lots"])
+        #expect(!current.contains("setting renamed"))
+        let (badStatus, badOutput) = try await system.runToEnd(
+            "auth", arguments: [], extra: ["LOGIN_HOLD_MINUTES": "0"])
+        #expect(badStatus == 78)
+        #expect(badOutput.contains("LOGIN_HOLD_S=0 is not valid"))
     }
 
     @Test("a bad setting stops the process at once with a message naming it")

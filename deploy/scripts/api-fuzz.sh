@@ -96,22 +96,18 @@ total_cases=0
 total_failures=0
 started=$SECONDS
 status=0
-for ((round = 0; round < API_FUZZ_ROUNDS; round++)); do
-    seed=$((API_FUZZ_SEED + round))
-    for caller in user admin; do
-        bearer=$(caller "$caller" "$round") || die "could not sign in a new $caller for round $((round + 1))"
-        report="$OUT/$caller-$round"
-        info "round $((round + 1))/$API_FUZZ_ROUNDS, $caller: st run -c all --seed $seed --max-examples $API_FUZZ_EXAMPLES"
-        rc=0
-        # Tests/api-fuzz/hooks.py: the serializer for tus PATCH bodies.
-        PYTHONPATH="$REPO_ROOT/Tests/api-fuzz${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=hooks \
-            timeout --foreground -k 10 "$API_FUZZ_TIMEOUT" \
-            st --config-file "$CONFIG" --no-color run "$BASE/openapi.yaml" -c all --seed "$seed" \
-            --max-examples "$API_FUZZ_EXAMPLES" -H "Authorization: Bearer $bearer" \
-            --report junit --report-junit-path "$report.xml" >"$report.log" 2>&1 || rc=$?
-        # The counts from the JUnit report: one test case per operation, its failures each a
-        # <failure>; the number of generated cases from the log's summary line.
-        read -r cases failures < <(python3 - "$report.log" "$report.xml" <<'EOF'
+# fuzz_one CALLER SEED BEARER REPORT: one `st run` as CALLER; "cases failures exit" in REPORT.counts.
+fuzz_one() {
+    local caller=$1 seed=$2 bearer=$3 report=$4 rc=0 cases failures
+    # Tests/api-fuzz/hooks.py: the serializer for tus PATCH bodies.
+    PYTHONPATH="$REPO_ROOT/Tests/api-fuzz${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=hooks \
+        timeout --foreground -k 10 "$API_FUZZ_TIMEOUT" \
+        st --config-file "$CONFIG" --no-color run "$BASE/openapi.yaml" -c all --seed "$seed" \
+        --max-examples "$API_FUZZ_EXAMPLES" -H "Authorization: Bearer $bearer" \
+        --report junit --report-junit-path "$report.xml" >"$report.log" 2>&1 || rc=$?
+    # The counts from the JUnit report: one test case per operation, its failures each a
+    # <failure>; the number of generated cases from the log's summary line.
+    read -r cases failures < <(python3 - "$report.log" "$report.xml" <<'EOF'
 import re, sys, xml.etree.ElementTree as ET
 log = open(sys.argv[1], encoding="utf-8", errors="replace").read()
 m = re.findall(r"(\d+) generated", log)
@@ -124,7 +120,25 @@ except Exception:
     pass
 print(cases, failures)
 EOF
-        )
+    )
+    echo "$cases $failures $rc" >"$report.counts"
+}
+
+# The user's and the admin's runs of a round go side by side: each is one Python process, and
+# the system behind them has cores to spare.
+for ((round = 0; round < API_FUZZ_ROUNDS; round++)); do
+    seed=$((API_FUZZ_SEED + round))
+    pids=()
+    for caller in user admin; do
+        bearer=$(caller "$caller" "$round") || die "could not sign in a new $caller for round $((round + 1))"
+        info "round $((round + 1))/$API_FUZZ_ROUNDS, $caller: st run -c all --seed $seed --max-examples $API_FUZZ_EXAMPLES"
+        fuzz_one "$caller" "$seed" "$bearer" "$OUT/$caller-$round" &
+        pids+=($!)
+    done
+    wait "${pids[@]}" || true
+    for caller in user admin; do
+        report="$OUT/$caller-$round"
+        read -r cases failures rc <"$report.counts" 2>/dev/null || { cases=0 failures=0 rc=1; }
         total_cases=$((total_cases + cases))
         total_failures=$((total_failures + failures))
         info "  $caller: $cases cases, $failures failures (exit $rc; ${report#"$REPO_ROOT"/}.log)"

@@ -3,7 +3,10 @@
 # Docker-compatible API socket, driven by docker-compose, on a machine with no Docker engine and
 # no registry.
 #
-#   make compose-test          # or: deploy/scripts/compose-test.sh
+#   make compose-test          # or: deploy/scripts/compose-test.sh [images|run]
+#
+# `images` does step 1 only and `run` the rest with the images already made (make test makes
+# the images beside the Swift tests, then runs the containers); no argument does both.
 #
 # 1. Images: a Debian bookworm base made with debootstrap (cached in .data/containers); the
 #    project's image from deploy/Dockerfile with STAGING=prebuilt (release executables built
@@ -51,6 +54,8 @@ CACHE="$REPO_ROOT/.data/containers"
 TEST_DIR="$REPO_ROOT/deploy/compose-test"
 mkdir -p "$OUT" "$CACHE"
 export CONTAINERS_CONF="$TEST_DIR/containers.conf"
+PHASE=${1:-all}
+[[ $PHASE =~ ^(all|images|run)$ ]] || die "usage: $0 [images|run]"
 
 # ---------------------------------------------------------------------------- tools
 missing=()
@@ -91,6 +96,7 @@ if ! podman image exists localhost/debian:bookworm; then
 fi
 for image in postgres:15 python:3 haproxy:2; do
     name=${image%%:*}
+    [[ $PHASE == run ]] && podman image exists "localhost/backplane-test/$image" && continue
     podman build -q -f "$TEST_DIR/$name.Containerfile" -t "localhost/backplane-test/$image" "$TEST_DIR" >/dev/null ||
         die "building the $name test image failed"
 done
@@ -104,15 +110,18 @@ else
     fi
     IMAGE_BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
 fi
-"$SCRIPTS_DIR/stage-prebuilt.sh" "$IMAGE_BIN_DIR"
-info "building localhost/backplane:latest (deploy/Dockerfile, STAGING=prebuilt)"
-commit=$(git -C "$REPO_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-(cd "$REPO_ROOT" && podman build -q -f deploy/Dockerfile --build-arg STAGING=prebuilt \
-    --build-arg RUNTIME_IMAGE=localhost/debian:bookworm --build-arg "BACKPLANE_COMMIT=$commit" \
-    -t localhost/backplane:latest . >/dev/null) ||
-    die "building the image failed"
+if [[ $PHASE != run ]] || ! podman image exists localhost/backplane:latest; then
+    "$SCRIPTS_DIR/stage-prebuilt.sh" "$IMAGE_BIN_DIR"
+    info "building localhost/backplane:latest (deploy/Dockerfile, STAGING=prebuilt)"
+    commit=$(git -C "$REPO_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+    (cd "$REPO_ROOT" && podman build -q -f deploy/Dockerfile --build-arg STAGING=prebuilt \
+        --build-arg RUNTIME_IMAGE=localhost/debian:bookworm --build-arg "BACKPLANE_COMMIT=$commit" \
+        -t localhost/backplane:latest . >/dev/null) ||
+        die "building the image failed"
+fi
 image_size=$(podman image inspect localhost/backplane:latest --format '{{.Size}}')
 info "images ready in $((SECONDS - started)) s; backplane:latest is $((image_size / 1000000)) MB"
+[[ $PHASE == images ]] && exit 0
 
 # ---------------------------------------------------------------------------- engine
 # podman's Docker-compatible API on a socket of our own; docker-compose talks to it.

@@ -12,14 +12,18 @@
 # Environment:
 #   DURATION        seconds of load (default 300)
 #   KILL_EVERY      seconds between kills (default 20)
-#   SERVICES        services to run (default: auth orders printing routing notify hydration civic social)
-#   USERS, LOGIN_RATE, POSTCARD_RATE, TAPWATER_USERS, GIFT_RATE   the load (default 500 NavUP
-#                   users, 5 logins/s, 3 postcard journeys/s, 300 TapWater users: a drink each
-#                   every 60 s and a sync every 30 s, so that kills land among them; 2 Gifter gift
-#                   journeys/s, whose purchases are acknowledged orders like the postcards)
-#   SETTLE_SECONDS  how long the system gets after the load to finish its work (default 120: a
+#   SERVICES        services to run (default: every worker of deploy/services.txt)
+#   USERS           NavUP users of the load (default 500)
+#   LOGIN_RATE      logins per second (default 5)
+#   POSTCARD_RATE   postcard journeys per second (default 3)
+#   TAPWATER_USERS  TapWater users (default 300: a drink each every 60 s and a sync every 30 s,
+#                   so that kills land among them)
+#   GIFT_RATE       Gifter gift journeys per second (default 2), whose purchases are
+#                   acknowledged orders like the postcards
+#   SETTLE_S        seconds the system gets after the load to finish its work (default 120: a
 #                   job claimed by a process killed near the end is taken again when its lease,
-#                   60 s for renders, runs out)
+#                   60 s for renders, runs out); reconcile.sh's STUCK_S is half of it.
+#                   Formerly SETTLE_SECONDS
 #   PAYMENT_PROVIDER  sandbox (default) or stripe: orders pays through the Stripe stand-in
 #                   (deploy/stripe-standin, started by up.sh on a free port; it is never killed,
 #                   as Stripe would not be), which also stalls (two POSTs hang past orders'
@@ -28,17 +32,20 @@
 #                   of charges. With stripe: STRIPE_TIMEOUT_MS 3000, STRIPE_RETRIES 1 and
 #                   PAYMENT_RECOVERY_AFTER_MS 15000 unless set, so that recoveries finish while
 #                   the system settles.
+#   STRIPE_STANDIN_PORT  the Stripe stand-in's port (default: a free one)
+#   CIVIC_STANDIN_PORT   the Open States stand-in's port (default: a free one)
 #   SKIP_BUILD=1    use the release executables as they are
 #   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. a debug build)
 # Output: .data/fault-run/ (system log, loadgen report, acknowledged order ids, kill log).
 set -euo pipefail
 LOG_TAG=fault
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+renamed_variable SETTLE_SECONDS SETTLE_S
 
 : "${DURATION:=300}" "${KILL_EVERY:=20}" "${USERS:=500}" "${LOGIN_RATE:=5}" "${POSTCARD_RATE:=3}"
 : "${TAPWATER_USERS:=300}" "${GIFT_RATE:=2}"
-: "${SETTLE_SECONDS:=120}" "${SERVICES:=auth orders printing routing notify hydration civic social}"
-for var in DURATION KILL_EVERY USERS TAPWATER_USERS SETTLE_SECONDS; do
+: "${SETTLE_S:=120}" "${SERVICES:=$(registry worker)}"
+for var in DURATION KILL_EVERY USERS TAPWATER_USERS SETTLE_S; do
     [[ ${!var} =~ ^[0-9]+$ ]] || die "$var must be a whole number, not '${!var}'"
 done
 ((KILL_EVERY > 0)) || die "KILL_EVERY must be more than 0"
@@ -216,9 +223,9 @@ LOAD_PID=""
 cat "$OUT/loadgen.txt"
 ((load_rc == 0)) || warn "loadgen exited with $load_rc; see $OUT/loadgen-progress.txt"
 
-info "load over; giving the system up to ${SETTLE_SECONDS}s to finish its work"
-wait_ready "$SETTLE_SECONDS" || warn "not ready again within ${SETTLE_SECONDS}s"
-sleep "$((SETTLE_SECONDS / 2))"
+info "load over; giving the system up to ${SETTLE_S}s to finish its work"
+wait_ready "$SETTLE_S" || warn "not ready again within ${SETTLE_S}s"
+sleep "$((SETTLE_S / 2))"
 info "kills: $(grep -c SIGKILL "$OUT/kills.log" || true) (log in $OUT/kills.log)"
 CIVIC_FEED_BILLS=""
 if [[ " $SERVICES " == *" civic "* ]]; then
@@ -236,11 +243,11 @@ if [[ " $SERVICES " == *" notify "* ]]; then
     # rather than call them stuck while the lease still runs.
     deadline=$((SECONDS + 150))
     until [[ $(psql "$DATABASE_URL" -qAt -c "SELECT count(*) FROM notify.jobs WHERE state IN ('queued', 'running')
-            AND run_at < now() - interval '$((SETTLE_SECONDS / 2)) seconds'") == 0 ]] || ((SECONDS > deadline)); do
+            AND run_at < now() - interval '$((SETTLE_S / 2)) seconds'") == 0 ]] || ((SECONDS > deadline)); do
         sleep 1
     done
 fi
 STRIPE_CHARGES_URL=""
 [[ $PAYMENT_PROVIDER != stripe ]] || STRIPE_CHARGES_URL="http://127.0.0.1:$STRIPE_STANDIN_PORT/_standin/charges"
 export STRIPE_CHARGES_URL
-ACKNOWLEDGED_DRINKS="$OUT/acknowledged-drinks.txt" MAIL_DIR="$OUT/mail" STUCK_SECONDS=$((SETTLE_SECONDS / 2)) "$SCRIPTS_DIR/reconcile.sh" "$OUT/acknowledged.txt"
+ACKNOWLEDGED_DRINKS="$OUT/acknowledged-drinks.txt" MAIL_DIR="$OUT/mail" STUCK_S=$((SETTLE_S / 2)) "$SCRIPTS_DIR/reconcile.sh" "$OUT/acknowledged.txt"

@@ -11,6 +11,13 @@ SCRIPTS_DIR="$REPO_ROOT/deploy/scripts"
 # Name shown in front of every message, e.g. "[up]". Scripts set LOG_TAG before sourcing.
 : "${LOG_TAG:=$(basename "$0" .sh)}"
 
+# registry KIND...: the names deploy/services.txt lists with one of these kinds (broker, worker,
+# gateway, tool), in its order, separated by spaces.
+registry() {
+    awk -v kinds=" $* " '!/^#/ && NF >= 2 && index(kinds, " " $2 " ") { printf "%s%s", sep, $1; sep = " " }' \
+        "$REPO_ROOT/deploy/services.txt"
+}
+
 # `|| true`: a message that cannot be written (the reader of a pipe is gone) must not abort a
 # script that is in the middle of cleaning up.
 info() { printf '[%s] %s\n' "$LOG_TAG" "$*" >&2 || true; }
@@ -18,6 +25,22 @@ warn() { printf '[%s] warning: %s\n' "$LOG_TAG" "$*" >&2 || true; }
 die() {
     printf '[%s] error: %s\n' "$LOG_TAG" "$*" >&2 || true
     exit 1
+}
+
+# renamed_variable OLD NEW: OLD is the former name of the variable NEW, in the same unit. Call it
+# before NEW's default is applied. When OLD is set (not empty) and NEW is not, NEW takes OLD's
+# value (exported if OLD is) and a warning names both; when both are set, NEW wins and the
+# warning says OLD is ignored. Remove the call when OLD is no longer accepted.
+renamed_variable() {
+    local old=$1 new=$2
+    [[ -n ${!old:-} ]] || return 0
+    if [[ -n ${!new:-} ]]; then
+        warn "$old is ignored: it is the former name of $new, which is set ($new=${!new})"
+        return 0
+    fi
+    printf -v "$new" '%s' "${!old}"
+    [[ $(declare -p "$old" 2>/dev/null) != "declare -"*x* ]] || export "${new?}"
+    warn "$old is the former name of $new (same unit): using $new=${!new}; set $new instead"
 }
 
 # require_cmd NAME [HINT]: fail early with a useful message instead of a "command not found" later.

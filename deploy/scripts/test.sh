@@ -8,8 +8,15 @@
 #               (deploy/scripts/check-imports.py; SwiftPM alone lets an undeclared one through),
 #               and every query goes through shared/Store's guard (deploy/scripts/check-queries.py)
 #   build       swift build --build-tests
-#   swift-test  swift test (XCTest and Swift Testing), with BACKPLANE_BIN_DIR set so that system
-#               tests find the executables
+#   docs        what is generated is up to date and what is listed once agrees: docs/settings.md
+#               against the executables' declared settings (settings-doc.py --check), the
+#               benchmark tables against docs/bench/*.json (bench-report.py --check), compose,
+#               k8s, Prometheus and the gateway against deploy/services.txt (check-services.py),
+#               and those checks' own failing fixtures (pytest Tests/tooling)
+#   swift-test  the Swift tests (Swift Testing) in TEST_WORKERS processes at once, each with a
+#               PostgreSQL of its own (swift-test-shards.py), BACKPLANE_BIN_DIR set so that
+#               system tests find the executables; the suites that time round trips run last,
+#               alone
 #   interop     python3 -m pytest -q Tests/interop, with BROKER_BIN set (the RFC 7 peers in Python),
 #               twice: against the broker's native ZMTP engine (its default for tcp://) and, as
 #               "interop-libzmq", with BROKER_ENGINE=libzmq
@@ -20,10 +27,11 @@
 #               Tests/console) against the running system started from the build: sign in, mark
 #               a print job printed, retry a dead letter; screenshots in .data/console-test
 #   compose     docker-compose config -q (docker-compose.yml is valid)
-#   containers  deploy/scripts/compose-test.sh: the compose file and the image run for real with
+#   containers  deploy/scripts/compose-test.sh (its images made beside the Swift tests, as the step
+#               "container-images"; interop runs beside them too, and console beside api-fuzz): the compose file and the image run for real with
 #               podman (healthy, every app's journey, --scale, a crash, down -v); the image holds
 #               the build step's (debug) executables when that step passed, else a release build
-# Ends with a summary of which steps passed, failed or were skipped; exits non-zero when any
+# Ends with a summary of which steps passed, failed or were skipped, with each step's time; exits non-zero when any
 # step failed, after the lines of swift test's output that name the failed tests (the whole
 # output is kept in .data/swift-test.log). PostgreSQL is always a throwaway one, on a free port, in a fresh directory
 # .data/test-pg-XXXX that is removed afterwards whatever happens (DATABASE_URL is ignored and
@@ -31,16 +39,14 @@
 #
 # Environment:
 #   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
-#   SWIFT_TEST_ARGS="..."   more arguments for swift test (so do this script's own arguments)
-#   TEST_STEPS="..."        steps to run (default "imports build swift-test interop api-fuzz console
-#                           compose containers")
-#   SWIFT_TEST_TIMEOUT      seconds before swift test is stopped (default 2700)
-#   TEST_PARALLELISM=N      Swift tests that may run at once (default 1). The suites share one
-#                           PostgreSQL and two cores: run side by side, a suite that keeps a
-#                           transaction open holds back every event-log reader in the cluster
-#                           (they wait for older transactions, by design) and CPU-heavy suites
-#                           starve the deadline tests of the broker. One at a time takes a few
-#                           minutes more and gives the same answer on every run. 0: no limit.
+#   SWIFT_TEST_ARGS="..."   more arguments for the test binary (so do this script's own arguments)
+#   TEST_STEPS="..."        steps to run (default "imports build docs swift-test interop api-fuzz
+#                           console compose containers")
+#   SWIFT_TEST_TIMEOUT      seconds before the Swift tests are stopped (default 2700)
+#   TEST_WORKERS=N          test processes at once, each with its own PostgreSQL (default 3;
+#                           1 runs them one after another). Inside a process one test runs at a
+#                           time: a suite that keeps a transaction open would hold back every
+#                           event-log reader of its cluster, and the suites of one process share it.
 #   PYTEST_TIMEOUT          seconds before pytest is stopped (default 900)
 #   API_FUZZ_EXAMPLES, API_FUZZ_SEED, ...  the api-fuzz step's settings (see api-fuzz.sh)
 #   SKIP_BOOTSTRAP=1        do not run bootstrap.sh
@@ -48,16 +54,18 @@ set -euo pipefail
 LOG_TAG="test"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-: "${TEST_STEPS:=imports build swift-test interop api-fuzz console compose containers}"
+: "${TEST_STEPS:=imports build docs swift-test interop api-fuzz console compose containers}"
 : "${SWIFT_TEST_TIMEOUT:=2700}"
 : "${PYTEST_TIMEOUT:=900}"
-: "${TEST_PARALLELISM:=1}"
-[[ $TEST_PARALLELISM =~ ^[0-9]+$ ]] || die "TEST_PARALLELISM must be a number (0 for no limit), not '$TEST_PARALLELISM'"
+: "${TEST_WORKERS:=3}"
+[[ $TEST_WORKERS =~ ^[1-9][0-9]*$ ]] || die "TEST_WORKERS must be a number of at least 1, not '$TEST_WORKERS'"
 INTEROP_DIR="$REPO_ROOT/Tests/interop"
 SWIFT_TEST_LOG="$REPO_ROOT/.data/swift-test.log"
 TEST_PG_DIR=""
 declare -A RESULT=() # step -> PASS / FAIL / SKIP
 declare -A DETAIL=() # step -> "(exit 1, 12s)" and the like
+declare -A TOOK=()   # step -> seconds
+AFTER_BUILD=0        # $SECONDS when the build step ended
 STEP_ORDER=()
 
 # ---------------------------------------------------------------------------- database
@@ -116,6 +124,7 @@ run_step() {
     start=$SECONDS
     (cd "$REPO_ROOT" && "$@") || rc=$?
     local took=$((SECONDS - start))
+    TOOK[$name]=$took
     if ((rc == 0)); then
         record "$name" PASS "(${took}s)"
     elif [[ $name == interop* && $rc == 5 ]]; then
@@ -132,28 +141,65 @@ skip_step() {
     info "── $1: skipped ($2)"
 }
 
+# start_background NAME CMD...: runs CMD (step functions) beside the steps that follow; its
+# output waits in .data/steps/NAME.log until join_background NAME prints it and records its
+# steps, so that the log reads one step after another.
+declare -A BACKGROUND=() # name -> pid
+start_background() {
+    local name=$1 dir="$REPO_ROOT/.data/steps"
+    shift
+    mkdir -p "$dir"
+    rm -f "$dir/$name.result"
+    (
+        STEP_ORDER=()
+        "$@"
+        for step in "${STEP_ORDER[@]}"; do
+            printf '%s\t%s\t%s\t%s\n' "$step" "${RESULT[$step]}" "${DETAIL[$step]}" "${TOOK[$step]:-0}"
+        done >"$dir/$name.result"
+    ) >"$dir/$name.log" 2>&1 &
+    BACKGROUND[$name]=$!
+    info "── $name: started beside the next steps (output when it ends)"
+}
+
+join_background() {
+    local name=$1 dir="$REPO_ROOT/.data/steps" step result detail took
+    [[ -n ${BACKGROUND[$name]:-} ]] || return 0
+    wait "${BACKGROUND[$name]}" || true
+    unset "BACKGROUND[$name]"
+    cat "$dir/$name.log"
+    [[ -s $dir/$name.result ]] || { record "$name" FAIL "(ended without a result; see $dir/$name.log)"; return 0; }
+    while IFS=$'\t' read -r step result detail took; do
+        record "$step" "$result" "$detail"
+        TOOK[$step]=$took
+    done <"$dir/$name.result"
+}
+
 step_build() {
     run_step build swift build --build-tests
 }
 
-step_swift_test() {
-    local args=()
-    [[ ${RESULT[build]:-} == PASS ]] && args+=(--skip-build)
-    [[ -n ${FILTER:-} ]] && args+=(--filter "$FILTER")
-    ((TEST_PARALLELISM == 0)) || args+=(--experimental-maximum-parallelization-width "$TEST_PARALLELISM")
-    # shellcheck disable=SC2206 # word splitting of SWIFT_TEST_ARGS is the point
-    args+=(${SWIFT_TEST_ARGS:-} "$@")
-    mkdir -p "$(dirname "$SWIFT_TEST_LOG")"
-    : >"$SWIFT_TEST_LOG"
-    BACKPLANE_BIN_DIR=$BIN_DIR run_step swift-test logged_swift_test "${args[@]}"
+step_docs() {
+    run_step docs bash -c '
+        python3 "$1/check-services.py" &&
+        python3 "$1/settings-doc.py" --check --bin-dir "$2" &&
+        python3 "$1/bench-report.py" --check --no-charts &&
+        python3 -m pytest -q -p no:cacheprovider "$3/Tests/tooling"' docs "$SCRIPTS_DIR" "$BIN_DIR" "$REPO_ROOT"
 }
 
-# logged_swift_test ARGS...: swift test, its output also kept in $SWIFT_TEST_LOG so that the
-# summary can repeat what failed (a long run's failure is otherwise thousands of lines up).
-# --foreground keeps swift test in our process group, so that Ctrl-C reaches it.
-logged_swift_test() {
-    timeout --foreground -k 30 "$SWIFT_TEST_TIMEOUT" swift test "$@" 2>&1 | tee "$SWIFT_TEST_LOG"
-    return "${PIPESTATUS[0]}"
+# The suites that time round trips and need the cores to themselves: run last, alone.
+QUIET_SUITES='^LoadgenTests\.BrokerRoundsTests/'
+
+step_swift_test() {
+    if [[ ${RESULT[build]:-} != PASS ]]; then
+        (cd "$REPO_ROOT" && swift build --build-tests) || { record swift-test FAIL "(the build failed)"; return 0; }
+    fi
+    local args=(--bin "$BIN_DIR/BackplanePackageTests.xctest" --workers "$TEST_WORKERS" --log "$SWIFT_TEST_LOG"
+        --split SystemTests --quiet-suites "$QUIET_SUITES" --timeout "$SWIFT_TEST_TIMEOUT")
+    [[ -n ${FILTER:-} ]] && args+=(--filter "$FILTER")
+    # shellcheck disable=SC2206 # word splitting of SWIFT_TEST_ARGS is the point
+    args+=(-- ${SWIFT_TEST_ARGS:-} "$@")
+    mkdir -p "$(dirname "$SWIFT_TEST_LOG")"
+    BACKPLANE_BIN_DIR=$BIN_DIR run_step swift-test python3 "$SCRIPTS_DIR/swift-test-shards.py" "${args[@]}"
 }
 
 # failed_tests: the lines of the swift test log that name a failure: Swift Testing's ✘ lines
@@ -201,6 +247,10 @@ step_console() {
     CONSOLE_OUT="$REPO_ROOT/.data/console-test" BACKPLANE_BIN_DIR=$BIN_DIR run_step console "$SCRIPTS_DIR/console-test.sh"
 }
 
+step_container_images() {
+    IMAGE_BIN_DIR=$BIN_DIR run_step container-images "$SCRIPTS_DIR/compose-test.sh" images
+}
+
 step_compose() {
     if command -v docker-compose >/dev/null 2>&1; then
         run_step compose docker-compose -f docker-compose.yml config -q
@@ -219,6 +269,7 @@ summary() {
         printf '[%s]   %-4s  %-14s  %s\n' "$LOG_TAG" "${RESULT[$step]}" "$step" "${DETAIL[$step]}" >&2
         [[ ${RESULT[$step]} == FAIL ]] && failed+=("$step")
     done
+    ((AFTER_BUILD > 0)) && info "the steps after the build took $((SECONDS - AFTER_BUILD)) s (some side by side); the whole run $SECONDS s"
     if ((${#failed[@]} > 0)); then
         if [[ ${RESULT[swift-test]:-} == FAIL ]]; then
             info "swift-test failures (whole output in ${SWIFT_TEST_LOG#"$REPO_ROOT"/}):"
@@ -240,7 +291,7 @@ main() {
 
     local step
     for step in $TEST_STEPS; do
-        [[ $step =~ ^(imports|build|swift-test|interop|api-fuzz|console|compose|containers)$ ]] || die "unknown step '$step' in TEST_STEPS"
+        [[ $step =~ ^(imports|build|docs|swift-test|interop|api-fuzz|console|compose|containers)$ ]] || die "unknown step '$step' in TEST_STEPS"
     done
     [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
     # Printing's gazetteer (greeting suggestions), which its tests and processes read.
@@ -250,29 +301,42 @@ main() {
     start_test_db
 
     BIN_DIR=""
-    if wanted build || wanted swift-test || wanted interop || wanted api-fuzz || wanted console; then
+    if wanted build || wanted docs || wanted swift-test || wanted interop || wanted api-fuzz || wanted console; then
         require_cmd swift "install a Swift 6 toolchain (https://www.swift.org/install/)"
         BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
     fi
     wanted imports && run_step imports bash -c 'python3 "$1/check-imports.py" && python3 "$1/check-queries.py"' imports "$SCRIPTS_DIR"
     wanted build && step_build
+    AFTER_BUILD=$SECONDS
+    # The image is made from the build step's executables when that step ran and passed: a
+    # release build of its own would add 20-25 minutes to a fresh run (compose-test.sh).
+    local images=""
+    [[ ${RESULT[build]:-} == PASS ]] && wanted containers && images=yes
     if [[ ${RESULT[build]:-} == FAIL ]]; then
+        wanted docs && skip_step docs "build failed"
         wanted swift-test && skip_step swift-test "build failed"
         wanted interop && skip_step interop "build failed"
         wanted api-fuzz && skip_step api-fuzz "build failed"
         wanted console && skip_step console "build failed"
     else
+        wanted docs && step_docs
+        # Beside the Swift tests, which wait on processes and PostgreSQL more than they compute:
+        # the RFC 7 peers and the container images (packages, the base image, the image build).
+        wanted interop && start_background interop step_interop
+        [[ -n $images ]] && start_background container-images step_container_images
         wanted swift-test && step_swift_test "$@"
-        wanted interop && step_interop
+        join_background interop
+        join_background container-images
+        wanted console && start_background console step_console
         wanted api-fuzz && step_api_fuzz
-        wanted console && step_console
+        join_background console
     fi
     wanted compose && step_compose
-    # The image is made from the build step's executables when that step ran and passed: a
-    # release build of its own would add 20-25 minutes to a fresh run (compose-test.sh).
     if wanted containers; then
-        if [[ ${RESULT[build]:-} == PASS ]]; then
-            IMAGE_BIN_DIR=$BIN_DIR SCALE_USERS=${SCALE_USERS:-600} run_step containers "$SCRIPTS_DIR/compose-test.sh"
+        if [[ -n $images && ${RESULT[container-images]:-} == PASS ]]; then
+            IMAGE_BIN_DIR=$BIN_DIR SCALE_USERS=${SCALE_USERS:-600} run_step containers "$SCRIPTS_DIR/compose-test.sh" run
+        elif [[ -n $images ]]; then
+            skip_step containers "the images were not made"
         else
             run_step containers "$SCRIPTS_DIR/compose-test.sh"
         fi

@@ -12,9 +12,7 @@
 #      STOP_TIMEOUT seconds, stops the PostgreSQL, and checks that no child process remains.
 #      A second Ctrl-C skips the wait and kills at once.
 #
-# Environment (besides the executables' own settings, which are passed through as they are:
-# LOG_LEVEL, LOG_FORMAT, BROKER_BIND, BROKER_URL, EVENTS_*, HEARTBEAT_*, WORKER_*,
-# REQUEST_TIMEOUT_MS, ADMIN_*, DATA_DIR, SMTP_*, ...):
+# Environment (the executables' own settings, docs/settings.md, pass through as they are):
 #   DATABASE_URL          use this database instead of the throwaway one
 #   PG_PORT               port for the throwaway PostgreSQL (default 5432, or a free one if taken)
 #   PG_KEEP=1             leave the throwaway PostgreSQL running on exit
@@ -22,7 +20,10 @@
 #   TRUSTED_PROXIES       the gateway's setting; make up's default is loopback (127.0.0.1,::1),
 #                         so that loadgen can play many clients with X-Forwarded-For; set it
 #                         empty to rate-limit by the connection's own address
-#   SERVICES              which services to run (default "auth orders printing routing notify hydration civic social");
+#   API_DOCS_DIR          the gateway's setting (Swagger UI's files for /docs); unset, make up
+#                         sets it to the folder of pip's swagger-ui-bundle-v2 (bootstrap.sh
+#                         installs it); set it empty for a gateway without the rendered reference
+#   SERVICES              which services to run (default: every worker of deploy/services.txt);
 #                         the broker and the gateway always run
 #   REPLICAS_<service>    number of replicas, e.g. REPLICAS_routing=3 (default 1)
 #   REPLICAS_gateway      number of gateways (default 1): gateway-1 on HTTP_PORT, gateway-2 on
@@ -35,24 +36,32 @@
 #   SKIP_BUILD=1          do not run `swift build -c release`
 #   SKIP_BOOTSTRAP=1      do not run bootstrap.sh
 #   SMTP_SINK=0           do not start the local SMTP sink (it starts with notify unless SMTP_HOST
-#                         names another relay; mail lands in .data/mail, port SMTP_PORT or 2525)
+#                         names another relay; mail lands in SMTP_SINK_DIR, port SMTP_PORT or 2525)
+#   SMTP_SINK_DIR         the SMTP sink's folder, one .eml file per message (default .data/mail)
 #   CIVIC_STANDIN=0       do not start the local Open States stand-in (it starts with civic unless
-#                         CIVIC_FEED_URL names another feed; port CIVIC_STANDIN_PORT or 8095)
+#                         CIVIC_FEED_URL names another feed)
+#   CIVIC_STANDIN_PORT    the Open States stand-in's port (default 8095)
 #   PAYMENT_PROVIDER=stripe  orders pays through Stripe's API; without STRIPE_BASE_URL the local
-#                         Stripe stand-in (deploy/stripe-standin) starts with orders, on
-#                         STRIPE_STANDIN_PORT (default 8096), answering after STRIPE_STANDIN_DELAY_MS
-#                         (default 0), with STRIPE_API_KEY (default sk_test_standin)
+#                         Stripe stand-in (deploy/stripe-standin) starts with orders, with
+#                         STRIPE_API_KEY (default sk_test_standin)
+#   STRIPE_STANDIN_PORT   the Stripe stand-in's port (default 8096)
+#   STRIPE_STANDIN_DELAY_MS  milliseconds the Stripe stand-in takes to answer (default 0)
 #   BACKPLANE_BIN_DIR     where the executables are (default: swift build -c release --show-bin-path)
 #   READY_TIMEOUT         seconds to wait for /readyz (default 60)
+#   BROKER_READY_TIMEOUT  seconds to wait for the broker to answer `broker --probe` before the
+#                         services start (default 15; after it they start anyway, with a warning)
 #   STOP_TIMEOUT          seconds between SIGTERM and SIGKILL on shutdown (default 10)
 #   RESTART               no (default): a process that dies stays down and is reported;
-#                         always: it is started again after RESTART_DELAY seconds (default 1),
-#                         like docker-compose's `restart: always` (the fault run uses this)
+#                         always: it is started again after RESTART_DELAY, like docker-compose's
+#                         `restart: always` (the fault run uses this)
+#   RESTART_DELAY         seconds before a process that died is started again (default 1)
+#   BACKPLANE_COMMIT      the commit every process reports with --version and in its first log
+#                         line (default: git rev-parse --short=12 HEAD, or unknown)
 set -euo pipefail
 LOG_TAG=up
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-ALL_SERVICES="auth orders printing routing notify hydration civic social"
+ALL_SERVICES=$(registry worker)
 SERVICES=${SERVICES:-$ALL_SERVICES}
 # /readyz waits for the services this run starts (the gateway's default names all of them).
 : "${READINESS_SERVICES:=$(echo $SERVICES | tr ' ' ',')}"
@@ -165,6 +174,22 @@ start_database() {
     DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$PG_DIR" "$port")
     export DATABASE_URL
     info "DATABASE_URL=$DATABASE_URL"
+}
+
+# locate_api_docs: unless API_DOCS_DIR is set (even empty), points it at Swagger UI's files in
+# the Python package swagger-ui-bundle-v2, for the gateway's /docs. Without the package the
+# gateway still starts; its /docs then says the reference is not installed.
+locate_api_docs() {
+    if [[ -z ${API_DOCS_DIR+set} ]]; then
+        API_DOCS_DIR=$(python3 -c 'import swagger_ui_bundle; print(swagger_ui_bundle.swagger_ui_path)' 2>/dev/null) ||
+            API_DOCS_DIR=""
+    fi
+    if [[ -n $API_DOCS_DIR && ! -f $API_DOCS_DIR/swagger-ui-bundle.js ]]; then
+        warn "API_DOCS_DIR=$API_DOCS_DIR has no swagger-ui-bundle.js; /docs will say the reference is not installed"
+    elif [[ -z $API_DOCS_DIR ]]; then
+        info "no Swagger UI (pip package swagger-ui-bundle-v2; bootstrap.sh installs it): /docs will say the reference is not installed"
+    fi
+    export API_DOCS_DIR
 }
 
 build() {
@@ -495,6 +520,7 @@ main() {
     [[ ${RESTART:-no} == no || ${RESTART:-no} == always ]] || die "RESTART must be no or always, not '$RESTART'"
     [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
     require_cmd curl "run deploy/scripts/bootstrap.sh"
+    locate_api_docs
     plan_processes
     check_ports
     start_database

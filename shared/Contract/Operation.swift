@@ -29,9 +29,6 @@ public struct ServiceName: RawRepresentable, Hashable, Sendable, Codable, Custom
     public static let routing = ServiceName("routing")
     public static let notify = ServiceName("notify")
 
-    /// The five worker services, in start order.
-    public static let all: [ServiceName] = [.auth, .orders, .printing, .routing, .notify]
-
     public var description: String { rawValue }
 }
 

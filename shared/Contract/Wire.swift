@@ -1,6 +1,6 @@
 import Foundation
 
-/// The frame contract of DESIGN.md on top of an MDP body.
+/// The frame contract of docs/design.md on top of an MDP body.
 ///
 /// Request body: `[operation][metadata JSON][payload JSON]`.
 /// Reply body: `[status][payload JSON]`, status `ok` or an ``ErrorCode`` whose payload is a ``ServiceError``.

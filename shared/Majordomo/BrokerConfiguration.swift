@@ -31,7 +31,7 @@ public struct BrokerConfiguration: Sendable, Equatable {
     /// Which code serves ``endpoint``.
     public var engine: BrokerEngine
 
-    /// Creates a configuration; the defaults match DESIGN.md's single-machine set-up.
+    /// Creates a configuration; the defaults match the single-machine set-up of `make up`.
     public init(
         endpoint: String = "tcp://127.0.0.1:5555",
         eventsPublishEndpoint: String? = "tcp://127.0.0.1:5556",

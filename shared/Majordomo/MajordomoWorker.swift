@@ -10,7 +10,7 @@ import ZeroMQ
 ///
 /// It connects one DEALER socket and registers with READY. RFC 7 gives a worker one request at a
 /// time; when `concurrency` is above 1 the READY carries an optional fifth frame, the worker's
-/// credit (Backplane's extension, see README), and our broker then keeps up to that many
+/// credit (Backplane's extension, see docs/design.md), and our broker then keeps up to that many
 /// requests in flight on this one connection. A broker that ignores the frame simply sends one
 /// at a time. The worker heartbeats, and reconnects with a new socket when the broker goes
 /// silent or says DISCONNECT (a broker restart). On graceful shutdown it stops taking requests,
