@@ -12,7 +12,8 @@
 #               against the executables' declared settings (settings-doc.py --check), the
 #               benchmark tables against docs/bench/*.json (bench-report.py --check), compose,
 #               k8s, Prometheus and the gateway against deploy/services.txt (check-services.py),
-#               and those checks' own failing fixtures (pytest Tests/tooling)
+#               the OpenAPI document against openapi-spec-validator, and those checks' own
+#               failing fixtures (pytest Tests/tooling)
 #   swift-test  the Swift tests (Swift Testing) in TEST_WORKERS processes at once, each with a
 #               PostgreSQL of its own (swift-test-shards.py), BACKPLANE_BIN_DIR set so that
 #               system tests find the executables; the suites that time round trips run last,
@@ -183,6 +184,7 @@ step_docs() {
         python3 "$1/check-services.py" &&
         python3 "$1/settings-doc.py" --check --bin-dir "$2" &&
         python3 "$1/bench-report.py" --check --no-charts &&
+        python3 -m openapi_spec_validator "$3/services/gateway/GatewayService/openapi.yaml" &&
         python3 -m pytest -q -p no:cacheprovider "$3/Tests/tooling"' docs "$SCRIPTS_DIR" "$BIN_DIR" "$REPO_ROOT"
 }
 
