@@ -15,7 +15,7 @@ import time
 import pytest
 
 import mdp
-from harness import PROMPT, service_status
+from harness import PROMPT, service_status, wait_for_status
 
 MORE, LONG, COMMAND = 0x01, 0x02, 0x04
 # libzmq reads a first byte other than 0xFF as the start of a ZMTP 1.0 greeting and waits for the
@@ -151,7 +151,9 @@ def test_a_worker_spoken_by_hand_serves_a_pyzmq_client(broker, wire, peers):
     worker.handshake(Identity=b"hand-worker")
     worker.send(message(b"", mdp.WORKER, mdp.READY, b"echo"))
     client = peers.client(broker)
-    assert service_status(client, "echo", PROMPT) == b"200"
+    # READY and the client's mmi.service query travel on two connections, which the broker may
+    # read in either order: wait for the registration, within the same bound.
+    wait_for_status(client, "echo", b"200", PROMPT, "the hand-spoken worker's READY registers it")
     client.send("echo", [b"x" * 300, b"", b"y"])
     request = worker.read_message()
     assert request[:3] == [b"", mdp.WORKER, mdp.REQUEST] and request[4:] == [b"", b"x" * 300, b"", b"y"]
