@@ -23,7 +23,8 @@
 #   API_DOCS_DIR          the gateway's setting (Swagger UI's files for /docs); unset, make up
 #                         sets it to the folder of pip's swagger-ui-bundle-v2 (bootstrap.sh
 #                         installs it); set it empty for a gateway without the rendered reference
-#   SERVICES              which services to run (default: every worker of deploy/services.txt);
+#   SERVICES              which services to run (default: every worker of deploy/services.txt,
+#                         today auth orders printing routing notify hydration civic social);
 #                         the broker and the gateway always run
 #   REPLICAS_<service>    number of replicas, e.g. REPLICAS_routing=3 (default 1)
 #   REPLICAS_gateway      number of gateways (default 1): gateway-1 on HTTP_PORT, gateway-2 on
