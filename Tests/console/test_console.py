@@ -19,8 +19,7 @@ import uuid
 import zlib
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -85,19 +84,11 @@ def png_shows_something(data):
 
 @pytest.fixture(scope="module")
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = next(
-        (p for p in ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"] if os.path.exists(p)),
-        "/usr/bin/chromium",
-    )
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    options = chromium.headless_options({"browser": "ALL", "performance": "ALL"})
     DOWNLOADS.mkdir(parents=True, exist_ok=True)
     options.add_experimental_option(
         "prefs", {"download.default_directory": str(DOWNLOADS), "download.prompt_for_download": False})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(30)
+    driver = chromium.start(options)
     driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(DOWNLOADS)})
     yield driver
     driver.quit()

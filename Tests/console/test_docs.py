@@ -13,8 +13,7 @@ import urllib.request
 
 import pytest
 import yaml
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -27,16 +26,7 @@ pytestmark = pytest.mark.skipif(not BASE, reason="run through deploy/scripts/con
 
 @pytest.fixture(scope="module")
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = next(
-        (p for p in ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"] if os.path.exists(p)),
-        "/usr/bin/chromium",
-    )
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(30)
+    driver = chromium.start(chromium.headless_options({"browser": "ALL"}))
     yield driver
     driver.quit()
 

@@ -25,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "docs/settings.md"
 
 # Variables the scripts set for themselves (or take from the shell), not settings of an operator.
-INTERNAL = {"LOG_TAG", "OUT", "UP_PID", "CHANGED", "BENCH_LOG", "PROCESSES", "PG_DIR", "PATH", "HOME"}
+INTERNAL = {"LOG_TAG", "OUT", "UP_PID", "BENCH_LOG", "PG_DIR", "PATH", "HOME"}
 
 
 def registry():

@@ -189,7 +189,7 @@ step_docs() {
 }
 
 # The suites that time round trips and need the cores to themselves: run last, alone.
-QUIET_SUITES='^LoadgenTests\.BrokerRoundsTests/'
+QUIET_SUITES='^(LoadgenTests\.BrokerRoundsTests|MajordomoTests\.LiveBrokerTests)/'
 
 step_swift_test() {
     if [[ ${RESULT[build]:-} != PASS ]]; then
