@@ -642,7 +642,7 @@ let package = Package(
             name: "SystemTests",
             dependencies: [
                 "AuthContract", "NotifyContract",
-                "Majordomo", "Contract", "ServiceKit", "Store", "TestSupport",
+                "Majordomo", "Contract", "ServiceKit", "Store", "TestSupport", "CImageCodecs",
                 "BackplaneClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),

@@ -108,7 +108,7 @@ struct PlaceTests {
             ])
         let levels = atlas.matches(lat: 35.2828, lon: -120.6596).map(\.jurisdiction.level)
         #expect(levels == levels.sorted())
-        #expect(names(lat: 35.6266, lon: -120.691) == ["San Luis Obispo County", "California 17", "California 30", "United States CA-24"])
+        #expect(names(lat: 35.6266, lon: -120.691) == ["San Luis Obispo County", "California 17", "California 30", "United States CA-19"])
         #expect(names(lat: 34.0522, lon: -118.2437) == ["California", "United States"])
         #expect(names(lat: 39.5296, lon: -119.8138) == ["United States"])
         #expect(names(lat: 61.2, lon: -149.9) == ["United States"])
@@ -171,12 +171,12 @@ struct PlaceTests {
 
     @Test("near the real county and state lines (Census outlines, simplified to about a kilometre)")
     func realLines() {
-        let slo = ["San Luis Obispo County", "California 17", "California 30", "United States CA-24"]
+        let north = ["San Luis Obispo County", "California 17", "California 30", "United States CA-19"]
         // The Monterey County line runs along about 35.79° N west of the Salinas valley.
-        #expect(names(lat: 35.76, lon: -121.0) == slo)
+        #expect(names(lat: 35.76, lon: -121.0) == north)
         #expect(names(lat: 35.83, lon: -121.0) == ["California", "United States"])
         // Atascadero: in the county, outside the city; Santa Maria: across the river, Santa Barbara County.
-        #expect(names(lat: 35.4894, lon: -120.6707) == slo)
+        #expect(names(lat: 35.4894, lon: -120.6707) == north)
         #expect(names(lat: 34.9530, lon: -120.4357) == ["California", "United States"])
         // Lake Tahoe's two shores: South Lake Tahoe in California, Stateline in Nevada.
         #expect(names(lat: 38.9332, lon: -119.9844) == ["California", "United States"])
@@ -184,6 +184,73 @@ struct PlaceTests {
         // Honolulu, and the open Pacific between it and the mainland.
         #expect(names(lat: 21.3069, lon: -157.8583) == ["United States"])
         #expect(names(lat: 30.0, lon: -140.0).isEmpty)
+    }
+
+    @Test("every town of the county, coast included, finds the county and one sample district per chamber")
+    func towns() {
+        // (name, lat, lon, Senate, Assembly, House): the sample lines are 35.22° N (Assembly),
+        // 120.55° W (Senate) and 35.45° N (House).
+        let towns: [(String, Double, Double, String, String, String)] = [
+            ("Cambria", 35.5641, -121.0807, "17", "30", "CA-19"),
+            ("San Simeon", 35.6436, -121.1903, "17", "30", "CA-19"),
+            ("Ragged Point", 35.7797, -121.3283, "17", "30", "CA-19"),
+            ("Cayucos", 35.4428, -120.8921, "17", "30", "CA-24"),
+            ("Paso Robles", 35.6266, -120.6910, "17", "30", "CA-19"),
+            ("San Miguel", 35.7525, -120.6963, "17", "30", "CA-19"),
+            ("Templeton", 35.5497, -120.7060, "17", "30", "CA-19"),
+            ("Atascadero", 35.4894, -120.6707, "17", "30", "CA-19"),
+            ("Creston", 35.5186, -120.5243, "21", "30", "CA-19"),
+            ("Shandon", 35.6552, -120.3755, "21", "30", "CA-19"),
+            ("Morro Bay", 35.3658, -120.8499, "17", "30", "CA-24"),
+            ("Los Osos", 35.3111, -120.8324, "17", "30", "CA-24"),
+            ("Santa Margarita", 35.3903, -120.6093, "17", "30", "CA-24"),
+            ("San Luis Obispo", 35.2828, -120.6596, "17", "30", "CA-24"),
+            ("Avila Beach", 35.1800, -120.7319, "17", "37", "CA-24"),
+            ("Pismo Beach", 35.1428, -120.6413, "17", "37", "CA-24"),
+            ("Grover Beach", 35.1217, -120.6210, "17", "37", "CA-24"),
+            ("Oceano", 35.0986, -120.6124, "17", "37", "CA-24"),
+            ("Arroyo Grande", 35.1186, -120.5907, "17", "37", "CA-24"),
+            ("Nipomo", 35.0428, -120.4760, "21", "37", "CA-24"),
+            ("California Valley", 35.3200, -120.0000, "21", "30", "CA-24"),
+        ]
+        for (town, lat, lon, senate, assembly, house) in towns {
+            let found = names(lat: lat, lon: lon).filter { $0 != "San Luis Obispo" }
+            let expected = [
+                "San Luis Obispo County", "California \(senate)", "California \(assembly)", "United States \(house)",
+            ]
+            #expect(found == expected, "\(town)")
+        }
+        let samples = atlas.features.filter { $0.properties.district != nil }
+        #expect(samples.count == 6 && samples.allSatisfy { $0.properties.sample == true })
+        #expect(atlas.features.filter { $0.properties.district == nil }.allSatisfy { $0.properties.sample == nil })
+    }
+
+    @Test(
+        "a metre either side of each chamber's sample district line: one district on each side, the other chambers' the same",
+        arguments: [
+            // (lat, lon) on the line, the step across it (lat, lon), the chamber, the district on each side.
+            (35.22, -120.45, 1e-5, 0.0, Civic.Chamber.lower, "state", "30", "37"),
+            (35.35, -120.55, 0.0, 1e-5, Civic.Chamber.upper, "state", "21", "17"),
+            (35.45, -120.45, 1e-5, 0.0, Civic.Chamber.lower, "federal", "CA-19", "CA-24"),
+        ])
+    func districtLines(
+        _ line: (Double, Double, Double, Double, Civic.Chamber, String, String, String)
+    ) {
+        let (lat, lon, dLat, dLon, chamber, level, plus, minus) = line
+        func seat(_ lat: Double, _ lon: Double) -> [String] {
+            atlas.matches(lat: lat, lon: lon)
+                .filter { $0.chamber == chamber && $0.jurisdiction.level.rawValue == level }
+                .compactMap(\.district)
+        }
+        func others(_ lat: Double, _ lon: Double) -> [String] {
+            atlas.matches(lat: lat, lon: lon)
+                .filter { !($0.chamber == chamber && $0.jurisdiction.level.rawValue == level) }
+                .map { "\($0.jurisdiction.id) \($0.district ?? "")" }
+        }
+        #expect(seat(lat + dLat, lon + dLon) == [plus])
+        #expect(seat(lat - dLat, lon - dLon) == [minus])
+        #expect(others(lat + dLat, lon + dLon) == others(lat - dLat, lon - dLon), "only this chamber's line is here")
+        #expect(Set(seat(lat, lon)) == [plus, minus], "on the line itself, both (an edge counts as inside)")
     }
 
     @Test("on the outlines' own edges: a vertex and an edge count as inside, a hair across as outside")

@@ -254,14 +254,22 @@ struct DrinkOperationTests {
                 return try await db.call(
                     Hydration.ReminderText.self, .init(userId: user.uuidString, at: micros / 1_000), as: nil)
             }
+            // 11:00 is the first of three: 24 oz left, 8 oz each.
             let morning = try await text(at: "2026-11-01T11:00:00-05:00")
-            #expect(morning.text == "24 oz to go: two bottles, or three glasses")
-            // The day before, in EDT, nothing was logged.
-            #expect(try await text(at: "2026-10-31T23:00:00-04:00").text == "32 oz to go: two bottles, or four glasses")
+            #expect(morning.text == "Time for a glass: 8 oz now keeps you on track for 32 oz")
+            #expect(morning.amount == Hydration.Volume(ml: 237, oz: 8))
+            #expect(morning.remaining == Hydration.Volume(ml: 710, oz: 24))
+            // The day before, in EDT, nothing was logged; after its last reminder, all of it.
+            #expect(
+                try await text(at: "2026-10-31T23:00:00-04:00").text
+                    == "Time for two bottles: 32 oz now keeps you on track for 32 oz")
             _ = try await db.call(
                 Hydration.LogDrink.self,
                 .init(uuid: UUID().uuidString, category: "bottle", drankAt: "2026-11-01T12:00:00-05:00"), as: user)
-            #expect(try await text(at: "2026-11-01T14:00:00-05:00").text == "8 oz to go: a glass")
+            // 14:00, two reminders left for the last 8 oz.
+            #expect(
+                try await text(at: "2026-11-01T14:00:00-05:00").text
+                    == "Time for a drink: 4 oz now keeps you on track for 32 oz")
             _ = try await db.call(
                 Hydration.LogDrink.self,
                 .init(uuid: UUID().uuidString, category: "glass", drankAt: "2026-11-01T15:00:00-05:00"), as: user)

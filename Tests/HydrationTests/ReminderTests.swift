@@ -13,8 +13,8 @@ import TestSupport
 
 /// TapWater's reminders end to end in one process, with real PostgreSQL and real ZeroMQ: the plan
 /// is saved by hydration, its event reschedules notify's durable scheduler, an occurrence fires
-/// on notify's clock, and notify's composer asks hydration over the broker what is left to drink
-/// at that moment. The clocks are manual: no test waits for a time to pass.
+/// on notify's clock, and notify's composer asks hydration over the broker how much to drink at
+/// that moment. The clocks are manual: no test waits for a time to pass.
 @Suite("hydration: reminders through notify's scheduler, text at fire time (PostgreSQL, ZeroMQ)")
 struct ReminderTests {
     static func millis(_ text: String) throws -> Int64 { try LocalMoment.parse(text, field: "t").micros / 1_000 }
@@ -74,7 +74,9 @@ struct ReminderTests {
                 #expect(try await inbox().isEmpty, "the text is composed, not fixed at scheduling")
                 #expect(try await composer.runOnce() == 1)
                 #expect(try await composer.runOnce() == 0)
-                #expect(try await inbox().map(\.body) == ["24 oz to go: two bottles, or three glasses"])
+                // The first of three reminders: 24 oz left, 8 oz each.
+                #expect(
+                    try await inbox().map(\.body) == ["Time for a glass: 8 oz now keeps you on track for 32 oz"])
                 #expect(try await inbox().first?.title == "Time for some water")
 
                 // A bottle and a glass by 13:00 EST: the 14:00 reminder is not sent.
@@ -99,7 +101,9 @@ struct ReminderTests {
                 #expect(try await schedules.fireDue().count == 1)
                 #expect(try await composer.runOnce() == 1)
                 let bodies = try await inbox().map(\.body)
-                #expect(bodies.first == "32 oz to go: two bottles, or four glasses", "\(bodies)")
+                // 32 oz over three reminders is 10.67 oz each: rounded up to whole drinks, 12.
+                #expect(
+                    bodies.first == "Time for a glass and a drink: 12 oz now keeps you on track for 32 oz", "\(bodies)")
                 #expect(bodies.count == 2)
             }
 

@@ -144,20 +144,6 @@ struct RulesTests {
         #expect(throws: ServiceError.self) { try ClockTime.parse("24:00", field: "wake") }
     }
 
-    @Test("what a reminder says: the amount left in the user's unit and in the app's sizes")
-    func reminderText() throws {
-        let ounce = 100 * DrinkVolume.femtolitresPerCentiOunce
-        #expect(ReminderText.text(remaining: 16 * ounce, unit: .oz) == "16 oz to go: a bottle, or two glasses")
-        #expect(ReminderText.text(remaining: 8 * ounce, unit: .oz) == "8 oz to go: a glass")
-        #expect(ReminderText.text(remaining: 3 * ounce, unit: .oz) == "3 oz to go: a drink")
-        #expect(ReminderText.text(remaining: 40 * ounce, unit: .oz) == "40 oz to go: three bottles, or five glasses")
-        #expect(
-            ReminderText.text(remaining: 500 * DrinkVolume.femtolitresPerMillilitre, unit: .ml)
-                == "500 ml to go: two bottles, or three glasses")
-        #expect(ReminderText.text(remaining: 0, unit: .ml) == nil)
-        #expect(ReminderText.text(remaining: -ounce, unit: .oz) == nil)
-    }
-
     @Test("the user's day in a time zone follows its offset at that instant (DST days included)")
     func dayInZone() throws {
         func day(_ text: String) throws -> String {

@@ -59,7 +59,8 @@ struct OrdersFixture: Sendable {
             let provider = wrap(sandbox)
             let book = OrderBook(
                 client: client, quoting: quoting, provider: provider, events: publisher,
-                images: nil, keyLifetime: configuration.keyLifetime, payments: payments, clock: clock, logger: logger)
+                images: nil, keyLifetime: configuration.keyLifetime, payments: payments,
+                freeEcards: configuration.freeEcards, clock: clock, logger: logger)
             let wallet = Wallet(
                 store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
             try await body(
@@ -112,7 +113,8 @@ struct OrdersFixture: Sendable {
     func book(provider: (any PaymentProvider)? = nil, payments: PaymentTiming = PaymentTiming()) -> OrderBook {
         OrderBook(
             client: client, quoting: quoting, provider: provider ?? sandbox, events: publisher, images: nil,
-            keyLifetime: book.keyLifetime, payments: payments, clock: clock, logger: Self.logger)
+            keyLifetime: book.keyLifetime, payments: payments, freeEcards: book.freeEcards, clock: clock,
+            logger: Self.logger)
     }
 
     /// Delivers a printing job event as the consumer would: in a transaction; then makes the
@@ -172,7 +174,7 @@ struct KeyedOrder: Sendable {
     init(
         idempotencyKey: String, kind: String, postcard: Orders.PostcardDetails? = nil,
         ecard: Orders.EcardDetails? = nil, gift: Orders.GiftOrder? = nil, currency: String,
-        paymentMethodId: String, quoteId: String? = nil
+        paymentMethodId: String? = nil, quoteId: String? = nil
     ) {
         self.idempotencyKey = idempotencyKey
         request = .init(

@@ -6,15 +6,83 @@ import Testing
 
 @Suite("routing: goals, vouchers and redemption (PostgreSQL)")
 struct GoalTests {
-    @Test("weeks start on Monday 00:00 UTC; a day names its week")
-    func weeks() {
-        // 2026-11-19 is a Thursday; its week starts Monday 2026-11-16.
-        #expect(CampusWeek(containing: Date(timeIntervalSince1970: 1_795_089_600)).start == "2026-11-16")
-        #expect(CampusWeek(day: "2026-11-22")?.start == "2026-11-16")
-        #expect(CampusWeek(day: "2026-11-23")?.start == "2026-11-23")
-        #expect(CampusWeek(day: "2027-01-01")?.start == "2026-12-28")
-        #expect(CampusWeek(day: "2026-02-30") == nil)
-        #expect(CampusWeek(day: "next week") == nil)
+    static func zone(_ name: String) throws -> TimeZone { try #require(TimeZone(identifier: name)) }
+    static func at(_ text: String) throws -> Date { try #require(ISO8601DateFormatter().date(from: text)) }
+
+    @Test("goal weeks run Monday 00:00 to Monday 00:00 on the campus's clocks; a day names its week")
+    func weeks() throws {
+        let pretoria = try Self.zone("Africa/Johannesburg")
+        // 2026-11-19 is a Thursday; its week starts Monday 2026-11-16, 00:00 in Pretoria (22:00Z).
+        let thursday = CampusWeek(containing: try Self.at("2026-11-19T12:00:00Z"), in: pretoria)
+        #expect(thursday.start == "2026-11-16")
+        #expect(thursday.startsAt == (try Self.at("2026-11-15T22:00:00Z")))
+        #expect(thursday.endsAt == (try Self.at("2026-11-22T22:00:00Z")))
+        // Sunday 22:30 UTC is already Monday 00:30 on campus: the next week.
+        #expect(CampusWeek(containing: try Self.at("2026-11-22T22:30:00Z"), in: pretoria).start == "2026-11-23")
+        #expect(CampusWeek(containing: try Self.at("2026-11-22T21:59:59Z"), in: pretoria).start == "2026-11-16")
+        #expect(CampusWeek(containing: thursday.endsAt, in: pretoria).startsAt == thursday.endsAt)
+        #expect(
+            CampusWeek(containing: try Self.at("2026-11-22T22:30:00Z"), in: try Self.zone("UTC")).start
+                == "2026-11-16", "the same instant in a UTC week")
+
+        #expect(CampusWeek(day: "2026-11-22", in: pretoria)?.start == "2026-11-16")
+        #expect(CampusWeek(day: "2026-11-23", in: pretoria)?.start == "2026-11-23")
+        #expect(CampusWeek(day: "2027-01-01", in: pretoria)?.start == "2026-12-28")
+        #expect(CampusWeek(day: "2026-02-30", in: pretoria) == nil)
+        #expect(CampusWeek(day: "next week", in: pretoria) == nil)
+    }
+
+    @Test("a week with a daylight saving change on campus is 167 or 169 hours; its days keep their week")
+    func weeksAcrossClockChanges() throws {
+        let berlin = try Self.zone("Europe/Berlin")
+        // Clocks go forward on Sunday 28 March 2027 and back on Sunday 31 October 2027.
+        let spring = try #require(CampusWeek(day: "2027-03-24", in: berlin))
+        #expect(spring.start == "2027-03-22")
+        #expect(spring.startsAt == (try Self.at("2027-03-21T23:00:00Z")))
+        #expect(spring.endsAt == (try Self.at("2027-03-28T22:00:00Z")))
+        #expect(spring.endsAt.timeIntervalSince(spring.startsAt) == 167 * 3_600)
+        let autumn = try #require(CampusWeek(day: "2027-10-31", in: berlin))
+        #expect(autumn.start == "2027-10-25")
+        #expect(autumn.endsAt.timeIntervalSince(autumn.startsAt) == 169 * 3_600)
+        #expect(autumn.endsAt == (try Self.at("2027-10-31T23:00:00Z")))
+        // Sunday 23:30 in Berlin after the change back (22:30Z) is still that week.
+        #expect(CampusWeek(containing: try Self.at("2027-10-31T22:30:00Z"), in: berlin) == autumn)
+
+        let losAngeles = try Self.zone("America/Los_Angeles")
+        let march = CampusWeek(containing: try Self.at("2027-03-14T12:00:00Z"), in: losAngeles)
+        #expect(march.start == "2027-03-08")
+        #expect(march.startsAt == (try Self.at("2027-03-08T08:00:00Z")))
+        #expect(march.endsAt == (try Self.at("2027-03-15T07:00:00Z")))
+        // Sunday 23:30 PDT is 06:30Z on Monday: still the week of the 8th.
+        #expect(CampusWeek(containing: try Self.at("2027-03-15T06:30:00Z"), in: losAngeles).start == "2027-03-08")
+        #expect(CampusWeek(day: "2027-03-15", in: losAngeles)?.startsAt == march.endsAt)
+    }
+
+    @Test("activity at Monday 00:30 on campus (Sunday 22:30 UTC) counts for the new week's goals")
+    func campusWeekBoundary() async throws {
+        try await RoutingDatabase.with { db in
+            let week = db.week
+            let next = db.goals.week(containing: week.endsAt)
+            #expect(next.startsAt == week.endsAt && next.start != week.start)
+            let goal = try await db.goals.create(
+                .init(title: "Monday early", metric: "steps", target: 1_000, reward: "a muffin"), week: next,
+                id: UUID(), now: db.clock.now())
+            let user = UUID()
+            // Sunday 23:30 on campus: the old week.
+            db.clock.set(week.endsAt.addingTimeInterval(-1_800))
+            let late = try await db.goals.report(
+                steps: 700, distance: 500, user: user, now: db.clock.now(), requestId: nil)
+            #expect(late.weekStart == week.start && late.steps == 700)
+            #expect(late.weekStartsAt == week.startsAt && late.weekEndsAt == week.endsAt)
+            // Monday 00:30 on campus, still Sunday in UTC: the new week, whose goal it completes.
+            db.clock.set(week.endsAt.addingTimeInterval(1_800))
+            let early = try await db.goals.report(
+                steps: 1_200, distance: 900, user: user, now: db.clock.now(), requestId: nil)
+            #expect(early.weekStart == next.start && early.steps == 1_200)
+            #expect(early.justCompleted == [goal.id])
+            let old = try await db.goals.myWeek(user: user, week: week)
+            #expect(old.steps == 700 && old.goals.allSatisfy { $0.goal.id != goal.id })
+        }
     }
 
     @Test("voucher codes: 100 random bits, typed in any case with O for 0 and I for 1")

@@ -46,7 +46,9 @@ struct RoutingDatabase: Sendable {
                 log: log, producer: .routing, context: context, endpoint: "tcp://127.0.0.1:1")
             try await body(
                 RoutingDatabase(
-                    client: client, clock: clock, goals: GoalBook(client: client, events: publisher, logger: logger),
+                    client: client, clock: clock, goals: GoalBook(
+                        client: client, events: publisher, zone: TimeZone(identifier: "Africa/Johannesburg")!,
+                        logger: logger),
                     events: CampusEventStore(client: client, logger: logger),
                     pins: PinStore(client: client, logger: logger),
                     venues: VenueStore(client: client, logger: logger),
@@ -64,7 +66,7 @@ struct RoutingDatabase: Sendable {
     }
 
     /// This test's week.
-    var week: CampusWeek { CampusWeek(containing: clock.now()) }
+    var week: CampusWeek { goals.week(containing: clock.now()) }
 
     /// A goal of this test's week.
     func goal(_ metric: String, target: Int64, title: String = "Walk the campus") async throws -> Routing.Goal {

@@ -352,7 +352,7 @@ struct TimetableTests {
                 meeting: meeting, start: occurrence.start, user: student, now: start.addingTimeInterval(60),
                 requestId: nil)
             #expect(again.isEmpty)
-            let week = try await db.goals.myWeek(user: student, week: CampusWeek(containing: start))
+            let week = try await db.goals.myWeek(user: student, week: db.goals.week(containing: start))
             #expect(week.lecturesAttended == 1)
             #expect(week.goals.first { $0.goal.id == goal.id }?.voucher != nil)
             #expect(try await db.completions(of: goal.id).count == 1)

@@ -108,4 +108,74 @@ struct ContactTests {
             #expect(try await db.count("SELECT count(*) FROM social.contacts WHERE user_id = \(ann)") == 0)
         }
     }
+
+    @Test("favourites come first unless another order is asked for, and their pages neither repeat nor skip")
+    func favouritesFirst() async throws {
+        try await SocialDatabase.with { db in
+            let ann = try await db.user()
+            for (name, favourite) in [("Ada", true), ("Bo", false), ("Cy", true), ("Dan", false), ("Eva", false)] {
+                _ = try await db.call(Social.AddContact.self, .init(name: name, favourite: favourite), as: ann)
+                db.clock.advance(by: 1)
+            }
+            let standard = try await db.call(Social.ListContacts.self, .init(), as: ann)
+            #expect(standard.items.map(\.name) == ["Cy", "Ada", "Eva", "Dan", "Bo"])
+            let named = try await db.call(Social.ListContacts.self, .init(sort: .favourites), as: ann)
+            #expect(named.items.map(\.id) == standard.items.map(\.id))
+            let recent = try await db.call(Social.ListContacts.self, .init(sort: .recent), as: ann)
+            #expect(recent.items.map(\.name) == ["Eva", "Dan", "Cy", "Bo", "Ada"])
+            var seen: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await db.call(Social.ListContacts.self, .init(limit: 2, cursor: cursor), as: ann)
+                seen += page.items.map(\.name)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(seen == ["Cy", "Ada", "Eva", "Dan", "Bo"])
+            let search = try await db.call(Social.ListContacts.self, .init(q: "a"), as: ann)
+            #expect(search.items.map(\.name) == ["Ada", "Eva", "Dan"])
+        }
+    }
+
+    @Test("every card counts: paid postcards and e-cards, contacts picked or written in by hand, each order once")
+    func everyCardCounts() async throws {
+        try await SocialDatabase.with { db in
+            let ann = try await db.user()
+            let eva = try await db.call(
+                Social.AddContact.self, .init(name: "Eva Lind", address: Self.lund, email: "eva@example.org"), as: ann)
+            let bo = try await db.call(Social.AddContact.self, .init(name: "Bo Ek", email: "Bo@Example.org"), as: ann)
+            let cy = try await db.call(Social.AddContact.self, .init(name: "Cy Berg", favourite: true), as: ann)
+            func paid(
+                _ orderId: String, postcard: [Orders.PostalRecipient] = [], ecard: [Orders.EmailRecipient] = []
+            ) throws -> StoredEvent {
+                let order = Orders.OrderEvent(
+                    orderId: orderId, userId: ann.uuidString.lowercased(), kind: postcard.isEmpty ? "ecard" : "postcard",
+                    from: "pending_payment", state: "paid", at: db.clock.now(), reason: nil,
+                    total: .init(amount: 100, currency: "EUR"),
+                    postcard: postcard.isEmpty ? nil : .init(size: "A6", recipients: postcard),
+                    ecard: ecard.isEmpty ? nil : .init(recipients: ecard))
+                return StoredEvent(
+                    seq: 0, xid: 0, id: UUID(), topic: Orders.Topic.paid, producer: "orders",
+                    payload: try Wire.makeEncoder().encode(order), requestId: nil, createdAt: db.clock.now())
+            }
+            // A hand-written postcard recipient with another name for Eva, at her address.
+            let handWritten = Orders.PostalRecipient(
+                name: "Mormor", address: .init(line1: "storgatan 1", city: "Lund", postalCode: "223 50", country: "SE"))
+            let postcardOrder = UUID().uuidString
+            let first = try paid(postcardOrder, postcard: [handWritten])
+            // The same order's event appended again (another event id) counts nothing more.
+            let again = try paid(postcardOrder, postcard: [handWritten])
+            let ecards = try paid(
+                UUID().uuidString, ecard: [.init(email: "EVA@example.org"), .init(name: "Bo", email: "bo@example.org")])
+            for event in [first, again, ecards, ecards] {
+                try await db.client.withTransaction(logger: SocialDatabase.logger) { connection in
+                    try await SocialService.apply(event, to: db.parts, on: connection)
+                }
+            }
+            let frequent = try await db.call(Social.ListContacts.self, .init(sort: .frequent), as: ann)
+            #expect(frequent.items.map(\.id) == [eva.id, bo.id, cy.id])
+            #expect(frequent.items.map(\.cardsSent) == [2, 1, 0])
+            let standard = try await db.call(Social.ListContacts.self, .init(), as: ann)
+            #expect(standard.items.first?.id == cy.id, "the favourite leads the standard listing")
+        }
+    }
 }

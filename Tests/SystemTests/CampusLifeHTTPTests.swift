@@ -190,6 +190,62 @@ extension RoutingHTTPTests {
 }
 
 extension RoutingHTTPTests {
+    @Test("goal weeks in campus time (CAMPUS_TIME_ZONE): Monday 00:00 local to Monday 00:00, 167 hours across DST")
+    func goalWeeksInCampusTime() async throws {
+        let zone = try #require(TimeZone(identifier: "America/Los_Angeles"))
+        let system = try await startRouting(["CAMPUS_TIME_ZONE": zone.identifier])
+        defer { _ = system.stopBlocking() }
+        let walker = try await token(system)
+        let admin = try await token(system, roles: ["admin"])
+        func instant(_ value: Any?) -> Date? { (value as? String).flatMap { ISO8601DateFormatter().date(from: $0) } }
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = zone
+
+        // This week: it holds now, and begins and ends at midnight going into Monday on campus.
+        let before = Date()
+        let now = json(await send(system, "GET", "/v1/me/goals", token: walker)?.body)
+        let after = Date()
+        let startsAt = try #require(instant(now["weekStartsAt"]), "\(now)")
+        let endsAt = try #require(instant(now["weekEndsAt"]))
+        #expect(startsAt <= after && before < endsAt)
+        for edge in [startsAt, endsAt] {
+            let local = calendar.dateComponents([.weekday, .hour, .minute, .second], from: edge)
+            #expect(local.weekday == 2 && local.hour == 0 && local.minute == 0 && local.second == 0, "\(edge)")
+        }
+        let monday = calendar.dateComponents([.year, .month, .day], from: startsAt)
+        #expect(
+            now["weekStart"] as? String
+                == String(format: "%04d-%02d-%02d", monday.year ?? 0, monday.month ?? 0, monday.day ?? 0))
+
+        // The week clocks go forward in California (Sunday 14 March 2027): 167 hours, its edges
+        // at 08:00Z (PST) and 07:00Z (PDT).
+        let spring = json(await send(system, "GET", "/v1/me/goals?week=2027-03-14", token: walker)?.body)
+        #expect(spring["weekStart"] as? String == "2027-03-08", "\(spring)")
+        #expect(spring["weekStartsAt"] as? String == "2027-03-08T08:00:00Z")
+        #expect(spring["weekEndsAt"] as? String == "2027-03-15T07:00:00Z")
+        let next = json(await send(system, "GET", "/v1/me/goals?week=2027-03-15", token: walker)?.body)
+        #expect(next["weekStartsAt"] as? String == "2027-03-15T07:00:00Z", "the next week begins as this one ends")
+
+        // An admin names any day of the week; the goal is the campus week's.
+        let goal =
+            #"{"title": "Spring forward \#(UUID().uuidString.prefix(6))", "metric": "steps", "target": 5000, "weekStart": "2027-03-14", "reward": "a coffee"}"#
+        let created = await send(system, "POST", "/v1/admin/campus/goals", body: goal, token: admin)
+        #expect(created?.status == 201, "\(created?.body ?? "")")
+        #expect(json(created?.body)["weekStart"] as? String == "2027-03-08")
+        let goalId = try #require(json(created?.body)["id"] as? String)
+        let listed = json(await send(system, "GET", "/v1/me/goals?week=2027-03-09", token: walker)?.body)
+        #expect(
+            (listed["goals"] as? [[String: Any]])?.contains { ($0["goal"] as? [String: Any])?["id"] as? String == goalId }
+                == true)
+        #expect(await send(system, "DELETE", "/v1/admin/campus/goals/\(goalId)", token: admin)?.status == 204)
+
+        // A zone routing does not know stops it at start, naming the setting.
+        let (status, output) = try await system.runToEnd(
+            "routing", arguments: [], extra: ["CAMPUS_TIME_ZONE": "Mars/Olympus_Mons"])
+        #expect(status != 0)
+        #expect(output.contains("CAMPUS_TIME_ZONE 'Mars/Olympus_Mons' is not an IANA time zone"), "\(output)")
+    }
+
     @Test("a signed-in Wi-Fi locate at a venue counts as a visit towards a venues goal; an anonymous one does not")
     func venueVisitGoal() async throws {
         let system = try await startRouting()

@@ -257,7 +257,7 @@ struct CivicHTTPTests {
         }
         let boundaries = try #require(await system.get("/v1/civic/boundaries"))
         #expect(boundaries.status == 200 && boundaries.header("ETag") != nil)
-        #expect((json(boundaries.body)["features"] as? [Any])?.count == 7)
+        #expect((json(boundaries.body)["features"] as? [Any])?.count == 10, "city, county, state, country, 6 sample districts")
         let outlines = await system.get("/v1/civic/boundaries", headers: ["If-None-Match": boundaries.header("ETag") ?? "-"])
         #expect(outlines?.status == 304 && outlines?.header("Cache-Control") == "public, max-age=60")
         let metrics = await system.get("/metrics")?.body ?? ""

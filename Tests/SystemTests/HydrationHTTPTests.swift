@@ -248,6 +248,63 @@ struct HydrationHTTPTests {
         #expect(json(await send(system, "GET", "/v1/me/hydration/plan", token: ann)?.body)["saved"] as? Bool == false)
     }
 
+    @Test("a reminder fires into the inbox saying how much to drink now for what was logged; none once the goal is met")
+    func reminderInInbox() async throws {
+        let system = try await startHydration(notify: true)
+        defer { _ = system.stopBlocking() }
+        let ann = try await token(system)
+        let bea = try await token(system)
+        // A fixed-offset zone where it is around noon now, so the test's reminders and drinks
+        // fall on one local day whenever it runs.
+        let now = Date()
+        let utc = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: now)
+        let hours = 12 - (utc.hour ?? 12)
+        let zone = hours == 0 ? "Etc/UTC" : hours > 0 ? "Etc/GMT-\(hours)" : "Etc/GMT+\(-hours)"
+        let offset = String(format: "%@%02d:00", hours < 0 ? "-" : "+", abs(hours))
+        func local(_ date: Date) -> (text: String, minutes: Int) {
+            let parts = Calendar(identifier: .gregorian).dateComponents(
+                in: TimeZone(secondsFromGMT: hours * 3_600)!, from: date)
+            let text = String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+            return (text + offset, (parts.hour ?? 0) * 60 + (parts.minute ?? 0))
+        }
+        func clock(_ minutes: Int) -> String { String(format: "%02d:%02d", minutes / 60, minutes % 60) }
+        // Three reminders half an hour apart, the second in a minute or two: two are left then.
+        let due = local(now).minutes + 2
+        for (user, goal) in [(ann, 64), (bea, 16)] {
+            let plan =
+                #"{"dailyGoal": \#(goal), "unit": "oz", "remindersPerDay": 3, "wake": "\#(clock(due - 60))", "sleep": "\#(clock(due + 60))", "timeZone": "\#(zone)"}"#
+            let saved = await send(system, "PUT", "/v1/me/hydration/plan", body: plan, token: user)
+            #expect(saved?.status == 200, "\(saved?.body ?? "")")
+            #expect(json(saved?.body)["reminderTimes"] as? [String] == [clock(due - 30), clock(due), clock(due + 30)])
+            // A bottle this morning: 48 oz of Ann's 64 left over two reminders; Bea's 16 met.
+            let drankAt = local(now.addingTimeInterval(-60)).text
+            let bottle = #"{"uuid": "\#(UUID())", "category": "bottle", "drankAt": "\#(drankAt)"}"#
+            #expect(await send(system, "POST", "/v1/me/drinks", body: bottle, token: user)?.status == 201)
+        }
+
+        func reminders(_ user: String) async -> [[String: Any]] {
+            let items = json(await send(system, "GET", "/v1/me/notifications", token: user)?.body)["items"]
+            return (items as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "hydration_reminder" }
+        }
+        var arrived: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(200)
+        while Date() < deadline {
+            arrived = await reminders(ann)
+            if !arrived.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(
+            arrived.map { $0["body"] as? String } == [
+                "Time for a bottle and a glass: 24 oz now keeps you on track for 64 oz"
+            ], "\(arrived)")
+        #expect(arrived.first?["title"] as? String == "Time for some water")
+        // Bea's occurrence was due at the same minute; give its composition a moment.
+        try await Task.sleep(for: .seconds(3))
+        #expect(await reminders(bea).isEmpty, "no reminder once the goal is met")
+    }
+
     @Test("the plan's reminders become notify's schedule in another process; a new plan reschedules, none removes it")
     func remindersScheduled() async throws {
         let system = try await startHydration(notify: true)

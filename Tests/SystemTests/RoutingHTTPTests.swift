@@ -4,11 +4,12 @@ import Testing
 /// NavUP through HTTP: gateway, broker, auth and routing as real processes, on the sample campus.
 @Suite("routing over HTTP (real processes)", .serialized)
 struct RoutingHTTPTests {
-    func startRouting() async throws -> SystemHarness {
+    /// `settings` are routing's, on top of a fast campus refresh.
+    func startRouting(_ settings: [String: String] = [:]) async throws -> SystemHarness {
         let system = try SystemHarness()
         try system.start("broker")
         try system.start("auth")
-        try system.start("routing", extra: ["CAMPUS_REFRESH_MS": "500"])
+        try system.start("routing", extra: ["CAMPUS_REFRESH_MS": "500"].merging(settings) { _, new in new })
         try system.start("gateway", extra: ["READINESS_SERVICES": "auth,routing"])
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline, await system.get("/readyz")?.status != 200 {

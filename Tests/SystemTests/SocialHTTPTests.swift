@@ -212,6 +212,66 @@ struct SocialHTTPTests {
         #expect((json(await ann.send("GET", "/v1/me/contacts").body)["items"] as? [Any])?.isEmpty == true)
     }
 
+    @Test("the address book lists favourites first; sort=frequent counts every card: paid postcards, e-cards, recipients written in by hand")
+    func cardsSentAndFavourites() async throws {
+        let system = try await start()
+        defer { _ = system.stopBlocking() }
+        let (ann, _) = try await user(system, "ann")
+        func add(_ body: String) async throws -> String {
+            let added = await ann.send("POST", "/v1/me/contacts", json: body)
+            #expect(added.status == 201, "\(added.body)")
+            return try #require(json(added.body)["id"] as? String)
+        }
+        let eva = try await add(
+            #"{"name": "Eva Lind", "favourite": true, "email": "eva@example.org", "address": {"line1": "Storgatan 1", "city": "Lund", "postalCode": "22350", "country": "SE"}}"#)
+        let bo = try await add(#"{"name": "Bo Ek", "email": "bo@example.org"}"#)
+        let cy = try await add(
+            #"{"name": "Cy Berg", "favourite": true, "address": {"line1": "Kungsgatan 2", "city": "Malmö", "country": "SE"}}"#)
+        let dan = try await add(#"{"name": "Dan Holm"}"#)
+        let card = await ann.send(
+            "POST", "/v1/payment-methods",
+            json: #"{"number": "4242424242424242", "expMonth": 12, "expYear": 2030, "cvc": "123"}"#)
+        let cardId = try #require(json(card.body)["id"] as? String)
+        func place(_ body: String) async {
+            let placed = await ann.send("POST", "/v1/orders", json: body, headers: ["Idempotency-Key": UUID().uuidString])
+            #expect(placed.status == 201, "\(placed.body)")
+        }
+        // A paid postcard to Eva from the address book, and to Cy written in by hand (another
+        // spelling of the name and address).
+        await place(
+            #"{"kind": "postcard", "currency": "EUR", "paymentMethodId": "\#(cardId)", "postcard": {"size": "A6", "contactIds": ["\#(eva)"], "recipients": [{"name": "C. Berg", "address": {"line1": "kungsgatan  2", "city": "MALMÖ", "country": "se"}}]}}"#)
+        // An e-card to Bo from the address book, and to Eva's e-mail address written in by hand.
+        await place(
+            #"{"kind": "ecard", "currency": "EUR", "paymentMethodId": "\#(cardId)", "ecard": {"contactIds": ["\#(bo)"], "recipients": [{"email": "Eva@Example.org"}]}}"#)
+        // An e-card written in by hand to Eva and Bo.
+        await place(
+            #"{"kind": "ecard", "currency": "EUR", "paymentMethodId": "\#(cardId)", "ecard": {"recipients": [{"name": "Eva", "email": "eva@example.org"}, {"email": "bo@example.org"}]}}"#)
+        // social counts from orders' paid events, shortly after each order.
+        var frequent: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(30)
+        repeat {
+            try await Task.sleep(for: .milliseconds(200))
+            frequent = json(await ann.send("GET", "/v1/me/contacts?sort=frequent").body)["items"] as? [[String: Any]] ?? []
+        } while Date() < deadline && frequent.compactMap { $0["cardsSent"] as? Int }.reduce(0, +) < 6
+        #expect(frequent.map { $0["id"] as? String } == [eva, bo, cy, dan], "\(frequent)")
+        #expect(frequent.map { $0["cardsSent"] as? Int } == [3, 2, 1, 0], "\(frequent)")
+        // The standard listing: favourites first (newest first), then the rest (newest first).
+        let standard = json(await ann.send("GET", "/v1/me/contacts").body)["items"] as? [[String: Any]] ?? []
+        #expect(standard.map { $0["id"] as? String } == [cy, eva, dan, bo], "\(standard)")
+        let recent = json(await ann.send("GET", "/v1/me/contacts?sort=recent").body)["items"] as? [[String: Any]] ?? []
+        #expect(recent.map { $0["id"] as? String } == [dan, cy, bo, eva])
+        let page = await ann.send("GET", "/v1/me/contacts?sort=favourites&limit=1")
+        let next = try #require(json(page.body)["nextCursor"] as? String)
+        let rest = json(await ann.send("GET", "/v1/me/contacts?sort=favourites&cursor=\(next)").body)["items"] as? [[String: Any]]
+        #expect(json(page.body)["items"].flatMap { $0 as? [[String: Any]] }?.map { $0["id"] as? String } == [cy])
+        #expect(rest?.map { $0["id"] as? String } == [eva, dan, bo])
+        #expect(await ann.send("GET", "/v1/me/contacts?sort=alphabetical").status == 400)
+        // Counting settles: nothing more arrives for orders already counted.
+        try await Task.sleep(for: .seconds(1))
+        let settled = json(await ann.send("GET", "/v1/me/contacts?sort=frequent").body)["items"] as? [[String: Any]] ?? []
+        #expect(settled.map { $0["cardsSent"] as? Int } == [3, 2, 1, 0])
+    }
+
     @Test("the profile over HTTP: username change (400, 409), billing and shipping addresses, a gift shipped to a friend's shared address, contactIds in orders")
     func profile() async throws {
         let system = try await start()

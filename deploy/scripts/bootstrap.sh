@@ -7,7 +7,9 @@
 # Needs root or sudo when something must be installed. Installs:
 #   - Debian packages: the C libraries the Swift targets link (ZeroMQ, Argon2, Cairo, Pango)
 #     and pkg-config (SwiftPM asks it where libzmq.pc lives),
-#     PostgreSQL with contrib (pg_trgm) for the throwaway databases, curl (readiness checks), and
+#     PostgreSQL with contrib (pg_trgm) for the throwaway databases, curl (readiness checks),
+#     Pillow (python3-pil: Tests/image-fixtures/make_fixtures.py writes the image fixtures and
+#     their reference decodes with it), and
 #     docker-compose (Debian's v1, only to validate docker-compose.yml; no Docker engine needed).
 #   - Python packages from deploy/requirements.txt (Swagger UI 5, swagger-ui-bundle-v2, whose
 #     files the gateway serves at /docs), Tests/interop/requirements.txt,
@@ -30,6 +32,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 APT_PACKAGES=(
     libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev
     poppler-utils
+    python3-pil
     chromium chromium-driver
     pkg-config
     postgresql postgresql-contrib

@@ -16,6 +16,8 @@
 #   USERS           NavUP users of the load (default 500)
 #   LOGIN_RATE      logins per second (default 5)
 #   POSTCARD_RATE   postcard journeys per second (default 3)
+#   ECARD_RATE      free e-cards per second, sent by accounts with no card (default 1); acknowledged
+#                   orders like the postcards, which reconcile.sh checks moved no money
 #   TAPWATER_USERS  TapWater users (default 300: a drink each every 60 s and a sync every 30 s,
 #                   so that kills land among them)
 #   GIFT_RATE       Gifter gift journeys per second (default 2), whose purchases are
@@ -43,7 +45,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 renamed_variable SETTLE_SECONDS SETTLE_S
 
 : "${DURATION:=300}" "${KILL_EVERY:=20}" "${USERS:=500}" "${LOGIN_RATE:=5}" "${POSTCARD_RATE:=3}"
-: "${TAPWATER_USERS:=300}" "${GIFT_RATE:=2}"
+: "${TAPWATER_USERS:=300}" "${GIFT_RATE:=2}" "${ECARD_RATE:=1}"
 : "${SETTLE_S:=120}" "${SERVICES:=$(registry worker)}"
 for var in DURATION KILL_EVERY USERS TAPWATER_USERS SETTLE_S; do
     [[ ${!var} =~ ^[0-9]+$ ]] || die "$var must be a whole number, not '${!var}'"
@@ -136,9 +138,9 @@ if [[ " $SERVICES " == *" civic "* ]]; then
         "http://127.0.0.1:$HTTP_PORT/v1/civic/subscriptions" || warn "could not subscribe a device by subject"
 fi
 
-info "load: mixed for ${DURATION}s (users $USERS, logins $LOGIN_RATE/s, postcards $POSTCARD_RATE/s, gifts $GIFT_RATE/s)"
+info "load: mixed for ${DURATION}s (users $USERS, logins $LOGIN_RATE/s, postcards $POSTCARD_RATE/s, free e-cards $ECARD_RATE/s, gifts $GIFT_RATE/s)"
 "$BIN_DIR/loadgen" mixed --url "http://127.0.0.1:$HTTP_PORT" --seconds "$DURATION" --users "$USERS" \
-    --login-rate "$LOGIN_RATE" --postcard-rate "$POSTCARD_RATE" --gift-rate "$GIFT_RATE" \
+    --login-rate "$LOGIN_RATE" --postcard-rate "$POSTCARD_RATE" --gift-rate "$GIFT_RATE" --ecard-rate "$ECARD_RATE" \
     --acknowledged "$OUT/acknowledged.txt" \
     --tapwater-users "$TAPWATER_USERS" --drink-every 60 --sync-every 30 \
     --acknowledged-drinks "$OUT/acknowledged-drinks.txt" \

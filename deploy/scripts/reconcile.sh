@@ -5,8 +5,8 @@
 #
 # ACKNOWLEDGED_FILE holds the id of every order the system answered 201, one per line
 # (`loadgen postcard|mixed --acknowledged FILE`). Prints one line per count and exits 1 when an
-# order was lost, charged twice or not at all, a ledger does not add up, an order or an event is
-# stuck; 0 otherwise. Needs psql and DATABASE_URL.
+# order was lost, charged twice or not at all (a free order, total 0, must move no money at all),
+# a ledger does not add up, an order or an event is stuck; 0 otherwise. Needs psql and DATABASE_URL.
 #
 # Environment:
 #   DATABASE_URL     the database (required)
@@ -56,8 +56,19 @@ SELECT 'orders acknowledged to the client', count(*), 0 FROM acked;
 SELECT 'acknowledged twice (same id)', count(*) - count(DISTINCT id), 1 FROM acked;
 SELECT 'acknowledged but not in the database (lost)', count(*), 1
   FROM acked a WHERE NOT EXISTS (SELECT 1 FROM orders.orders o WHERE o.id = a.id);
+-- A free order (total 0: a free e-card) is paid with no card and moves no money.
+SELECT 'acknowledged free orders (no payment)', count(*), 0
+  FROM acked a JOIN orders.orders o ON o.id = a.id WHERE o.total_amount = 0;
 SELECT 'acknowledged without an authorization', count(*), 1
-  FROM acked a WHERE NOT EXISTS (SELECT 1 FROM orders.ledger l WHERE l.order_id = a.id AND l.movement = 'authorize');
+  FROM acked a JOIN orders.orders o ON o.id = a.id
+  WHERE o.total_amount > 0
+    AND NOT EXISTS (SELECT 1 FROM orders.ledger l WHERE l.order_id = a.id AND l.movement = 'authorize');
+SELECT 'free orders with money moved or an authorization (charged for nothing)', count(*), 1
+  FROM orders.orders o
+  WHERE o.total_amount = 0
+    AND (o.authorization_id IS NOT NULL OR EXISTS (SELECT 1 FROM orders.ledger l WHERE l.order_id = o.id));
+SELECT 'orders that cost money without a card', count(*), 1
+  FROM orders.orders WHERE total_amount > 0 AND payment_method_id IS NULL;
 -- A capture or refund is two ledger rows (one per account) with one provider reference.
 SELECT 'orders authorized more than once (double charge)', count(*), 1 FROM (
   SELECT order_id FROM orders.ledger WHERE movement = 'authorize' GROUP BY order_id HAVING count(DISTINCT provider_ref) > 1) twice;

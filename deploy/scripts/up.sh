@@ -357,6 +357,9 @@ start_all() {
     start_smtp_sink
     start_civic_standin
     start_stripe_standin
+    # The San Luis Obispo City Council's sample members, items, votes and positions (made up),
+    # imported by civic at start; CIVIC_LOCAL_FILES= (empty) imports none.
+    export CIVIC_LOCAL_FILES=${CIVIC_LOCAL_FILES-"$REPO_ROOT/deploy/civic/san_luis_obispo_city_council.sample.json"}
     # The printer's sample postage file (loaded by printing at start unless already stored).
     export POSTAGE_FILE=${POSTAGE_FILE:-"$REPO_ROOT/services/printing/PrintingService/Rules/Postage/postage-sample.xml"}
     # The places greetings are suggested for (GeoNames cities of 15,000 people or more).

@@ -11,15 +11,129 @@ extension Civic {
         public var body: String?
         public var items: [LocalItem]?
         public var meetings: [LocalMeeting]?
+        /// True when the file's people, items and positions are made up (a sample); its members are
+        /// then answered with `sample: true`.
+        public var sample: Bool?
+        /// The body's members with their terms of office.
+        public var members: [LocalMember]?
+        /// Positions members stated on items, each with its source and the day it was checked.
+        public var positions: [LocalPosition]?
         public init(
             format: String = "politimap-local/1", jurisdiction: LocalJurisdiction, body: String? = nil,
-            items: [LocalItem]? = nil, meetings: [LocalMeeting]? = nil
+            items: [LocalItem]? = nil, meetings: [LocalMeeting]? = nil, sample: Bool? = nil,
+            members: [LocalMember]? = nil, positions: [LocalPosition]? = nil
         ) {
             self.format = format
             self.jurisdiction = jurisdiction
             self.body = body
             self.items = items
             self.meetings = meetings
+            self.sample = sample
+            self.members = members
+            self.positions = positions
+        }
+    }
+
+    /// A term of office in a local file: `Mayor` or `Council Member`, say.
+    public struct LocalTerm: Codable, Sendable, Equatable {
+        public var office: String
+        /// The district; absent for a seat elected at large.
+        public var district: String?
+        /// `YYYY-MM-DD`.
+        public var startDate: String
+        /// `YYYY-MM-DD`, not before `startDate`.
+        public var endDate: String?
+        public init(office: String, district: String? = nil, startDate: String, endDate: String? = nil) {
+            self.office = office
+            self.district = district
+            self.startDate = startDate
+            self.endDate = endDate
+        }
+    }
+
+    /// A member of the body: the terms give the office (the term that started last is the current one).
+    public struct LocalMember: Codable, Sendable, Equatable {
+        /// Stable and unique within the jurisdiction; votes and positions name the member by it.
+        public var id: String
+        public var name: String
+        public var party: String?
+        public var email: String?
+        public var phone: String?
+        public var address: String?
+        public var photoUrl: String?
+        /// Oldest first; at least one.
+        public var terms: [LocalTerm]
+        /// URLs the facts come from; at least one (the first is every fact's source).
+        public var sources: [String]
+        /// `YYYY-MM-DD`: the day the facts were last checked against the sources.
+        public var checkedOn: String
+        public init(
+            id: String, name: String, party: String? = nil, email: String? = nil, phone: String? = nil,
+            address: String? = nil, photoUrl: String? = nil, terms: [LocalTerm], sources: [String], checkedOn: String
+        ) {
+            self.id = id
+            self.name = name
+            self.party = party
+            self.email = email
+            self.phone = phone
+            self.address = address
+            self.photoUrl = photoUrl
+            self.terms = terms
+            self.sources = sources
+            self.checkedOn = checkedOn
+        }
+    }
+
+    /// One member's vote in a roll call.
+    public struct LocalMemberVote: Codable, Sendable, Equatable {
+        /// A member id of this file.
+        public var member: String
+        /// `yes`, `no`, `abstain`, `absent`, `excused`, `not voting`.
+        public var option: String
+        public init(member: String, option: String) {
+            self.member = member
+            self.option = option
+        }
+    }
+
+    /// A roll call on an item.
+    public struct LocalVote: Codable, Sendable, Equatable {
+        public var motion: String
+        /// `YYYY-MM-DD`.
+        public var date: String
+        /// `pass` or `fail`.
+        public var result: String
+        public var votes: [LocalMemberVote]
+        public init(motion: String, date: String, result: String, votes: [LocalMemberVote]) {
+            self.motion = motion
+            self.date = date
+            self.result = result
+            self.votes = votes
+        }
+    }
+
+    /// A position a member stated on an item.
+    public struct LocalPosition: Codable, Sendable, Equatable {
+        /// A member id of this file.
+        public var member: String
+        /// An item id of this or an earlier file.
+        public var item: String
+        /// One of ``Civic/statedPositions``.
+        public var position: String
+        /// `YYYY-MM-DD`.
+        public var statedOn: String
+        public var sourceUrl: String
+        /// `YYYY-MM-DD`, not before `statedOn`.
+        public var checkedOn: String
+        public init(
+            member: String, item: String, position: String, statedOn: String, sourceUrl: String, checkedOn: String
+        ) {
+            self.member = member
+            self.item = item
+            self.position = position
+            self.statedOn = statedOn
+            self.sourceUrl = sourceUrl
+            self.checkedOn = checkedOn
         }
     }
 
@@ -78,11 +192,14 @@ extension Civic {
         public var documents: [LocalDocument]?
         /// URLs the facts come from.
         public var sources: [String]?
+        /// Roll calls, each member named by their id in this file's `members`.
+        public var votes: [LocalVote]?
         public init(
             id: String, session: String, identifier: String, title: String, summary: String? = nil,
             subjects: [String]? = nil, updatedAt: String, actions: [LocalAction]? = nil, sponsors: [String]? = nil,
-            documents: [LocalDocument]? = nil, sources: [String]? = nil
+            documents: [LocalDocument]? = nil, sources: [String]? = nil, votes: [LocalVote]? = nil
         ) {
+            self.votes = votes
             self.id = id
             self.session = session
             self.identifier = identifier
@@ -152,11 +269,20 @@ extension Civic {
             public var billsUnchanged: Int
             /// Meetings new or changed.
             public var meetings: Int
-            public init(billsNew: Int, billsChanged: Int, billsUnchanged: Int, meetings: Int) {
+            /// Members new or changed.
+            public var members: Int
+            /// Stated positions new or changed.
+            public var positions: Int
+            public init(
+                billsNew: Int, billsChanged: Int, billsUnchanged: Int, meetings: Int, members: Int = 0,
+                positions: Int = 0
+            ) {
                 self.billsNew = billsNew
                 self.billsChanged = billsChanged
                 self.billsUnchanged = billsUnchanged
                 self.meetings = meetings
+                self.members = members
+                self.positions = positions
             }
         }
     }

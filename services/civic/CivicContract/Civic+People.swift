@@ -53,9 +53,11 @@ extension Civic {
         /// `YYYY-MM-DD`.
         public var date: String
         public var sourceUrl: String?
+        /// `YYYY-MM-DD`: when a stated position was last checked against its source; nil for a vote.
+        public var checkedOn: String?
         public init(
             billId: String, billIdentifier: String, billTitle: String, kind: String, position: String, date: String,
-            sourceUrl: String?
+            sourceUrl: String?, checkedOn: String? = nil
         ) {
             self.billId = billId
             self.billIdentifier = billIdentifier
@@ -64,6 +66,24 @@ extension Civic {
             self.position = position
             self.date = date
             self.sourceUrl = sourceUrl
+            self.checkedOn = checkedOn
+        }
+    }
+
+    /// One term of office: what the person held, for which district (nil: at large), from when to when.
+    public struct Term: Codable, Sendable, Equatable {
+        /// E.g. `Mayor`, `Council Member`.
+        public var office: String
+        public var district: String?
+        /// `YYYY-MM-DD`.
+        public var startDate: String
+        /// `YYYY-MM-DD`; nil when the term has no set end.
+        public var endDate: String?
+        public init(office: String, district: String? = nil, startDate: String, endDate: String? = nil) {
+            self.office = office
+            self.district = district
+            self.startDate = startDate
+            self.endDate = endDate
         }
     }
 
@@ -76,13 +96,20 @@ extension Civic {
         public var positions: [Position]
         /// True when neither a vote nor a stated position is known ("position not available").
         public var positionsUnavailable: Bool
+        /// The terms of office a local file gave, oldest first; nil when none was given (the feed's people).
+        public var terms: [Term]?
+        /// True for a person of a file marked as sample data (made up).
+        public var sample: Bool?
         public init(
-            summary: PersonSummary, facts: [String: Sourced], positions: [Position], positionsUnavailable: Bool
+            summary: PersonSummary, facts: [String: Sourced], positions: [Position], positionsUnavailable: Bool,
+            terms: [Term]? = nil, sample: Bool? = nil
         ) {
             self.summary = summary
             self.facts = facts
             self.positions = positions
             self.positionsUnavailable = positionsUnavailable
+            self.terms = terms
+            self.sample = sample
         }
     }
 

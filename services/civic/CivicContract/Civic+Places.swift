@@ -22,12 +22,19 @@ extension Civic {
         public var district: String?
         /// The chamber the district elects to, for a district's outline; nil for the whole jurisdiction.
         public var chamber: Chamber?
-        public init(jurisdictionId: String, name: String, level: Level, district: String?, chamber: Chamber? = nil) {
+        /// True for a made-up outline shipped as a sample (the bundled districts), so that an app
+        /// can say so; absent for real outlines.
+        public var sample: Bool?
+        public init(
+            jurisdictionId: String, name: String, level: Level, district: String?, chamber: Chamber? = nil,
+            sample: Bool? = nil
+        ) {
             self.jurisdictionId = jurisdictionId
             self.name = name
             self.level = level
             self.district = district
             self.chamber = chamber
+            self.sample = sample
         }
     }
 

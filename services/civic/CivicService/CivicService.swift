@@ -17,7 +17,7 @@ public enum CivicService {
     public static let spec = ProcessSpec(
         name: "civic",
         summary: "MDP worker for PolitiMap: bills by level of government, people, meetings, bookmarks, the importer",
-        settings: WorkerHost.settings + FeedSettings.all + [BoundaryAtlas.fileSetting],
+        settings: WorkerHost.settings + FeedSettings.all + [BoundaryAtlas.fileSetting, LocalImporter.filesSetting],
         probeHelp: "check that a civic worker answers its health operation through the broker")
 
     /// The migrations shipped with the service (`Migrations/NNNN_name.sql`).
@@ -36,8 +36,10 @@ public enum CivicService {
         public let bookmarks: BookmarkStore
         public let subscriptions: SubscriptionStore
         public let pushes: PushStore
+        public let statedPositions: StatedPositionStore
         public let atlas: BoundaryAtlas
         public let clock: any WallClock
+        let logger: Logger
 
         /// `atlas`: the outlines to serve (``BoundaryAtlas/configured(_:)``); nil, the bundled ones.
         public init(client: PostgresClient, clock: any WallClock, logger: Logger, atlas: BoundaryAtlas? = nil) throws {
@@ -47,6 +49,8 @@ public enum CivicService {
             bookmarks = BookmarkStore(client: client, logger: logger)
             subscriptions = SubscriptionStore(client: client, logger: logger)
             pushes = PushStore(client: client, logger: logger)
+            statedPositions = StatedPositionStore(client: client, logger: logger)
+            self.logger = logger
             self.atlas = try atlas ?? BoundaryAtlas.shipped()
             self.clock = clock
         }
@@ -59,6 +63,7 @@ public enum CivicService {
         let calendar = MeetingCalendar(meetings: parts.meetings, clock: parts.clock)
         let shelf = BookmarkShelf(bookmarks: parts.bookmarks, clock: parts.clock)
         let desk = SubscriptionDesk(subscriptions: parts.subscriptions, clock: parts.clock)
+        let positions = PositionDesk(positions: parts.statedPositions, clock: parts.clock, logger: parts.logger)
         router.register(Civic.ListJurisdictions.self) { try await catalog.jurisdictions($0, $1) }
         router.registerEncoded(Civic.ListBills.self) { try await catalog.listJSON($0, $1) }
         router.registerEncoded(Civic.GetBill.self) { try await catalog.getJSON($0, $1) }
@@ -67,6 +72,8 @@ public enum CivicService {
         router.register(Civic.ListTopics.self) { try await catalog.topics($0, $1) }
         router.register(Civic.ListPeople.self) { try await directory.list($0, $1) }
         router.register(Civic.GetPerson.self) { try await directory.get($0, $1) }
+        router.register(Civic.SetStatedPosition.self) { try await positions.set($0, $1) }
+        router.register(Civic.DeleteStatedPosition.self) { try await positions.delete($0, $1) }
         router.register(Civic.ListMeetings.self) { try await calendar.list($0, $1) }
         router.register(Civic.NextMeeting.self) { try await calendar.next($0, $1) }
         router.register(Civic.GetBookmark.self) { try await shelf.get($0, $1) }
@@ -85,7 +92,8 @@ public enum CivicService {
     /// Its migrations, operations, the import schedule, the consumer that forgets deleted accounts,
     /// and new-bill push: the consumer that owes each subscribed device the bill, and the pusher
     /// that hands the decided pushes to notify.
-    /// The outlines are read first (`CIVIC_BOUNDARIES_FILE`): a bad file stops the process here.
+    /// The outlines are read first (`CIVIC_BOUNDARIES_FILE`): a bad file stops the process here;
+    /// so does a bad local file (`CIVIC_LOCAL_FILES`), which is imported before civic serves.
     public static let definition = WorkerDefinition(service: .civic, migrations: migrations) { router, resources in
         let atlas = try BoundaryAtlas.configured(resources.environment)
         if resources.environment.string(BoundaryAtlas.fileSetting) != nil {
@@ -99,6 +107,9 @@ public enum CivicService {
         let local = LocalImporter(
             client: resources.postgres, events: publisher, clock: resources.clock, logger: resources.logger)
         router.register(Civic.ImportLocal.self) { try await local.apply($0, $1) }
+        // CIVIC_LOCAL_FILES: checked whole (a bad file stops the process here), then applied; every
+        // replica applies them, and a file already applied changes nothing.
+        for file in try LocalImporter.configuredFiles(resources.environment) { _ = try await local.apply(file) }
         let settings = try FeedSettings(environment: resources.environment)
         let feed = FeedClient(http: HTTPClient.shared, settings: settings, logger: resources.logger)
         let importer = Importer(

@@ -57,7 +57,8 @@ extension Hydration {
     }
 
     /// `reminder_text`: what a reminder due at `at` says to `userId` (notify asks when the
-    /// reminder fires); `skip` when the day's goal is met.
+    /// reminder fires): how much to drink now to stay on track for the day's goal; `skip` when
+    /// the day's goal is met.
     public enum ReminderText: ServiceOperation {
         public static let service = ServiceName.hydration
         public static let name = "reminder_text"
@@ -73,15 +74,22 @@ extension Hydration {
         public struct Reply: Codable, Sendable, Equatable {
             /// True when nothing should be sent (goal met, or no plan).
             public var skip: Bool
-            /// E.g. "16 oz to go: a bottle, or two glasses".
+            /// E.g. "Time for a glass: 8 oz now keeps you on track for 64 oz".
             public var text: String?
+            /// What is left of the day's goal.
             public var remaining: Volume?
+            /// What to drink now: the remainder shared over the day's reminders still to come,
+            /// rounded up to whole drinks (4 oz).
+            public var amount: Volume?
             /// True when the user has no plan with reminders (any more): the schedule can go.
             public var unplanned: Bool?
-            public init(skip: Bool, text: String?, remaining: Volume?, unplanned: Bool? = nil) {
+            public init(
+                skip: Bool, text: String?, remaining: Volume?, amount: Volume? = nil, unplanned: Bool? = nil
+            ) {
                 self.skip = skip
                 self.text = text
                 self.remaining = remaining
+                self.amount = amount
                 self.unplanned = unplanned
             }
         }

@@ -15,7 +15,9 @@ import Synchronization
 ///   gift journeys between friends (see `AppScenarios+Gifts.swift`).
 /// - `postcard`: journeys at a fixed rate: log in, (with `--image`: upload it resumably, fetch
 ///   its 320-pixel copy and preview the card), quote, order and pay with a saved card; the bytes
-///   sent and received per finished journey are reported beside the photo's own size.
+///   sent and received per finished journey are reported beside the photo's own size. With
+///   `--ecard-rate`, free e-cards too, sent by accounts with no card (see
+///   `AppScenarios+Ecards.swift`).
 /// - `tapwater`: simulated users logging drinks and syncing from two devices (see
 ///   `AppScenarios+TapWater.swift`).
 /// - `politimap`: simulated users opening PolitiMap twice a day: highlights, a page of bills,
@@ -37,8 +39,14 @@ struct AppScenarios {
         /// Gifter: gift journeys per second (search, favourite, purchase for a friend).
         var giftRate = 0.0
         var postcardRate = 0.0
+        /// PostcardBuddy: free e-cards per second, by accounts with no card (see `AppScenarios+Ecards.swift`).
+        var ecardRate = 0.0
         var accounts = 40
         var image: String?
+        /// The image type the postcard journey's preview asks for (`Accept: image/<type>`), and
+        /// its width (`w`), if any.
+        var previewType = "jpeg"
+        var previewWidth: Int?
         /// Where to write the id of every order the system acknowledged (201), one per line.
         var acknowledgedFile: String?
         /// TapWater users, and each one's periods in seconds.
@@ -112,6 +120,11 @@ struct AppScenarios {
                 sources.append(
                     postcard(http, accounts: accounts, image: image, acknowledged: acknowledgedOrders, tally: tally))
             }
+            if settings.ecardRate > 0 {
+                progress("PostcardBuddy: registering \(settings.accounts) accounts with no card (free e-cards)")
+                let accounts = try await register(http, count: settings.accounts, prefix: "ecard", card: false)
+                sources.append(ecards(http, accounts: accounts, acknowledged: acknowledgedOrders, tally: tally))
+            }
             if settings.tapwaterUsers > 0 {
                 progress("TapWater: registering \(settings.accounts) accounts with a plan each")
                 let state = try await tapwaterState(http, tally: tally)
@@ -129,6 +142,7 @@ struct AppScenarios {
             progress(
                 "\(scenario): \(settings.seconds) s open loop (users \(settings.users), logins \(settings.loginRate)/s, "
                     + "gifts \(settings.giftRate)/s, postcards \(settings.postcardRate)/s, "
+                    + "free e-cards \(settings.ecardRate)/s, "
                     + "TapWater users \(settings.tapwaterUsers), PolitiMap users \(settings.politimapUsers))")
             let loop = OpenLoop(
                 seconds: settings.seconds, inFlight: settings.inFlight, executor: EventLoopTaskExecutor(group: .singleton))
@@ -414,7 +428,9 @@ struct AppScenarios {
                 guard step("postcard image w=320", shown?.status ?? 0, expected: 200) else { return false }
                 imageField = #""imageId": "\#(id)", "edits": [{"type": "brightness", "amount": 0.1}], "#
                 let preview = #"{"imageId": "\#(id)", "edits": [], "size": "A6", "side": "front"}"#
-                let previewed = try? await http.post("/v1/postcards/preview", preview, headers: auth)
+                let previewed = try? await http.post(
+                    "/v1/postcards/preview" + (settings.previewWidth.map { "?w=\($0)" } ?? ""), preview,
+                    headers: auth.merging(["Accept": "image/\(settings.previewType)"]) { $1 })
                 guard step("postcard preview", previewed?.status ?? 0, expected: 200) else { return false }
             }
             let recipients =
@@ -558,6 +574,7 @@ struct AppScenarios {
                 "nextClassEvery": settings.nextClassEvery,
                 "searchEvery": settings.searchEvery, "loginRate": settings.loginRate,
                 "wrongShare": settings.wrongShare, "postcardRate": settings.postcardRate,
+                "ecardRate": settings.ecardRate,
                 "accounts": settings.accounts, "inFlight": settings.inFlight,
                 "tapwaterUsers": settings.tapwaterUsers, "drinkEvery": settings.drinkEvery,
                 "politimapUsers": settings.politimapUsers, "openEvery": settings.openEvery,

@@ -68,6 +68,10 @@ public enum Loadgen {
                              catalogue search, a favourite, a gift bought for the friend
                              (gifter default 5, mixed default 1; needs social)
           --postcard-rate N  PostcardBuddy journeys per second (postcard default 5, mixed default 2)
+          --ecard-rate N     PostcardBuddy free e-cards per second, each a login and an e-card to one
+                             recipient by one of --accounts accounts with no card (postcard default
+                             0, mixed default 1; a 429, the daily cap on free e-cards, is a correct
+                             answer)
           --tapwater-users N TapWater users (tapwater default 1000, mixed default 200)
           --drink-every S, --sync-every S
                              each TapWater user's periods in seconds (default 2700, 600)
@@ -77,6 +81,9 @@ public enum Loadgen {
           --politimap-users N  PolitiMap users (politimap default 10000, mixed default 2000)
           --open-every S     how often each PolitiMap user opens the app, in seconds (default 43200)
           --image FILE       a JPEG to upload and preview in each postcard journey (needs printing)
+          --preview-type T   jpeg (default, as the app asks) or png: the Accept of the journey's
+                             preview, to compare the bytes a journey moves with either
+          --preview-width N  the preview's width in pixels, as a phone asks (default: none, 100 dpi)
           --accounts N       accounts registered for gifter and for postcard (default 40; gift
                              journeys use N/4 pairs of friends)
           --in-flight N      requests open at once at most (default 4096); one due while that
@@ -170,7 +177,7 @@ public enum Loadgen {
                 "wrong-share",
                 "postcard-rate", "image", "accounts", "in-flight", "json", "acknowledged", "tapwater-users",
                 "drink-every", "sync-every", "acknowledged-drinks", "politimap-users", "open-every", "gift-rate",
-                "renew-every",
+                "renew-every", "ecard-rate", "preview-type", "preview-width",
             ])
         var settings = AppScenarios.Settings()
         settings.baseURL = options["url"] ?? settings.baseURL
@@ -185,9 +192,17 @@ public enum Loadgen {
         settings.giftRate = try options.number("gift-rate", scenario == "gifter" ? 5 : scenario == "mixed" ? 1 : 0)
         settings.postcardRate = try options.number(
             "postcard-rate", scenario == "postcard" ? 5 : scenario == "mixed" ? 2 : 0)
+        settings.ecardRate = try options.number("ecard-rate", scenario == "mixed" ? 1 : 0)
         settings.accounts = max(1, Int(try options.number("accounts", 40)))
         settings.inFlight = max(1, Int(try options.number("in-flight", 4096)))
         settings.image = options["image"]
+        settings.previewType = options["preview-type"] ?? settings.previewType
+        guard ["jpeg", "png"].contains(settings.previewType) else {
+            throw BenchError("--preview-type is jpeg or png")
+        }
+        if options["preview-width"] != nil {
+            settings.previewWidth = Int(try options.number("preview-width", 0, above: 0))
+        }
         settings.acknowledgedFile = options["acknowledged"]
         settings.tapwaterUsers = Int(
             try options.number("tapwater-users", scenario == "tapwater" ? 1000 : scenario == "mixed" ? 200 : 0))

@@ -40,6 +40,9 @@ public enum Notify {
         public static let usernameReminder = Kind("username_reminder")
         /// PostcardBuddy: an order went through. Variables: `orderId`.
         public static let orderSucceeded = Kind("order_succeeded")
+        /// PostcardBuddy: every card of a postcard order is in the post ("Your postcard is on its
+        /// way"), once per order. Variables: `orderId`.
+        public static let orderMailed = Kind("order_mailed")
         /// PostcardBuddy: an order failed. Variables: `orderId`, `reason`.
         public static let orderFailed = Kind("order_failed")
         /// PostcardBuddy and Gifter: money was given back on an order. Variables: `orderId`,
@@ -468,6 +471,20 @@ extension Notify {
         public var userId: String
         public var orderId: String
         public init(userId: String, orderId: String) {
+            self.userId = userId
+            self.orderId = orderId
+        }
+    }
+
+    /// Event `printing.job_mailed` → kind `order_mailed`: the printer handed the order's print
+    /// job, which holds every card of the order, to the post. One notice per order, however often
+    /// the event arrives. The payload is printing's `Orders.PrintingJobEvent`, read in part.
+    public struct OrderMailed: Codable, Sendable, Equatable {
+        public static let topic = Orders.PrintingTopic.jobMailed
+        /// The order's owner; an event without one notifies nobody.
+        public var userId: String?
+        public var orderId: String
+        public init(userId: String?, orderId: String) {
             self.userId = userId
             self.orderId = orderId
         }

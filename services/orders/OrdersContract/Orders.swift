@@ -530,7 +530,9 @@ extension Orders {
             public var ecard: EcardDetails?
             public var gift: GiftOrder?
             public var currency: String
-            public var paymentMethodId: String
+            /// The saved card that pays; nil only for an e-card that costs nothing (`ECARD_PRICE`
+            /// 0). Any other order without a card is `invalid_argument`.
+            public var paymentMethodId: String?
             /// A quote to be charged at (its currency and rate), while it is valid.
             public var quoteId: String?
             /// A saved postcard of the buyer's (printing's drafts) to order instead of writing the
@@ -541,7 +543,7 @@ extension Orders {
             public var draftId: String?
             public init(
                 kind: String, postcard: PostcardDetails? = nil, ecard: EcardDetails? = nil,
-                gift: GiftOrder? = nil, currency: String, paymentMethodId: String, quoteId: String? = nil,
+                gift: GiftOrder? = nil, currency: String, paymentMethodId: String? = nil, quoteId: String? = nil,
                 draftId: String? = nil
             ) {
                 self.kind = kind

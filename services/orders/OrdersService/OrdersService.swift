@@ -11,6 +11,9 @@ public enum OrdersService {
     static let ecardPrice = Setting(
         "ECARD_PRICE", default: "0",
         "price of one e-card delivery, in euros (0: e-cards are free and never reach the card processor)")
+    static let freeEcardRecipients = Setting(
+        "FREE_ECARD_RECIPIENTS_PER_DAY", default: "\(FreeEcardAllowance.defaultRecipientsPerDay)",
+        "recipients of free e-cards an account may send per UTC day (beyond: 429 until the day rolls over)")
     static let postageHome = Setting(
         "POSTAGE_HOME_COUNTRY", default: "DE",
         "fallback postage tariff (printing absent): country the cards are posted in (ISO 3166)")
@@ -68,7 +71,7 @@ public enum OrdersService {
 
     /// The settings this service adds to every worker's.
     static let own = [
-        priceList, ecardPrice, postageHome, postageDomestic, postageEurope, postageWorld, quoteSeconds, ratesPath,
+        priceList, ecardPrice, freeEcardRecipients, postageHome, postageDomestic, postageEurope, postageWorld, quoteSeconds, ratesPath,
         ratesRefresh, keySeconds, postageCache, paymentProvider, paymentRecovery, paymentInFlightWait, paymentSweep,
         stripeAPIKey, stripeBaseURL, stripeConnections, stripeTimeout, stripeRetries, stripeWebhookSecret, stripeWebhookTolerance,
     ]
@@ -99,6 +102,8 @@ public enum OrdersService {
     /// Pricing, tariff, quote validity and key lifetime from the settings.
     public struct Configuration: Sendable {
         public var pricing: Pricing
+        /// The daily cap on recipients of free e-cards.
+        public var freeEcards: FreeEcardAllowance
         public var tariff: PostageTariff
         public var quoteValidity: TimeInterval
         public var keyLifetime: TimeInterval
@@ -119,6 +124,8 @@ public enum OrdersService {
                 prices: try PriceList(
                     parsing: try environment.required(OrdersService.priceList),
                     ecard: try environment.required(OrdersService.ecardPrice)))
+            freeEcards = FreeEcardAllowance(
+                recipientsPerDay: try environment.int(OrdersService.freeEcardRecipients, in: 1...1_000_000))
             func price(_ setting: Setting) throws -> Price {
                 let raw = try environment.required(setting)
                 guard let price = Price(raw) else {
@@ -204,8 +211,8 @@ public enum OrdersService {
         let book = OrderBook(
             client: resources.postgres, quoting: quoting, provider: provider, events: publisher,
             images: PrintingImages(bus: resources.bus), gifts: SocialGifts(bus: resources.bus),
-            keyLifetime: configuration.keyLifetime, payments: configuration.payments, clock: resources.clock,
-            logger: resources.logger)
+            keyLifetime: configuration.keyLifetime, payments: configuration.payments,
+            freeEcards: configuration.freeEcards, clock: resources.clock, logger: resources.logger)
         let wallet = Wallet(
             store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,
             clock: resources.clock)

@@ -227,14 +227,21 @@ extension Printing {
         public typealias Reply = ImageInfo
     }
 
-    /// `get_image`: one of the caller's images (printers and admins see any).
+    /// `get_image`: one of the caller's images (printers and admins see any). With `printable`,
+    /// the image is also run through the renderer's decoder: one that cannot be drawn is
+    /// `failed_precondition` (422) with `details.reason` `unprintable_image` and `details.imageId`.
     public enum GetImage: ServiceOperation {
         public static let service = ServiceName.printing
         public static let name = "get_image"
 
         public struct Request: Codable, Sendable, Hashable {
             public var id: String
-            public init(id: String) { self.id = id }
+            /// Whether to prove the image can be rendered (orders asks so before charging for a card).
+            public var printable: Bool?
+            public init(id: String, printable: Bool? = nil) {
+                self.id = id
+                self.printable = printable
+            }
         }
 
         public typealias Reply = ImageInfo
@@ -248,6 +255,9 @@ extension Printing {
     public enum PreviewPostcard: ServiceOperation {
         public static let service = ServiceName.printing
         public static let name = "preview_postcard"
+        /// The narrowest and widest preview a phone may ask for, in pixels.
+        public static let minWidth = 128
+        public static let maxWidth = 2_048
 
         public struct Request: Codable, Sendable, Hashable {
             /// One of the caller's uploads, for the front.
@@ -258,13 +268,18 @@ extension Printing {
             public var size: String
             /// `front` or `back`.
             public var side: String
-            /// `png` (default) or `jpeg`.
+            /// `jpeg` or `png`; when absent, chosen by ``accept`` (JPEG unless PNG is preferred).
             public var format: String?
             /// The front image's edit list (see ``PostcardEdit``), as the order would carry it.
             public var edits: [JSONValue]?
+            /// The preview's width in pixels (``minWidth`` to ``maxWidth``); absent: 100 dpi of the card.
+            public var width: Int?
+            /// The HTTP request's `Accept` header, which chooses the format when ``format`` is absent.
+            public var accept: String?
             public init(
                 imageId: String? = nil, greeting: String? = nil, recipient: Orders.PostalRecipient? = nil,
-                size: String, side: String, format: String? = nil, edits: [JSONValue]? = nil
+                size: String, side: String, format: String? = nil, edits: [JSONValue]? = nil, width: Int? = nil,
+                accept: String? = nil
             ) {
                 self.imageId = imageId
                 self.greeting = greeting
@@ -273,6 +288,8 @@ extension Printing {
                 self.side = side
                 self.format = format
                 self.edits = edits
+                self.width = width
+                self.accept = accept
             }
         }
 

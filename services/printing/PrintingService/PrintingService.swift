@@ -201,7 +201,9 @@ public enum PrintingService {
             try await images.upload(request, actor: try context.requireActor())
         }
         router.register(Printing.GetImage.self) { request, context in
-            try await images.info(request.id, actor: try context.requireActor())
+            let actor = try context.requireActor()
+            if request.printable == true { return try await images.printable(request.id, actor: actor) }
+            return try await images.info(request.id, actor: actor)
         }
         router.register(Printing.GetPostage.self) { _, _ in try await postage.active() }
         router.register(Printing.PostageRates.self) { request, _ in try await postage.rates(request) }

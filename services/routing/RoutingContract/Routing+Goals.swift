@@ -113,7 +113,12 @@ extension Routing {
 
     /// The caller's week: totals and the goals with progress.
     public struct MyWeek: Codable, Sendable, Equatable {
+        /// The week's Monday, `YYYY-MM-DD`.
         public var weekStart: String
+        /// When the week begins and ends: Monday 00:00 to the next Monday 00:00 in the campus's
+        /// time zone (167 or 169 hours across a daylight saving change).
+        public var weekStartsAt: Date
+        public var weekEndsAt: Date
         public var steps: Int64
         /// Metres.
         public var distance: Int64
@@ -125,10 +130,12 @@ extension Routing {
         /// Goals this very request completed (activity reports only).
         public var justCompleted: [String]?
         public init(
-            weekStart: String, steps: Int64, distance: Int64, venues: Int64, lecturesAttended: Int64 = 0,
-            goals: [GoalProgress], justCompleted: [String]? = nil
+            weekStart: String, weekStartsAt: Date, weekEndsAt: Date, steps: Int64, distance: Int64, venues: Int64,
+            lecturesAttended: Int64 = 0, goals: [GoalProgress], justCompleted: [String]? = nil
         ) {
             self.weekStart = weekStart
+            self.weekStartsAt = weekStartsAt
+            self.weekEndsAt = weekEndsAt
             self.steps = steps
             self.distance = distance
             self.venues = venues

@@ -21,7 +21,8 @@ public enum RoutingService {
         formerly: [.init("CROWD_STALE_SECONDS")])
     static let campusTimeZone = Setting(
         "CAMPUS_TIME_ZONE", default: "Africa/Johannesburg",
-        "the campus's IANA time zone: timetable times without a zone (CSV, floating iCalendar times) are in it")
+        "the campus's IANA time zone: timetable times without a zone (CSV, floating iCalendar times) are in it, "
+            + "and goal weeks run from Monday 00:00 to Monday 00:00 on its clocks")
     static let timetablePath = Setting(
         "CAMPUS_TIMETABLE_PATH", default: nil,
         "timetable CSV imported when the database holds no module yet (unset: the bundled sample; 'none': nothing)")
@@ -68,6 +69,11 @@ public enum RoutingService {
 
     /// Its migrations and operations; the health operation is built in.
     public static let definition = WorkerDefinition(service: .routing, migrations: migrations) { router, resources in
+        let zoneName = resources.environment.string(campusTimeZone) ?? "Africa/Johannesburg"
+        guard let zone = TimeZone(identifier: zoneName) else {
+            throw ServiceError(
+                .internal, "CAMPUS_TIME_ZONE '\(zoneName)' is not an IANA time zone (e.g. Africa/Johannesburg)")
+        }
         var cost = RouteCost()
         cost.maximumIncline = Float(try resources.environment.int(maxIncline, in: 0...100))
         var crowd = CrowdModel()
@@ -87,10 +93,6 @@ public enum RoutingService {
             return try sampleCampus()
         }
         let pins = PinStore(client: resources.postgres, logger: resources.logger)
-        let zoneName = resources.environment.string(campusTimeZone) ?? "Africa/Johannesburg"
-        guard let zone = TimeZone(identifier: zoneName) else {
-            throw ServiceError(.internal, "CAMPUS_TIME_ZONE '\(zoneName)' is not an IANA time zone")
-        }
         let publisher = try resources.publisher()
         let timetableStore = TimetableStore(client: resources.postgres, logger: resources.logger)
         let timetable = TimetableBook(
@@ -115,7 +117,7 @@ public enum RoutingService {
                 state: state, snapDistance: Double(try resources.environment.int(snapMeters, in: 1...10_000))),
             crowdModel: crowd, clock: resources.clock,
             events: CampusEventStore(client: resources.postgres, logger: resources.logger), pins: pins,
-            goals: GoalBook(client: resources.postgres, events: publisher, logger: resources.logger),
+            goals: GoalBook(client: resources.postgres, events: publisher, zone: zone, logger: resources.logger),
             timetable: timetable)
         api.register(on: &router)
         let forgetter = try resources.consumer(name: "routing.auth", topics: [Auth.AccountDeleted.topic]) {

@@ -11,7 +11,8 @@ extension Social {
         /// E.164.
         public var phone: String?
         public var favourite: Bool
-        /// Postcards sent to this contact (counted from paid orders).
+        /// Cards sent to this contact, postcards and e-cards alike (counted from paid orders,
+        /// whether the recipient was picked from the address book or written in by hand).
         public var cardsSent: Int
         public init(
             id: String, name: String, address: Orders.PostalAddress?, email: String?, phone: String?,
@@ -48,13 +49,19 @@ extension Social {
 
     /// How a contact list is ordered.
     public enum ContactOrder: String, Codable, Sendable, CaseIterable {
-        /// Newest first.
+        /// Favourites first, then the rest; newest first within each (the order when none is asked).
+        case favourites
+        /// Newest first, favourites not lifted.
         case recent
-        /// Most postcards sent first.
+        /// Most cards sent first, favourites not lifted.
         case frequent
+
+        /// The order of a listing that asks for none.
+        public static let standard = ContactOrder.favourites
     }
 
-    /// `list_contacts`: the caller's contacts, `q` matching names (similar spellings too).
+    /// `list_contacts`: the caller's contacts, `q` matching names (similar spellings too), in
+    /// `sort` order (``ContactOrder/standard`` when left out).
     public enum ListContacts: ServiceOperation {
         public static let service = ServiceName.social
         public static let name = "list_contacts"

@@ -29,7 +29,8 @@ public struct ImportScheduler: Service {
     }
 
     public func run() async throws {
-        guard intervalSeconds > 0 else { return }
+        // Off: wait for shutdown all the same, since a service that returns stops the process's others.
+        guard intervalSeconds > 0 else { return try await gracefulShutdown() }
         let (wake, _) = AsyncStream.makeStream(of: Void.self)
         await JobLoop(wake: wake, pollInterval: pollInterval, logger: logger, failure: "import round failed").run {
             try await round() > 0

@@ -12,10 +12,16 @@ public enum LocalFormat {
     public static let maxMeetings = 500
     public static let statuses = ["confirmed", "tentative", "cancelled", "passed"]
 
+    /// What a file becomes: the rows the importer writes.
+    public struct Records: Sendable {
+        public var bills: [BillRecord]
+        public var meetings: [MeetingRecord]
+        public var people: [PersonRecord]
+        public var positions: [StatedPositionRecord]
+    }
+
     /// The records of `file`, checked.
-    public static func records(_ file: Civic.LocalFile) throws(ServiceError) -> (
-        bills: [BillRecord], meetings: [MeetingRecord]
-    ) {
+    public static func records(_ file: Civic.LocalFile) throws(ServiceError) -> Records {
         guard file.format == format else {
             throw ServiceError.invalidArgument("format must be \(format)", field: "format")
         }
@@ -37,6 +43,9 @@ public enum LocalFormat {
         guard meetings.count <= maxMeetings else {
             throw ServiceError.invalidArgument("meetings holds at most \(maxMeetings) meetings a file", field: "meetings")
         }
+        let people = try members(file, jurisdiction: jurisdiction)
+        let names = Dictionary(
+            people.map { ($0.sourceId, $0.name) }, uniquingKeysWith: { first, _ in first })
         var seen = Set<String>()
         var bills: [BillRecord] = []
         for (index, item) in items.enumerated() {
@@ -77,7 +86,9 @@ public enum LocalFormat {
                 firstActionDate: actions.first?.date, latestActionDate: actions.last?.date,
                 latestActionDescription: actions.last?.description,
                 abstracts: summary.map { [OpenStates.Abstract(abstract: $0, note: nil)] }, actions: actions,
-                sponsorships: sponsors, votes: [], versions: [],
+                sponsorships: sponsors,
+                votes: try votes(item.votes, at, jurisdiction: id, names: names, organization: organization),
+                versions: [],
                 documents: try documents(item.documents, at), sources: try sources(item.sources, at))
             bills.append(try BillRecord(bill))
         }
@@ -124,7 +135,9 @@ public enum LocalFormat {
                 documents: try documents(meeting.documents, at), sources: try sources(meeting.sources, at))
             records.append(try MeetingRecord(event))
         }
-        return (bills, records)
+        return Records(
+            bills: bills, meetings: records, people: people,
+            positions: try positions(file.positions, jurisdiction: id, names: names))
     }
 
     /// The source id of a local item or meeting.

@@ -18,6 +18,10 @@ public struct PersonRecord: Sendable, Equatable {
     public var photoUrl: String?
     public var verifiedAt: Date
     public var facts: [String: Civic.Sourced]
+    /// The terms of office a local file gives (oldest first); the feed gives none.
+    public var terms: [Civic.Term] = []
+    /// True for a member of a local file marked as sample data.
+    public var sample = false
 
     public init(_ person: OpenStates.Person) throws(ServiceError) {
         guard let updated = FeedDate.moment(person.updatedAt) else {
@@ -50,8 +54,10 @@ public struct PersonRecord: Sendable, Equatable {
 
     public var fingerprint: String {
         // The chamber is in it so that people imported before it was kept are written again, with it.
-        Fingerprint.of([
-            name, office, district ?? "", chamber?.rawValue ?? "", party ?? "", photoUrl ?? "", Fingerprint.of(facts),
-        ])
+        // Terms and the sample mark only when present, so the feed's people keep their fingerprints.
+        Fingerprint.of(
+            [
+                name, office, district ?? "", chamber?.rawValue ?? "", party ?? "", photoUrl ?? "", Fingerprint.of(facts),
+            ] + (terms.isEmpty ? [] : [Fingerprint.of(terms)]) + (sample ? ["sample"] : []))
     }
 }

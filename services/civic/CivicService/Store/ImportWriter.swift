@@ -148,18 +148,19 @@ public struct ImportWriter: Sendable {
     /// Inserts or updates a person; true when anything was written.
     public func person(_ record: PersonRecord, on connection: PostgresConnection) async throws -> Bool {
         let facts = String(decoding: try Fingerprint.encoder.encode(record.facts), as: UTF8.self)
+        let terms = String(decoding: try Fingerprint.encoder.encode(record.terms), as: UTF8.self)
         let rows = try await connection.fetch(
             """
             INSERT INTO civic.people (id, source_id, jurisdiction_id, name, office, district, chamber, party, photo_url,
-                facts, content_hash, verified_at)
+                facts, content_hash, verified_at, terms, sample)
             VALUES (\(UUID()), \(record.sourceId), \(record.jurisdiction.id), \(record.name), \(record.office),
                 \(record.district), \(record.chamber?.rawValue), \(record.party), \(record.photoUrl), \(facts)::jsonb,
-                \(record.fingerprint), \(record.verifiedAt))
+                \(record.fingerprint), \(record.verifiedAt), \(terms)::jsonb, \(record.sample))
             ON CONFLICT (source_id) DO UPDATE SET jurisdiction_id = excluded.jurisdiction_id, name = excluded.name,
                 office = excluded.office, district = excluded.district, chamber = excluded.chamber,
                 party = excluded.party,
                 photo_url = excluded.photo_url, facts = excluded.facts, content_hash = excluded.content_hash,
-                verified_at = excluded.verified_at
+                verified_at = excluded.verified_at, terms = excluded.terms, sample = excluded.sample
             WHERE civic.people.content_hash <> excluded.content_hash
             RETURNING id
             """, logger: logger)

@@ -52,19 +52,21 @@ public struct PeopleStore: Sendable {
     func person(_ id: UUID, activeSince: Date) async throws -> Civic.Person? {
         let rows = try await client.fetch(
             """
-            SELECT \(unescaped: Self.columns), p.facts::text, p.source_id
+            SELECT \(unescaped: Self.columns), p.facts::text, p.source_id, p.terms::text, p.sample
             FROM civic.people p JOIN civic.jurisdictions j ON j.id = p.jurisdiction_id WHERE p.id = \(id)
             """, logger: logger)
-        var found: (Civic.PersonSummary, String, String)?
+        var found: (Civic.PersonSummary, String, String, String, Bool)?
         for try await row in rows.decode((UUID, String, String, String, String, String, String?, String?, String?,
-            String?, String, String).self)
+            String?, String, String, String, Bool).self)
         {
             found = (
-                Self.summary((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9)), row.10, row.11
+                Self.summary((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9)), row.10, row.11,
+                row.12, row.13
             )
         }
-        guard let (summary, factsText, sourceId) = found else { return nil }
+        guard let (summary, factsText, sourceId, termsText, sample) = found else { return nil }
         let facts = try JSONDecoder().decode([String: Civic.Sourced].self, from: Data(factsText.utf8))
+        let terms = try JSONDecoder().decode([Civic.Term].self, from: Data(termsText.utf8))
         var positions: [Civic.Position] = []
         let votes = try await client.fetch(
             """
@@ -85,18 +87,20 @@ public struct PeopleStore: Sendable {
         }
         let stated = try await client.fetch(
             """
-            SELECT b.id, b.identifier, b.title, s.position, s.stated_on::text, s.source_url
+            SELECT b.id, b.identifier, b.title, s.position, s.stated_on::text, s.source_url, s.checked_on::text
             FROM civic.stated_positions s JOIN civic.bills b ON b.id = s.bill_id WHERE s.person_id = \(id)
             """, logger: logger)
-        for try await (bill, identifier, title, position, day, source) in stated.decode(
-            (UUID, String, String, String, String, String).self)
+        for try await (bill, identifier, title, position, day, source, checked) in stated.decode(
+            (UUID, String, String, String, String, String, String?).self)
         {
             positions.append(
                 .init(
                     billId: bill.uuidString.lowercased(), billIdentifier: identifier, billTitle: title,
-                    kind: "stated", position: position, date: day, sourceUrl: source))
+                    kind: "stated", position: position, date: day, sourceUrl: source, checkedOn: checked))
         }
-        positions.sort { ($0.date, $0.billId) > ($1.date, $1.billId) }
-        return .init(summary: summary, facts: facts, positions: positions, positionsUnavailable: positions.isEmpty)
+        positions.sort { ($0.date, $0.billId, $0.kind) > ($1.date, $1.billId, $1.kind) }
+        return .init(
+            summary: summary, facts: facts, positions: positions, positionsUnavailable: positions.isEmpty,
+            terms: terms.isEmpty ? nil : terms, sample: sample ? true : nil)
     }
 }

@@ -530,11 +530,81 @@
     if (done) loadCivic();
   }
 
+  // A person's stated positions, entered by an editor with the source and the day it was checked.
+  let positionPerson = null;
+
+  async function loadPositionJurisdictions() {
+    const list = await attempt(() => api("GET", "/v1/civic/jurisdictions"));
+    if (!list) return;
+    const select = $("position-jurisdiction");
+    const chosen = select.value;
+    select.replaceChildren(...list.items.map((j) => el("option", { value: j.id, text: j.name + " (" + j.level + ")" })));
+    if (chosen) select.value = chosen;
+    loadPositionPeople();
+  }
+
+  async function loadPositionPeople(event) {
+    if (event) event.preventDefault();
+    const jurisdiction = $("position-jurisdiction").value;
+    if (!jurisdiction) return;
+    const page = await attempt(() => api("GET", "/v1/civic/people?" + new URLSearchParams({ jurisdiction, limit: "200" })));
+    if (!page) return;
+    fill("position-people", page.items.map((person) => row([person.name, person.office, person.district || "at large",
+      el("button", { type: "button", text: "Positions", onclick: () => choosePositionPerson(person) })])), "no people");
+  }
+
+  function choosePositionPerson(person) {
+    positionPerson = person;
+    $("position-person-name").textContent = person.name + ", " + person.office;
+    for (const id of ["position-form", "position-bill-search"]) $(id).hidden = false;
+    loadPositions();
+  }
+
+  async function loadPositions() {
+    if (!positionPerson) return;
+    const person = await attempt(() => api("GET", "/v1/civic/people/" + encodeURIComponent(positionPerson.id)));
+    if (!person) return;
+    fill("position-table", person.positions.map((p) => row([p.billIdentifier, p.billTitle, p.kind, p.position, p.date,
+      p.checkedOn || "", p.sourceUrl || "",
+      p.kind === "stated" ? el("button", { type: "button", text: "Remove", onclick: () => removePosition(p.billId) }) : ""])),
+    "position not available");
+  }
+
+  async function findPositionBills(event) {
+    if (event) event.preventDefault();
+    const query = new URLSearchParams({ jurisdiction: $("position-jurisdiction").value, limit: "20" });
+    const words = $("position-bill-q").value.trim();
+    if (words) query.set("q", words);
+    const page = await attempt(() => api("GET", "/v1/civic/bills?" + query));
+    if (!page) return;
+    $("position-bills").hidden = false;
+    fill("position-bills", page.items.map((bill) => row([bill.identifier, bill.title, bill.status,
+      el("button", { type: "button", text: "Choose", onclick: () => { $("position-bill").value = bill.id; } })])), "no bills");
+  }
+
+  function positionPath(billId) {
+    return "/v1/admin/civic/people/" + encodeURIComponent(positionPerson.id) + "/positions/" + encodeURIComponent(billId);
+  }
+
+  async function savePosition(event) {
+    event.preventDefault();
+    if (!positionPerson) return;
+    const body = { position: $("position-value").value, statedOn: $("position-stated").value,
+      sourceUrl: $("position-source").value.trim(), checkedOn: $("position-checked").value };
+    const saved = await attempt(() => api("PUT", positionPath($("position-bill").value.trim()), { json: body }), "Position saved.");
+    if (saved) loadPositions();
+  }
+
+  async function removePosition(billId) {
+    const done = await attempt(async () => { await api("DELETE", positionPath(billId)); return true; }, "Position removed.");
+    if (done) loadPositions();
+  }
+
   // ------------------------------------------------------------------ wiring
 
   const loaders = {
     "print-jobs": () => { loadPrintJobs(); loadPrintDays(); }, postage: loadPostage, "dead-letters": loadDeadLetters, queues: loadQueues,
-    users: () => findUsers(null, false), campus: loadCampus, civic: loadCivic,
+    users: () => findUsers(null, false), campus: loadCampus, civic: loadCivic, "civic-positions": loadPositionJurisdictions,
   };
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -560,6 +630,9 @@
     $("voucher-redeem").addEventListener("click", () => checkVoucher(null, true));
     $("civic-form").addEventListener("submit", (e) => highlight(e, true));
     $("civic-unhighlight").addEventListener("click", () => highlight(null, false));
+    $("position-people-form").addEventListener("submit", loadPositionPeople);
+    $("position-bill-search").addEventListener("submit", findPositionBills);
+    $("position-form").addEventListener("submit", savePosition);
     signedOut("");
   });
 })();

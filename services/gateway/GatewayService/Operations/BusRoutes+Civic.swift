@@ -62,6 +62,31 @@ extension BusRoute {
         }.tagged(.content, cacheControl: EntityTag.publicCacheControl),
     ]
 
+    /// Editors' stated positions: civic checks the civic_editor role and every field.
+    static let civicEditors: [BusRoute] = [
+        .rawBody(
+            "setCivicStatedPosition", .put, "/v1/admin/civic/people/{personId}/positions/{billId}",
+            Civic.SetStatedPosition.self, access: .signedIn
+        ) { input throws(ServiceError) in
+            let body = try input.decodedBody(StatedPositionBody.self)
+            return .init(
+                personId: input.path("personId"), billId: input.path("billId"), position: body.position,
+                statedOn: body.statedOn, sourceUrl: body.sourceUrl, checkedOn: body.checkedOn)
+        },
+        .building(
+            "deleteCivicStatedPosition", .delete, "/v1/admin/civic/people/{personId}/positions/{billId}",
+            Civic.DeleteStatedPosition.self, access: .signedIn, status: .noContent
+        ) { input in .init(personId: input.path("personId"), billId: input.path("billId")) },
+    ]
+
+    /// The body of `PUT /v1/admin/civic/people/{personId}/positions/{billId}`.
+    struct StatedPositionBody: Decodable {
+        let position: String
+        let statedOn: String
+        let sourceUrl: String
+        let checkedOn: String
+    }
+
     /// PolitiMap's lookup of a point: the body goes to civic as it came (at most
     /// ``civicLookupBodyLimit`` bytes, 413 beyond), read by nothing here, so the gateway holds no
     /// coordinate in any value, log line or error; civic reads it strictly and refuses it naming

@@ -134,5 +134,5 @@ extension BusRoute {
             }
             return Orders.StripeWebhook.Request(payload: String(buffer: body), signature: signature)
         },
-    ] + greetings + civic + [civicLookup]
+    ] + greetings + civic + civicEditors + [civicLookup]
 }

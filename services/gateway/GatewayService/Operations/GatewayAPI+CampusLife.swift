@@ -149,7 +149,8 @@ extension Components.Schemas.Voucher {
 extension Components.Schemas.MyWeek {
     init(_ week: Routing.MyWeek) {
         self.init(
-            weekStart: week.weekStart, steps: week.steps, distance: week.distance, venues: week.venues,
+            weekStart: week.weekStart, weekStartsAt: week.weekStartsAt, weekEndsAt: week.weekEndsAt,
+            steps: week.steps, distance: week.distance, venues: week.venues,
             lecturesAttended: week.lecturesAttended, goals: week.goals.map {
                 .init(
                     goal: .init($0.goal), progress: $0.progress, completed: $0.completed,

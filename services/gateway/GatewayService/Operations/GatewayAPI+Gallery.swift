@@ -19,7 +19,8 @@ extension GatewayAPI {
             Printing.AddGalleryImage.self,
             .init(
                 contentType: contentType, data: try await Self.imageBase64(body), title: query.title, lat: query.lat,
-                lon: query.lon))
+                lon: query.lon, tags: query.tags.map { $0.split(separator: ",").map(String.init) },
+                place: query.place))
         return .created(.init(body: .json(try OrdersJSON.convert(item))))
     }
 
@@ -35,7 +36,7 @@ extension GatewayAPI {
         let query = input.query
         let page = try await callAsCaller(
             Printing.ListGallery.self,
-            .init(lat: query.lat, lon: query.lon, cursor: query.cursor, limit: query.limit))
+            .init(lat: query.lat, lon: query.lon, q: query.q, cursor: query.cursor, limit: query.limit))
         return .ok(.init(body: .json(try OrdersJSON.convert(page))))
     }
 

@@ -1,4 +1,5 @@
 import Contract
+import Crypto
 import Foundation
 import OpenAPIRuntime
 import PrintingContract
@@ -42,17 +43,23 @@ extension GatewayAPI {
 }
 
 extension GatewayAPI {
+    /// A preview: `w` and the request's `Accept` (which chooses JPEG or PNG when the body names
+    /// no `format`) go to printing with the body.
     func previewPostcard(_ input: Operations.PreviewPostcard.Input) async throws -> Operations.PreviewPostcard.Output {
         guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        let reply = try await callAsCaller(
-            Printing.PreviewPostcard.self, try OrdersJSON.convert(body))
+        var request: Printing.PreviewPostcard.Request = try OrdersJSON.convert(body)
+        request.width = input.query.w
+        request.accept = RequestAccept.header
+        let reply = try await callAsCaller(Printing.PreviewPostcard.self, request)
         guard let bytes = Data(base64Encoded: reply.data) else {
             throw ServiceError(.internal, "printing sent a preview that is not base64")
         }
-        let image = HTTPBody([UInt8](bytes))
+        let image = [UInt8](bytes)
         return .ok(
             .init(
-                headers: .init(xPrintWarning: reply.warning),
-                body: reply.mediaType == "image/jpeg" ? .jpeg(image) : .png(image)))
+                headers: .init(
+                    xPrintWarning: reply.warning, eTag: EntityTag.quoted(SHA256.hash(data: image)), vary: "Accept",
+                    cacheControl: "private, no-store"),
+                body: reply.mediaType == "image/png" ? .png(HTTPBody(image)) : .jpeg(HTTPBody(image))))
     }
 }

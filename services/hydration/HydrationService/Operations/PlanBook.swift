@@ -45,12 +45,14 @@ public struct PlanBook: Sendable {
         guard let plan = try await plans.plan(of: user), plan.remindersPerDay > 0 else {
             return .init(skip: true, text: nil, remaining: nil, unplanned: true)
         }
-        let day = PlanRules.day(at: request.at * 1_000, in: plan.timeZone)
+        let at = request.at * 1_000
+        let day = PlanRules.day(at: at, in: plan.timeZone)
         let total = try await drinks.totals(of: user, from: day, to: day)[day]?.femtolitres ?? 0
-        let remaining = plan.goal.femtolitres - total
-        guard let text = ReminderText.text(remaining: remaining, unit: plan.goal.unit) else {
+        guard let reminder = ReminderText.reminder(plan: plan, logged: total, at: at) else {
             return .init(skip: true, text: nil, remaining: nil)
         }
-        return .init(skip: false, text: text, remaining: DrinkVolume.both(femtolitres: remaining))
+        return .init(
+            skip: false, text: reminder.text, remaining: DrinkVolume.both(femtolitres: reminder.remaining),
+            amount: DrinkVolume.both(femtolitres: reminder.amount))
     }
 }

@@ -29,8 +29,8 @@ public struct Triggers: Sendable {
     /// The topics of the other services' events.
     public static let serviceTopics =
         Notify.triggers.keys.sorted() + [
-            Notify.ECardRendered.topic, Hydration.PlanChanged.topic, Routing.ClassChanged.topic,
-            Routing.ClassReminder.topic,
+            Notify.ECardRendered.topic, Notify.OrderMailed.topic, Hydration.PlanChanged.topic,
+            Routing.ClassChanged.topic, Routing.ClassReminder.topic,
         ]
 
     /// Handles one event.
@@ -75,6 +75,9 @@ public struct Triggers: Sendable {
                         variables: variables)
                 }
             }
+        case Notify.OrderMailed.topic:
+            let mailed = try decoder.decode(Notify.OrderMailed.self, from: event.payload)
+            try await submit(event, connection) { try OrderMailedNotice.submission(mailed) }
         case Routing.ClassChanged.topic:
             let change = try decoder.decode(Routing.ClassChanged.self, from: event.payload)
             var variables = [

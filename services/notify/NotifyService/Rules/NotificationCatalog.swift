@@ -56,13 +56,25 @@ public enum NotificationCatalog {
             name: Notify.Kind.orderSucceeded, critical: false, channels: allChannels, variables: ["orderId"],
             templates: [
                 "en": Template(
+                    title: "Thank you for your order",
+                    text: "Order {{orderId}} is paid. We will tell you when it is on its way.",
+                    html: "<p>Order <b>{{orderId}}</b> is paid. We will tell you when it is on its way.</p>"),
+                "sv": Template(
+                    title: "Tack för din beställning",
+                    text: "Beställning {{orderId}} är betald. Vi hör av oss när den är på väg.",
+                    html: "<p>Beställning <b>{{orderId}}</b> är betald. Vi hör av oss när den är på väg.</p>"),
+            ]),
+        NotificationKind(
+            name: Notify.Kind.orderMailed, critical: false, channels: allChannels, variables: ["orderId"],
+            templates: [
+                "en": Template(
                     title: "Your postcard is on its way",
-                    text: "Order {{orderId}} is printed and handed to the post.",
-                    html: "<p>Order <b>{{orderId}}</b> is printed and handed to the post.</p>"),
+                    text: "Every card of order {{orderId}} is printed and handed to the post.",
+                    html: "<p>Every card of order <b>{{orderId}}</b> is printed and handed to the post.</p>"),
                 "sv": Template(
                     title: "Ditt vykort är på väg",
-                    text: "Beställning {{orderId}} är tryckt och lämnad till posten.",
-                    html: "<p>Beställning <b>{{orderId}}</b> är tryckt och lämnad till posten.</p>"),
+                    text: "Alla kort i beställning {{orderId}} är tryckta och lämnade till posten.",
+                    html: "<p>Alla kort i beställning <b>{{orderId}}</b> är tryckta och lämnade till posten.</p>"),
             ]),
         NotificationKind(
             name: Notify.Kind.orderFailed, critical: false, channels: allChannels, variables: ["orderId", "reason"],

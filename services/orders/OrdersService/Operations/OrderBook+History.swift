@@ -81,16 +81,18 @@ extension OrderBook {
             FROM orders.orders WHERE id = \(orderId)
             """, logger: logger)
         for try await (owner, kind, state, breakdownText, detailsText, methodId, created, imageUrl) in rows.decode(
-            (UUID, String, String, String, String, UUID, Date, String?).self)
+            (UUID, String, String, String, String, UUID?, Date, String?).self)
         {
             guard owner == userId || actor.has(.admin) else { break }
             let decoder = Wire.makeDecoder()
             let breakdown = try decoder.decode(PriceBreakdown.self, from: Data(breakdownText.utf8))
             let content = try decoder.decode(Content.self, from: Data(detailsText.utf8))
+            // A free order names no card.
+            let paymentMethod = if let methodId { try await cards.any(methodId) } else { Orders.PaymentMethod?.none }
             return Orders.OrderDetail(
                 id: orderId.uuidString.lowercased(), kind: kind, state: state, total: breakdown.total,
                 lines: breakdown.lines, rateDate: breakdown.rateDate, rate: breakdown.rate, postcard: content.postcard,
-                ecard: content.ecard, gift: content.gift, paymentMethod: try await cards.any(methodId),
+                ecard: content.ecard, gift: content.gift, paymentMethod: paymentMethod,
                 createdAt: created, history: try await history(orderId),
                 deviceEcard: EcardShareText.deviceEcard(content.ecard, imageUrl: imageUrl))
         }

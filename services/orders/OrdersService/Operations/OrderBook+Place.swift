@@ -18,7 +18,9 @@ extension OrderBook {
     /// `Retry-After`), with another body a `conflict`. A declined card is a `payment_required`
     /// (402) with the reason, and the failed order is kept. A provider that does not answer
     /// leaves the order to the recovery sweeper (``sweepPayments()``). A request that fails
-    /// validation leaves the key unclaimed. The key comes checked
+    /// validation leaves the key unclaimed. A free e-card (total 0) needs no card, and no order
+    /// that costs nothing reaches the provider; free e-cards count against the account's daily cap
+    /// (``FreeEcardAllowance``). The key comes checked
     /// (``IdempotencyKey/validated(_:)``, by the gateway).
     /// `asSent` is the request as the client sent it, when `request` was filled in from elsewhere
     /// (a draft): the key stands for that, so a retry matches whatever the draft became since.
@@ -68,20 +70,27 @@ extension OrderBook {
         let (content, notice) = (draft, giftNotice)
         // Phase 1: the key and the order, pending payment.
         let opened = try await transaction { connection -> PendingPayment? in
-            guard
-                let card = try await self.claim(claim, card: UUID(uuidString: request.paymentMethodId), on: connection)
-            else { return nil }
+            let cardId = request.paymentMethodId.flatMap(UUID.init(uuidString:))
+            guard let card = try await self.claim(claim, card: cardId, on: connection) else { return nil }
             let breakdown = try priced.get()
-            guard let card else {
+            if request.paymentMethodId != nil, card == nil {
                 throw ServiceError(.notFound, "no such payment method", details: ["field": "paymentMethodId"])
+            }
+            let freeEcard = breakdown.total.amount == 0 ? content.ecard : nil
+            if card == nil, freeEcard == nil {
+                throw ServiceError.invalidArgument(
+                    "paymentMethodId is required: only a free e-card is placed without a card", field: "paymentMethodId")
+            }
+            if let ecard = freeEcard {
+                try await self.checkFreeEcardAllowance(userId: userId, recipients: ecard.recipients.count, on: connection)
             }
             let order = NewOrder(
                 id: UUID(), claim: claim, kind: request.kind, content: content, breakdown: breakdown, card: card,
                 quoteId: request.quoteId.flatMap(UUID.init(uuidString:)), giftNotice: notice)
             try await self.insertPending(order, on: connection)
             return PendingPayment(
-                orderId: order.id, userId: userId, kind: order.kind, token: card.token, total: breakdown.total,
-                content: content, giftNotice: notice, cardId: card.id, customer: card.customer)
+                orderId: order.id, userId: userId, kind: order.kind, token: card?.token ?? "", total: breakdown.total,
+                content: content, giftNotice: notice, cardId: card?.id, customer: card?.customer)
         }
         // Another request with the key committed first: answer what it answered.
         guard let pending = opened else { return try await earlierAnswer(userId: userId, key: key, hash: hash) }
@@ -114,7 +123,8 @@ extension OrderBook {
         let kind: String
         let content: Content
         let breakdown: PriceBreakdown
-        let card: PaymentMethodStore.Saved
+        /// The card that pays; nil for an order that costs nothing.
+        let card: PaymentMethodStore.Saved?
         let quoteId: UUID?
         /// The gift recipient's notice, sent once the order is paid (it never carries the price).
         let giftNotice: Orders.GiftReceived?
@@ -197,6 +207,20 @@ extension OrderBook {
                 order: order, now: now, due: now.addingTimeInterval(payments.recoveryAfter), breakdown: breakdown,
                 details: details, giftNotice: notice),
             logger: logger)
+    }
+
+    /// Refuses (429, ``FreeEcardAllowance/refusal(sent:recipients:retryAfter:)``) a free e-card
+    /// to `recipients` more that would take the account past the day's cap, inside phase 1's
+    /// transaction (after the key is claimed, so a retry of a placed order still gets its
+    /// answer; the refusal rolls the claim back).
+    func checkFreeEcardAllowance(userId: UUID, recipients: Int, on connection: PostgresConnection) async throws {
+        let now = clock.now()
+        let day = FreeEcardAllowance.day(containing: now)
+        let sent = try await FreeEcardStore(logger: logger).recipientsSent(
+            userId: userId, from: day.start, to: day.end, on: connection)
+        if case .exceeded(let sent, let retryAfter) = freeEcards.check(sent: sent, recipients: recipients, now: now) {
+            throw freeEcards.refusal(sent: sent, recipients: recipients, retryAfter: retryAfter)
+        }
     }
 
     /// What an earlier request with the key left: its answer, or a payment still running.
@@ -435,7 +459,7 @@ extension OrderBook {
             bindings.append(breakdown)
             bindings.append(details)
             bindings.append(order.content.searchText)
-            bindings.append(order.card.id)
+            bindings.append(order.card?.id)
             bindings.append(order.quoteId)
             bindings.append(now)
             bindings.append(due)

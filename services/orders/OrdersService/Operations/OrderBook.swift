@@ -28,14 +28,18 @@ public struct OrderBook: Sendable {
     public let keyLifetime: TimeInterval
     /// When the recovery sweeper steps in, and how long a retry waits for a running payment.
     public let payments: PaymentTiming
+    /// The daily cap on recipients of free e-cards per account.
+    public let freeEcards: FreeEcardAllowance
 
     /// Creates the order book.
     public init(
         client: PostgresClient, quoting: Quoting, provider: any PaymentProvider, events: EventPublisher,
         images: PrintingImages?, gifts: SocialGifts? = nil, keyLifetime: TimeInterval,
-        payments: PaymentTiming = PaymentTiming(), clock: any WallClock, logger: Logger
+        payments: PaymentTiming = PaymentTiming(), freeEcards: FreeEcardAllowance = FreeEcardAllowance(),
+        clock: any WallClock, logger: Logger
     ) {
         self.payments = payments
+        self.freeEcards = freeEcards
         self.images = images
         self.gifts = gifts
         self.client = client

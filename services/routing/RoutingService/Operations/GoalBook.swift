@@ -11,14 +11,20 @@ import Store
 public struct GoalBook: Sendable {
     let client: PostgresClient
     let events: EventPublisher
+    /// The campus's time zone: goal weeks run from Monday 00:00 to Monday 00:00 on its clocks.
+    public let zone: TimeZone
     let logger: Logger
 
-    /// A book on `client` that appends its events through `events`.
-    public init(client: PostgresClient, events: EventPublisher, logger: Logger) {
+    /// A book on `client` that appends its events through `events`, with weeks in `zone`.
+    public init(client: PostgresClient, events: EventPublisher, zone: TimeZone, logger: Logger) {
         self.client = client
         self.events = events
+        self.zone = zone
         self.logger = logger
     }
+
+    /// The goal week `date` falls in.
+    public func week(containing date: Date) -> CampusWeek { CampusWeek(containing: date, in: zone) }
 
     /// Runs `body` in a transaction; an error thrown by `body` comes out as it was thrown.
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
@@ -30,7 +36,7 @@ public struct GoalBook: Sendable {
     public func report(
         steps: Int64, distance: Int64, reportId: UUID? = nil, user: UUID, now: Date, requestId: String?
     ) async throws -> Routing.MyWeek {
-        let week = CampusWeek(containing: now)
+        let week = self.week(containing: now)
         let (completed, stored) = try await transaction { connection in
             if let reportId {
                 let rows = try await connection.fetch(
@@ -62,7 +68,7 @@ public struct GoalBook: Sendable {
     /// that completes. Returns the ids of the goals completed.
     @discardableResult
     public func visit(venue: UUID, user: UUID, now: Date, requestId: String?) async throws -> [String] {
-        let week = CampusWeek(containing: now)
+        let week = self.week(containing: now)
         let (completed, stored) = try await transaction { connection in
             let rows = try await connection.fetch(
                 """
@@ -108,7 +114,7 @@ public struct GoalBook: Sendable {
     /// then issues what that completes. Returns the ids of the goals completed.
     @discardableResult
     public func attend(meeting: UUID, start: Date, user: UUID, now: Date, requestId: String?) async throws -> [String] {
-        let week = CampusWeek(containing: now)
+        let week = self.week(containing: now)
         let (completed, stored) = try await transaction { connection in
             let rows = try await connection.fetch(
                 """
@@ -185,8 +191,8 @@ public struct GoalBook: Sendable {
                     voucher: vouchers[goal.id])
             }
             return Routing.MyWeek(
-                weekStart: week.start, steps: totals.steps, distance: totals.distance, venues: totals.venues,
-                lecturesAttended: totals.lectures, goals: goals)
+                weekStart: week.start, weekStartsAt: week.startsAt, weekEndsAt: week.endsAt, steps: totals.steps,
+                distance: totals.distance, venues: totals.venues, lecturesAttended: totals.lectures, goals: goals)
         }
     }
 }

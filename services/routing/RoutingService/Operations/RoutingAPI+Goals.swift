@@ -14,13 +14,13 @@ extension RoutingAPI {
     func registerGoals(on router: inout OperationRouter) {
         router.register(Routing.CreateGoal.self) { request, context in
             _ = try context.requireRole(.admin)
-            let week = try Self.validated(request, now: clock.now())
+            let week = try Self.validated(request, now: clock.now(), zone: goals.zone)
             return try await goals.create(request, week: week, id: UUID(), now: clock.now())
         }
         router.register(Routing.UpdateGoal.self) { request, context in
             _ = try context.requireRole(.admin)
             let id = try Self.uuid(request.id, field: "id", what: "goal")
-            let week = try Self.validated(request.goal, now: clock.now())
+            let week = try Self.validated(request.goal, now: clock.now(), zone: goals.zone)
             guard let goal = try await goals.update(id: id, with: request.goal, week: week, now: clock.now()) else {
                 throw ServiceError.notFound("no goal \(request.id)")
             }
@@ -35,9 +35,9 @@ extension RoutingAPI {
         }
         router.register(Routing.MyGoals.self) { request, context in
             let user = try context.userId()
-            var week = CampusWeek(containing: clock.now())
+            var week = goals.week(containing: clock.now())
             if let text = request.week {
-                guard let named = CampusWeek(day: text) else {
+                guard let named = CampusWeek(day: text, in: goals.zone) else {
                     throw ServiceError.invalidArgument("week must be a date, YYYY-MM-DD", field: "week")
                 }
                 week = named
@@ -97,7 +97,7 @@ extension RoutingAPI {
             else { return }
             let now = clock.now()
             await recordAttendance(user: user, venue: id, now: now, context: context)
-            let visit = VisitMemo.Visit(user: user, week: CampusWeek(containing: now).start, venue: id)
+            let visit = VisitMemo.Visit(user: user, week: goals.week(containing: now).start, venue: id)
             // A phone reports every few seconds from the same hall: the visit is stored once.
             guard !visits.contains(visit) else { return }
             try await goals.visit(venue: id, user: user, now: now, requestId: context.metadata.requestId)
@@ -128,7 +128,7 @@ extension RoutingAPI {
         }
     }
 
-    static func validated(_ draft: Routing.GoalDraft, now: Date) throws(ServiceError) -> CampusWeek {
+    static func validated(_ draft: Routing.GoalDraft, now: Date, zone: TimeZone) throws(ServiceError) -> CampusWeek {
         guard !draft.title.trimmingCharacters(in: .whitespaces).isEmpty, draft.title.count <= 200 else {
             throw ServiceError.invalidArgument("title must be 1-200 characters", field: "title")
         }
@@ -142,8 +142,8 @@ extension RoutingAPI {
         guard !draft.reward.trimmingCharacters(in: .whitespaces).isEmpty, draft.reward.count <= 500 else {
             throw ServiceError.invalidArgument("reward must be 1-500 characters", field: "reward")
         }
-        guard let text = draft.weekStart else { return CampusWeek(containing: now) }
-        guard let week = CampusWeek(day: text) else {
+        guard let text = draft.weekStart else { return CampusWeek(containing: now, in: zone) }
+        guard let week = CampusWeek(day: text, in: zone) else {
             throw ServiceError.invalidArgument("weekStart must be a date, YYYY-MM-DD", field: "weekStart")
         }
         return week

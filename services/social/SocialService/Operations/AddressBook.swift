@@ -22,7 +22,7 @@ public struct AddressBook: Sendable {
         let limit = try Social.ListContacts.pageSize.limit(request.limit)
         let q = request.q?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let q, q.unicodeScalars.count > 100 { throw ServiceError.invalidArgument("q is at most 100 characters", field: "q") }
-        let order = request.sort ?? .recent
+        let order = request.sort ?? .standard
         let rows = try await contacts.list(
             of: me, q: q?.isEmpty == false ? q : nil, order: order, after: try KeysetCursor.parse(request.cursor),
             limit: limit + 1)

@@ -72,18 +72,75 @@ public enum ContactRules {
         return address
     }
 
-    /// Whether a postcard recipient is this contact: the same name (ignoring case and spaces
-    /// around it) and the same street, postal code, city and country.
-    public static func matches(
-        _ recipient: Orders.PostalRecipient, name: String, address: Orders.PostalAddress?
-    ) -> Bool {
-        guard let address else { return false }
-        func same(_ a: String?, _ b: String?) -> Bool {
-            (a ?? "").trimmingCharacters(in: .whitespaces).lowercased()
-                == (b ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+    /// A contact as a paid card is matched against it.
+    public struct Reachable: Sendable, Equatable {
+        public var id: UUID
+        public var name: String
+        public var address: Orders.PostalAddress?
+        public var email: String?
+        public init(id: UUID, name: String, address: Orders.PostalAddress?, email: String?) {
+            self.id = id
+            self.name = name
+            self.address = address
+            self.email = email
         }
-        let other = recipient.address
-        return same(recipient.name, name) && same(other.line1, address.line1) && same(other.city, address.city)
-            && same(other.postalCode, address.postalCode) && same(other.country, address.country)
+    }
+
+    /// The cards of one paid order that went to each of `contacts`: a postcard recipient counts
+    /// for the contacts with its postal address, an e-card recipient for those with its e-mail
+    /// address, whether it was picked from the address book or written in by hand. When several
+    /// contacts share the address, the card counts for those of them it names, or for each of
+    /// them when it names none (a card to the whole household). Contacts without a card are left out.
+    public static func cardsSent(
+        postcards: [Orders.PostalRecipient], ecards: [Orders.EmailRecipient], to contacts: [Reachable]
+    ) -> [UUID: Int] {
+        var sent: [UUID: Int] = [:]
+        func count(_ reached: [Reachable], named name: String?) {
+            let named = reached.filter { sameName($0.name, name) }
+            for contact in reached.count > 1 && !named.isEmpty ? named : reached { sent[contact.id, default: 0] += 1 }
+        }
+        for recipient in postcards {
+            count(contacts.filter { $0.address.map { sameAddress($0, recipient.address) } ?? false }, named: recipient.name)
+        }
+        for recipient in ecards {
+            let email = fold(recipient.email)
+            guard !email.isEmpty else { continue }
+            count(contacts.filter { $0.email.map(fold) == email }, named: recipient.name)
+        }
+        return sent
+    }
+
+    /// Whether two postal addresses are the same place: street, city and country alike ignoring
+    /// case, accents and spacing; the second line and postal code too when both give one (a
+    /// written-in recipient often leaves them out; postal codes compared without spaces).
+    public static func sameAddress(_ a: Orders.PostalAddress, _ b: Orders.PostalAddress) -> Bool {
+        func both(_ x: String?, _ y: String?, _ same: (String, String) -> Bool) -> Bool {
+            guard let x, let y, !fold(x).isEmpty, !fold(y).isEmpty else { return true }
+            return same(x, y)
+        }
+        return fold(a.line1) == fold(b.line1) && fold(a.city) == fold(b.city) && fold(a.country) == fold(b.country)
+            && both(a.line2, b.line2) { fold($0) == fold($1) }
+            && both(a.postalCode, b.postalCode) { fold($0).filter { !$0.isWhitespace } == fold($1).filter { !$0.isWhitespace } }
+    }
+
+    static func sameName(_ a: String, _ b: String?) -> Bool {
+        guard let b else { return false }
+        return fold(a) == fold(b)
+    }
+
+    /// Text as matching sees it: trimmed, runs of spaces as one, without case, accents or width.
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// What lifts a favourite above every other contact in the `favourites` order's sort key:
+    /// more than any time in microseconds since 1970 (2^61 µs is some 73,000 years).
+    public static let favouriteLift: Int64 = 1 << 61
+
+    /// A contact's place in the `favourites` order (and its cursor): higher comes first, so every
+    /// favourite, newest first, then every other contact, newest first.
+    public static func favouritesKey(favourite: Bool, createdMicros: Int64) -> Int64 {
+        favourite ? createdMicros + favouriteLift : createdMicros
     }
 }

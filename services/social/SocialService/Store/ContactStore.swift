@@ -6,8 +6,8 @@ import PostgresNIO
 import SocialContract
 import Store
 
-/// The `social.contacts` table: each user's address book, with the postcards sent to each
-/// counted from orders' events.
+/// The `social.contacts` table: each user's address book, with the cards sent to each counted
+/// from orders' events.
 public struct ContactStore: Sendable {
     let client: PostgresClient
     let logger: Logger
@@ -64,7 +64,9 @@ public struct ContactStore: Sendable {
         return try await rows.collect().count == 1
     }
 
-    /// `user`'s contacts, newest first or most sent first, names similar to `q` only.
+    /// `user`'s contacts in `order`, names similar to `q` only, after `cursor` (whose `micros`
+    /// is the order's sort key: ``ContactRules/favouritesKey(favourite:createdMicros:)``, the
+    /// creation time, or the cards sent).
     func list(
         of user: UUID, q: String?, order: Social.ContactOrder, after cursor: KeysetCursor?, limit: Int
     ) async throws -> [Row] {
@@ -73,6 +75,16 @@ public struct ContactStore: Sendable {
         let pattern = q.map { "%" + Self.escapeLike($0.lowercased()) + "%" }
         let rows: FetchedRows
         switch order {
+        case .favourites:
+            rows = try await client.fetch(
+                """
+                SELECT \(unescaped: Self.columns) FROM social.contacts
+                WHERE user_id = \(user)
+                  AND (\(q)::text IS NULL OR lower(name) LIKE \(pattern) OR lower(\(q)) <% lower(name))
+                  AND (CASE WHEN favourite THEN \(ContactRules.favouriteLift) ELSE 0 END
+                       + (extract(epoch FROM created_at) * 1000000)::bigint, id) < (\(key), \(after))
+                ORDER BY favourite DESC, created_at DESC, id DESC LIMIT \(limit)
+                """, logger: logger)
         case .recent:
             rows = try await client.fetch(
                 """
@@ -93,7 +105,15 @@ public struct ContactStore: Sendable {
                 """, logger: logger)
         }
         return try await Self.rows(rows).map { row in
-            order == .frequent ? Row(contact: row.contact, micros: Int64(row.contact.cardsSent), id: row.id) : row
+            switch order {
+            case .favourites:
+                Row(
+                    contact: row.contact,
+                    micros: ContactRules.favouritesKey(favourite: row.contact.favourite, createdMicros: row.micros),
+                    id: row.id)
+            case .recent: row
+            case .frequent: Row(contact: row.contact, micros: Int64(row.contact.cardsSent), id: row.id)
+            }
         }
     }
 
@@ -105,30 +125,42 @@ public struct ContactStore: Sendable {
         return try await Self.rows(rows).map(\.contact)
     }
 
-    /// Counts a paid postcard order's recipients against its buyer's contacts, once per event.
+    /// Counts the cards of a paid postcard or e-card order against its buyer's contacts
+    /// (``ContactRules/cardsSent(postcards:ecards:to:)``), once per order however often its
+    /// event arrives.
     func count(_ order: Orders.OrderEvent, eventId: UUID, now: Date, on connection: PostgresConnection) async throws {
-        guard let postcard = order.postcard, let user = UUID(uuidString: order.userId) else { return }
+        let postcards = order.postcard?.recipients ?? []
+        let ecards = order.ecard?.recipients ?? []
+        guard !postcards.isEmpty || !ecards.isEmpty, let user = UUID(uuidString: order.userId) else { return }
         let claimed = try await connection.fetch(
             """
-            INSERT INTO social.counted_events (event_id, counted_at) VALUES (\(eventId), \(now))
+            INSERT INTO social.counted_events (event_id, order_id, counted_at)
+            VALUES (\(eventId), \(order.orderId.lowercased()), \(now))
             ON CONFLICT DO NOTHING RETURNING 1
             """, logger: logger)
         guard try await claimed.collect().count == 1 else { return }
         let rows = try await connection.fetch(
-            "SELECT id, name, address::text FROM social.contacts WHERE user_id = \(user) AND address IS NOT NULL",
-            logger: logger)
-        var sent: [UUID: Int] = [:]
-        for try await (id, name, address) in rows.decode((UUID, String, String?).self) {
+            """
+            SELECT id, name, address::text, email FROM social.contacts
+            WHERE user_id = \(user) AND (address IS NOT NULL OR email IS NOT NULL)
+            """, logger: logger)
+        var contacts: [ContactRules.Reachable] = []
+        for try await (id, name, address, email) in rows.decode((UUID, String, String?, String?).self) {
             let decoded = try address.map {
                 try Wire.makeDecoder().decode(Orders.PostalAddress.self, from: Data($0.utf8))
             }
-            let matching = postcard.recipients.filter { ContactRules.matches($0, name: name, address: decoded) }.count
-            if matching > 0 { sent[id] = matching }
+            contacts.append(.init(id: id, name: name, address: decoded, email: email))
         }
-        for (id, count) in sent {
-            try await connection.fetch(
-                "UPDATE social.contacts SET cards_sent = cards_sent + \(count) WHERE id = \(id)", logger: logger)
-        }
+        let sent = ContactRules.cardsSent(postcards: postcards, ecards: ecards, to: contacts)
+        guard !sent.isEmpty else { return }
+        let ids = Array(sent.keys)
+        let counts = ids.map { Int32(sent[$0] ?? 0) }
+        try await connection.fetch(
+            """
+            UPDATE social.contacts SET cards_sent = cards_sent + sent.n
+            FROM unnest(\(ids)::uuid[], \(counts)::int[]) AS sent(id, n)
+            WHERE social.contacts.id = sent.id
+            """, logger: logger)
     }
 
     static func rows(_ rows: FetchedRows) async throws -> [Row] {

@@ -8,9 +8,14 @@
   under about 200 km² left out, so the file stays small enough for an app to fetch once.
 - The City of San Luis Obispo has no outline in that package: it is traced by hand from its
   public outline, to within a few hundred metres.
-- The districts that contain San Luis Obispo (Assembly District 30, Senate District 17,
-  Congressional District CA-24) are approximated by the county outline they share there; each
-  names its chamber (`lower`, `upper`, `lower`: the US House), the whole outlines none.
+- The county's coast is drawn at sea (`SEA`, a few kilometres off the shore, as the county's own
+  line runs 3 nautical miles out), and California's and the country's coasts along it with it:
+  the source's coast is coarse and would leave Cambria, Morro Bay or Pismo Beach outside.
+- The state and federal districts are SAMPLE outlines, made up: the county split in two per
+  chamber along straight lines that differ by chamber (Assembly 30 north of 35.22° N and 37
+  south of it; Senate 17 west of 120.55° W and 21 east of it; CA-19 north of 35.45° N and CA-24
+  south of it). Each feature says `"sample": true` and names its chamber (`lower`, `upper`,
+  `lower`: the US House); the whole outlines name none. Load the real ones with `--tiger`.
 
 Coordinates are [longitude, latitude]; each ring is closed. Rerun after editing:
     python3 make_boundaries.py > boundaries.geojson
@@ -46,6 +51,25 @@ FEDERAL = "ocd-jurisdiction/country:us/government"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 city = [(-120.705, 35.305), (-120.655, 35.325), (-120.615, 35.300), (-120.625, 35.245), (-120.690, 35.240)]
+
+# The county's coast, south (the Santa Maria River's mouth) to north (past Ragged Point), drawn a
+# few kilometres out at sea so that no coastal town of the county falls outside.
+SEA = [(-120.70, 34.963), (-120.70, 35.12), (-120.80, 35.14), (-120.95, 35.24), (-120.93, 35.37),
+       (-120.96, 35.44), (-121.06, 35.46), (-121.17, 35.55), (-121.27, 35.62), (-121.35, 35.66),
+       (-121.40, 35.79)]
+# The latitudes of the coast that SEA replaces, and the longitude west of which a vertex there is coast.
+COAST_SOUTH, COAST_NORTH, COAST_WEST_OF = 34.95, 35.80, -120.58
+
+# The sample districts: the county split along a line per chamber, (id, name, district, chamber, half),
+# a half being (axis, side, value): axis 1 latitude, 0 longitude; side +1 keeps the values above, -1 below.
+SAMPLE_DISTRICTS = [
+    ("state:ca/sldl:30", "California Assembly District 30", "30", "lower", (1, +1, 35.22)),
+    ("state:ca/sldl:37", "California Assembly District 37", "37", "lower", (1, -1, 35.22)),
+    ("state:ca/sldu:17", "California Senate District 17", "17", "upper", (0, -1, -120.55)),
+    ("state:ca/sldu:21", "California Senate District 21", "21", "upper", (0, +1, -120.55)),
+    ("country:us/cd:ca-19", "California's 19th congressional district", "CA-19", "lower", (1, +1, 35.45)),
+    ("country:us/cd:ca-24", "California's 24th congressional district", "CA-24", "lower", (1, -1, 35.45)),
+]
 
 
 def outlines(name):
@@ -121,20 +145,62 @@ def feature(fid, jurisdiction, name, level, polygons, district=None, chamber=Non
             "geometry": {"type": "MultiPolygon", "coordinates": [[ring(p)] for p in polygons]}}
 
 
+def with_sea_coast(ring):
+    """`ring` with its vertices along the county's coast replaced by SEA (both run south to north)."""
+    coast = [i for i, (x, y) in enumerate(ring) if COAST_SOUTH <= y <= COAST_NORTH and x < COAST_WEST_OF]
+    assert coast and coast == list(range(coast[0], coast[-1] + 1)), "the coast's vertices are not one run"
+    return ring[: coast[0]] + SEA + ring[coast[-1] + 1:]
+
+
+def sample_county():
+    """The county's land lines from the source (north, east, south) and SEA as its coast."""
+    (land,) = outlines("san_luis_obispo_county")
+    south_west = land.index((-120.58469, 34.96188))
+    # Only the land lines are simplified: SEA is drawn as the state's and the country's coast is.
+    return simplify(land[: south_west + 1], 0.005) + SEA
+
+
+def clipped(points, half):
+    """The part of a ring on one side of a line of latitude or longitude (Sutherland-Hodgman)."""
+    axis, side, value = half
+
+    def keeps(p):
+        return side * (p[axis] - value) >= 0
+
+    def crossing(a, b):
+        t = (value - a[axis]) / (b[axis] - a[axis])
+        other = a[1 - axis] + t * (b[1 - axis] - a[1 - axis])
+        return (other, value) if axis == 1 else (value, other)
+
+    result = []
+    for a, b in zip(points, points[1:] + points[:1]):
+        if keeps(a):
+            result.append(a)
+            if not keeps(b):
+                result.append(crossing(a, b))
+        elif keeps(b):
+            result.append(crossing(a, b))
+    return result
+
+
 def bundled():
-    county = prepared("san_luis_obispo_county", 0.005)
-    california = prepared("california", 0.01, smallest=0.01)
-    united_states = prepared("united_states", 0.05, smallest=0.02)
-    return [
+    county = sample_county()
+    california = [with_sea_coast(r) if any(x < COAST_WEST_OF and COAST_SOUTH <= y <= COAST_NORTH for x, y in r)
+                  else r for r in prepared("california", 0.01, smallest=0.01)]
+    united_states = [with_sea_coast(r) if any(x < COAST_WEST_OF and COAST_SOUTH <= y <= COAST_NORTH for x, y in r)
+                     else r for r in prepared("united_states", 0.05, smallest=0.02)]
+    features = [
         feature("place:san_luis_obispo", CITY, "San Luis Obispo", "local", [city]),
-        feature("county:san_luis_obispo", COUNTY, "San Luis Obispo County", "county", county),
+        feature("county:san_luis_obispo", COUNTY, "San Luis Obispo County", "county", [county]),
         feature("state:ca", STATE, "California", "state", california),
-        feature("state:ca/sldl:30", STATE, "California Assembly District 30", "state", county, "30", "lower"),
-        feature("state:ca/sldu:17", STATE, "California Senate District 17", "state", county, "17", "upper"),
         feature("country:us", FEDERAL, "United States", "federal", united_states),
-        feature("country:us/cd:ca-24", FEDERAL, "California's 24th congressional district", "federal", county, "CA-24",
-                "lower"),
     ]
+    for fid, name, district, chamber, half in SAMPLE_DISTRICTS:
+        jurisdiction, level = (STATE, "state") if fid.startswith("state:") else (FEDERAL, "federal")
+        made = feature(fid, jurisdiction, name, level, [clipped(county, half)], district, chamber)
+        made["properties"]["sample"] = True
+        features.append(made)
+    return features
 
 
 # --- Census TIGER/Line districts -------------------------------------------------------------

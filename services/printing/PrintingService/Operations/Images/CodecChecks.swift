@@ -19,15 +19,17 @@ enum CodecChecks {
             throw ImageRejection(.corrupt, "the JPEG header cannot be read: \(message(handle))")
         }
         try checkPixels(Int(width), Int(height), limits: limits, format: "JPEG")
-        // An eighth of the size is enough to run through all of the data.
+        // An eighth of the size is enough to run through all of the data. libjpeg turns CMYK and
+        // YCCK into nothing but CMYK, so those are decoded to that.
         let scaledWidth = (Int(width) + 7) / 8
         let scaledHeight = (Int(height) + 7) / 8
-        var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight)
+        let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * (cmyk ? 4 : 1))
         let decoded = bytes.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { target in
                 tjDecompress2(
                     handle, source.baseAddress, UInt(bytes.count), target.baseAddress, Int32(scaledWidth), 0,
-                    Int32(scaledHeight), Int32(TJPF_GRAY.rawValue), 0)
+                    Int32(scaledHeight), Int32((cmyk ? TJPF_CMYK : TJPF_GRAY).rawValue), 0)
             }
         }
         if decoded != 0 {
@@ -56,6 +58,7 @@ enum CodecChecks {
         let (width, height) = (Int(image.width), Int(image.height))
         try checkPixels(width, height, limits: limits, format: "PNG")
         image.format = UInt32(PNG_FORMAT_GRAY)
+        image.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB)
         var pixels = [UInt8](repeating: 0, count: width * height)
         let finished = pixels.withUnsafeMutableBufferPointer {
             png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)

@@ -46,16 +46,56 @@ public enum PixelDecoder {
         let scaledHeight = (Int(height) * eighths + 7) / 8
         let scale = Double(scaledWidth) / Double(width)
         (width, height) = (Int32(scaledWidth), Int32(scaledHeight))
+        // libjpeg converts CMYK and YCCK only to CMYK; the conversion to RGB is done here.
+        let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        let format = cmyk ? TJPF_CMYK : TJPF_BGRX
         var pixels = [UInt8](repeating: 0xFF, count: Int(width) * Int(height) * 4)
         let result = bytes.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { target in
                 tjDecompress2(
                     handle, source.baseAddress, UInt(bytes.count), target.baseAddress, width, 0, height,
-                    Int32(TJPF_BGRX.rawValue), 0)
+                    Int32(format.rawValue), 0)
             }
         }
         guard result == 0 else { throw ImageRejection(.corrupt, "the JPEG does not decode") }
+        if cmyk { cmykToBGRX(&pixels, inverted: hasAdobeMarker(bytes)) }
         return DecodedPixels(width: Int(width), height: Int(height), bytes: pixels, scale: scale)
+    }
+
+    /// Converts CMYK pixels in place to Cairo's BGRX without a colour profile: each channel is
+    /// (1 − ink) × (1 − black). Files with an Adobe marker (Photoshop's and most others') store
+    /// the inks inverted, 255 meaning no ink.
+    static func cmykToBGRX(_ pixels: inout [UInt8], inverted: Bool) {
+        for index in stride(from: 0, to: pixels.count, by: 4) {
+            var (c, m, y, k) = (
+                Int(pixels[index]), Int(pixels[index + 1]), Int(pixels[index + 2]), Int(pixels[index + 3])
+            )
+            if !inverted { (c, m, y, k) = (255 - c, 255 - m, 255 - y, 255 - k) }
+            pixels[index] = UInt8((y * k + 127) / 255)
+            pixels[index + 1] = UInt8((m * k + 127) / 255)
+            pixels[index + 2] = UInt8((c * k + 127) / 255)
+            pixels[index + 3] = 0xFF
+        }
+    }
+
+    /// Whether the JPEG has an Adobe APP14 segment before its first scan.
+    static func hasAdobeMarker(_ bytes: [UInt8]) -> Bool {
+        var index = 2
+        while index + 4 <= bytes.count, bytes[index] == 0xFF {
+            let marker = bytes[index + 1]
+            if marker == 0xDA || marker == 0xD9 { return false }
+            if marker == 0xFF {
+                index += 1
+                continue
+            }
+            let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+            guard length >= 2, index + 2 + length <= bytes.count else { return false }
+            if marker == 0xEE, length >= 7, bytes[(index + 4)..<(index + 9)].elementsEqual("Adobe".utf8) {
+                return true
+            }
+            index += 2 + length
+        }
+        return false
     }
 
     static func png(_ bytes: [UInt8]) throws(ImageRejection) -> DecodedPixels {
@@ -65,6 +105,8 @@ public enum PixelDecoder {
         let began = bytes.withUnsafeBufferPointer { png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count) }
         guard began != 0 else { throw ImageRejection(.corrupt, "the PNG does not decode") }
         image.format = UInt32(PNG_FORMAT_BGRA)
+        // A 16-bit PNG without gamma information is sRGB like any other (libpng would take it as linear).
+        image.flags |= UInt32(PNG_IMAGE_FLAG_16BIT_sRGB)
         let (width, height) = (Int(image.width), Int(image.height))
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let finished = pixels.withUnsafeMutableBufferPointer {
@@ -84,26 +126,60 @@ public enum PixelDecoder {
 
     static func bmp(_ bytes: [UInt8]) throws(ImageRejection) -> DecodedPixels {
         let header = try BMPHeader.read(bytes, limits: ImageLimits(maxBytes: Int.max, maxPixels: Int.max))
-        guard header.bitsPerPixel == 24 || header.bitsPerPixel == 32 else {
-            throw ImageRejection(.unsupportedType, "only 24- and 32-bit BMP files can be printed")
-        }
-        let offset = (0..<4).reversed().reduce(0) { $0 << 8 | Int(bytes[10 + $1]) }
-        let rawHeight = Int32(
-            truncatingIfNeeded: UInt32((0..<4).reversed().reduce(0) { $0 << 8 | Int(bytes[22 + $1]) }))
-        let topDown = rawHeight < 0
-        let step = header.bitsPerPixel / 8
-        let row = (header.width * header.bitsPerPixel + 31) / 32 * 4
-        var pixels = [UInt8](repeating: 0xFF, count: header.width * header.height * 4)
-        for y in 0..<header.height {
-            let source = offset + (topDown ? y : header.height - 1 - y) * row
-            for x in 0..<header.width {
-                let from = source + x * step
-                let to = (y * header.width + x) * 4
-                pixels[to] = bytes[from]
-                pixels[to + 1] = bytes[from + 1]
-                pixels[to + 2] = bytes[from + 2]
+        let (width, height, bits) = (header.width, header.height, header.bitsPerPixel)
+        var pixels = [UInt8](repeating: 0xFF, count: width * height * 4)
+        // Alpha only where the masks give it, and not when every pixel has 0 there (writers that
+        // leave the byte unset): such a bitmap is opaque.
+        var alpha: [UInt8]? = header.alpha.maximum > 0 ? [UInt8](repeating: 0, count: width * height) : nil
+        bytes.withUnsafeBufferPointer { file in
+            let palette = header.palette
+            for y in 0..<height {
+                let row = header.pixelOffset + (header.topDown ? y : height - 1 - y) * header.rowBytes
+                var to = y * width * 4
+                for x in 0..<width {
+                    switch bits {
+                    case 1, 4, 8:
+                        let bit = x * bits
+                        let byte = Int(file[row + bit / 8])
+                        let index = byte >> (8 - bits - bit % 8) & (1 << bits - 1)
+                        // An index past the palette is black, as in most readers.
+                        let colour = index < palette.count ? palette[index] : 0
+                        pixels[to] = UInt8(truncatingIfNeeded: colour)
+                        pixels[to + 1] = UInt8(truncatingIfNeeded: colour >> 8)
+                        pixels[to + 2] = UInt8(truncatingIfNeeded: colour >> 16)
+                    case 24:
+                        let from = row + x * 3
+                        (pixels[to], pixels[to + 1], pixels[to + 2]) = (file[from], file[from + 1], file[from + 2])
+                    default:
+                        let from = row + x * bits / 8
+                        var pixel = UInt32(file[from]) | UInt32(file[from + 1]) << 8
+                        if bits == 32 { pixel |= UInt32(file[from + 2]) << 16 | UInt32(file[from + 3]) << 24 }
+                        pixels[to] = header.blue.value(pixel)
+                        pixels[to + 1] = header.green.value(pixel)
+                        pixels[to + 2] = header.red.value(pixel)
+                        alpha?[y * width + x] = header.alpha.value(pixel)
+                    }
+                    to += 4
+                }
             }
         }
-        return DecodedPixels(width: header.width, height: header.height, bytes: pixels)
+        if let alpha, alpha.contains(where: { $0 != 0 }) {
+            // Transparent parts go on white paper, as for PNG.
+            for (pixel, opacity) in alpha.enumerated() where opacity != 0xFF {
+                let a = Int(opacity)
+                for channel in 0..<3 {
+                    let index = pixel * 4 + channel
+                    pixels[index] = UInt8((Int(pixels[index]) * a + 255 * (255 - a)) / 255)
+                }
+            }
+        }
+        return DecodedPixels(width: width, height: height, bytes: pixels)
+    }
+
+    /// Runs `bytes` through the decoder the renderer uses, at the smallest size it decodes to
+    /// (a JPEG at an eighth), and throws what rendering would throw: proof, before a card is
+    /// paid for, that a stored image can be printed.
+    public static func probe(_ bytes: [UInt8], format: ImageFormat) throws(ImageRejection) {
+        _ = try decode(bytes, format: format, minimumScale: 0)
     }
 }

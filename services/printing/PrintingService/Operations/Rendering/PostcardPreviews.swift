@@ -14,13 +14,14 @@ public struct PostcardPreviews: Sendable {
         self.postage = postage
     }
 
-    /// Resolution of a preview (of the trimmed card).
+    /// Resolution of a preview (of the trimmed card) when no width is asked for.
     public static let dpi = 100.0
 
     /// Longest greeting accepted, in characters.
     public static let maxGreeting = 2_000
 
-    /// Renders the side `request` asks for.
+    /// Renders the side `request` asks for, `width` pixels wide (else at ``dpi``), as a JPEG
+    /// within ``PreviewJPEG``'s budget or, when asked for (``PreviewFormat``), a PNG.
     public func preview(_ request: Printing.PreviewPostcard.Request, actor: Actor) async throws
         -> Printing.PreviewPostcard.Reply
     {
@@ -30,10 +31,14 @@ public struct PostcardPreviews: Sendable {
         guard let side = PostcardRenderer.Side(rawValue: request.side.lowercased()) else {
             throw ServiceError.invalidArgument("side is front or back", field: "side")
         }
-        let format = (request.format ?? "png").lowercased()
-        guard ["png", "jpeg"].contains(format) else {
-            throw ServiceError.invalidArgument("format is png or jpeg", field: "format")
+        let format = try PreviewFormat.choose(format: request.format, accept: request.accept)
+        let range = Printing.PreviewPostcard.minWidth...Printing.PreviewPostcard.maxWidth
+        if let width = request.width, !range.contains(width) {
+            throw ServiceError.invalidArgument(
+                "w, the width, is \(range.lowerBound) to \(range.upperBound) pixels", field: "w")
         }
+        let width = request.width ?? Int((size.trim.width / 72 * Self.dpi).rounded())
+        let dpi = PostcardRenderer.dpi(width: width, size: size)
         guard (request.greeting ?? "").count <= Self.maxGreeting else {
             throw ServiceError.invalidArgument(
                 "the greeting is at most \(Self.maxGreeting) characters", field: "greeting")
@@ -46,7 +51,7 @@ public struct PostcardPreviews: Sendable {
         } else if let id = request.imageId {
             let (pixels, orientation) = try await images.pixels(id, actor: actor) { image in
                 PostcardContent.decodeScale(
-                    width: image.width, height: image.height, size: size, edits: edits, dpi: Self.dpi)
+                    width: image.width, height: image.height, size: size, edits: edits, dpi: dpi)
             }
             content.image = pixels
             content.orientation = orientation
@@ -54,10 +59,11 @@ public struct PostcardPreviews: Sendable {
         content.stamp = side == .back ? try await stamp() : nil
         let card = content
         let bytes = try await images.pool.run {
-            PostcardRenderer.preview(card, side: side, dpi: Self.dpi, jpeg: format == "jpeg")
+            PostcardRenderer.preview(card, side: side, width: width, format: format)
         }
+        guard !bytes.isEmpty else { throw ServiceError(.internal, "the preview did not encode") }
         return Printing.PreviewPostcard.Reply(
-            mediaType: format == "jpeg" ? "image/jpeg" : "image/png", data: Data(bytes).base64EncodedString(),
+            mediaType: format.mediaType, data: Data(bytes).base64EncodedString(),
             warning: side == .front ? content.resolutionWarning : nil)
     }
 

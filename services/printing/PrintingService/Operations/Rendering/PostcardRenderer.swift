@@ -52,6 +52,16 @@ public enum PostcardRenderer {
     public static func preview(_ content: PostcardContent, side: Side, dpi: Double = 100, jpeg: Bool = false)
         -> [UInt8]
     {
+        preview(content, side: side, dpi: dpi) { surface, width, height in
+            jpeg ? encodeJPEG(surface, width: width, height: height) : encodePNG(surface, width: width, height: height)
+        }
+    }
+
+    /// One side of the trimmed card drawn at `dpi` on an RGB24 surface, written out by `encode`.
+    static func preview(
+        _ content: PostcardContent, side: Side, dpi: Double,
+        encode: (_ surface: OpaquePointer, _ width: Int32, _ height: Int32) -> [UInt8]
+    ) -> [UInt8] {
         let trim = content.size.trim
         let scale = dpi / 72
         let width = Int32((trim.width * scale).rounded())
@@ -68,14 +78,13 @@ public enum PostcardRenderer {
         }
         cairo_destroy(cairo)
         cairo_surface_flush(surface)
-        return jpeg
-            ? encodeJPEG(surface, width: width, height: height) : encodePNG(surface, width: width, height: height)
+        return encode(surface, width, height)
     }
 
     /// libpng's simplified writer with `PNG_IMAGE_FLAG_FAST` (no row filters, zlib level 3):
     /// about ten times faster than Cairo's own PNG writer (adaptive filters, level 6) on a photo,
     /// for a file about a quarter larger.
-    private static func encodePNG(_ surface: OpaquePointer, width: Int32, height: Int32) -> [UInt8] {
+    static func encodePNG(_ surface: OpaquePointer, width: Int32, height: Int32) -> [UInt8] {
         guard let data = cairo_image_surface_get_data(surface) else { return [] }
         let stride = Int(cairo_image_surface_get_stride(surface))
         let (columns, rows) = (Int(width), Int(height))

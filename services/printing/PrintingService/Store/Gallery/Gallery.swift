@@ -6,7 +6,8 @@ import PrintingContract
 import Store
 
 /// The standard gallery (`printing.gallery`): template images an admin adds with the place they
-/// show, listed nearest first from the user's position. Its images are stored like any upload,
+/// show and tags, listed nearest first from the user's position or newest first without one,
+/// and searched by keyword. Its images are stored like any upload,
 /// and ``ImageLibrary`` lets every user put them on a card.
 public struct Gallery: Sendable {
     let images: ImageLibrary
@@ -23,13 +24,16 @@ public struct Gallery: Sendable {
         self.logger = logger
     }
 
-    /// Adds an image: title required, position from the request or else the image's EXIF GPS.
-    /// The image passes the upload guards first; nothing is stored when anything is refused.
+    /// Adds an image: title required, position from the request or else the image's EXIF GPS,
+    /// tags and place name optional. The image passes the upload guards first; nothing is stored
+    /// when anything is refused.
     public func add(_ request: Printing.AddGalleryImage.Request, actor: Actor) async throws -> Printing.GalleryItem {
         let title = (request.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty, title.count <= Self.maxTitle else {
             throw ServiceError.invalidArgument("title is 1 to \(Self.maxTitle) characters", field: "title")
         }
+        let tags = try GalleryLabels.tags(request.tags)
+        let place = try GalleryLabels.place(request.place)
         let given =
             request.lat == nil && request.lon == nil
             ? nil : try GalleryQuery.position(lat: request.lat, lon: request.lon)
@@ -53,41 +57,74 @@ public struct Gallery: Sendable {
         let id = UUID()
         try await images.client.fetch(
             """
-            INSERT INTO printing.gallery (id, image_id, title, lat, lon, added_by, created_at)
-            VALUES (\(id), \(imageId), \(title), \(position.lat), \(position.lon), \(adder), \(info.createdAt))
+            INSERT INTO printing.gallery (id, image_id, title, tags, place, lat, lon, added_by, created_at)
+            VALUES (\(id), \(imageId), \(title), \(tags), \(place), \(position.lat), \(position.lon), \(adder),
+                \(info.createdAt))
             """, logger: logger)
         logger.info("gallery image added", metadata: ["galleryId": "\(id)", "image": "\(imageId)"])
         return Printing.GalleryItem(
-            id: id.uuidString.lowercased(), imageId: info.id, title: title, lat: position.lat, lon: position.lon,
-            width: info.width, height: info.height, distanceMeters: nil, createdAt: info.createdAt)
+            id: id.uuidString.lowercased(), imageId: info.id, title: title, tags: tags, place: place,
+            lat: position.lat, lon: position.lon, width: info.width, height: info.height, distanceMeters: nil,
+            createdAt: info.createdAt)
     }
 
-    /// One page of the gallery, nearest first by great-circle distance, ties by id.
+    /// One page of the gallery: nearest first by great-circle distance from the asked position,
+    /// or newest first without one; ties by id. With `q`, only entries whose title, tags or place
+    /// name hold every word (the trigram index of `gallery_search_text` serves the `LIKE`s).
     public func list(_ request: Printing.ListGallery.Request) async throws -> Printing.ListGallery.Reply {
         let query = try GalleryQuery(request)
-        let afterDistance = query.after?.distance ?? -1
-        let afterId = query.after?.id ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        // Haversine; least() keeps asin's argument at most 1 when rounding overshoots.
-        let rows = try await images.client.fetch(
+        var sql = PostgresQuery.StringInterpolation(literalCapacity: 1_024, interpolationCount: 12)
+        sql.appendLiteral(
             """
-            SELECT id, image_id, title, lat, lon, width, height, created_at, distance FROM (
-                SELECT g.id, g.image_id, g.title, g.lat, g.lon, i.width, i.height, g.created_at,
-                    2 * \(Self.earthRadius) * asin(least(1, sqrt(
-                        power(sin(radians(g.lat - \(query.lat)) / 2), 2)
-                        + cos(radians(\(query.lat))) * cos(radians(g.lat)) * power(sin(radians(g.lon - \(query.lon)) / 2), 2)
-                    ))) AS distance
-                FROM printing.gallery g JOIN printing.images i ON i.id = g.image_id
-                WHERE g.removed_at IS NULL
-            ) d
-            WHERE (distance, id) > (\(afterDistance), \(afterId))
-            ORDER BY distance, id
-            LIMIT \(query.limit + 1)
-            """, logger: logger)
+            SELECT id, image_id, title, tags, place, lat, lon, width, height, created_at, micros, distance FROM (
+                SELECT g.id, g.image_id, g.title, g.tags, g.place, g.lat, g.lon, i.width, i.height, g.created_at,
+                    (extract(epoch FROM g.created_at) * 1000000)::int8 AS micros,
+            """)
+        if let lat = query.lat, let lon = query.lon {
+            // Haversine; least() keeps asin's argument at most 1 when rounding overshoots.
+            sql.appendLiteral(" 2 * \(Self.earthRadius) * asin(least(1, sqrt(power(sin(radians(g.lat - ")
+            sql.appendInterpolation(lat)
+            sql.appendLiteral(") / 2), 2) + cos(radians(")
+            sql.appendInterpolation(lat)
+            sql.appendLiteral(")) * cos(radians(g.lat)) * power(sin(radians(g.lon - ")
+            sql.appendInterpolation(lon)
+            sql.appendLiteral(") / 2), 2)))) AS distance")
+        } else {
+            sql.appendLiteral(" NULL::float8 AS distance")
+        }
+        sql.appendLiteral(
+            " FROM printing.gallery g JOIN printing.images i ON i.id = g.image_id WHERE g.removed_at IS NULL")
+        for pattern in query.patterns {
+            sql.appendLiteral(" AND printing.gallery_search_text(g.title, g.place, g.tags) LIKE lower(")
+            sql.appendInterpolation(pattern)
+            sql.appendLiteral(")")
+        }
+        if query.hasPosition {
+            sql.appendLiteral(") d WHERE (distance, id) > (")
+            sql.appendInterpolation(query.after?.distance ?? -1)
+            sql.appendLiteral(", ")
+            sql.appendInterpolation(query.after?.id ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+            sql.appendLiteral(") ORDER BY distance, id")
+        } else {
+            if let after = query.after, let created = after.created {
+                // The key as a timestamp again, so the (created_at, id) index serves the page.
+                sql.appendLiteral(" AND (g.created_at, g.id) < (timestamptz 'epoch' + interval '1 microsecond' * ")
+                sql.appendInterpolation(created)
+                sql.appendLiteral(", ")
+                sql.appendInterpolation(after.id)
+                sql.appendLiteral(")")
+            }
+            sql.appendLiteral(") d ORDER BY created_at DESC, id DESC")
+        }
+        sql.appendLiteral(" LIMIT ")
+        sql.appendInterpolation(query.limit + 1)
+        let rows = try await images.client.fetch(PostgresQuery(stringInterpolation: sql), logger: logger)
         var items: [Printing.GalleryItem] = []
-        var last: (Double, UUID)?
+        var last: (distance: Double?, created: Int64, id: UUID)?
         var more = false
-        for try await (id, imageId, title, lat, lon, width, height, created, distance) in rows.decode(
-            (UUID, UUID, String, Double, Double, Int32, Int32, Date, Double).self)
+        for try await (id, imageId, title, tags, place, lat, lon, width, height, created, micros, distance)
+            in rows.decode(
+                (UUID, UUID, String, [String], String?, Double, Double, Int32, Int32, Date, Int64, Double?).self)
         {
             guard items.count < query.limit else {
                 more = true
@@ -95,11 +132,19 @@ public struct Gallery: Sendable {
             }
             items.append(
                 Printing.GalleryItem(
-                    id: id.uuidString.lowercased(), imageId: imageId.uuidString.lowercased(), title: title, lat: lat,
-                    lon: lon, width: Int(width), height: Int(height), distanceMeters: distance, createdAt: created))
-            last = (distance, id)
+                    id: id.uuidString.lowercased(), imageId: imageId.uuidString.lowercased(), title: title, tags: tags,
+                    place: place, lat: lat, lon: lon, width: Int(width), height: Int(height), distanceMeters: distance,
+                    createdAt: created))
+            last = (distance, micros, id)
         }
-        return .init(items: items, nextCursor: more ? last.map { query.cursor(after: $0.0, id: $0.1) } : nil)
+        guard more, let last else { return .init(items: items, nextCursor: nil) }
+        let cursor =
+            if let distance = last.distance {
+                query.cursor(after: distance, id: last.id)
+            } else {
+                query.cursor(afterCreated: last.created, id: last.id)
+            }
+        return .init(items: items, nextCursor: cursor)
     }
 
     /// Takes entry `id` out of the listing (its image stays usable for cards already ordered).
