@@ -213,7 +213,7 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
     assert browser.execute_script("return document.cookie") == ""
     titles = nav_titles(browser)
     assert titles == ["Print jobs", "Postage", "Dead letters", "Queues", "Users and roles", "Campus", "Vouchers",
-                      "Highlighted bills"], titles
+                      "Highlighted bills", "Stated positions"], titles
 
     # A second ready job for the batch PDF: the batch is rendered again from the order's
     # postcard, so a stored file name is all it needs besides.
