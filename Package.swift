@@ -1,32 +1,104 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 /// Backplane: one Swift backend for five mobile apps.
 ///
 /// Executables live in `services/<name>/main` and stay thin; everything they run is in library
 /// targets (`shared/` for what every process uses, `services/<name>/<Name>Service` for one
-/// service's rules) so tests import the same code the processes run.
-let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
-]
+/// service's rules) so tests import the same code the processes run. A worker service's targets
+/// come from `service(...)` below; `docs/design.md` ("A service's shape") says what goes where.
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+// Products of the package dependencies, by the module name code imports.
+func nio(_ name: String) -> Target.Dependency { .product(name: name, package: "swift-nio") }
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
+let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let jwt = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
+let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
+let tracing = Target.Dependency.product(name: "Tracing", package: "swift-distributed-tracing")
+let openAPIRuntime = Target.Dependency.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
+let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+let openAPIGenerator = Target.PluginUsage.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")
+
+let root = Context.packageDirectory
+
+/// The entries of `folder` (relative to the package), sorted; none when it does not exist.
+func entries(_ folder: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/\(folder)")) ?? []).sorted()
+}
+
+/// A worker service's targets: `<Name>Contract` (unless `contract` is nil), `<Name>Service` with its
+/// `Migrations/` and every entry of `Resources/` copied to its bundle, the executable `<name>`,
+/// `Tests/<Name>Tests`, and `<name>-bench` when `services/<name>/bench` exists.
+func service(
+    _ name: String,
+    contract: [Target.Dependency]? = [],
+    uses: [Target.Dependency],
+    tests: [Target.Dependency] = [],
+    bench: [Target.Dependency] = [],
+    plugins: [Target.PluginUsage]? = nil
+) -> [Target] {
+    let title = name.prefix(1).uppercased() + name.dropFirst()
+    let folder = "services/\(name)"
+    let library = "\(folder)/\(title)Service"
+    var resources: [Resource] = entries(library).contains("Migrations") ? [.copy("Migrations")] : []
+    resources += entries("\(library)/Resources").map { .copy("Resources/\($0)") }
+    var own: [Target.Dependency] = ["Contract", "ServiceKit", logging]
+    var targets: [Target] = []
+    if let contract {
+        own.append(.target(name: "\(title)Contract"))
+        targets.append(.target(
+            name: "\(title)Contract", dependencies: ["Contract"] + contract, path: "\(folder)/\(title)Contract",
+            swiftSettings: strict))
+    }
+    targets.append(.target(
+        name: "\(title)Service", dependencies: own + uses, path: library, resources: resources,
+        swiftSettings: strict, plugins: plugins))
+    targets.append(.executableTarget(
+        name: name, dependencies: [.target(name: "\(title)Service"), "ServiceKit"], path: "\(folder)/main",
+        swiftSettings: strict))
+    if entries("Tests").contains("\(title)Tests") {
+        targets.append(.testTarget(
+            name: "\(title)Tests", dependencies: own + [.target(name: "\(title)Service"), "TestSupport", "Store", "ZeroMQ", postgres] + tests,
+            path: "Tests/\(title)Tests", swiftSettings: strict))
+    }
+    if entries(folder).contains("bench") {
+        targets.append(.executableTarget(
+            name: "\(name)-bench", dependencies: own + [.target(name: "\(title)Service")] + bench, path: "\(folder)/bench",
+            swiftSettings: strict))
+    }
+    return targets
+}
+
+/// A library under `shared/`.
+func shared(_ name: String, _ dependencies: [Target.Dependency], plugins: [Target.PluginUsage]? = nil) -> Target {
+    .target(name: name, dependencies: dependencies, path: "shared/\(name)", swiftSettings: strict, plugins: plugins)
+}
+
+/// A C library from Debian, imported through `shared/<name>/module.modulemap`.
+func system(_ name: String, pkgConfig: String? = nil, apt: [String]) -> Target {
+    .systemLibrary(name: name, path: "shared/\(name)", pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+/// A test target under `Tests/` that is not a worker service's.
+func tests(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)", swiftSettings: strict)
+}
+
+let workers = ["auth", "orders", "printing", "routing", "notify", "hydration", "civic", "social"]
 
 let package = Package(
     name: "Backplane",
     platforms: [.macOS(.v15)],
-    products: [
-        .executable(name: "broker", targets: ["broker"]),
-        .executable(name: "gateway", targets: ["gateway"]),
-        .executable(name: "auth", targets: ["auth"]),
-        .executable(name: "orders", targets: ["orders"]),
-        .executable(name: "printing", targets: ["printing"]),
-        .executable(name: "routing", targets: ["routing"]),
-        .executable(name: "notify", targets: ["notify"]),
-        .executable(name: "hydration", targets: ["hydration"]),
-        .executable(name: "civic", targets: ["civic"]),
-        .executable(name: "social", targets: ["social"]),
-        .executable(name: "loadgen", targets: ["loadgen"]),
+    products: (["broker", "gateway"] + workers + ["loadgen"]).map { .executable(name: $0, targets: [$0]) } + [
         // What an app team imports: the public API's client, generated from the gateway's document.
-        .library(name: "BackplaneClient", targets: ["BackplaneClient"]),
+        .library(name: "BackplaneClient", targets: ["BackplaneClient"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -50,695 +122,150 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
     ],
     targets: [
-        // MARK: shared libraries
-        .systemLibrary(
-            name: "CZeroMQ",
-            path: "shared/CZeroMQ",
-            providers: [.apt(["libzmq3-dev"])]
-        ),
-        .systemLibrary(
-            name: "CArgon2",
-            path: "shared/CArgon2",
-            providers: [.apt(["libargon2-dev"])]
-        ),
-        .target(
-            name: "ZeroMQ",
-            dependencies: ["CZeroMQ"],
-            path: "shared/ZeroMQ",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "ZMTPFuzz",
-            dependencies: ["ZeroMQ", "ServiceKit"],
-            path: "shared/ZMTPFuzz",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "Majordomo",
-            dependencies: [
-                "Contract", "ZeroMQ",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                "CZeroMQ",
-            ],
-            path: "shared/Majordomo",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "Contract",
-            dependencies: [],
-            path: "shared/Contract",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "AuthContract",
-            dependencies: ["Contract"],
-            path: "services/auth/AuthContract",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "OrdersContract",
-            dependencies: ["Contract"],
-            path: "services/orders/OrdersContract",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "PrintingContract",
-            dependencies: ["Contract", "OrdersContract"],
-            path: "services/printing/PrintingContract",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "RoutingContract",
-            dependencies: ["Contract"],
-            path: "services/routing/RoutingContract",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "NotifyContract",
-            dependencies: ["Contract", "OrdersContract", "SocialContract"],
-            path: "services/notify/NotifyContract",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "PasswordHashing",
-            dependencies: ["CArgon2", "Contract", "ServiceKit"],
-            path: "shared/PasswordHashing",
-            swiftSettings: strict
-        ),
+        system("CZeroMQ", apt: ["libzmq3-dev"]),
+        system("CArgon2", apt: ["libargon2-dev"]),
+        system("CLibXML2", pkgConfig: "libxml-2.0", apt: ["libxml2-dev"]),
+        system("CImageCodecs", apt: ["libturbojpeg0-dev", "libpng-dev"]),
+        system("CCairoPango", pkgConfig: "cairo", apt: ["libcairo2-dev", "libpango1.0-dev"]),
+        shared("Contract", []),
+        shared("ZeroMQ", ["CZeroMQ"]),
+        shared("ZMTPFuzz", ["ZeroMQ", "ServiceKit"]),
+        shared("Majordomo", ["Contract", "ZeroMQ", "CZeroMQ", logging, lifecycle, nio("NIOCore"), nio("NIOPosix")]),
+        shared("PasswordHashing", ["CArgon2", "Contract", "ServiceKit"]),
         // W3C trace context, spans and the OTLP/HTTP JSON exporter (our own: swift-otel's gRPC
         // and protobuf would add minutes to every clean build).
-        .target(
-            name: "Telemetry",
-            dependencies: [
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "shared/Telemetry",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "Store",
-            dependencies: [
-                "Telemetry",
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "shared/Store",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "AccessToken",
-            dependencies: [.product(name: "JWTKit", package: "jwt-kit")],
-            path: "shared/AccessToken",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "ServiceKit",
-            dependencies: [
-                "Contract", "Majordomo", "Store", "Telemetry", "ZeroMQ",
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "shared/ServiceKit",
-            swiftSettings: strict
-        ),
-
+        shared("Telemetry", [tracing, .product(name: "Instrumentation", package: "swift-distributed-tracing"), logging]),
+        shared("Store", ["Telemetry", tracing, crypto, postgres, logging, lifecycle, nio("NIOCore")]),
+        shared("AccessToken", [jwt]),
+        shared("ServiceKit", [
+            "Contract", "Majordomo", "Store", "Telemetry", "ZeroMQ", tracing, httpClient, logging, lifecycle, postgres,
+            hummingbird, prometheus, nio("NIOCore"),
+        ]),
         // The public API's Swift client: types and client generated at build time from the same
         // openapi.yaml as the gateway (`shared/BackplaneClient/openapi.yaml` links to it). Apps
         // pick a transport (swift-openapi-async-http-client or -urlsession); the system tests
         // drive journeys through it with AsyncHTTPClient.
-        .target(
-            name: "BackplaneClient",
-            dependencies: [
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ],
-            path: "shared/BackplaneClient",
-            swiftSettings: strict,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
-        ),
+        shared("BackplaneClient", [openAPIRuntime, httpTypes], plugins: [openAPIGenerator]),
 
-        // MARK: services
         .target(
-            name: "BrokerService",
-            dependencies: [
-                "Majordomo", "ServiceKit", .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "ZeroMQ",
-                .product(name: "Prometheus", package: "swift-prometheus"),
-            ],
-            path: "services/broker/BrokerService",
-            swiftSettings: strict
-        ),
+            name: "BrokerService", dependencies: ["Majordomo", "ServiceKit", "ZeroMQ", logging, lifecycle, prometheus],
+            path: "services/broker/BrokerService", swiftSettings: strict),
         .executableTarget(
-            name: "broker",
-            dependencies: ["BrokerService", "ServiceKit"],
-            path: "services/broker/main",
-            swiftSettings: strict
-        ),
+            name: "broker", dependencies: ["BrokerService", "ServiceKit"], path: "services/broker/main",
+            swiftSettings: strict),
         .target(
             name: "GatewayService",
-            dependencies: [
-                "AuthContract", "CivicContract", "HydrationContract", "NotifyContract", "OrdersContract",
-                "PrintingContract", "RoutingContract", "SocialContract",
-                "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store", "Telemetry",
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+            dependencies: workers.map { .target(name: $0.prefix(1).uppercased() + $0.dropFirst() + "Contract") } + [
+                "AccessToken", "Contract", "Majordomo", "ServiceKit", "Store", "Telemetry", "ZeroMQ", tracing, hummingbird,
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                "ZeroMQ",
+                nio("NIOPosix"), nio("NIOCore"), .product(name: "NIOSSL", package: "swift-nio-ssl"), jwt,
+                openAPIRuntime, prometheus, metrics, crypto, httpTypes, logging, lifecycle,
             ],
-            path: "services/gateway/GatewayService",
-            resources: [.copy("openapi.yaml"), .copy("Console")],
-            swiftSettings: strict,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
-        ),
+            path: "services/gateway/GatewayService", resources: [.copy("openapi.yaml"), .copy("Console")],
+            swiftSettings: strict, plugins: [openAPIGenerator]),
         .executableTarget(
-            name: "gateway",
-            dependencies: ["GatewayService", "ServiceKit"],
-            path: "services/gateway/main",
-            swiftSettings: strict
-        ),
+            name: "gateway", dependencies: ["GatewayService", "ServiceKit"], path: "services/gateway/main",
+            swiftSettings: strict),
         // The reference `make bench-gateway` compares the gateway with: Hummingbird's hello-world.
         .executableTarget(
-            name: "gateway-hello",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
-            path: "services/gateway/bench",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "AuthService",
-            dependencies: [
-                "AuthContract",
-                "AccessToken", "Contract", "PasswordHashing", "ServiceKit", "Store",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "services/auth/AuthService",
-            resources: [.copy("Rules/common-passwords.txt"), .copy("Migrations")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "auth",
-            dependencies: ["AuthService", "ServiceKit"],
-            path: "services/auth/main",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "OrdersService",
-            dependencies: [
-                "NotifyContract", "OrdersContract", "PrintingContract", "SocialContract",
-                "Contract", "ServiceKit", "Store",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "services/orders/OrdersService",
-            resources: [.copy("Migrations"), .copy("Store/eurofxref-daily.xml")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "orders",
-            dependencies: ["OrdersService", "ServiceKit"],
-            path: "services/orders/main",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "PrintingService",
-            dependencies: [
-                "AuthContract", "NotifyContract", "OrdersContract", "PrintingContract",
-                "CCairoPango", "CImageCodecs", "CLibXML2", "Contract", "ServiceKit", "Store",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "services/printing/PrintingService",
-            resources: [
-                .copy("Migrations"), .copy("Rules/Postage/postage.xsd"), .copy("Rules/Postage/postage-sample.xml"),
-            ],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "printing",
-            dependencies: ["PrintingService", "ServiceKit"],
-            path: "services/printing/main",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "RoutingService",
-            dependencies: [
-                "AuthContract", "RoutingContract",
-                "Contract", "ServiceKit", "Store",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "services/routing/RoutingService",
-            resources: [.copy("Store/navup-campus.osm"), .copy("Store/sample-timetable.csv"), .copy("Migrations")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "routing",
-            dependencies: ["RoutingService", "ServiceKit"],
-            path: "services/routing/main",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "NotifyService",
-            dependencies: [
-                "AuthContract", "HydrationContract", "NotifyContract", "PrintingContract", "RoutingContract",
-                "Contract", "ServiceKit", "Store",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ],
-            path: "services/notify/NotifyService",
-            resources: [.copy("Migrations")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "notify",
-            dependencies: ["NotifyService", "ServiceKit"],
-            path: "services/notify/main",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "HydrationContract",
-            dependencies: ["Contract"],
-            path: "services/hydration/HydrationContract",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "HydrationService",
-            dependencies: [
-                "AuthContract", "Contract", "HydrationContract", "ServiceKit", "Store",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "services/hydration/HydrationService",
-            resources: [.copy("Migrations")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "hydration",
-            dependencies: ["HydrationService", "ServiceKit"],
-            path: "services/hydration/main",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "CivicContract",
-            dependencies: ["Contract"],
-            path: "services/civic/CivicContract",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "CivicService",
-            dependencies: [
-                "AuthContract", "CivicContract", "Contract", "NotifyContract", "ServiceKit", "Store",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "services/civic/CivicService",
-            exclude: ["Operations/Boundaries/make_boundaries.py", "Operations/Boundaries/sources"],
-            resources: [.copy("Migrations"), .copy("Operations/Boundaries/boundaries.geojson")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "civic",
-            dependencies: ["CivicService", "ServiceKit"],
-            path: "services/civic/main",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "SocialContract",
-            dependencies: ["Contract", "OrdersContract"],
-            path: "services/social/SocialContract",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "SocialService",
-            dependencies: [
-                "AuthContract", "Contract", "OrdersContract", "SocialContract", "ServiceKit", "Store",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            path: "services/social/SocialService",
-            resources: [.copy("Migrations")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "social",
-            dependencies: ["SocialService", "ServiceKit"],
-            path: "services/social/main",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "LoadgenKit",
-            dependencies: [
-                "Majordomo", "ZeroMQ", "ZMTPFuzz", "AccessToken", "PasswordHashing", "ServiceKit",
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "services/loadgen/LoadgenKit",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "loadgen",
-            dependencies: ["LoadgenKit"],
-            path: "services/loadgen/main",
-            swiftSettings: strict
-        ),
-
-        // MARK: tests
-        .target(
-            name: "TestSupport",
-            dependencies: [
-                "Majordomo", "ServiceKit", "Store", "ZeroMQ",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/TestSupport",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "TelemetryTests",
-            dependencies: ["Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing")],
-            path: "Tests/TelemetryTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "ZeroMQTests",
-            dependencies: ["TestSupport", "ZeroMQ", "ZMTPFuzz", "CZeroMQ"],
-            path: "Tests/ZeroMQTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "MajordomoTests",
-            dependencies: [
-                "TestSupport", "Majordomo", "ZeroMQ", "Contract", "ServiceKit",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            path: "Tests/MajordomoTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "StoreTests",
-            dependencies: [
-                "TestSupport",
-                "Store", "ServiceKit", "Majordomo", "ZeroMQ", "Contract", "Telemetry",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/StoreTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "GatewayTests",
-            dependencies: [
-                "TestSupport",
-                "AuthContract", "CivicContract", "CivicService", "OrdersContract", "PrintingContract", "RoutingContract",
-                "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                "ZeroMQ",
-            ],
-            path: "Tests/GatewayTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "AuthTests",
-            dependencies: [
-                "TestSupport",
-                "AuthContract",
-                "AccessToken", "AuthService", "Contract", "PasswordHashing", "Store", "ServiceKit", "ZeroMQ",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/AuthTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "RoutingTests",
-            dependencies: [
-                "TestSupport",
-                "RoutingContract",
-                "Contract", "RoutingService", "ServiceKit", "Store", "ZeroMQ",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/RoutingTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "OrdersTests",
-            dependencies: [
-                "TestSupport",
-                "OrdersContract", "PrintingContract", "NotifyContract",
-                "Contract", "OrdersService", "ServiceKit", "Store", "ZeroMQ",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "Tests/OrdersTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "NotifyTests",
-            dependencies: [
-                "AuthContract", "NotifyContract", "RoutingContract",
-                "NotifyService", "Contract", "Store", "ServiceKit", "ZeroMQ", "TestSupport",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/NotifyTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "HydrationTests",
-            dependencies: [
-                "HydrationContract", "HydrationService", "NotifyContract", "NotifyService", "Contract", "Majordomo",
-                "ServiceKit", "Store", "TestSupport", "ZeroMQ",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-            ],
-            path: "Tests/HydrationTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "CivicTests",
-            dependencies: [
-                "CivicContract", "CivicService", "Contract", "NotifyContract", "NotifyService", "ServiceKit", "Store",
-                "TestSupport", "ZeroMQ",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ],
-            path: "Tests/CivicTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "SocialTests",
-            dependencies: [
-                "AuthContract", "OrdersContract", "OrdersService", "SocialContract", "SocialService", "Contract",
-                "Majordomo", "ServiceKit", "Store", "TestSupport", "ZeroMQ",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            path: "Tests/SocialTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "LoadgenTests",
-            dependencies: [
-                "TestSupport", "LoadgenKit",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            path: "Tests/LoadgenTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "SystemTests",
-            dependencies: [
-                "AuthContract", "NotifyContract",
-                "Majordomo", "Contract", "ServiceKit", "Store", "TestSupport", "CImageCodecs",
-                "BackplaneClient",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                "ZeroMQ",
-            ],
-            path: "Tests/SystemTests",
-            swiftSettings: strict
-        ),
-        .systemLibrary(
-            name: "CLibXML2",
-            path: "shared/CLibXML2",
-            pkgConfig: "libxml-2.0",
-            providers: [.apt(["libxml2-dev"])]
-        ),
-        .systemLibrary(
-            name: "CImageCodecs",
-            path: "shared/CImageCodecs",
-            providers: [.apt(["libturbojpeg0-dev", "libpng-dev"])]
-        ),
-        .systemLibrary(
-            name: "CCairoPango",
-            path: "shared/CCairoPango",
-            pkgConfig: "cairo",
-            providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
-        ),
-        .testTarget(
-            name: "PrintingTests",
-            dependencies: [
-                "TestSupport",
-                "NotifyContract", "OrdersContract", "PrintingContract",
-                "CImageCodecs", "Contract", "PrintingService", "ServiceKit", "Store",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Tests/PrintingTests",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "notify-bench",
-            dependencies: [
-                "AuthContract", "NotifyContract",
-                "NotifyService", "Contract", "Store",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            path: "services/notify/bench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "routing-bench",
-            dependencies: [
-                "RoutingContract", "RoutingService", "Store", "ServiceKit",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                "Contract",
-            ],
-            path: "services/routing/bench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "social-bench",
-            dependencies: [
-                "SocialService", "SocialContract", "Contract", "ServiceKit", "Store", "ZeroMQ",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "services/social/bench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "hydration-bench",
-            dependencies: [
-                "HydrationService", "HydrationContract", "NotifyContract", "NotifyService", "Contract", "ServiceKit",
-                "Store", "ZeroMQ",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "services/hydration/bench",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "printing-bench",
-            dependencies: [
-                "OrdersContract", "PrintingContract", "PrintingService", "Contract", "CImageCodecs", "ServiceKit",
-            ],
-            path: "services/printing/bench",
-            swiftSettings: strict
-        ),
+            name: "gateway-hello", dependencies: [hummingbird], path: "services/gateway/bench", swiftSettings: strict),
     ]
+        + service(
+            "auth", uses: ["AccessToken", "PasswordHashing", "Store", postgres, jwt, crypto],
+            tests: ["AccessToken", "PasswordHashing", jwt, crypto])
+        + service(
+            "orders",
+            uses: [
+                "NotifyContract", "PrintingContract", "SocialContract", "Store", postgres, httpClient, nio("NIOCore"),
+                nio("NIOHTTP1"), crypto, lifecycle,
+            ],
+            tests: ["PrintingContract", "NotifyContract", httpClient, nio("NIOCore")])
+        + service(
+            "printing", contract: ["OrdersContract"],
+            uses: [
+                "AuthContract", "NotifyContract", "OrdersContract", "CCairoPango", "CImageCodecs", "CLibXML2", "Store",
+                postgres, crypto, lifecycle,
+            ],
+            tests: ["NotifyContract", "OrdersContract", "CImageCodecs", crypto],
+            bench: ["OrdersContract", "CImageCodecs"])
+        + service(
+            "routing", uses: ["AuthContract", "Store", postgres, lifecycle], bench: ["Store", postgres])
+        + service(
+            "notify", contract: ["OrdersContract", "SocialContract"],
+            uses: [
+                "AuthContract", "HydrationContract", "PrintingContract", "RoutingContract", "Store", postgres, lifecycle,
+                nio("NIOCore"), nio("NIOPosix"), .product(name: "NIOSSL", package: "swift-nio-ssl"), httpClient, jwt,
+                crypto, metrics, prometheus, hummingbird,
+            ],
+            tests: [
+                "AuthContract", "RoutingContract", hummingbird, jwt, nio("NIOCore"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), crypto,
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"), prometheus,
+            ],
+            bench: ["AuthContract", "Store", postgres, hummingbird, httpClient, nio("NIOCore"), nio("NIOPosix")])
+        + service(
+            "hydration", uses: ["AuthContract", "Store", postgres],
+            tests: ["NotifyContract", "NotifyService", "Majordomo"],
+            bench: ["NotifyContract", "NotifyService", "Store", "ZeroMQ", postgres])
+        + service(
+            "civic",
+            uses: [
+                "AuthContract", "NotifyContract", "Store", postgres, lifecycle, httpClient, nio("NIOCore"),
+                nio("NIOHTTP1"), crypto,
+            ],
+            tests: ["NotifyContract", "NotifyService", httpClient])
+        + service(
+            "social", contract: ["OrdersContract"],
+            uses: [
+                "AuthContract", "OrdersContract", "Store", postgres, crypto, httpClient, nio("NIOCore"), nio("NIOHTTP1"),
+            ],
+            tests: ["AuthContract", "OrdersContract", "OrdersService", "Majordomo", httpClient, nio("NIOCore")],
+            bench: ["Store", "ZeroMQ", postgres])
+        + [
+            .target(
+                name: "LoadgenKit",
+                dependencies: [
+                    "Majordomo", "ZeroMQ", "ZMTPFuzz", "AccessToken", "PasswordHashing", "ServiceKit", jwt, logging,
+                    .product(name: "Histogram", package: "hdrhistogram-swift"), httpClient, nio("NIOHTTP1"),
+                    nio("NIOPosix"), nio("NIOCore"),
+                ],
+                path: "services/loadgen/LoadgenKit", swiftSettings: strict),
+            .executableTarget(
+                name: "loadgen", dependencies: ["LoadgenKit"], path: "services/loadgen/main", swiftSettings: strict),
+
+            .target(
+                name: "TestSupport", dependencies: ["Majordomo", "ServiceKit", "Store", "ZeroMQ", postgres, logging],
+                path: "Tests/TestSupport", swiftSettings: strict),
+            tests("TelemetryTests", ["Telemetry", tracing]),
+            tests("ZeroMQTests", ["TestSupport", "ZeroMQ", "ZMTPFuzz", "CZeroMQ"]),
+            tests(
+                "MajordomoTests",
+                ["TestSupport", "Majordomo", "ZeroMQ", "Contract", "ServiceKit", logging, nio("NIOCore"), nio("NIOPosix")]),
+            tests(
+                "StoreTests",
+                [
+                    "TestSupport", "Store", "ServiceKit", "Majordomo", "ZeroMQ", "Contract", "Telemetry", nio("NIOCore"),
+                    nio("NIOPosix"), tracing, postgres, lifecycle, logging,
+                ]),
+            tests(
+                "GatewayTests",
+                [
+                    "TestSupport", "AuthContract", "CivicContract", "CivicService", "OrdersContract", "PrintingContract",
+                    "RoutingContract", "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
+                    "ZeroMQ", .product(name: "HummingbirdTesting", package: "hummingbird"), httpTypes, hummingbird,
+                    logging, openAPIRuntime, prometheus, nio("NIOCore"), postgres,
+                ]),
+            tests("LoadgenTests", ["TestSupport", "LoadgenKit", nio("NIOCore"), nio("NIOHTTP1"), nio("NIOPosix")]),
+            tests(
+                "SystemTests",
+                [
+                    "AuthContract", "NotifyContract", "Majordomo", "Contract", "ServiceKit", "Store", "TestSupport",
+                    "CImageCodecs", "BackplaneClient", "ZeroMQ", httpClient,
+                    .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"), postgres,
+                    crypto, logging, openAPIRuntime,
+                ]),
+        ]
 )

@@ -197,7 +197,7 @@ struct BoundaryFileTests {
         let tiger = try Self.file(String(decoding: try JSONSerialization.data(withJSONObject: layer), as: UTF8.self))
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(
-                "services/civic/CivicService/Operations/Boundaries/make_boundaries.py")
+                "services/civic/tools/boundaries/make_boundaries.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, "--tiger", tiger]

@@ -114,7 +114,7 @@ struct OrdersHTTPTests {
         let sample = try String(
             contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent(
-                    "services/orders/OrdersService/Store/eurofxref-daily.xml"), encoding: .utf8)
+                    "services/orders/OrdersService/Resources/eurofxref-daily.xml"), encoding: .utf8)
         let xml = sample.replacingOccurrences(
             of: "<Cube currency='USD'", with: "<Cube currency='CLP' rate='1021.5'/><Cube currency='USD'")
         #expect(

@@ -28,7 +28,7 @@ struct PrintingHTTPTests {
     static func postage(label: String, swissA6: Int) throws -> String {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(
-                "services/printing/PrintingService/Rules/Postage/postage-sample.xml")
+                "services/printing/PrintingService/Resources/postage-sample.xml")
         return try String(contentsOf: url, encoding: .utf8)
             .replacingOccurrences(of: #"version="2026-demo-1""#, with: #"version="\#(label)""#)
             .replacingOccurrences(

@@ -256,7 +256,7 @@ struct RoutingHTTPTests {
 
         let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(
-                "services/routing/RoutingService/Store/navup-campus.osm")
+                "services/routing/RoutingService/Resources/navup-campus.osm")
         let osm = try String(contentsOf: sample, encoding: .utf8)
         #expect(
             await send(

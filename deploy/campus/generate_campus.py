@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates the NavUP sample campus as OpenStreetMap XML (stdlib only, deterministic).
 
-    python3 deploy/campus/generate_campus.py > services/routing/RoutingService/Store/navup-campus.osm
+    python3 deploy/campus/generate_campus.py > services/routing/RoutingService/Resources/navup-campus.osm
 
 The campus: six buildings of three to five floors, indoor corridors on every floor
 (`highway=corridor`, `indoor=corridor`, `level=N`), stairs (`highway=steps`) at both ends of each

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the sample campus timetable (CSV, the format of docs/routing.md) for `make up`.
 
-    python3 deploy/campus/generate_timetable.py > services/routing/RoutingService/Store/sample-timetable.csv
+    python3 deploy/campus/generate_timetable.py > services/routing/RoutingService/Resources/sample-timetable.csv
 
 Deterministic (seeded). 32 modules of four faculties, each with three or four lectures, a tutorial
 and for some a practical a week: one row per weekly meeting, on the sample campus's lecture

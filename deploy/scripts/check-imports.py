@@ -3,12 +3,14 @@
 
 SwiftPM lets a target import any module built before it (a dependency's dependency, for
 instance), so a missing declaration goes unnoticed until the graph changes. This reads the
-targets, their paths and dependencies from Package.swift, the `import` lines of their files, and
+targets, their paths and dependencies from `swift package dump-package`, the `import` lines of their files, and
 prints each import of a module the target does not declare (the toolchain's own modules aside).
 Exit 1 when there is one. Run by `make test`; alone: `python3 deploy/scripts/check-imports.py`.
 """
+import json
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -18,45 +20,39 @@ SYSTEM = {"Foundation", "FoundationEssentials", "Glibc", "Musl", "Darwin", "Disp
           "FoundationNetworking"}
 
 
-def targets(package: str):
-    for match in re.finditer(r'\.(?:target|testTarget|executableTarget)\(\s*name:\s*"([^"]+)"', package):
-        start = match.end()
-        depth, index = 1, start
-        while depth:
-            depth += {"(": 1, ")": -1}.get(package[index], 0)
-            index += 1
-        body = package[start:index]
-        path = re.search(r'path:\s*"([^"]+)"', body)
-        deps = re.search(r'dependencies:\s*\[', body)
-        declared = set()
-        if deps:
-            depth, j = 1, deps.end()
-            while depth:
-                depth += {"[": 1, "]": -1}.get(body[j], 0)
-                j += 1
-            text = body[deps.end():j - 1]
-            for product in re.findall(r'\.product\(\s*name:\s*"([^"]+)"', text):
-                declared.add(product)
-            text = re.sub(r'\.product\([^)]*\)', "", text)
-            declared.update(re.findall(r'"([^"]+)"', text))
-        yield match.group(1), (path.group(1) if path else None), declared
+def package():
+    """The manifest as SwiftPM reads it (its helpers evaluated): `swift package dump-package`."""
+    out = subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def declared(target):
+    names = set()
+    for dependency in target.get("dependencies", []):
+        for kind in ("byName", "target", "product"):
+            if kind in dependency:
+                names.add(dependency[kind][0])
+    return names
 
 
 def main() -> int:
-    package = open(os.path.join(ROOT, "Package.swift"), encoding="utf-8").read()
-    system_libraries = re.finditer(r'\.systemLibrary\(\s*name:\s*"([^"]+)",\s*path:\s*"([^"]+)"', package)
+    manifest = package()
     beside = {}
-    for match in system_libraries:
-        mapfile = os.path.join(ROOT, match.group(2), "module.modulemap")
+    for target in manifest["targets"]:
+        if target["type"] != "system":
+            continue
+        mapfile = os.path.join(ROOT, target["path"], "module.modulemap")
         if os.path.exists(mapfile):
             for module in re.findall(r'^\s*module\s+(\w+)', open(mapfile, encoding="utf-8").read(), re.M):
-                if module != match.group(1):
-                    beside[module] = match.group(1)
+                if module != target["name"]:
+                    beside[module] = target["name"]
     problems = []
-    for name, path, declared in targets(package):
-        if path is None:
+    for target in manifest["targets"]:
+        name, path = target["name"], target.get("path")
+        if path is None or target["type"] == "system":
             continue
-        declared = declared | {module for module, owner in beside.items() if owner in declared}
+        declared_here = declared(target)
+        declared_here |= {module for module, owner in beside.items() if owner in declared_here}
         for folder, _, files in os.walk(os.path.join(ROOT, path)):
             for file in files:
                 if not file.endswith(".swift"):
@@ -70,7 +66,7 @@ def main() -> int:
                     if not found:
                         continue
                     module = found.group(1)
-                    if module in SYSTEM or module == name or module in declared:
+                    if module in SYSTEM or module == name or module in declared_here:
                         continue
                     problems.append(f"{os.path.relpath(full, ROOT)}:{number}: {name} imports {module}, not in its dependencies")
     for problem in problems:

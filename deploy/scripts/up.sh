@@ -361,7 +361,7 @@ start_all() {
     # imported by civic at start; CIVIC_LOCAL_FILES= (empty) imports none.
     export CIVIC_LOCAL_FILES=${CIVIC_LOCAL_FILES-"$REPO_ROOT/deploy/civic/san_luis_obispo_city_council.sample.json"}
     # The printer's sample postage file (loaded by printing at start unless already stored).
-    export POSTAGE_FILE=${POSTAGE_FILE:-"$REPO_ROOT/services/printing/PrintingService/Rules/Postage/postage-sample.xml"}
+    export POSTAGE_FILE=${POSTAGE_FILE:-"$REPO_ROOT/services/printing/PrintingService/Resources/postage-sample.xml"}
     # The places greetings are suggested for (GeoNames cities of 15,000 people or more).
     if [[ " $SERVICES " == *" printing "* && -z ${GAZETTEER_FILE:-} ]]; then
         "$SCRIPTS_DIR/gazetteer.sh" "$REPO_ROOT/.data/gazetteer/cities15000.tsv" ||

@@ -57,6 +57,22 @@ public struct EventPublisher: Sendable {
         return try await log.append(events, on: connection, logger: logger)
     }
 
+    /// Appends an event inside a store's transaction; call ``announce(_:)`` after commit.
+    public func append<Payload: Encodable>(
+        topic: String, payload: Payload, requestId: String?, in transaction: Transaction
+    ) async throws -> StoredEvent {
+        try await append(
+            topic: topic, payload: payload, requestId: requestId, on: transaction.connection,
+            logger: transaction.logger)
+    }
+
+    /// Appends several events in one statement, in order, inside a store's transaction.
+    public func append(
+        _ items: [(topic: String, payload: any Encodable)], requestId: String?, in transaction: Transaction
+    ) async throws -> [StoredEvent] {
+        try await append(items, requestId: requestId, on: transaction.connection, logger: transaction.logger)
+    }
+
     /// Tells subscribers that `event` has committed. Losing this nudge loses nothing: consumers
     /// also poll the log.
     public func announce(_ event: StoredEvent) {

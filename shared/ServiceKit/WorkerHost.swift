@@ -39,6 +39,21 @@ public struct WorkerResources: Sendable {
             log: events, producer: service, context: context, endpoint: try environment.required(.eventsPublishURL))
     }
 
+    /// Transactions across this service's stores, for handlers and jobs.
+    public var transactions: Transactions { Transactions(postgres, logger: logger) }
+
+    /// A durable consumer of `topics` whose handler gets the transaction that records the event
+    /// as handled, to pass to stores (see ``consumer(name:topics:handler:)``).
+    public func consumer(
+        name: String, topics: [String],
+        inTransaction handler: @escaping @Sendable (StoredEvent, Transaction) async throws -> Void
+    ) throws -> EventConsumer {
+        let logger = self.logger
+        return try consumer(name: name, topics: topics) { event, connection in
+            try await handler(event, Transaction(connection: connection, logger: logger))
+        }
+    }
+
     /// A durable consumer of `topics`, subscribed at `EVENTS_SUB_URL`, to return as an extra
     /// service from ``WorkerDefinition/configure``.
     public func consumer(

@@ -57,7 +57,6 @@ extension AppScenarios {
     func tapwater(_ http: GatewayHTTP, state: TapWaterState, acknowledged: AcknowledgedOrders?, tally: Tally)
         -> PeriodicUsers
     {
-        let accounts = settings.accounts
         let categories = ["drink", "glass", "bottle"]
         /// Sends `body` until it has an answer that is not 502/503/504 (8 tries at most).
         @Sendable func persist(_ path: String, _ body: String, user: Int) async -> Int {

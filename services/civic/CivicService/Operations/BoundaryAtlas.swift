@@ -3,7 +3,7 @@ import Contract
 import Foundation
 import ServiceKit
 
-/// The outlines of the jurisdictions and districts (`Operations/Boundaries/boundaries.geojson`,
+/// The outlines of the jurisdictions and districts (`Resources/boundaries.geojson`,
 /// with an operator's `CIVIC_BOUNDARIES_FILE` laid over it, loaded once at start) and the two
 /// operations on them: `boundaries`, so that an app resolves its own saved places
 /// offline, and `lookup`, which answers the jurisdictions containing a point. A lookup reads
