@@ -235,6 +235,11 @@ let package = Package(
                 path: "services/loadgen/LoadgenKit", swiftSettings: strict),
             .executableTarget(
                 name: "loadgen", dependencies: ["LoadgenKit"], path: "services/loadgen/main", swiftSettings: strict),
+            // `make up`'s supervisor, run by deploy/scripts/up.sh: plans, starts, tags, restarts and
+            // stops the processes of one machine.
+            .target(name: "UpKit", path: "tools/up/UpKit", swiftSettings: strict),
+            .executableTarget(
+                name: "backplane-up", dependencies: ["UpKit"], path: "tools/up/main", swiftSettings: strict),
 
             .target(
                 name: "TestSupport", dependencies: ["Majordomo", "ServiceKit", "Store", "ZeroMQ", postgres, logging],
@@ -259,6 +264,15 @@ let package = Package(
                     logging, openAPIRuntime, prometheus, nio("NIOCore"), postgres,
                 ]),
             tests("LoadgenTests", ["TestSupport", "LoadgenKit", nio("NIOCore"), nio("NIOHTTP1"), nio("NIOPosix")]),
+            tests("UpTests", ["UpKit"]),
+            // The fault run's reconciliation (deploy/scripts/fault-run.sh), proven on a seeded
+            // database when the fault run is not calling.
+            tests(
+                "ReconcileTests",
+                [
+                    "TestSupport", "Store", "OrdersService", "SocialService", "PrintingService", "NotifyService",
+                    "HydrationService", "CivicService", postgres, logging, httpClient, nio("NIOCore"),
+                ]),
             tests(
                 "SystemTests",
                 [

@@ -25,7 +25,7 @@ struct AccountTests {
         /// A new account; its id and username.
         func signUp(_ prefix: String = "a", email: String? = nil) async throws -> (UUID, String) {
             let name = "\(prefix)-\(UUID().uuidString.prefix(8))@example.org"
-            let reply = try await parts.authenticator.register(
+            let reply = try await parts.credentials.register(
                 .init(username: name, password: "Lund2026x", email: email))
             return (try #require(UUID(uuidString: reply.userId)), name.lowercased())
         }
@@ -63,11 +63,13 @@ struct AccountTests {
             let log = EventLog(client: client, clock: clock, logger: logger)
             try await log.migrate()
             try await Migrator(client: client, schema: "auth", logger: logger).migrate(AuthService.migrations())
-            let policy = try PasswordPolicy.shipped()
+            let policy = try AuthService.passwordPolicy()
             let hasher = PasswordHasher(parameters: AuthenticatorTests.cheap, threads: 2)
             let accounts = AccountStore(client: client, logger: logger)
-            var authenticator = try await Authenticator.make(
-                store: accounts, hasher: hasher, policy: policy, lockout: LockoutPolicy(), clock: clock)
+            let transactions = Transactions(client, logger: logger)
+            var authenticator = try await CredentialHandler.make(
+                store: accounts, transactions: transactions, hasher: hasher, policy: policy, lockout: LockoutPolicy(),
+                clock: clock)
             let store = SessionStore(client: client, logger: logger)
             let key = try await store.signingKey(now: clock.now())
             let issuer = try await TokenIssuer.make(kid: key.kid, privateKey: key.privateKey, clock: clock)
@@ -75,17 +77,18 @@ struct AccountTests {
             let publisher = EventPublisher(log: log, producer: .auth, context: context, endpoint: "tcp://127.0.0.1:1")
             authenticator.publisher = publisher
             let parts = AuthService.Parts(
-                authenticator: authenticator,
-                sessions: Sessions(
-                    authenticator: authenticator, accounts: accounts, store: store, issuer: issuer, clock: clock),
+                credentials: authenticator,
+                sessions: SessionHandler(
+                    credentials: authenticator, accounts: accounts, store: store, issuer: issuer, clock: clock),
                 issuer: issuer,
-                manager: AccountManager(
-                    accounts: accounts, sessions: store, authenticator: authenticator, issuer: issuer,
-                    publisher: publisher, clock: clock),
-                devices: DeviceStore(client: client, logger: logger, clock: clock),
-                recovery: Recovery(
-                    accounts: accounts, sessions: store, policy: policy, hasher: hasher, publisher: publisher,
-                    clock: clock))
+                accounts: AccountHandler(
+                    accounts: accounts, sessions: store, transactions: transactions, credentials: authenticator,
+                    issuer: issuer, publisher: publisher, clock: clock),
+                users: UserListHandler(accounts: accounts),
+                devices: DeviceHandler(store: DeviceStore(client: client, logger: logger, clock: clock)),
+                recovery: RecoveryHandler(
+                    accounts: accounts, sessions: store, resets: RecoveryStore(client: client, logger: logger),
+                    transactions: transactions, policy: policy, hasher: hasher, publisher: publisher, clock: clock))
             try await body(World(parts: parts, clock: clock, log: log, accounts: accounts, client: client))
         }
     }
@@ -94,8 +97,8 @@ struct AccountTests {
     func profileChangedEvents() async throws {
         try await withWorld { world in
             let (id, name) = try await world.signUp()
-            _ = try await world.parts.manager.updateProfile(id, .init(phone: "+46701234567", displayName: "Ann Lund"))
-            _ = try await world.parts.manager.updateProfile(id, .init())
+            _ = try await world.parts.accounts.updateProfile(id, .init(phone: "+46701234567", displayName: "Ann Lund"))
+            _ = try await world.parts.accounts.updateProfile(id, .init())
             let rows = try await world.client.query(
                 """
                 SELECT payload::text FROM events.log
@@ -116,7 +119,7 @@ struct AccountTests {
     func profile() async throws {
         try await withWorld { world in
             let (id, name) = try await world.signUp()
-            let manager = world.parts.manager
+            let manager = world.parts.accounts
             #expect(try await manager.profile(id).email == name, "an e-mail username is the e-mail on file")
             let changed = try await manager.updateProfile(
                 id, .init(email: " New@Example.ORG ", phone: "+46701234567", displayName: "Ann Lund"))
@@ -147,7 +150,7 @@ struct AccountTests {
         try await withWorld { world in
             let (id, old) = try await world.signUp()
             let (_, taken) = try await world.signUp("b")
-            let manager = world.parts.manager
+            let manager = world.parts.accounts
             let fresh = "ann_\(UUID().uuidString.prefix(8).lowercased())"
             let changed = try await manager.updateProfile(id, .init(username: "  \(fresh.uppercased()) "))
             #expect(changed.username == fresh, "stored canonical: trimmed, lower case")
@@ -189,7 +192,7 @@ struct AccountTests {
             let (id, name) = try await world.signUp()
             let sessions = world.parts.sessions
             let old = try await sessions.login(.init(username: name, password: "Lund2026x"))
-            let manager = world.parts.manager
+            let manager = world.parts.accounts
             #expect(
                 await code {
                     _ = try await manager.changePassword(
@@ -218,7 +221,7 @@ struct AccountTests {
             let (adminId, _) = try await world.signUp("admin")
             let (userId, name) = try await world.signUp("printer")
             let admin = Actor(userId: adminId.uuidString.lowercased(), roles: ["user", "admin"])
-            let manager = world.parts.manager
+            let manager = world.parts.accounts
             let granted = try await manager.grantRoles(
                 .init(userId: userId.uuidString, grant: ["printer", "rewards_manager"]), by: admin)
             #expect(granted.roles == ["user", "rewards_manager", "printer"])
@@ -259,14 +262,14 @@ struct AccountTests {
                 made.append(try await world.signUp(tag))
                 world.clock.advance(by: 1)
             }
-            let other = try await world.parts.authenticator.register(
+            let other = try await world.parts.credentials.register(
                 .init(
                     username: "plain-\(UUID().uuidString.prefix(8))", password: "Lund2026x",
                     email: "\(tag.uppercased())-mail@example.org"))
             let admin = Actor(userId: UUID().uuidString.lowercased(), roles: ["user", "admin"])
-            _ = try await world.parts.manager.grantRoles(
+            _ = try await world.parts.accounts.grantRoles(
                 .init(userId: made[1].0.uuidString, grant: ["printer"]), by: admin)
-            _ = try await world.parts.manager.updateProfile(made[0].0, .init(displayName: "Åsa Lund"))
+            _ = try await world.parts.accounts.updateProfile(made[0].0, .init(displayName: "Åsa Lund"))
 
             func list(_ request: Auth.ListUsers.Request) async throws -> Page<Auth.UserSummary> {
                 try await world.accounts.users(try UserListQuery(request))
@@ -314,28 +317,28 @@ struct AccountTests {
     func adminAccount() async throws {
         try await withWorld { world in
             let name = "root-\(UUID().uuidString.prefix(8))"
-            let authenticator = world.parts.authenticator
+            let authenticator = world.parts.credentials
             let id = try await AdminAccount.ensure(
-                username: name, password: "Admin2026x", authenticator: authenticator, logger: AuthenticatorTests.logger)
-            #expect(try await world.parts.manager.profile(id).roles == ["user", "admin"])
+                username: name, password: "Admin2026x", credentials: authenticator, logger: AuthenticatorTests.logger)
+            #expect(try await world.parts.accounts.profile(id).roles == ["user", "admin"])
             let again = try await AdminAccount.ensure(
-                username: name.uppercased(), password: "Admin2027y", authenticator: authenticator,
+                username: name.uppercased(), password: "Admin2027y", credentials: authenticator,
                 logger: AuthenticatorTests.logger)
             #expect(again == id, "the same account, updated")
             _ = try await world.parts.sessions.login(.init(username: name, password: "Admin2027y"))
             #expect(
                 await code {
                     try await AdminAccount.ensure(
-                        username: name, password: "password", authenticator: authenticator,
+                        username: name, password: "password", credentials: authenticator,
                         logger: AuthenticatorTests.logger)
                 } == .invalidArgument)
 
             // An existing account named by ADMIN_USERNAME becomes admin.
             let (userId, userName) = try await world.signUp("made-admin")
             try await AdminAccount.ensure(
-                username: userName, password: "Lund2026x", authenticator: authenticator,
+                username: userName, password: "Lund2026x", credentials: authenticator,
                 logger: AuthenticatorTests.logger)
-            #expect(try await world.parts.manager.profile(userId).roles == ["user", "admin"])
+            #expect(try await world.parts.accounts.profile(userId).roles == ["user", "admin"])
         }
     }
 
@@ -353,7 +356,7 @@ struct AccountTests {
             let second = try await devices.register(.init(token: token, platform: "ios", osVersion: "17.5"), userId: id)
             #expect(!second.created)
             #expect(second.device.deviceId == first.device.deviceId)
-            #expect(try await devices.devices(of: id).map(\.osVersion) == ["17.5"])
+            #expect(try await devices.store.devices(of: id).map(\.osVersion) == ["17.5"])
             #expect(
                 await code {
                     _ = try await devices.register(.init(token: "t", platform: "symbian", osVersion: "9"), userId: id)
@@ -366,12 +369,12 @@ struct AccountTests {
                     == .invalidArgument)
             #expect(await code { try await devices.remove(first.device.deviceId, userId: other) } == .notFound)
             try await devices.remove(first.device.deviceId, userId: id)
-            #expect(try await devices.devices(of: id).isEmpty)
+            #expect(try await devices.store.devices(of: id).isEmpty)
 
             let fcm = "fcm-\(UUID().uuidString)"
             _ = try await devices.register(.init(token: fcm, platform: "android", osVersion: "14"), userId: id)
             #expect(try await devices.forget(token: fcm) == 1, "a token the provider refused")
-            #expect(try await devices.devices(of: id).isEmpty)
+            #expect(try await devices.store.devices(of: id).isEmpty)
         }
     }
 
@@ -394,14 +397,14 @@ struct AccountTests {
                 Dictionary(uniqueKeysWithValues: list.map { ($0.token, "\($0.app ?? "-") \($0.apnsEnvironment)") })
             }
             let expected = [dev: "navup sandbox", store: "gifter production"]
-            #expect(environments(try await devices.devices(of: id)) == expected)
-            let contacts = try await devices.contacts(of: [id])
+            #expect(environments(try await devices.store.devices(of: id)) == expected)
+            let contacts = try await devices.store.contacts(of: [id])
             #expect(environments(contacts.first?.devices ?? []) == expected)
             // The same install rebuilt for the App Store registers its token again as production.
             _ = try await devices.register(
                 .init(token: dev, platform: "ios", osVersion: "18.1", app: "navup", apnsEnvironment: .production),
                 userId: id)
-            #expect(environments(try await devices.devices(of: id))[dev] == "navup production")
+            #expect(environments(try await devices.store.devices(of: id))[dev] == "navup production")
             // A device from an auth that predates the field decodes as production.
             let old = #"{"deviceId":"d","userId":"u","token":"t","platform":"ios","osVersion":"17","app":"navup"}"#
             #expect(try JSONDecoder().decode(Auth.Device.self, from: Data(old.utf8)).apnsEnvironment == .production)
@@ -422,7 +425,7 @@ struct AccountTests {
             }
             let (ann, annName) = try await world.signUp("ann", email: "ann@example.org")
             let (bob, bobName) = try await world.signUp("bob")
-            _ = try await world.parts.manager.updateProfile(ann, .init(displayName: "Ann Andersson"))
+            _ = try await world.parts.accounts.updateProfile(ann, .init(displayName: "Ann Andersson"))
             let token = "fcm-\(UUID().uuidString)"
             _ = try await world.parts.devices.register(
                 .init(token: token, platform: "android", osVersion: "14"), userId: bob)
@@ -433,7 +436,7 @@ struct AccountTests {
             #expect(first.username == annName && first.email == "ann@example.org")
             #expect(first.displayName == "Ann Andersson" && first.devices.isEmpty)
             let second = try #require(contacts.first { $0.userId == bob.uuidString.lowercased() })
-            let bobProfile = try await world.parts.manager.profile(bob)
+            let bobProfile = try await world.parts.accounts.profile(bob)
             #expect(second.username == bobName && second.email == bobProfile.email)
             #expect(second.devices.map(\.token) == [token] && second.devices.first?.platform == "android")
 
@@ -456,16 +459,16 @@ struct AccountTests {
             _ = try await world.parts.devices.register(
                 .init(token: "del-\(UUID().uuidString)", platform: "android", osVersion: "14"), userId: id)
             let requestId = "delete-\(UUID().uuidString)"
-            try await world.parts.manager.delete(id, requestId: requestId)
+            try await world.parts.accounts.delete(id, requestId: requestId)
             #expect(try await world.accounts.account(id: id) == nil)
-            #expect(try await world.parts.devices.devices(of: id).isEmpty)
+            #expect(try await world.parts.devices.store.devices(of: id).isEmpty)
             #expect(
                 await code { _ = try await world.parts.sessions.refresh(.init(refreshToken: session.refreshToken)) }
                     == .unauthenticated)
             let events = try await world.events(
                 Auth.AccountDeleted.topic, requestId: requestId, as: Auth.AccountDeleted.self)
             #expect(events == [.init(userId: id.uuidString.lowercased())])
-            #expect(await code { try await world.parts.manager.delete(id, requestId: requestId) } == .notFound)
+            #expect(await code { try await world.parts.accounts.delete(id, requestId: requestId) } == .notFound)
         }
     }
 
@@ -570,7 +573,7 @@ struct AccountTests {
             let first = "first-\(UUID().uuidString.prefix(6))".lowercased()
             let second = "second-\(UUID().uuidString.prefix(6))".lowercased()
             for name in [first, second] {
-                _ = try await world.parts.authenticator.register(
+                _ = try await world.parts.credentials.register(
                     .init(username: name, password: "Lund2026x", email: email))
             }
             let requestId = "reminder-\(UUID().uuidString)"

@@ -22,15 +22,15 @@ struct AuthenticatorTests {
     /// Runs `body` with an authenticator on a migrated `auth` schema and a clock the test moves.
     func withAuthenticator(
         hasher: PasswordHasher = PasswordHasher(parameters: cheap, threads: 2),
-        _ body: @Sendable (Authenticator, ManualClock, AccountStore, PasswordHasher) async throws -> Void
+        _ body: @Sendable (CredentialHandler, ManualClock, AccountStore, PasswordHasher) async throws -> Void
     ) async throws {
         try await PostgresFixture.withClient(logger: Self.logger) { client in
             try await Migrator(client: client, schema: "auth", logger: Self.logger).migrate(AuthService.migrations())
             let clock = ManualClock(Date())
             let store = AccountStore(client: client, logger: Self.logger)
-            let authenticator = try await Authenticator.make(
-                store: store, hasher: hasher, policy: try PasswordPolicy.shipped(), lockout: LockoutPolicy(),
-                clock: clock)
+            let authenticator = try await CredentialHandler.make(
+                store: store, transactions: Transactions(client, logger: Self.logger), hasher: hasher,
+                policy: try AuthService.passwordPolicy(), lockout: LockoutPolicy(), clock: clock)
             try await body(authenticator, clock, store, hasher)
         }
     }

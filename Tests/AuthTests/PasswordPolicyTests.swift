@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Password policy (Gifter 5.2.2.1)")
 struct PasswordPolicyTests {
-    let policy = try! PasswordPolicy.shipped()
+    let policy = try! AuthService.passwordPolicy()
 
     @Test("at least 8 characters, a digit and a capital letter")
     func rules() {

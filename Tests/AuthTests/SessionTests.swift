@@ -13,27 +13,28 @@ import Testing
 struct SessionTests {
     func withSessions(
         clock: ManualClock = ManualClock(Date()),
-        _ body: @Sendable (Sessions, Authenticator, TokenIssuer, SessionStore) async throws -> Void
+        _ body: @Sendable (SessionHandler, CredentialHandler, TokenIssuer, SessionStore) async throws -> Void
     ) async throws {
         try await PostgresFixture.withClient(logger: AuthenticatorTests.logger) { client in
             let logger = AuthenticatorTests.logger
             try await Migrator(client: client, schema: "auth", logger: logger).migrate(AuthService.migrations())
             let accounts = AccountStore(client: client, logger: logger)
-            let authenticator = try await Authenticator.make(
-                store: accounts, hasher: PasswordHasher(parameters: AuthenticatorTests.cheap, threads: 2),
-                policy: try PasswordPolicy.shipped(), lockout: LockoutPolicy(), clock: clock)
+            let authenticator = try await CredentialHandler.make(
+                store: accounts, transactions: Transactions(client, logger: logger),
+                hasher: PasswordHasher(parameters: AuthenticatorTests.cheap, threads: 2),
+                policy: try AuthService.passwordPolicy(), lockout: LockoutPolicy(), clock: clock)
             let store = SessionStore(client: client, logger: logger)
             let key = try await store.signingKey(now: clock.now())
             let again = try await store.signingKey(now: clock.now())
             #expect(key.kid == again.kid, "one active key, shared by every replica")
             let issuer = try await TokenIssuer.make(kid: key.kid, privateKey: key.privateKey, clock: clock)
-            let sessions = Sessions(
-                authenticator: authenticator, accounts: accounts, store: store, issuer: issuer, clock: clock)
+            let sessions = SessionHandler(
+                credentials: authenticator, accounts: accounts, store: store, issuer: issuer, clock: clock)
             try await body(sessions, authenticator, issuer, store)
         }
     }
 
-    func signedUp(_ authenticator: Authenticator) async throws -> String {
+    func signedUp(_ authenticator: CredentialHandler) async throws -> String {
         let name = "s-\(UUID().uuidString.prefix(8))@example.org"
         _ = try await authenticator.register(.init(username: name, password: "Lund2026x"))
         return name

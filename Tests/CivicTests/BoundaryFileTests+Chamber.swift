@@ -37,7 +37,7 @@ extension BoundaryFileTests {
                 coordinates: [[Self.square(lon: -99, lat: 41, half: 0.5)]]),
         ]
         let path = try Self.file(try Self.collection(features))
-        let atlas = try BoundaryAtlas.configured(Self.environment(path, imported))
+        let atlas = try BoundaryHandler.configured(Self.environment(path, imported))
         let chambers = Dictionary(uniqueKeysWithValues: atlas.features.map { ($0.id, $0.properties.chamber) })
         #expect(chambers["state:ca/sldl:30"] == .lower && chambers["state:ca/sldu:30"] == .upper)
         #expect(chambers["state:ca/senate-1"] == .upper && chambers["place:atascadero/ward:1"] == .legislature)
@@ -85,7 +85,7 @@ extension BoundaryFileTests {
         for (bad, rule) in cases {
             let path = try Self.file(try Self.collection([good, bad]))
             let error = try #require(throws: ProcessEnvironment.InvalidSetting.self) {
-                try BoundaryAtlas.configured(Self.environment(path, imported))
+                try BoundaryHandler.configured(Self.environment(path, imported))
             }
             #expect(error.description == "CIVIC_BOUNDARIES_FILE=\(path) is not valid: expected \(rule)")
             try? FileManager.default.removeItem(atPath: path)
@@ -94,7 +94,7 @@ extension BoundaryFileTests {
         let null = try Self.file(
             try Self.collection([Self.feature("state:ca/sldu:97", district: "97", chamber: NSNull(), coordinates: here)]
             ))
-        #expect(try BoundaryAtlas.configured(Self.environment(null)).features.last?.properties.chamber == .upper)
+        #expect(try BoundaryHandler.configured(Self.environment(null)).features.last?.properties.chamber == .upper)
         try? FileManager.default.removeItem(atPath: path)
         try? FileManager.default.removeItem(atPath: null)
     }

@@ -6,7 +6,7 @@ import ServiceKit
 import Testing
 
 /// An operator's outlines (`CIVIC_BOUNDARIES_FILE`): read at start through the same function
-/// civic's start-up calls (``BoundaryAtlas/configured(_:)``), laid over the bundled ones by
+/// civic's start-up calls (``BoundaryHandler/configured(_:)``), laid over the bundled ones by
 /// feature id, served by `boundaries` and answered by `lookup` through civic's operation table
 /// on a real database; every rule a file can break stops the start with the file, the feature's
 /// index and the rule.
@@ -80,18 +80,18 @@ struct BoundaryFileTests {
     )
     func loaded() async throws {
         let path = try Self.districtsFile()
-        let atlas = try BoundaryAtlas.configured(Self.environment(path))
-        let shipped = try BoundaryAtlas.shipped()
+        let atlas = try BoundaryHandler.configured(Self.environment(path))
+        let shipped = try BoundaryHandler.shipped()
         #expect(
             atlas.features.map(\.id) == shipped.features.map(\.id) + ["state:ca/sldl:99"],
             "the replaced feature keeps its place, the new one comes last")
         #expect(
             atlas.encoded != shipped.encoded, "the reply's bytes, and so the gateway's ETag, change with the outlines")
         #expect(
-            try BoundaryAtlas.configured(Self.environment(path)).encoded == atlas.encoded,
+            try BoundaryHandler.configured(Self.environment(path)).encoded == atlas.encoded,
             "the same file, the same bytes")
         #expect(
-            try BoundaryAtlas.configured(ProcessEnvironment([:])).encoded == shipped.encoded,
+            try BoundaryHandler.configured(ProcessEnvironment([:])).encoded == shipped.encoded,
             "unset: the bundled outlines")
 
         try await CivicDatabase.with(atlas: atlas) { db in
@@ -142,7 +142,7 @@ struct BoundaryFileTests {
             "CIVIC_JURISDICTIONS": FeedSettings.defaultJurisdictions.joined(separator: ",") + "," + Self.atascadero
         ]
         let path = try Self.file(try Self.collection([whole, ward]))
-        let atlas = try BoundaryAtlas.configured(Self.environment(path, imported))
+        let atlas = try BoundaryHandler.configured(Self.environment(path, imported))
         #expect(
             Self.names(atlas.matches(lat: 35.49, lon: -120.67)) == [
                 "Atascadero 1", "San Luis Obispo County", "California 17", "California 30", "United States CA-19",
@@ -160,7 +160,7 @@ struct BoundaryFileTests {
         ]
         for (path, more, rule) in refusals {
             let error = try #require(throws: ProcessEnvironment.InvalidSetting.self) {
-                try BoundaryAtlas.configured(Self.environment(path, more))
+                try BoundaryHandler.configured(Self.environment(path, more))
             }
             #expect(error.description == "CIVIC_BOUNDARIES_FILE=\(path) is not valid: expected \(rule)")
         }
@@ -208,7 +208,7 @@ struct BoundaryFileTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let path = try Self.file(String(decoding: output, as: UTF8.self))
-        let atlas = try BoundaryAtlas.configured(Self.environment(path))
+        let atlas = try BoundaryHandler.configured(Self.environment(path))
         let district = try #require(atlas.features.first { $0.id == "state:ca/sldl:30" })
         #expect(
             district.properties
@@ -218,7 +218,7 @@ struct BoundaryFileTests {
         let vertices = district.geometry.coordinates.flatMap { $0 }.map(\.count)
         #expect(vertices.count == 1 && vertices[0] > 10 && vertices[0] < 100, "simplified: \(vertices)")
         #expect(
-            atlas.features.count == (try BoundaryAtlas.shipped().features.count),
+            atlas.features.count == (try BoundaryHandler.shipped().features.count),
             "the water-only area is left out, the sample outline replaced")
         #expect(Self.names(atlas.matches(lat: 35.2828, lon: -120.6596)).contains("California 30"))
         #expect(!Self.names(atlas.matches(lat: 35.6266, lon: -120.691)).contains("California 30"))
@@ -316,7 +316,7 @@ struct BoundaryFileTests {
         for (text, rule) in cases {
             let path = try Self.file(text)
             let error = try #require(throws: ProcessEnvironment.InvalidSetting.self) {
-                try BoundaryAtlas.configured(Self.environment(path))
+                try BoundaryHandler.configured(Self.environment(path))
             }
             let line = "CIVIC_BOUNDARIES_FILE=\(path) is not valid: expected \(rule)"
             #expect(error.description == line)
@@ -327,7 +327,7 @@ struct BoundaryFileTests {
             "civic-no-such-\(UUID().uuidString)"
         ).path
         let error = try #require(throws: ProcessEnvironment.InvalidSetting.self) {
-            try BoundaryAtlas.configured(Self.environment(missing))
+            try BoundaryHandler.configured(Self.environment(missing))
         }
         #expect(error.description == "CIVIC_BOUNDARIES_FILE=\(missing) is not valid: expected a readable file")
     }

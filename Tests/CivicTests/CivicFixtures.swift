@@ -105,7 +105,7 @@ struct CivicDatabase: Sendable {
     /// Runs `body` with a fresh `civic` schema, the clock at 2026-11-24T12:00:00Z, in a database
     /// of the test process's own (the system tests' civic processes use `civic` of
     /// `DATABASE_URL`), one test at a time; `atlas`: the outlines served (nil: the bundled ones).
-    static func with(atlas: BoundaryAtlas? = nil, _ body: @Sendable (CivicDatabase) async throws -> Void) async throws {
+    static func with(atlas: BoundaryHandler? = nil, _ body: @Sendable (CivicDatabase) async throws -> Void) async throws {
         await turns.take()
         defer { Task { await turns.give() } }
         try await PostgresFixture.withOwnDatabase("civic_tests", maximumConnections: 20, logger: logger) { client in
@@ -116,8 +116,15 @@ struct CivicDatabase: Sendable {
             try await Migrator(client: client, schema: "civic", logger: logger).migrate(CivicService.migrations())
             let publisher = EventPublisher(log: log, producer: .civic, context: context, endpoint: "tcp://127.0.0.1:1")
             var router = OperationRouter(service: .civic, logger: logger, clock: clock)
-            CivicService.register(
-                try CivicService.Parts(client: client, clock: clock, logger: logger, atlas: atlas), on: &router)
+            let parts = try CivicService.Parts(
+                bills: BillStore(client: client, logger: logger), people: PeopleStore(client: client, logger: logger),
+                meetings: MeetingStore(client: client, logger: logger),
+                bookmarks: BookmarkStore(client: client, logger: logger),
+                subscriptions: SubscriptionStore(client: client, logger: logger),
+                pushes: PushStore(client: client, logger: logger),
+                statedPositions: StatedPositionStore(client: client, logger: logger), clock: clock, logger: logger,
+                boundaries: atlas)
+            CivicService.register(parts, on: &router)
             try await body(CivicDatabase(client: client, clock: clock, router: router, publisher: publisher))
         }
     }
@@ -131,7 +138,19 @@ struct CivicDatabase: Sendable {
             guard let sleeps else { return try await Task.sleep(for: duration) }
             sleeps.list.withLock { $0.append(duration) }
         }
-        return Importer(client: self.client, feed: client, events: publisher, clock: clock, logger: Self.logger)
+        return Importer(
+            transactions: Transactions(self.client, logger: Self.logger),
+            runs: ImportStore(client: self.client, logger: Self.logger),
+            imported: ImportedRecordStore(logger: Self.logger), feed: client, events: publisher, clock: clock,
+            logger: Self.logger)
+    }
+
+    /// The importer of local-format files.
+    func localImporter() -> LocalImporter {
+        LocalImporter(
+            transactions: Transactions(client, logger: Self.logger), imported: ImportedRecordStore(logger: Self.logger),
+            positions: StatedPositionStore(client: client, logger: Self.logger), events: publisher, clock: clock,
+            logger: Self.logger)
     }
 
     /// Calls `operation` as `user` (nil: anonymously) with `roles`.

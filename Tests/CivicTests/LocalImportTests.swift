@@ -51,7 +51,7 @@ struct LocalImportTests {
     @Test("a file is imported whole, again changes nothing, a changed item records what changed; a new item is announced")
     func importsIdempotently() async throws {
         try await CivicDatabase.with { db in
-            let local = LocalImporter(client: db.client, events: db.publisher, clock: db.clock, logger: CivicDatabase.logger)
+            let local = db.localImporter()
             let first = try await local.apply(Self.file())
             #expect(first == .init(billsNew: 3, billsChanged: 0, billsUnchanged: 0, meetings: 1))
             #expect(try await db.introducedEvents().count == 3)
@@ -82,7 +82,7 @@ struct LocalImportTests {
     @Test("a refused file names the field and applies nothing; only a civic_editor may import")
     func refusals() async throws {
         try await CivicDatabase.with { db in
-            let local = LocalImporter(client: db.client, events: db.publisher, clock: db.clock, logger: CivicDatabase.logger)
+            let local = db.localImporter()
             var cases: [(Civic.LocalFile, String)] = []
             var file = Self.file()
             file.format = "politimap-local/9"
@@ -128,7 +128,8 @@ struct LocalImportTests {
             if case .failure(let error) = decoded { #expect(error.field == "jurisdiction") } else { Issue.record("decoded") }
             // The operation is for editors.
             var router = OperationRouter(service: .civic, logger: CivicDatabase.logger, clock: db.clock)
-            router.register(Civic.ImportLocal.self) { try await local.apply($0, $1) }
+            let handler = LocalImportHandler(importer: local)
+            router.register(Civic.ImportLocal.self) { try await handler.apply($0, $1) }
             let request = try Wire.encodeRequest(
                 operation: Civic.ImportLocal.name,
                 metadata: RequestMetadata(requestId: "t", actor: Actor(userId: UUID().uuidString, roles: ["user"])),

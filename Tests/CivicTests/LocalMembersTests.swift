@@ -49,7 +49,7 @@ struct LocalMembersTests {
     }
 
     static func importer(_ db: CivicDatabase) -> LocalImporter {
-        LocalImporter(client: db.client, events: db.publisher, clock: db.clock, logger: CivicDatabase.logger)
+        db.localImporter()
     }
 
     /// The council's people by the name the file gave.

@@ -70,7 +70,7 @@ struct LookupBodyTests {
     @Test("through civic's operation table: good points answered, refused bodies named, and no reply or log line holds their digits")
     func throughTheRouter() async throws {
         let lines = CapturedLogs()
-        let atlas = try BoundaryAtlas.shipped()
+        let atlas = try BoundaryHandler.shipped()
         var router = OperationRouter(service: .civic, logger: lines.logger())
         router.register(Civic.Lookup.self, decoding: LookupBody.decode) { try await atlas.lookup($0, $1) }
         let metadata = Array(try Wire.makeEncoder().encode(RequestMetadata(requestId: "lookup-test")))

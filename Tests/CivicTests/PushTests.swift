@@ -42,12 +42,13 @@ struct PushTests {
         for (payload, at) in events {
             let bill = try Wire.makeDecoder().decode(Civic.BillIntroduced.self, from: Data(payload.utf8))
             try await db.client.transaction(logger: CivicDatabase.logger) { connection in
-                _ = try await pushes.owe(bill, introducedAt: at, now: db.clock.now(), on: connection)
+                let tx = Transaction(connection: connection, logger: CivicDatabase.logger)
+                _ = try await pushes.owe(bill, introducedAt: at, now: db.clock.now(), in: tx)
             }
         }
     }
 
-    static func pusher(_ db: CivicDatabase, _ submit: NewBillPusher.Submit) -> NewBillPusher {
+    static func pusher(_ db: CivicDatabase, _ submit: NotifyClient) -> NewBillPusher {
         let (wake, _) = AsyncStream.makeStream(of: Void.self)
         var pusher = NewBillPusher(
             pushes: PushStore(client: db.client, logger: CivicDatabase.logger), submit: submit, clock: db.clock,
@@ -56,8 +57,8 @@ struct PushTests {
         return pusher
     }
 
-    static func toNotify(_ store: NotificationStore) -> NewBillPusher.Submit {
-        NewBillPusher.Submit { request in try await store.submit(try Submission(request)) }
+    static func toNotify(_ store: NotificationStore) -> NotifyClient {
+        NotifyClient { request in try await store.submit(try Submission(request)) }
     }
 
     func subscribe(_ db: CivicDatabase, token: String, _ jurisdictions: [String], subjects: [String] = [])
@@ -159,7 +160,7 @@ struct PushTests {
                 #expect(try await db.count("SELECT count(*) FROM civic.push_outbox") == cityBills + subjectBills)
 
                 // A replica that dies right after notify took its pushes (before marking them sent).
-                let killed = NewBillPusher.Submit { request in
+                let killed = NotifyClient { request in
                     _ = try await notify.submit(try Submission(request))
                     throw FixtureError("killed after the hand-over")
                 }

@@ -92,9 +92,9 @@ struct RulesTests {
 
 @Suite("civic: point in polygon on the shipped outlines (no I/O)")
 struct PlaceTests {
-    let atlas: BoundaryAtlas
+    let atlas: BoundaryHandler
 
-    init() throws { atlas = try BoundaryAtlas.shipped() }
+    init() throws { atlas = try BoundaryHandler.shipped() }
 
     func names(lat: Double, lon: Double) -> [String] {
         atlas.matches(lat: lat, lon: lon).map { $0.jurisdiction.name + ($0.district.map { " \($0)" } ?? "") }
@@ -145,7 +145,7 @@ struct PlaceTests {
             outline("state:ca/sldu:30", "30", .upper),
         ]
         for order in [features, features.reversed()] {
-            let found = try BoundaryAtlas(features: order).matches(lat: 0, lon: 0)
+            let found = try BoundaryHandler(features: order).matches(lat: 0, lon: 0)
             #expect(found.map(\.district) == ["30", "30"] && found.map(\.chamber) == [.upper, .lower])
         }
     }

@@ -48,7 +48,8 @@ struct AdminJobQueueTests {
             auth.register(Auth.JWKS.self) { _, _ in issuer.jwks() }
             var notify = OperationRouter(service: .notify, logger: logger)
             JobAdministrationHandlers.register(
-                on: &notify, postgres: postgres, schema: "notify", clock: SystemClock(), logger: logger)
+                on: &notify, database: Database(client: postgres, maximumConnections: 1, logger: logger), schema: "notify",
+                clock: SystemClock())
             try await Self.withWorkers([auth, notify]) { endpoint in
                 try await GatewayTests().app(broker: endpoint, services: "notify").test(.router) { client in
                     func call(_ method: HTTPRequest.Method, _ uri: String, _ token: String?) async throws -> TestResponse {

@@ -44,7 +44,7 @@ struct AdminUserListTests {
 
             var auth = OperationRouter(service: .auth, logger: logger)
             auth.register(Auth.JWKS.self) { _, _ in issuer.jwks() }
-            AuthService.register(userList: accounts, on: &auth)
+            AuthService.register(userList: UserListHandler(accounts: accounts), on: &auth)
             try await AdminJobQueueTests.withWorkers([auth]) { endpoint in
                 try await GatewayTests().app(broker: endpoint, services: "auth").test(.router) { client in
                     func call(_ uri: String, _ token: String?) async throws -> TestResponse {

@@ -243,7 +243,7 @@ struct BusRouteTests {
             let all = Mutex<[String]>([])
         }
         let payloads = Payloads()
-        let atlas = try BoundaryAtlas.shipped()
+        let atlas = try BoundaryHandler.shipped()
         var router = OperationRouter(service: .civic, logger: Self.logger)
         router.register(
             Civic.Lookup.self,
@@ -316,8 +316,8 @@ struct BusRouteTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("civic-outlines-\(UUID()).geojson")
         try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let atlas = try BoundaryAtlas.configured(ProcessEnvironment(["CIVIC_BOUNDARIES_FILE": file.path]))
-        let bundled = try #require(EntityTag(try BoundaryAtlas.shipped().encoded, from: .content)?.value)
+        let atlas = try BoundaryHandler.configured(ProcessEnvironment(["CIVIC_BOUNDARIES_FILE": file.path]))
+        let bundled = try #require(EntityTag(try BoundaryHandler.shipped().encoded, from: .content)?.value)
         let loaded = try #require(EntityTag(atlas.encoded, from: .content)?.value)
         #expect(loaded != bundled)
         var router = OperationRouter(service: .civic, logger: Self.logger)
@@ -328,7 +328,7 @@ struct BusRouteTests {
                 #expect(first.status == .ok && first.headers[.eTag] == loaded)
                 let features = try #require(try Self.json(first)["features"] as? [[String: Any]])
                 #expect(
-                    features.count == (try BoundaryAtlas.shipped().features.count) + 1
+                    features.count == (try BoundaryHandler.shipped().features.count) + 1
                         && features.last?["id"] as? String == "state:ca/sldl:99")
                 let stale = try await client.execute(
                     uri: "/v1/civic/boundaries", method: .get, headers: [.ifNoneMatch: bundled])

@@ -296,7 +296,7 @@ struct DrinkOperationTests {
                         dailyGoal: 2000, unit: .ml, remindersPerDay: 2, wake: "07:00", sleep: "23:00", timeZone: "UTC"),
                     as: owner)
             }
-            try await db.client.withConnection { connection in try await db.parts.forget(user, on: connection) }
+            try await db.forget(user)
             #expect(try await db.call(Hydration.ListDrinks.self, .init(), as: user).items.isEmpty)
             #expect(!(try await db.call(Hydration.GetPlan.self, Empty(), as: user).saved))
             for owner in [user, keep] {

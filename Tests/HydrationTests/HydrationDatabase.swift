@@ -37,11 +37,18 @@ struct HydrationDatabase: Sendable {
                 .migrate(HydrationService.migrations())
             let publisher = EventPublisher(
                 log: log, producer: .hydration, context: context, endpoint: "tcp://127.0.0.1:1")
-            let parts = HydrationService.Parts(client: client, events: publisher, clock: clock, logger: logger)
+            let parts = HydrationService.Parts(
+                drinks: DrinkStore(client: client, logger: logger),
+                plans: PlanStore(client: client, events: publisher, logger: logger), clock: clock)
             var router = OperationRouter(service: .hydration, logger: logger, clock: clock)
             HydrationService.register(parts, on: &router)
             try await body(HydrationDatabase(client: client, clock: clock, parts: parts, router: router))
         }
+    }
+
+    /// Forgets `user` as the consumer of `auth.account_deleted` does, in a transaction of its own.
+    func forget(_ user: UUID) async throws {
+        try await Transactions(client, logger: Self.logger).run { try await parts.accounts.forget(user, in: $0) }
     }
 
     /// Calls `operation` as `user` (nil: as another service) through the router.

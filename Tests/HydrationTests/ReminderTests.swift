@@ -8,8 +8,8 @@ import NotifyService
 import PostgresNIO
 import ServiceKit
 import Store
-import Testing
 import TestSupport
+import Testing
 
 /// TapWater's reminders end to end in one process, with real PostgreSQL and real ZeroMQ: the plan
 /// is saved by hydration, its event reschedules notify's durable scheduler, an occurrence fires
@@ -109,7 +109,7 @@ struct ReminderTests {
 
             // An account deletion that hydration handled before notify dropped the schedule: the
             // next occurrence finds no plan, sends nothing and drops the schedule itself.
-            try await db.client.withConnection { try await db.parts.forget(user, on: $0) }
+            try await db.forget(user)
             try await Self.withBus(db) { bus in
                 let composer = Composer(
                     store: store, texts: .overBus(bus), wake: wake, logger: HydrationDatabase.logger

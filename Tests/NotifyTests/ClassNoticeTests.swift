@@ -20,8 +20,8 @@ struct ClassNoticeTests {
 
     static func handle(_ world: NotifyWorld, _ event: StoredEvent) async throws {
         let triggers = Triggers(store: world.store, logger: NotifyWorld.logger)
-        try await world.client.withTransaction(logger: NotifyWorld.logger) { connection in
-            try await triggers.handle(event, on: connection)
+        try await Transactions(world.client, logger: NotifyWorld.logger).run { tx in
+            try await triggers.handle(event, in: tx)
         }
     }
 
@@ -161,7 +161,7 @@ struct ClassNoticeTests {
         let providers = FakeProviders()
         try await providers.serve { base in
             try await NotifyWorld.with { world in
-                let fcm = FCMProvider(
+                let fcm = FCMClient(
                     settings: .init(endpoint: base, projectId: "backplane"), tokens: StaticAccessToken("at"))
                 let directory = FakeDirectory()
                 let (ready, busy, behind) = (UUID(), UUID(), UUID())

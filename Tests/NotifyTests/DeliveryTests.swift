@@ -12,8 +12,8 @@ import Testing
 @Suite("notify: delivery to SMTP and push providers", .serialized)
 struct DeliveryTests {
     func deliverer(
-        _ world: NotifyWorld, _ directory: FakeDirectory, smtp: SMTPSettings?, apns: APNsProvider? = nil,
-        fcm: FCMProvider? = nil
+        _ world: NotifyWorld, _ directory: FakeDirectory, smtp: SMTPSettings?, apns: APNsClient? = nil,
+        fcm: FCMClient? = nil
     ) -> Deliverer {
         var deliverer = Deliverer(
             store: world.store, directory: directory,
@@ -163,12 +163,12 @@ struct DeliveryTests {
         try await providers.serve { base in
             try await NotifyWorld.with { world in
                 let key = P256.Signing.PrivateKey()
-                let apns = try await APNsProvider(
+                let apns = try await APNsClient(
                     settings: .init(
                         endpoint: base, sandboxEndpoint: base, teamId: "TEAM123456", keyId: "KEY1234567",
                         topics: APNsTopics(byApp: ["tapwater": "app.tapwater"]), privateKeyPEM: key.pemRepresentation),
                     clock: world.clock)
-                let fcm = FCMProvider(
+                let fcm = FCMClient(
                     settings: .init(endpoint: base, projectId: "backplane"), tokens: StaticAccessToken("at"))
                 let directory = FakeDirectory()
                 let user = UUID()
@@ -210,7 +210,7 @@ struct DeliveryTests {
         let providers = FakeProviders()
         try await providers.serve { base in
             try await NotifyWorld.with { world in
-                let fcm = FCMProvider(
+                let fcm = FCMClient(
                     settings: .init(endpoint: base, projectId: "backplane"), tokens: StaticAccessToken("at"))
                 let directory = FakeDirectory()
                 let count = 1000

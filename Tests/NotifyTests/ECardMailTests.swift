@@ -33,7 +33,7 @@ struct ECardMailTests {
                     logger: NotifyWorld.logger),
                 mailFrom: "no-reply@backplane.local", apns: nil, fcm: nil, wake: AsyncStream { _ in },
                 logger: NotifyWorld.logger)
-            deliverer.attachments = ECardImages { token in
+            deliverer.attachments = ECardImageClient { token in
                 fetched.withLock { $0.append(token) }
                 guard available.withLock({ $0 }) else { throw ServiceError.notFound("no such e-card") }
                 return jpeg

@@ -19,7 +19,7 @@ struct MetricsEndpointTests {
         let port = try freePort()
         let endpoint = MetricsEndpoint(registry: registry, host: "127.0.0.1", port: port, logger: NotifyWorld.logger)
         try await NotifyWorld.with { world in
-            let apns = try await APNsProvider(
+            let apns = try await APNsClient(
                 settings: .init(
                     endpoint: "http://127.0.0.1:1", sandboxEndpoint: "http://127.0.0.1:1", teamId: "TEAM123456",
                     keyId: "KEY1234567", topics: APNsTopics(byApp: ["navup": "com.example.navup"]),

@@ -17,6 +17,8 @@ struct NotifyWorld: Sendable {
     let clock: ManualClock
     let client: PostgresClient
     let schema: String
+    /// What `create_schedule` and `delete_schedule` run, over ``schedules``.
+    var scheduleHandler: ScheduleHandler { ScheduleHandler(schedules: schedules) }
 
     static let logger: Logger = {
         var logger = Logger(label: "notify-tests")

@@ -67,8 +67,8 @@ struct OrderMailedNoticeTests {
             let repeated = try Self.mailed(order: annOrder, user: ann)
             let boOrder = UUID().uuidString.lowercased()
             for event in [first, first, repeated, try Self.mailed(order: boOrder, user: bo), try Self.mailed(order: "x", user: nil)] {
-                try await world.client.withTransaction(logger: NotifyWorld.logger) { connection in
-                    try await triggers.handle(event, on: connection)
+                try await Transactions(world.client, logger: NotifyWorld.logger).run { tx in
+                    try await triggers.handle(event, in: tx)
                 }
             }
             let annItems = try await world.store.inbox(of: ann, .init()).items

@@ -34,8 +34,8 @@ struct OrderNoticeTests {
             let dispute = try Self.event(
                 Notify.OrderDisputed.topic, Notify.OrderDisputed(userId: bo.uuidString.lowercased(), orderId: "o-2"))
             for event in [refund, dispute, refund] {
-                try await world.client.withTransaction(logger: NotifyWorld.logger) { connection in
-                    try await triggers.handle(event, on: connection)
+                try await Transactions(world.client, logger: NotifyWorld.logger).run { tx in
+                    try await triggers.handle(event, in: tx)
                 }
             }
             let annItems = try await world.store.inbox(of: ann, .init()).items

@@ -18,7 +18,7 @@ struct PushAppsTests {
         byApp: ["navup": "com.example.navup", "tapwater": "com.example.tapwater", "gifter": "com.example.navup"])
 
     func deliverer(
-        _ world: NotifyWorld, _ directory: FakeDirectory, apns: APNsProvider? = nil, fcm: FCMProvider? = nil,
+        _ world: NotifyWorld, _ directory: FakeDirectory, apns: APNsClient? = nil, fcm: FCMClient? = nil,
         metrics: TestMetrics, logs: CapturedLogs
     ) -> Deliverer {
         var deliverer = Deliverer(
@@ -48,7 +48,7 @@ struct PushAppsTests {
         try await production.serve { productionBase in
             try await sandbox.serve { sandboxBase in
                 try await NotifyWorld.with { world in
-                    let apns = try await APNsProvider(
+                    let apns = try await APNsClient(
                         settings: .init(
                             endpoint: productionBase, sandboxEndpoint: sandboxBase, teamId: "TEAM123456",
                             keyId: "KEY1234567", topics: Self.topics,
@@ -112,7 +112,7 @@ struct PushAppsTests {
         let providers = FakeProviders()
         try await providers.serve { base in
             try await NotifyWorld.with { world in
-                let apns = try await APNsProvider(
+                let apns = try await APNsClient(
                     settings: .init(
                         endpoint: base, sandboxEndpoint: base, teamId: "TEAM123456", keyId: "KEY1234567",
                         topics: Self.topics, privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation),
@@ -141,7 +141,7 @@ struct PushAppsTests {
             let providers = FakeProviders(google: google)
             try await providers.serve { base in
                 let tokens = try await ServiceAccountTokens(account: google.account(base: base), clock: world.clock)
-                let fcm = FCMProvider(settings: .init(endpoint: base, projectId: "backplane-test"), tokens: tokens)
+                let fcm = FCMClient(settings: .init(endpoint: base, projectId: "backplane-test"), tokens: tokens)
                 let directory = FakeDirectory()
                 let user = UUID()
                 directory.add(
@@ -192,7 +192,7 @@ struct PushAppsTests {
                 let stranger = try _RSA.Signing.PrivateKey(keySize: .bits2048)
                 let tokens = try await ServiceAccountTokens(
                     account: google.account(base: base, key: stranger), clock: world.clock)
-                let fcm = FCMProvider(settings: .init(endpoint: base, projectId: "backplane-test"), tokens: tokens)
+                let fcm = FCMClient(settings: .init(endpoint: base, projectId: "backplane-test"), tokens: tokens)
                 let directory = FakeDirectory()
                 let user = UUID()
                 directory.add(user, apps: [("ok-android", "android", "tapwater", .production)])

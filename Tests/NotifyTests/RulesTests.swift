@@ -95,48 +95,48 @@ struct RulesTests {
 
     @Test("provider answers: only a gone or bad token is forgotten; topic, key and project refusals are config errors")
     func providerAnswers() {
-        #expect(APNsProvider.outcome(status: 410, reason: "Unregistered") == .invalidToken("Unregistered"))
-        #expect(APNsProvider.outcome(status: 410, reason: "ExpiredToken") == .invalidToken("ExpiredToken"))
-        #expect(APNsProvider.outcome(status: 400, reason: "BadDeviceToken") == .invalidToken("BadDeviceToken"))
-        #expect(APNsProvider.outcome(status: 429, reason: "TooManyRequests") == .retry("APNs 429 TooManyRequests"))
+        #expect(APNsClient.outcome(status: 410, reason: "Unregistered") == .invalidToken("Unregistered"))
+        #expect(APNsClient.outcome(status: 410, reason: "ExpiredToken") == .invalidToken("ExpiredToken"))
+        #expect(APNsClient.outcome(status: 400, reason: "BadDeviceToken") == .invalidToken("BadDeviceToken"))
+        #expect(APNsClient.outcome(status: 429, reason: "TooManyRequests") == .retry("APNs 429 TooManyRequests"))
         #expect(
-            APNsProvider.outcome(status: 503, reason: "ServiceUnavailable") == .retry("APNs 503 ServiceUnavailable"))
+            APNsClient.outcome(status: 503, reason: "ServiceUnavailable") == .retry("APNs 503 ServiceUnavailable"))
         for reason in ["DeviceTokenNotForTopic", "BadTopic", "TopicDisallowed", "MissingTopic"] {
-            #expect(APNsProvider.outcome(status: 400, reason: reason) == .misconfigured(reason))
+            #expect(APNsClient.outcome(status: 400, reason: reason) == .misconfigured(reason))
         }
         for reason in ["InvalidProviderToken", "BadCertificate", "BadCertificateEnvironment", "Forbidden", "HTTP 403"] {
-            #expect(APNsProvider.outcome(status: 403, reason: reason) == .misconfigured(reason))
+            #expect(APNsClient.outcome(status: 403, reason: reason) == .misconfigured(reason))
         }
         #expect(
-            APNsProvider.outcome(status: 403, reason: "ExpiredProviderToken") == .retry("APNs 403 ExpiredProviderToken")
+            APNsClient.outcome(status: 403, reason: "ExpiredProviderToken") == .retry("APNs 403 ExpiredProviderToken")
         )
-        #expect(APNsProvider.outcome(status: 413, reason: "PayloadTooLarge") == .failed("APNs 413 PayloadTooLarge"))
+        #expect(APNsClient.outcome(status: 413, reason: "PayloadTooLarge") == .failed("APNs 413 PayloadTooLarge"))
         let unregistered = #"{"error":{"code":404,"status":"NOT_FOUND","details":[{"errorCode":"UNREGISTERED"}]}}"#
-        #expect(FCMProvider.outcome(status: 404, body: Data(unregistered.utf8)) == .invalidToken("UNREGISTERED"))
+        #expect(FCMClient.outcome(status: 404, body: Data(unregistered.utf8)) == .invalidToken("UNREGISTERED"))
         let invalid = #"{"error":{"code":400,"status":"INVALID_ARGUMENT"}}"#
-        #expect(FCMProvider.outcome(status: 400, body: Data(invalid.utf8)) == .failed("FCM 400 INVALID_ARGUMENT"))
+        #expect(FCMClient.outcome(status: 400, body: Data(invalid.utf8)) == .failed("FCM 400 INVALID_ARGUMENT"))
         let mismatch =
             #"{"error":{"code":403,"status":"PERMISSION_DENIED","details":[{"errorCode":"SENDER_ID_MISMATCH"}]}}"#
-        #expect(FCMProvider.outcome(status: 403, body: Data(mismatch.utf8)) == .misconfigured("SENDER_ID_MISMATCH"))
+        #expect(FCMClient.outcome(status: 403, body: Data(mismatch.utf8)) == .misconfigured("SENDER_ID_MISMATCH"))
         let apnsKey =
             #"{"error":{"code":401,"status":"UNAUTHENTICATED","details":[{"errorCode":"THIRD_PARTY_AUTH_ERROR"}]}}"#
-        #expect(FCMProvider.outcome(status: 401, body: Data(apnsKey.utf8)) == .misconfigured("THIRD_PARTY_AUTH_ERROR"))
+        #expect(FCMClient.outcome(status: 401, body: Data(apnsKey.utf8)) == .misconfigured("THIRD_PARTY_AUTH_ERROR"))
         let unauthenticated = #"{"error":{"code":401,"status":"UNAUTHENTICATED"}}"#
-        #expect(FCMProvider.outcome(status: 401, body: Data(unauthenticated.utf8)) == .misconfigured("UNAUTHENTICATED"))
+        #expect(FCMClient.outcome(status: 401, body: Data(unauthenticated.utf8)) == .misconfigured("UNAUTHENTICATED"))
         let wrongProject = #"{"error":{"code":404,"status":"NOT_FOUND"}}"#
-        #expect(FCMProvider.outcome(status: 404, body: Data(wrongProject.utf8)) == .misconfigured("NOT_FOUND"))
+        #expect(FCMClient.outcome(status: 404, body: Data(wrongProject.utf8)) == .misconfigured("NOT_FOUND"))
         let busy = #"{"error":{"code":503,"status":"UNAVAILABLE"}}"#
-        #expect(FCMProvider.outcome(status: 503, body: Data(busy.utf8)) == .retry("FCM 503 UNAVAILABLE"))
-        #expect(FCMProvider.outcome(status: 429, body: Data()) == .retry("FCM 429 "))
+        #expect(FCMClient.outcome(status: 503, body: Data(busy.utf8)) == .retry("FCM 503 UNAVAILABLE"))
+        #expect(FCMClient.outcome(status: 429, body: Data()) == .retry("FCM 429 "))
     }
 
     @Test("an APNs token is one path segment, whatever the client registered")
     func apnsTokenPath() {
         #expect(
-            APNsProvider.pathSegment("00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0")
+            APNsClient.pathSegment("00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0")
                 == "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0")
-        #expect(APNsProvider.pathSegment("ok-navup") == "ok-navup")
-        #expect(APNsProvider.pathSegment("../x?y#z/é") == "..%2Fx%3Fy%23z%2F%C3%A9")
+        #expect(APNsClient.pathSegment("ok-navup") == "ok-navup")
+        #expect(APNsClient.pathSegment("../x?y#z/é") == "..%2Fx%3Fy%23z%2F%C3%A9")
     }
 
     @Test("APNS_TOPICS: app=bundle pairs, case-insensitive apps, a topic for devices without an app; bad lists refused")

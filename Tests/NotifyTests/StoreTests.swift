@@ -137,7 +137,7 @@ struct StoreTests {
                 of: optedOut)
             let at = Int64((world.clock.now().timeIntervalSince1970 + 60) * 1000)
             for user in [quiet, optedOut, plain] {
-                _ = try await world.schedules.create(
+                _ = try await world.scheduleHandler.create(
                     .init(variables: ["text": "Stretch"], at: at, timeZone: "UTC"), for: user)
             }
             world.clock.advance(by: 60)
@@ -166,14 +166,14 @@ struct StoreTests {
         try await NotifyWorld.with { world in
             let users = (0..<30).map { _ in UUID() }
             for user in users {
-                let schedule = try await world.schedules.create(
+                let schedule = try await world.scheduleHandler.create(
                     .init(
                         variables: ["text": "Drink water"], timesOfDay: ["08:00", "12:30"], timeZone: "Europe/Stockholm"
                     ),
                     for: user)
                 #expect(schedule.nextAt == 1_704_092_400_000, "08:00 CET = 07:00Z")
             }
-            let once = try await world.schedules.create(
+            let once = try await world.scheduleHandler.create(
                 .init(variables: ["text": "once"], at: 1_704_070_800_000), for: users[0])
             #expect(once.nextAt == 1_704_070_800_000)
             // A whole day in 15-minute steps, three "replicas" firing concurrently at each step.
@@ -192,9 +192,9 @@ struct StoreTests {
             let recurring = try #require(listed.first { $0.at == nil })
             #expect(recurring.nextAt == 1_704_178_800_000, "next: Tuesday 08:00 CET")
             #expect(listed.first { $0.at != nil }?.nextAt == nil, "the one-off is spent")
-            try await world.schedules.delete(recurring.scheduleId, of: users[0])
+            try await world.scheduleHandler.delete(recurring.scheduleId, of: users[0])
             await #expect(throws: ServiceError.self) {
-                try await world.schedules.delete(recurring.scheduleId, of: users[0])
+                try await world.scheduleHandler.delete(recurring.scheduleId, of: users[0])
             }
         }
     }

@@ -22,9 +22,9 @@ struct CardTests {
 
     func reason(_ number: String, month: Int = 12, year: Int = 2030, cvc: String = "123") async -> String? {
         do {
-            let card = try await SandboxPaymentProvider().tokenize(
+            let card = try await SandboxPaymentClient().tokenize(
                 CardDetails(number: number, expMonth: month, expYear: year, cvc: cvc), now: now)
-            _ = try await SandboxPaymentProvider().authorize(
+            _ = try await SandboxPaymentClient().authorize(
                 token: card.token, amount: Money(amount: 100, currency: "EUR"), idempotencyKey: "k")
             return "ok"
         } catch let declined as PaymentDeclined {
@@ -57,7 +57,7 @@ struct CardTests {
     @Test("a token keeps brand, last four and expiry, never the number; the description hides it")
     func token() async throws {
         let details = CardDetails(number: "4242424242424242", expMonth: 12, expYear: 2030, cvc: "123")
-        let card = try await SandboxPaymentProvider().tokenize(details, now: now)
+        let card = try await SandboxPaymentClient().tokenize(details, now: now)
         #expect(card.brand == "visa" && card.last4 == "4242")
         #expect(!card.token.contains("4242424242424242"))
         #expect(!"\(details)".contains("4242424242424242"))
@@ -68,7 +68,7 @@ struct CardTests {
 
     @Test("provider ids follow the idempotency key, so a retry never moves money twice")
     func repeatable() async throws {
-        let provider = SandboxPaymentProvider()
+        let provider = SandboxPaymentClient()
         let card = try await provider.tokenize(
             CardDetails(number: "4242424242424242", expMonth: 12, expYear: 2030, cvc: "123"), now: now)
         let money = Money(amount: 100, currency: "EUR")

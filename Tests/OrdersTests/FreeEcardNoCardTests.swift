@@ -48,47 +48,47 @@ struct FreeEcardNoCardTests {
     func withoutCard() async throws {
         try await OrdersFixture.with(settings: [:]) { db in
             let probing = ProbingProvider(sandbox: db.sandbox, client: db.client)
-            let book = db.book(provider: probing)
+            let handlers = db.handlers(provider: probing)
             let ann = db.user()
             let admin = db.user(roles: ["admin"])
             let order = Self.order(["bo@example.org", "cy@example.org"])
-            let placed = try await book.place(order, actor: ann, requestId: "t")
+            let placed = try await handlers.placement.place(order, actor: ann, requestId: "t")
             #expect(placed.state == "paid" && placed.total == Orders.Money(amount: 0, currency: "EUR"))
-            #expect(try await book.place(order, actor: ann, requestId: "t") == placed, "the key answers the same")
+            #expect(try await handlers.placement.place(order, actor: ann, requestId: "t") == placed, "the key answers the same")
             let stored = try await Self.row(db, placed.id)
             #expect(stored.card == nil && stored.authorization == nil && stored.due == nil, "\(stored)")
-            let detail = try await book.detail(placed.id, actor: ann)
+            let detail = try await handlers.history.detail(placed.id, actor: ann)
             #expect(detail.paymentMethod == nil && detail.history.map(\.state) == ["pending_payment", "paid"])
             #expect(try await db.events(placed.id).contains(Orders.Topic.paid), "printing renders and mails it")
             #expect(try await db.ledger(placed.id).movements.isEmpty)
 
             // The settler finds nothing due (only this order: other suites' orders share the database).
             db.clock.advance(by: 3_600)
-            try await book.settle(UUID(uuidString: placed.id)!)
+            try await handlers.payments.settle(UUID(uuidString: placed.id)!)
             let refund = await Self.refusal {
-                _ = try await book.refund(.init(id: placed.id), idempotencyKey: UUID().uuidString, actor: admin)
+                _ = try await handlers.refunds.refund(.init(id: placed.id), idempotencyKey: UUID().uuidString, actor: admin)
             }
             #expect(refund?.code == .failedPrecondition, "nothing was captured: \(String(describing: refund))")
             try await db.printing(Orders.PrintingTopic.ecardFailed, order: placed.id, reason: "render failed")
-            try await book.settle(UUID(uuidString: placed.id)!)
-            #expect(try await book.detail(placed.id, actor: ann).state == "failed", "no refund owed, none made")
+            try await handlers.payments.settle(UUID(uuidString: placed.id)!)
+            #expect(try await handlers.history.detail(placed.id, actor: ann).state == "failed", "no refund owed, none made")
             #expect(probing.seen.withLock { $0 }.isEmpty, "the processor was never called")
             #expect(try await db.ledger(placed.id).movements.isEmpty)
 
-            let canceled = try await book.place(Self.order(["dan@example.org"]), actor: ann, requestId: "t")
-            #expect(try await book.cancel(canceled.id, actor: ann, requestId: "t").state == "canceled")
+            let canceled = try await handlers.placement.place(Self.order(["dan@example.org"]), actor: ann, requestId: "t")
+            #expect(try await handlers.transitions.cancel(canceled.id, actor: ann, requestId: "t").state == "canceled")
             #expect(probing.seen.withLock { $0 }.isEmpty)
             #expect(try await db.ledger(canceled.id).movements.isEmpty)
 
             // A card named anyway must be the buyer's; it is never charged.
             let unknown = await Self.refusal {
-                _ = try await book.place(Self.order(["eve@example.org"], card: UUID().uuidString), actor: ann, requestId: "t")
+                _ = try await handlers.placement.place(Self.order(["eve@example.org"], card: UUID().uuidString), actor: ann, requestId: "t")
             }
             #expect(unknown?.code == .notFound && unknown?.details?["field"] == .string("paymentMethodId"))
-            let withCard = try await book.place(
+            let withCard = try await handlers.placement.place(
                 Self.order(["eve@example.org"], card: try await db.card(for: ann)), actor: ann, requestId: "t")
             #expect(withCard.state == "paid" && probing.seen.withLock { $0 }.isEmpty)
-            #expect(try await book.detail(withCard.id, actor: ann).paymentMethod?.last4 == "4242")
+            #expect(try await handlers.history.detail(withCard.id, actor: ann).paymentMethod?.last4 == "4242")
         }
     }
 
@@ -100,16 +100,16 @@ struct FreeEcardNoCardTests {
             for request in [Self.order(["bo@example.org"], key: key), db.postcard(key: key, card: "")] {
                 var request = request
                 request.paymentMethodId = nil
-                let refused = await Self.refusal { _ = try await db.book.place(request, actor: ann, requestId: "t") }
+                let refused = await Self.refusal { _ = try await db.handlers.placement.place(request, actor: ann, requestId: "t") }
                 #expect(refused?.code == .invalidArgument, "\(request.kind): \(String(describing: refused))")
                 #expect(refused?.details?["field"] == .string("paymentMethodId"))
             }
             let card = try await db.card(for: ann)
-            let placed = try await db.book.place(
+            let placed = try await db.handlers.placement.place(
                 Self.order(["bo@example.org"], key: key, card: card), actor: ann, requestId: "t")
             #expect(placed.state == "paid" && placed.total.amount == 99, "the key was free for the paid order")
             let many = (0..<25).map { "r\($0)@example.org" }
-            let again = try await db.book.place(Self.order(many, card: card), actor: ann, requestId: "t").total
+            let again = try await db.handlers.placement.place(Self.order(many, card: card), actor: ann, requestId: "t").total
             #expect(again.amount == 25 * 99, "priced e-cards have no daily cap")
         }
     }
@@ -119,17 +119,17 @@ struct FreeEcardNoCardTests {
     )
     func dailyCap() async throws {
         try await OrdersFixture.with(settings: ["FREE_ECARD_RECIPIENTS_PER_DAY": "3"]) { db in
-            #expect(db.book.freeEcards.recipientsPerDay == 3)
+            #expect(db.handlers.placement.freeEcards.recipientsPerDay == 3)
             let ann = db.user()
             let first = Self.order(["a@example.org", "b@example.org"])
-            let placed = try await db.book.place(first, actor: ann, requestId: "t")
+            let placed = try await db.handlers.placement.place(first, actor: ann, requestId: "t")
             #expect(placed.state == "paid")
-            let canceled = try await db.book.place(Self.order(["c@example.org"]), actor: ann, requestId: "t")
-            _ = try await db.book.cancel(canceled.id, actor: ann, requestId: "t")
+            let canceled = try await db.handlers.placement.place(Self.order(["c@example.org"]), actor: ann, requestId: "t")
+            _ = try await db.handlers.transitions.cancel(canceled.id, actor: ann, requestId: "t")
 
             let key = UUID().uuidString
             let over = await Self.refusal {
-                _ = try await db.book.place(Self.order(["d@example.org"], key: key), actor: ann, requestId: "t")
+                _ = try await db.handlers.placement.place(Self.order(["d@example.org"], key: key), actor: ann, requestId: "t")
             }
             let midnight = FreeEcardAllowance.day(containing: db.clock.now()).end
             let expected = Int(midnight.timeIntervalSince(db.clock.now()).rounded(.up))
@@ -138,17 +138,17 @@ struct FreeEcardNoCardTests {
             #expect(over?.details?["reason"] == .string(FreeEcardAllowance.reason))
             #expect(over?.details?["sentToday"] == .number(3), "a canceled card was sent all the same")
             #expect(over?.details?["limit"] == .number(3))
-            #expect(try await db.book.place(first, actor: ann, requestId: "t") == placed, "a retry still answers")
+            #expect(try await db.handlers.placement.place(first, actor: ann, requestId: "t") == placed, "a retry still answers")
 
             let bo = db.user()
-            #expect(try await db.book.place(Self.order(["x@example.org", "y@example.org"]), actor: bo, requestId: "t").state == "paid")
+            #expect(try await db.handlers.placement.place(Self.order(["x@example.org", "y@example.org"]), actor: bo, requestId: "t").state == "paid")
             let boOver = await Self.refusal {
-                _ = try await db.book.place(Self.order(["p@example.org", "q@example.org"]), actor: bo, requestId: "t")
+                _ = try await db.handlers.placement.place(Self.order(["p@example.org", "q@example.org"]), actor: bo, requestId: "t")
             }
             #expect(boOver?.details?["sentToday"] == .number(2) && boOver?.details?["requested"] == .number(2))
 
             db.clock.set(midnight)
-            let tomorrow = try await db.book.place(Self.order(["d@example.org"], key: key), actor: ann, requestId: "t")
+            let tomorrow = try await db.handlers.placement.place(Self.order(["d@example.org"], key: key), actor: ann, requestId: "t")
             #expect(tomorrow.state == "paid", "a new day, and the refused key was never used")
             let rows = try await db.client.query(
                 "SELECT count(*) FROM orders.orders WHERE user_id = \(UUID(uuidString: ann.userId)!)",
@@ -165,7 +165,7 @@ struct FreeEcardNoCardTests {
                 for index in 0..<10 {
                     group.addTask {
                         let refused = await Self.refusal {
-                            _ = try await db.book.place(
+                            _ = try await db.handlers.placement.place(
                                 Self.order(["n\(index)@example.org"]), actor: ann, requestId: "t")
                         }
                         return refused?.code

@@ -46,23 +46,23 @@ struct FreeEcardTests {
     func freeEcardNeverReachesTheProcessor() async throws {
         try await OrdersFixture.with(settings: [:]) { db in
             let probing = ProbingProvider(sandbox: db.sandbox, client: db.client)
-            let book = db.book(provider: probing)
+            let handlers = db.handlers(provider: probing)
             let ann = db.user()
             let card = try await db.card(for: ann)
             let order = KeyedOrder(
                 idempotencyKey: UUID().uuidString, kind: "ecard", ecard: Self.ecard, currency: "SEK",
                 paymentMethodId: card)
-            let placed = try await book.place(order, actor: ann, requestId: "t")
+            let placed = try await handlers.placement.place(order, actor: ann, requestId: "t")
             #expect(placed.state == "paid")
             #expect(placed.total == Orders.Money(amount: 0, currency: "SEK"))
             #expect(probing.seen.withLock { $0 }.isEmpty, "no authorize, capture or charge of 0 was sent")
             #expect(try await db.ledger(placed.id).movements.isEmpty)
             #expect(try await db.events(placed.id).contains(Orders.Topic.paid), "printing still renders it")
-            let detail = try await book.detail(placed.id, actor: ann)
+            let detail = try await handlers.history.detail(placed.id, actor: ann)
             #expect(detail.lines.map(\.kind) == ["ecard"] && detail.lines[0].unitAmount == 0)
-            #expect(try await book.place(order, actor: ann, requestId: "t") == placed, "the key answers the same")
-            _ = try await book.cancel(placed.id, actor: ann, requestId: "t")
-            #expect(try await book.detail(placed.id, actor: ann).state == "canceled")
+            #expect(try await handlers.placement.place(order, actor: ann, requestId: "t") == placed, "the key answers the same")
+            _ = try await handlers.transitions.cancel(placed.id, actor: ann, requestId: "t")
+            #expect(try await handlers.history.detail(placed.id, actor: ann).state == "canceled")
             #expect(probing.seen.withLock { $0 }.isEmpty, "nothing to void or refund")
             #expect(try await db.ledger(placed.id).movements.isEmpty)
         }
@@ -72,9 +72,9 @@ struct FreeEcardTests {
     func pricedEcardIsCharged() async throws {
         try await OrdersFixture.with(settings: ["ECARD_PRICE": "0.99"]) { db in
             let probing = ProbingProvider(sandbox: db.sandbox, client: db.client)
-            let book = db.book(provider: probing)
+            let handlers = db.handlers(provider: probing)
             let ann = db.user()
-            let placed = try await book.place(
+            let placed = try await handlers.placement.place(
                 KeyedOrder(
                     idempotencyKey: UUID().uuidString, kind: "ecard", ecard: Self.ecard, currency: "EUR",
                     paymentMethodId: try await db.card(for: ann)), actor: ann, requestId: "t")
@@ -134,7 +134,7 @@ struct FreeEcardTests {
             let card = try await db.card(for: ann)
             var details = Self.ecard
             details.delivery = "DEVICE"
-            let placed = try await db.book.place(
+            let placed = try await db.handlers.placement.place(
                 KeyedOrder(
                     idempotencyKey: UUID().uuidString, kind: "ecard", ecard: details, currency: "EUR",
                     paymentMethodId: card), actor: ann, requestId: "t")
@@ -142,8 +142,8 @@ struct FreeEcardTests {
             #expect(device.delivery == "device" && device.imageUrl == nil)
             #expect(device.shareText.contains("Ann") && device.shareText.contains("Hälsningar från Lund"))
             #expect(!device.shareText.contains("bo@example.org"), "the phone knows whom it writes to")
-            #expect(try await db.book.detail(placed.id, actor: ann).ecard?.delivery == "device")
-            #expect(try await db.book.detail(placed.id, actor: ann).deviceEcard?.imageUrl == nil)
+            #expect(try await db.handlers.history.detail(placed.id, actor: ann).ecard?.delivery == "device")
+            #expect(try await db.handlers.history.detail(placed.id, actor: ann).deviceEcard?.imageUrl == nil)
 
             let link = "https://cards.example.org/v1/ecards/\(String(repeating: "x", count: 43))"
             let payload = try Wire.makeEncoder().encode(
@@ -152,23 +152,23 @@ struct FreeEcardTests {
                 seq: 0, xid: 0, id: UUID(), topic: Orders.PrintingTopic.ecardReady, producer: "printing",
                 payload: payload, requestId: nil, createdAt: db.clock.now())
             try await db.client.withTransaction(logger: OrdersFixture.logger) { connection in
-                try await db.book.apply(printing: event, on: connection)
+                try await db.handlers.printingEvents.apply(event, in: Transaction(connection: connection, logger: OrdersFixture.logger))
             }
-            let rendered = try await db.book.detail(placed.id, actor: ann)
+            let rendered = try await db.handlers.history.detail(placed.id, actor: ann)
             #expect(rendered.deviceEcard?.imageUrl == link)
             #expect(rendered.deviceEcard?.shareText.hasSuffix(link) == true)
             #expect(rendered.state == "paid", "the link moves no state")
 
-            let mailed = try await db.book.place(
+            let mailed = try await db.handlers.placement.place(
                 KeyedOrder(
                     idempotencyKey: UUID().uuidString, kind: "ecard", ecard: Self.ecard, currency: "EUR",
                     paymentMethodId: card), actor: ann, requestId: "t")
             #expect(mailed.deviceEcard == nil)
-            #expect(try await db.book.detail(mailed.id, actor: ann).deviceEcard == nil)
+            #expect(try await db.handlers.history.detail(mailed.id, actor: ann).deviceEcard == nil)
 
             details.delivery = "pigeon"
             let bad = await refusal {
-                _ = try await db.book.place(
+                _ = try await db.handlers.placement.place(
                     KeyedOrder(
                         idempotencyKey: UUID().uuidString, kind: "ecard", ecard: details, currency: "EUR",
                         paymentMethodId: card), actor: ann, requestId: "t")

@@ -23,10 +23,10 @@ struct OrderEditsTests {
     func checked() throws {
         let good = try request(
             edits: #"[{"type": "brightness", "amount": 0.1}, {"type": "filter", "name": "grayscale"}]"#)
-        #expect(try OrderBook.content(of: good).postcard?.edits?.count == 2)
+        #expect(try OrderContent.of( good).postcard?.edits?.count == 2)
         let bad = try request(edits: #"[{"type": "filter", "name": "grayscale"}, {"type": "contrast", "amount": -4}]"#)
         #expect {
-            try OrderBook.content(of: bad)
+            try OrderContent.of( bad)
         } throws: { error in
             guard let error = error as? ServiceError, case .string(let field) = error.details?["field"] else {
                 return false

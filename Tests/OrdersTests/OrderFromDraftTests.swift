@@ -34,7 +34,7 @@ struct OrderFromDraftTests {
     )
     func postcard() throws {
         let draft = Self.draft(kind: .postcard)
-        let filled = try PrintingDrafts.filled(Self.request(kind: "postcard"), from: draft)
+        let filled = try PrintingDraftClient.filled(Self.request(kind: "postcard"), from: draft)
         let postcard = try #require(filled.postcard)
         #expect(filled.ecard == nil && postcard.size == "A5" && postcard.imageId == draft.imageId)
         #expect(postcard.edits == draft.edits && postcard.greeting == "Hej")
@@ -43,7 +43,7 @@ struct OrderFromDraftTests {
 
     @Test("an e-card draft fills `ecard` with the e-mail addresses")
     func ecard() throws {
-        let filled = try PrintingDrafts.filled(Self.request(kind: "ecard"), from: Self.draft(kind: .ecard))
+        let filled = try PrintingDraftClient.filled(Self.request(kind: "ecard"), from: Self.draft(kind: .ecard))
         #expect(filled.ecard?.recipients.map(\.email) == ["ann@example.org"] && filled.postcard == nil)
         #expect(filled.ecard?.contactIds == [Self.contact])
     }
@@ -51,22 +51,22 @@ struct OrderFromDraftTests {
     @Test("refused: another kind than the draft's, a postcard draft without a size, inline fields beside draftId")
     func refusals() async throws {
         #expect {
-            _ = try PrintingDrafts.filled(Self.request(kind: "ecard"), from: Self.draft(kind: .postcard))
+            _ = try PrintingDraftClient.filled(Self.request(kind: "ecard"), from: Self.draft(kind: .postcard))
         } throws: { ($0 as? ServiceError)?.details?["field"] == "kind" }
         #expect {
-            _ = try PrintingDrafts.filled(Self.request(kind: "postcard"), from: Self.draft(kind: .postcard, size: nil))
+            _ = try PrintingDraftClient.filled(Self.request(kind: "postcard"), from: Self.draft(kind: .postcard, size: nil))
         } throws: { ($0 as? ServiceError)?.details?["field"] == "draftId" }
         var both = Self.request(kind: "postcard")
         both.postcard = Orders.PostcardDetails(size: "A6", recipients: [])
         await #expect {
-            _ = try await PrintingDrafts.resolve(
+            _ = try await PrintingDraftClient.resolve(
                 both, actor: Actor(userId: UUID().uuidString, roles: ["user"]), requestId: "r", drafts: nil)
         } throws: {
             ($0 as? ServiceError)?.code == .invalidArgument && ($0 as? ServiceError)?.details?["field"] == "draftId"
         }
         let plain = Orders.PlaceOrder.Request(kind: "postcard", currency: "EUR", paymentMethodId: "x")
         #expect(
-            try await PrintingDrafts.resolve(
+            try await PrintingDraftClient.resolve(
                 plain, actor: Actor(userId: UUID().uuidString, roles: ["user"]), requestId: "r", drafts: nil) == plain)
     }
 }

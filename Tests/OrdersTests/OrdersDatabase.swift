@@ -15,11 +15,12 @@ import ZeroMQ
 struct OrdersFixture: Sendable {
     let client: PostgresClient
     let clock: ManualClock
-    let quoting: Quoting
-    let wallet: Wallet
-    let book: OrderBook
+    let quoting: QuoteHandler
+    let wallet: PaymentMethodHandler
+    /// The service's handlers on the fixture's provider.
+    let handlers: OrdersService.Handlers
     /// The sandbox provider, keeping its record in `orders.sandbox_payments`.
-    let sandbox: SandboxPaymentProvider
+    let sandbox: SandboxPaymentClient
     let publisher: EventPublisher
 
     static let logger: Logger = {
@@ -32,11 +33,11 @@ struct OrdersFixture: Sendable {
     static let context = Context()
 
     /// Runs `body` with a migrated database and fresh service parts.
-    /// `provider` wraps the sandbox for the book (a test double that fails between phases);
+    /// `provider` wraps the sandbox for the handlers (a test double that fails between phases);
     /// `payments` sets the phases' timing; `settings` the service's settings (e-cards priced at
     /// 0.99 euros unless a test asks for the default, free ones, so that the money paths run).
     static func with(
-        provider wrap: @Sendable (SandboxPaymentProvider) -> any PaymentProvider = { $0 },
+        provider wrap: @Sendable (SandboxPaymentClient) -> any PaymentProvider = { $0 },
         payments: PaymentTiming = PaymentTiming(), settings: [String: String] = ["ECARD_PRICE": "0.99"],
         _ body: @Sendable (OrdersFixture) async throws -> Void
     ) async throws {
@@ -47,26 +48,24 @@ struct OrdersFixture: Sendable {
             let events = EventLog(client: client, clock: clock, logger: logger)
             try await events.migrate()
             try await Migrator(client: client, schema: "orders", logger: logger).migrate(OrdersService.migrations())
-            let rates = RatesStore(client: client, logger: logger)
-            try await rates.bootstrap(from: OrdersService.sampleRatesURL(), source: "test", now: clock.now())
+            let stores = OrdersStores(client: client, logger: logger)
+            try await stores.rates.bootstrap(from: OrdersService.sampleRatesURL(), source: "test", now: clock.now())
             let configuration = try OrdersService.Configuration(ProcessEnvironment(settings))
-            let quoting = Quoting(
-                client: client, pricing: configuration.pricing, tariffs: BuiltInPostageTariff(configuration.tariff),
-                validity: configuration.quoteValidity, clock: clock, logger: logger)
-            let sandbox = SandboxPaymentProvider(record: .postgres(client, logger: logger), clock: clock)
+            let quoting = QuoteHandler(
+                quotes: stores.quotes, rates: stores.rates, pricing: configuration.pricing,
+                tariffs: BuiltInPostageTariff(configuration.tariff), validity: configuration.quoteValidity,
+                clock: clock, logger: logger)
+            let sandbox = SandboxPaymentClient(record: .stored(stores.sandbox), clock: clock)
             let publisher = EventPublisher(
                 log: events, producer: .orders, context: context, endpoint: "tcp://127.0.0.1:1")
-            let provider = wrap(sandbox)
-            let book = OrderBook(
-                client: client, quoting: quoting, provider: provider, events: publisher,
-                images: nil, keyLifetime: configuration.keyLifetime, payments: payments,
+            let handlers = OrdersService.Handlers(
+                stores: stores, transactions: Transactions(client, logger: logger), quotes: quoting,
+                provider: wrap(sandbox), events: publisher, keyLifetime: configuration.keyLifetime, timing: payments,
                 freeEcards: configuration.freeEcards, clock: clock, logger: logger)
-            let wallet = Wallet(
-                store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
             try await body(
                 OrdersFixture(
-                    client: client, clock: clock, quoting: quoting, wallet: wallet, book: book, sandbox: sandbox,
-                    publisher: publisher))
+                    client: client, clock: clock, quoting: quoting, wallet: handlers.paymentMethods,
+                    handlers: handlers, sandbox: sandbox, publisher: publisher))
         }
     }
 
@@ -108,13 +107,24 @@ struct OrdersFixture: Sendable {
         return (sum, movements)
     }
 
-    /// Another order book on the same database (another replica, or the process restarted after
+    /// The handlers of another replica on the same database (or of the process restarted after
     /// a crash) with `provider` (the plain sandbox by default).
-    func book(provider: (any PaymentProvider)? = nil, payments: PaymentTiming = PaymentTiming()) -> OrderBook {
-        OrderBook(
-            client: client, quoting: quoting, provider: provider ?? sandbox, events: publisher, images: nil,
-            keyLifetime: book.keyLifetime, payments: payments, freeEcards: book.freeEcards, clock: clock,
-            logger: Self.logger)
+    func handlers(provider: (any PaymentProvider)? = nil, payments: PaymentTiming = PaymentTiming())
+        -> OrdersService.Handlers
+    {
+        OrdersService.Handlers(
+            stores: OrdersStores(client: client, logger: Self.logger),
+            transactions: Transactions(client, logger: Self.logger), quotes: quoting, provider: provider ?? sandbox,
+            events: publisher, keyLifetime: handlers.placement.keyLifetime, timing: payments,
+            freeEcards: handlers.placement.freeEcards, clock: clock, logger: Self.logger)
+    }
+
+    /// The Stripe webhook handler checking `signature`, on the fixture's handlers.
+    func webhooks(signature: StripeSignature?) -> StripeWebhookHandler {
+        StripeWebhookHandler(
+            stripeEvents: StripeEventStore(client: client, logger: Self.logger),
+            orders: OrderStore(client: client, logger: Self.logger), payments: handlers.payments,
+            refunds: handlers.refunds, signature: signature, clock: clock)
     }
 
     /// Delivers a printing job event as the consumer would: in a transaction; then makes the
@@ -125,9 +135,9 @@ struct OrdersFixture: Sendable {
             seq: 0, xid: 0, id: UUID(), topic: topic, producer: "printing", payload: payload, requestId: nil,
             createdAt: clock.now())
         try await client.withTransaction(logger: Self.logger) { connection in
-            try await book.apply(printing: event, on: connection)
+            try await handlers.printingEvents.apply(event, in: Transaction(connection: connection, logger: Self.logger))
         }
-        try await book.settle(UUID(uuidString: order)!)
+        try await handlers.payments.settle(UUID(uuidString: order)!)
     }
 
     /// Topics of the events the orders service logged for `orderId`, in log order.
@@ -188,7 +198,7 @@ struct KeyedOrder: Sendable {
     }
 }
 
-extension OrderBook {
+extension OrderPlacementHandler {
     /// Places `order` as the gateway does: its key checked, then carried beside the request.
     func place(_ order: KeyedOrder, actor: Actor, requestId: String) async throws -> Orders.PlaceOrder.Reply {
         try await place(

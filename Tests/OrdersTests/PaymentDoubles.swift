@@ -23,7 +23,7 @@ struct FaultyProvider: PaymentProvider {
         }
     }
 
-    let sandbox: SandboxPaymentProvider
+    let sandbox: SandboxPaymentClient
     let fault: Fault
     var name: String { sandbox.name }
 
@@ -74,13 +74,13 @@ struct FaultyProvider: PaymentProvider {
 /// row and its key's row with `NOWAIT` (which fails at once if any transaction still holds
 /// them). Each call is written down as `operation state` or `operation LOCKED`.
 final class ProbingProvider: PaymentProvider {
-    let sandbox: SandboxPaymentProvider
+    let sandbox: SandboxPaymentClient
     let client: PostgresClient
     let seen = Mutex<[String]>([])
     let keys = Mutex<[String]>([])
     var name: String { sandbox.name }
 
-    init(sandbox: SandboxPaymentProvider, client: PostgresClient) {
+    init(sandbox: SandboxPaymentClient, client: PostgresClient) {
         self.sandbox = sandbox
         self.client = client
     }
@@ -136,14 +136,14 @@ final class ProbingProvider: PaymentProvider {
 
 /// The sandbox with an authorization that waits until the test opens the gate.
 final class GatedProvider: PaymentProvider {
-    let sandbox: SandboxPaymentProvider
+    let sandbox: SandboxPaymentClient
     let entered: AsyncStream<Void>
     let enter: AsyncStream<Void>.Continuation
     let gate: AsyncStream<Void>
     let open: AsyncStream<Void>.Continuation
     var name: String { sandbox.name }
 
-    init(sandbox: SandboxPaymentProvider) {
+    init(sandbox: SandboxPaymentClient) {
         self.sandbox = sandbox
         (entered, enter) = AsyncStream.makeStream(of: Void.self)
         (gate, open) = AsyncStream.makeStream(of: Void.self)
@@ -173,7 +173,7 @@ final class GatedProvider: PaymentProvider {
 
 /// The sandbox refusing every capture (an authorization that expired at the processor).
 struct RefusingCaptures: PaymentProvider {
-    let sandbox: SandboxPaymentProvider
+    let sandbox: SandboxPaymentClient
     var name: String { sandbox.name }
 
     func tokenize(_ card: CardDetails, now: Date) async throws -> TokenizedCard {
@@ -198,7 +198,7 @@ struct RefusingCaptures: PaymentProvider {
 
 /// The sandbox refusing every refund (a charge disputed or already refunded at the processor).
 struct RefusingRefunds: PaymentProvider {
-    let sandbox: SandboxPaymentProvider
+    let sandbox: SandboxPaymentClient
     var name: String { sandbox.name }
 
     func tokenize(_ card: CardDetails, now: Date) async throws -> TokenizedCard {

@@ -21,16 +21,16 @@ struct PaymentPhasesTests {
     func noTransactionDuringProviderCalls() async throws {
         try await OrdersFixture.with { db in
             let probing = ProbingProvider(sandbox: db.sandbox, client: db.client)
-            let book = db.book(provider: probing)
+            let handlers = db.handlers(provider: probing)
             let ann = db.user()
             let card = try await db.card(for: ann)
             let clientKey = "client-key-\(UUID().uuidString)"
-            let postcard = try await book.place(
+            let postcard = try await handlers.placement.place(
                 KeyedOrder(
                     idempotencyKey: clientKey, kind: "postcard", postcard: db.postcard(card: card).postcard,
                     currency: "EUR", paymentMethodId: card), actor: ann, requestId: "t")
             #expect(postcard.state == "paid")
-            let ecard = try await book.place(
+            let ecard = try await handlers.placement.place(
                 KeyedOrder(
                     idempotencyKey: UUID().uuidString, kind: "ecard", ecard: Self.ecard, currency: "EUR",
                     paymentMethodId: card), actor: ann, requestId: "t")
@@ -46,14 +46,14 @@ struct PaymentPhasesTests {
                 seq: 0, xid: 0, id: UUID(), topic: Orders.PrintingTopic.jobAccepted, producer: "printing",
                 payload: payload, requestId: nil, createdAt: db.clock.now())
             try await db.client.withTransaction(logger: OrdersFixture.logger) { connection in
-                try await book.apply(printing: event, on: connection)
+                try await handlers.printingEvents.apply(event, in: Transaction(connection: connection, logger: OrdersFixture.logger))
             }
             #expect(try await db.ledger(postcard.id).movements == ["authorize": 1], "nothing captured inside it")
-            try await book.settle(UUID(uuidString: postcard.id)!)
+            try await handlers.payments.settle(UUID(uuidString: postcard.id)!)
             #expect(try await db.ledger(postcard.id).movements == ["authorize": 1, "capture": 2])
             // Void on cancel, after the cancellation has committed.
-            let other = try await book.place(db.postcard(card: card), actor: ann, requestId: "t")
-            _ = try await book.cancel(other.id, actor: ann, requestId: "t")
+            let other = try await handlers.placement.place(db.postcard(card: card), actor: ann, requestId: "t")
+            _ = try await handlers.transitions.cancel(other.id, actor: ann, requestId: "t")
             #expect(try await db.ledger(other.id).sum == 0)
             #expect(
                 probing.seen.withLock { Array($0.suffix(3)) } == [
@@ -87,26 +87,26 @@ struct PaymentPhasesTests {
             let provider = try #require(gated.withLock { $0 })
             let ann = db.user()
             let request = db.postcard(card: try await db.card(for: ann))
-            let first = Task { try await db.book.place(request, actor: ann, requestId: "first") }
+            let first = Task { try await db.handlers.placement.place(request, actor: ann, requestId: "first") }
             for await _ in provider.entered { break }
             do {
-                _ = try await db.book.place(request, actor: ann, requestId: "retry")
+                _ = try await db.handlers.placement.place(request, actor: ann, requestId: "retry")
                 Issue.record("a retry during the payment was answered")
             } catch let error as ServiceError {
                 #expect(error.code == .conflict && error.code.httpStatus == 409)
-                #expect(error.details?["reason"] == .string(OrderBook.paymentInProgress))
+                #expect(error.details?["reason"] == .string(OrderPlacementHandler.paymentInProgress))
                 #expect((error.retryAfterSeconds ?? 0) >= 1)
             }
             // Cancel waits for the payment too.
             let pending = try await db.orderIds(of: ann)
             #expect(
                 await failure {
-                    _ = try await db.book.cancel(pending[0].uuidString, actor: ann, requestId: "t")
+                    _ = try await db.handlers.transitions.cancel(pending[0].uuidString, actor: ann, requestId: "t")
                 }?.code == .conflict)
             provider.open.yield()
             let placed = try await first.value
             #expect(placed.state == "paid")
-            #expect(try await db.book.place(request, actor: ann, requestId: "later") == placed)
+            #expect(try await db.handlers.placement.place(request, actor: ann, requestId: "later") == placed)
         }
     }
 
@@ -129,27 +129,27 @@ struct PaymentPhasesTests {
                     idempotencyKey: UUID().uuidString, kind: "ecard", ecard: Self.ecard, currency: "EUR",
                     paymentMethodId: card)
                 : db.postcard(card: card)
-            let crashed = await failure { _ = try await db.book.place(request, actor: ann, requestId: "t") }
-            #expect(crashed?.code == .conflict && crashed?.reason == OrderBook.paymentInProgress, "\(fault)")
+            let crashed = await failure { _ = try await db.handlers.placement.place(request, actor: ann, requestId: "t") }
+            #expect(crashed?.code == .conflict && crashed?.reason == OrderPlacementHandler.paymentInProgress, "\(fault)")
             let id = try #require(try await db.orderIds(of: ann).first)
             #expect(try await db.state(id) == "pending_payment")
             // The process restarts with a provider that answers; nothing happens before the
             // recovery delay, and a retry meanwhile is told to come back.
-            let restarted = db.book(payments: PaymentTiming(inFlightWait: .zero))
-            try await restarted.settle(id)
+            let restarted = db.handlers(payments: PaymentTiming(inFlightWait: .zero))
+            try await restarted.payments.settle(id)
             #expect(try await db.state(id) == "pending_payment")
             #expect(
-                await failure { _ = try await restarted.place(request, actor: ann, requestId: "t") }?.reason
-                    == OrderBook.paymentInProgress)
+                await failure { _ = try await restarted.placement.place(request, actor: ann, requestId: "t") }?.reason
+                    == OrderPlacementHandler.paymentInProgress)
             db.clock.advance(by: 61)
-            try await restarted.settle(id)
+            try await restarted.payments.settle(id)
 
             let state = try await db.state(id)
             let ledger = try await db.ledger(id.uuidString.lowercased())
             let operations = try await db.sandboxOperations(id)
             if expected == "paid" {
                 #expect(state == "paid", "\(fault)")
-                let reply = try await restarted.place(request, actor: ann, requestId: "t")
+                let reply = try await restarted.placement.place(request, actor: ann, requestId: "t")
                 #expect(reply.id == id.uuidString.lowercased() && reply.state == "paid")
                 #expect(ledger.sum == reply.total.amount)
                 #expect(
@@ -160,7 +160,7 @@ struct PaymentPhasesTests {
             } else {
                 let reason = String(expected.dropFirst("failed:".count))
                 #expect(state == "failed", "\(fault)")
-                let answer = await failure { _ = try await restarted.place(request, actor: ann, requestId: "t") }
+                let answer = await failure { _ = try await restarted.placement.place(request, actor: ann, requestId: "t") }
                 #expect(answer?.code == .paymentRequired && answer?.reason == reason, "\(fault)")
                 #expect(ledger.sum == 0 && ledger.movements.isEmpty)
                 #expect(try await db.events(id.uuidString.lowercased()).first == "orders.payment_failed")
@@ -175,7 +175,7 @@ struct PaymentPhasesTests {
             let request = KeyedOrder(
                 idempotencyKey: UUID().uuidString, kind: "ecard", ecard: Self.ecard, currency: "EUR",
                 paymentMethodId: try await db.card(for: ann))
-            let refused = await failure { _ = try await db.book.place(request, actor: ann, requestId: "t") }
+            let refused = await failure { _ = try await db.handlers.placement.place(request, actor: ann, requestId: "t") }
             #expect(refused?.code == .paymentRequired && refused?.reason == "card_declined")
             let id = try #require(try await db.orderIds(of: ann).first)
             #expect(try await db.state(id) == "failed")
@@ -189,12 +189,12 @@ struct PaymentPhasesTests {
     func captureRecovered() async throws {
         try await OrdersFixture.with(provider: { FaultyProvider(sandbox: $0, fault: .after("capture")) }) { db in
             let ann = db.user()
-            let placed = try await db.book.place(
+            let placed = try await db.handlers.placement.place(
                 db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
             try await db.printing(Orders.PrintingTopic.jobAccepted, order: placed.id)
             #expect(try await db.ledger(placed.id).movements == ["authorize": 1], "the capture's answer was lost")
             db.clock.advance(by: 61)
-            try await db.book(provider: db.sandbox).settle(UUID(uuidString: placed.id)!)
+            try await db.handlers(provider: db.sandbox).payments.settle(UUID(uuidString: placed.id)!)
             let ledger = try await db.ledger(placed.id)
             #expect(ledger.movements == ["authorize": 1, "capture": 2] && ledger.sum == placed.total.amount)
             #expect(try await db.sandboxOperations(UUID(uuidString: placed.id)!) == ["authorize", "capture"])
@@ -206,7 +206,7 @@ struct PaymentPhasesTests {
     func failedBeforeCapture() async throws {
         try await OrdersFixture.with { db in
             let ann = db.user()
-            let placed = try await db.book.place(
+            let placed = try await db.handlers.placement.place(
                 db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
             for topic in [Orders.PrintingTopic.jobAccepted, Orders.PrintingTopic.jobFailed] {
                 let payload = try Wire.makeEncoder().encode(Orders.PrintingJobEvent(orderId: placed.id, reason: "jam"))
@@ -214,11 +214,11 @@ struct PaymentPhasesTests {
                     seq: 0, xid: 0, id: UUID(), topic: topic, producer: "printing", payload: payload, requestId: nil,
                     createdAt: db.clock.now())
                 try await db.client.withTransaction(logger: OrdersFixture.logger) { connection in
-                    try await db.book.apply(printing: event, on: connection)
+                    try await db.handlers.printingEvents.apply(event, in: Transaction(connection: connection, logger: OrdersFixture.logger))
                 }
             }
-            try await db.book.settle(UUID(uuidString: placed.id)!)
-            let detail = try await db.book.detail(placed.id, actor: ann)
+            try await db.handlers.payments.settle(UUID(uuidString: placed.id)!)
+            let detail = try await db.handlers.history.detail(placed.id, actor: ann)
             #expect(detail.history.map(\.state) == ["pending_payment", "paid", "in_production", "failed", "refunded"])
             let ledger = try await db.ledger(placed.id)
             #expect(ledger.sum == 0 && ledger.movements == ["authorize": 1, "capture": 2, "refund": 1])
@@ -233,18 +233,18 @@ struct PaymentPhasesTests {
         ) { db in
             let ann = db.user()
             let card = try await db.card(for: ann)
-            _ = await failure { _ = try await db.book.place(db.postcard(card: card), actor: ann, requestId: "t") }
+            _ = await failure { _ = try await db.handlers.placement.place(db.postcard(card: card), actor: ann, requestId: "t") }
             let id = try #require(try await db.orderIds(of: ann).first)
-            let sweeper = db.book(payments: PaymentTiming(recoveryAfter: 0))
-            while try await sweeper.sweepPayments() == 100 {}
+            let sweeper = db.handlers(payments: PaymentTiming(recoveryAfter: 0))
+            while try await sweeper.payments.sweepPayments() == 100 {}
             #expect(try await db.state(id) == "paid")
 
             let bo = db.user()
             let request = db.postcard(card: try await db.card(for: bo))
-            let book = db.book()
+            let handlers = db.handlers()
             let replies = try await withThrowingTaskGroup(of: Orders.PlaceOrder.Reply.self) { group in
                 for index in 0..<50 {
-                    group.addTask { try await book.place(request, actor: bo, requestId: "r\(index)") }
+                    group.addTask { try await handlers.placement.place(request, actor: bo, requestId: "r\(index)") }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

@@ -16,7 +16,7 @@ struct PaymentRecoveryTests {
     static let ecard = Orders.EcardDetails(greeting: "Hej", recipients: [.init(name: "Bo", email: "bo@example.org")])
 
     static func ecardOrder(_ db: OrdersFixture, _ buyer: Actor) async throws -> Orders.PlaceOrder.Reply {
-        try await db.book.place(
+        try await db.handlers.placement.place(
             KeyedOrder(
                 idempotencyKey: UUID().uuidString, kind: "ecard", ecard: ecard, currency: "EUR",
                 paymentMethodId: try await db.card(for: buyer)), actor: buyer, requestId: "t")
@@ -30,21 +30,21 @@ struct PaymentRecoveryTests {
                 let admin = db.user(roles: ["admin"])
                 let order = try await Self.ecardOrder(db, ann)
                 let lost = await failure {
-                    _ = try await db.book.refund(.init(id: order.id, amount: 7), idempotencyKey: "r", actor: admin)
+                    _ = try await db.handlers.refunds.refund(.init(id: order.id, amount: 7), idempotencyKey: "r", actor: admin)
                 }
                 #expect(lost?.code == .unavailable, "\(fault)")
-                let sweeper = db.book(provider: db.sandbox)
+                let sweeper = db.handlers(provider: db.sandbox)
                 let id = UUID(uuidString: order.id)!
-                _ = try await sweeper.sweepRefunds()
+                _ = try await sweeper.refunds.sweepRefunds()
                 #expect(try await db.refundStatuses(id) == ["pending"], "not due before the recovery window")
                 db.clock.advance(by: 61)
-                _ = try await sweeper.sweepRefunds()
+                _ = try await sweeper.refunds.sweepRefunds()
                 let ledger = try await db.ledger(order.id)
                 #expect(ledger.movements["refund"] == 1 && ledger.sum == order.total.amount - 7, "\(fault)")
                 #expect(try await db.sandboxOperations(id).filter { $0 == "refund" }.count == 1, "\(fault)")
                 #expect(try await db.refundStatuses(id) == ["done"])
                 #expect(try await db.notices(order.id, Notify.OrderRefunded.topic) == ["0.07 EUR"])
-                let again = try await sweeper.refund(.init(id: order.id, amount: 7), idempotencyKey: "r", actor: admin)
+                let again = try await sweeper.refunds.refund(.init(id: order.id, amount: 7), idempotencyKey: "r", actor: admin)
                 #expect(again.refundedTotal.amount == 7, "the admin's retry answers the refund the sweeper made")
             }
         }
@@ -58,16 +58,16 @@ struct PaymentRecoveryTests {
             let order = try await Self.ecardOrder(db, ann)
             for _ in 0..<2 {
                 let refused = await failure {
-                    _ = try await db.book.refund(.init(id: order.id), idempotencyKey: "all", actor: admin)
+                    _ = try await db.handlers.refunds.refund(.init(id: order.id), idempotencyKey: "all", actor: admin)
                 }
                 #expect(refused?.code == .failedPrecondition)
             }
             let id = UUID(uuidString: order.id)!
             #expect(try await db.refundStatuses(id) == ["failed"])
             db.clock.advance(by: 61)
-            _ = try await db.book.sweepRefunds()
+            _ = try await db.handlers.refunds.sweepRefunds()
             #expect(try await db.refundStatuses(id) == ["failed"], "a refused refund is not retried")
-            let made = try await db.book(provider: db.sandbox).refund(
+            let made = try await db.handlers(provider: db.sandbox).refunds.refund(
                 .init(id: order.id), idempotencyKey: "again", actor: admin)
             #expect(made.amount.amount == order.total.amount, "the refused amount is not held as in flight")
             #expect(try await db.ledger(order.id).sum == 0)
@@ -78,7 +78,7 @@ struct PaymentRecoveryTests {
     func captureRefused() async throws {
         try await OrdersFixture.with(provider: { RefusingCaptures(sandbox: $0) }) { db in
             let ann = db.user()
-            let placed = try await db.book.place(
+            let placed = try await db.handlers.placement.place(
                 db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
             try await db.printing(Orders.PrintingTopic.jobAccepted, order: placed.id)
             let id = UUID(uuidString: placed.id)!
@@ -89,7 +89,7 @@ struct PaymentRecoveryTests {
             #expect(try await db.events(placed.id).last == Orders.Topic.stateChanged)
             #expect(try await db.paymentDue(id) == false, "nothing left due: no capture is asked again")
             db.clock.advance(by: 3600)
-            try await db.book.settle(id)
+            try await db.handlers.payments.settle(id)
             #expect(try await db.ledger(placed.id).movements == ["authorize": 1, "void": 1])
             #expect(try await db.sandboxOperations(id) == ["authorize", "void"])
         }
@@ -101,11 +101,11 @@ struct PaymentRecoveryTests {
             let ann = db.user()
             let admin = db.user(roles: ["admin"])
             let order = try await Self.ecardOrder(db, ann)
-            _ = try await db.book.refund(.init(id: order.id, amount: 25), idempotencyKey: "a", actor: admin)
+            _ = try await db.handlers.refunds.refund(.init(id: order.id, amount: 25), idempotencyKey: "a", actor: admin)
             let authorization = try #require(try await db.authorization(UUID(uuidString: order.id)!))
-            try await db.book.recordProcessorRefund(intent: authorization, refunded: 40, reference: "re_x")
-            try await db.book.recordDispute(intent: authorization, reason: "fraudulent")
-            try await db.book.recordDispute(intent: authorization, reason: "fraudulent")
+            try await db.handlers.refunds.recordProcessorRefund(intent: authorization, refunded: 40, reference: "re_x")
+            try await db.handlers.payments.recordDispute(intent: authorization, reason: "fraudulent")
+            try await db.handlers.payments.recordDispute(intent: authorization, reason: "fraudulent")
             #expect(try await db.notices(order.id, Notify.OrderRefunded.topic) == ["0.25 EUR", "0.15 EUR"])
             #expect(try await db.notices(order.id, Notify.OrderDisputed.topic) == [ann.userId], "once per dispute")
         }
@@ -135,11 +135,11 @@ struct StripeRecoveryTests {
                 let order = try await PaymentRecoveryTests.ecardOrder(db, ann)
                 try await standin.control("faults", ["fail_5xx": 1, "fail_after": true])
                 let lost = await failure {
-                    _ = try await db.book.refund(.init(id: order.id, amount: 9), idempotencyKey: "r", actor: admin)
+                    _ = try await db.handlers.refunds.refund(.init(id: order.id, amount: 9), idempotencyKey: "r", actor: admin)
                 }
                 #expect(lost?.code == .unavailable)
                 db.clock.advance(by: 61)
-                _ = try await db.book.sweepRefunds()
+                _ = try await db.handlers.refunds.sweepRefunds()
                 #expect(try await db.refundStatuses(UUID(uuidString: order.id)!) == ["done"])
                 #expect(try await db.ledger(order.id).sum == order.total.amount - 9)
                 #expect((try await standin.read("stats")["refunded"] as? Int) == 9, "one refund at Stripe")
@@ -155,7 +155,7 @@ struct StripeRecoveryTests {
             let stripe = StripeProviderTests.provider(standin)
             try await OrdersFixture.with(provider: { _ in stripe }) { db in
                 let ann = db.user()
-                let placed = try await db.book.place(
+                let placed = try await db.handlers.placement.place(
                     db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
                 let id = UUID(uuidString: placed.id)!
                 let intent = try #require(try await db.authorization(id))
@@ -175,7 +175,7 @@ struct StripeRecoveryTests {
             let stripe = StripeProviderTests.provider(standin)
             try await OrdersFixture.with(provider: { _ in stripe }) { db in
                 let ann = db.user()
-                let wallet = Wallet(
+                let wallet = PaymentMethodHandler(
                     store: PaymentMethodStore(client: db.client, logger: OrdersFixture.logger),
                     provider: stripe, clock: db.clock)
                 let made = try await standin.stripe(
@@ -187,7 +187,7 @@ struct StripeRecoveryTests {
                 let pm = try #require(made["id"] as? String)
                 let saved = try await wallet.addTokenized(.init(paymentMethodId: pm), actor: ann)
                 #expect(saved.brand == "mastercard" && saved.last4 == "4444" && saved.expYear == 2031)
-                let order = try await db.book.place(db.postcard(card: saved.id), actor: ann, requestId: "t")
+                let order = try await db.handlers.placement.place(db.postcard(card: saved.id), actor: ann, requestId: "t")
                 #expect(order.state == "paid")
                 let intents = try #require(try await standin.read("intents")["data"] as? [[String: Any]])
                 #expect(intents.first?["payment_method"] as? String == pm)
@@ -199,7 +199,7 @@ struct StripeRecoveryTests {
                     _ = try await wallet.addTokenized(.init(paymentMethodId: "4242424242424242"), actor: ann)
                 }
                 #expect(bad?.code == .invalidArgument)
-                let sandbox = Wallet(
+                let sandbox = PaymentMethodHandler(
                     store: PaymentMethodStore(client: db.client, logger: OrdersFixture.logger), provider: db.sandbox,
                     clock: db.clock)
                 let wrongMode = await failure {
@@ -215,7 +215,7 @@ struct StripeRecoveryTests {
                 let refusedCard = try await wallet.addTokenized(
                     .init(paymentMethodId: try #require(declining["id"] as? String)), actor: ann)
                 let refused = await failure {
-                    _ = try await db.book.place(db.postcard(card: refusedCard.id), actor: ann, requestId: "t")
+                    _ = try await db.handlers.placement.place(db.postcard(card: refusedCard.id), actor: ann, requestId: "t")
                 }
                 #expect(refused?.code == .paymentRequired && refused?.reason == "card_declined")
             }
@@ -272,7 +272,7 @@ extension StripeStandin {
         request.headers.add(name: "Authorization", value: "Bearer \(Self.apiKey)")
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         let body = form.map {
-            "\(StripePaymentProvider.formEscape($0.key))=\(StripePaymentProvider.formEscape($0.value))"
+            "\(StripeClient.formEscape($0.key))=\(StripeClient.formEscape($0.value))"
         }
         request.body = .bytes(ByteBuffer(string: body.joined(separator: "&")))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))

@@ -77,14 +77,14 @@ struct StripeCustomerTests {
                 let customer = try #require(try await db.customer(of: ann))
                 #expect(try await db.cardCustomer(saved.id) == customer)
                 for _ in 0..<2 {
-                    let order = try await db.book.place(db.postcard(card: saved.id), actor: ann, requestId: "t")
+                    let order = try await db.handlers.placement.place(db.postcard(card: saved.id), actor: ann, requestId: "t")
                     #expect(order.state == "paid")
                 }
                 // An e-card (automatic capture) with it too, and a second card of Ann's.
                 let second = try await db.wallet.addTokenized(
                     .init(paymentMethodId: try await Self.paymentMethod(standin, "5555555555554444")), actor: ann)
                 #expect(try await db.cardCustomer(second.id) == customer)
-                let ecard = try await db.book.place(
+                let ecard = try await db.handlers.placement.place(
                     KeyedOrder(
                         idempotencyKey: UUID().uuidString, kind: "ecard", ecard: PaymentRecoveryTests.ecard,
                         currency: "EUR", paymentMethodId: saved.id),
@@ -103,7 +103,7 @@ struct StripeCustomerTests {
                 #expect(try await db.cardCustomer(test) == customer)
                 for _ in 0..<2 {
                     #expect(
-                        try await db.book.place(db.postcard(card: test), actor: ann, requestId: "t").state == "paid")
+                        try await db.handlers.placement.place(db.postcard(card: test), actor: ann, requestId: "t").state == "paid")
                 }
                 #expect((try await standin.read("stats")["customers"] as? Int) == 1)
             }
@@ -125,7 +125,7 @@ struct StripeCustomerTests {
                 #expect(try await db.cardCustomer(old.id) == nil)
                 for _ in 0..<2 {
                     #expect(
-                        try await db.book.place(db.postcard(card: old.id), actor: ann, requestId: "t").state == "paid")
+                        try await db.handlers.placement.place(db.postcard(card: old.id), actor: ann, requestId: "t").state == "paid")
                 }
                 let customer = try #require(try await db.cardCustomer(old.id))
                 #expect(try await db.customer(of: ann) == customer)
@@ -142,7 +142,7 @@ struct StripeCustomerTests {
                     provider: "stripe", userId: UUID(uuidString: ann.userId)!, now: db.clock.now())
                 var refused: ServiceError?
                 do {
-                    _ = try await db.book.place(db.postcard(card: spent.id), actor: ann, requestId: "t")
+                    _ = try await db.handlers.placement.place(db.postcard(card: spent.id), actor: ann, requestId: "t")
                 } catch let error as ServiceError {
                     refused = error
                 }
@@ -170,7 +170,7 @@ struct StripeCustomerTests {
                 let first = try #require(try await retrying.customer(for: ann))
                 #expect((try await standin.read("stats")["customers"] as? Int) == 1)
                 let posts = try #require(try await standin.read("stats")["posts_by_key"] as? [String: Int])
-                #expect(posts[StripePaymentProvider.customerKey(ann)] == 2)
+                #expect(posts[StripeClient.customerKey(ann)] == 2)
                 #expect(try await retrying.customer(for: ann) == first, "asked again, Stripe's search finds it")
 
                 // Saving a card: the Customer is made, then the process dies (here: the answer
@@ -198,7 +198,7 @@ struct StripeCustomerTests {
                 let saved2 = try await db.wallet.addTokenized(.init(paymentMethodId: pm2), actor: bo)
                 #expect(try await db.cardCustomer(saved2.id) == customer)
                 for card in [saved.id, saved2.id, saved.id] {
-                    #expect(try await db.book.place(db.postcard(card: card), actor: bo, requestId: "t").state == "paid")
+                    #expect(try await db.handlers.placement.place(db.postcard(card: card), actor: bo, requestId: "t").state == "paid")
                 }
                 #expect((try await standin.read("stats")["customers"] as? Int) == 2)
                 // Two racing first saves that each got a Customer keep the first one.

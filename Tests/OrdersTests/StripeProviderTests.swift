@@ -18,9 +18,9 @@ struct StripeProviderTests {
     }()
 
     static func provider(_ standin: StripeStandin, timeout: Duration = .seconds(5), retries: Int = 2)
-        -> StripePaymentProvider
+        -> StripeClient
     {
-        StripePaymentProvider(
+        StripeClient(
             settings: .init(apiKey: StripeStandin.apiKey, baseURL: standin.baseURL, timeout: timeout, retries: retries),
             logger: logger)
     }
@@ -162,7 +162,7 @@ struct StripeProviderTests {
     }
 }
 
-/// Orders paid through the Stripe adapter and the stand-in, end to end in the order book.
+/// Orders paid through the Stripe adapter and the stand-in, end to end in the order handlers.
 @Suite("orders: paying through Stripe (stand-in, PostgreSQL)")
 struct StripeOrderTests {
     static let ecard = Orders.EcardDetails(greeting: "Hej", recipients: [.init(name: "Bo", email: "bo@example.org")])
@@ -174,30 +174,30 @@ struct StripeOrderTests {
             try await OrdersFixture.with(provider: { _ in stripe }) { db in
                 let ann = db.user()
                 let card = try await db.card(for: ann)
-                let postcard = try await db.book.place(db.postcard(card: card), actor: ann, requestId: "t")
+                let postcard = try await db.handlers.placement.place(db.postcard(card: card), actor: ann, requestId: "t")
                 #expect(postcard.state == "paid")
                 #expect(try await standin.intents() == ["requires_capture": 1])
                 try await db.printing(Orders.PrintingTopic.jobAccepted, order: postcard.id)
                 #expect(try await standin.intents() == ["succeeded": 1])
                 #expect(try await db.ledger(postcard.id).movements == ["authorize": 1, "capture": 2])
 
-                let ecard = try await db.book.place(
+                let ecard = try await db.handlers.placement.place(
                     KeyedOrder(
                         idempotencyKey: UUID().uuidString, kind: "ecard", ecard: Self.ecard, currency: "EUR",
                         paymentMethodId: card), actor: ann, requestId: "t")
                 #expect(try await standin.intents() == ["succeeded": 2], "automatic capture: one call")
                 #expect(try await db.ledger(ecard.id).movements == ["authorize": 1, "capture": 2])
-                _ = try await db.book.cancel(ecard.id, actor: ann, requestId: "t")
+                _ = try await db.handlers.transitions.cancel(ecard.id, actor: ann, requestId: "t")
                 #expect((try await standin.read("stats")["refunded"] as? Int).map(Int64.init) == ecard.total.amount)
 
-                let held = try await db.book.place(db.postcard(card: card), actor: ann, requestId: "t")
-                _ = try await db.book.cancel(held.id, actor: ann, requestId: "t")
+                let held = try await db.handlers.placement.place(db.postcard(card: card), actor: ann, requestId: "t")
+                _ = try await db.handlers.transitions.cancel(held.id, actor: ann, requestId: "t")
                 #expect(try await standin.intents() == ["succeeded": 2, "canceled": 1])
                 #expect(try await db.ledger(held.id).sum == 0)
 
                 let declined = try await db.card("4000000000009995", for: ann)
                 let refused = await failure {
-                    _ = try await db.book.place(db.postcard(card: declined), actor: ann, requestId: "t")
+                    _ = try await db.handlers.placement.place(db.postcard(card: declined), actor: ann, requestId: "t")
                 }
                 #expect(refused?.code == .paymentRequired && refused?.reason == "insufficient_funds")
             }
@@ -215,7 +215,7 @@ struct StripeOrderTests {
                     let request = db.postcard(card: card)
                     var secret: String?
                     do {
-                        _ = try await db.book.place(request, actor: ann, requestId: "t")
+                        _ = try await db.handlers.placement.place(request, actor: ann, requestId: "t")
                         Issue.record("no 3-D Secure step")
                     } catch let error as ServiceError {
                         #expect(error.code.httpStatus == 402)
@@ -225,7 +225,7 @@ struct StripeOrderTests {
                     let clientSecret = try #require(secret)
                     let id = try #require(try await db.orderIds(of: ann).last)
                     #expect(try await db.state(id) == "pending_payment")
-                    let again = await failure { _ = try await db.book.place(request, actor: ann, requestId: "t") }
+                    let again = await failure { _ = try await db.handlers.placement.place(request, actor: ann, requestId: "t") }
                     #expect(again?.reason == "authentication_required", "the retry gets the stored 402")
                     let intent = clientSecret.components(separatedBy: "_secret_")[0]
                     if action != "none" {
@@ -233,10 +233,10 @@ struct StripeOrderTests {
                             "authenticate", ["payment_intent": intent, "succeed": action == "confirm"])
                     }
                     db.clock.advance(by: 901)
-                    try await db.book.settle(id)
+                    try await db.handlers.payments.settle(id)
                     if action == "confirm" {
                         #expect(try await db.state(id) == "paid")
-                        let reply = try await db.book.place(request, actor: ann, requestId: "t")
+                        let reply = try await db.handlers.placement.place(request, actor: ann, requestId: "t")
                         #expect(reply.state == "paid" && reply.id == id.uuidString.lowercased())
                         #expect(try await db.ledger(reply.id).movements == ["authorize": 1])
                     } else {
@@ -261,14 +261,14 @@ struct StripeOrderTests {
                 let ann = db.user()
                 let request = db.postcard(card: try await db.card(for: ann))
                 try await standin.control("faults", ["fail_5xx": 2, "fail_after": true])
-                let crashed = await failure { _ = try await db.book.place(request, actor: ann, requestId: "t") }
-                #expect(crashed?.code == .conflict && crashed?.reason == OrderBook.paymentInProgress)
+                let crashed = await failure { _ = try await db.handlers.placement.place(request, actor: ann, requestId: "t") }
+                #expect(crashed?.code == .conflict && crashed?.reason == OrderPlacementHandler.paymentInProgress)
                 let id = try #require(try await db.orderIds(of: ann).first)
                 db.clock.advance(by: 61)
-                try await db.book.settle(id)
+                try await db.handlers.payments.settle(id)
                 #expect(try await db.state(id) == "paid")
                 #expect(try await standin.intents() == ["requires_capture": 1])
-                #expect(try await db.book.place(request, actor: ann, requestId: "t").state == "paid")
+                #expect(try await db.handlers.placement.place(request, actor: ann, requestId: "t").state == "paid")
             }
         }
     }

@@ -38,7 +38,7 @@ struct StripeWebhookTests {
         #expect(refused(payload, nil) && refused(payload, "v1=abc") && refused(payload, "t=\(t)"))
     }
 
-    func deliver(_ hooks: StripeWebhooks, _ event: [String: Any], at now: Date) async throws
+    func deliver(_ hooks: StripeWebhookHandler, _ event: [String: Any], at now: Date) async throws
         -> Orders.StripeWebhook.Reply
     {
         let payload = String(decoding: try JSONSerialization.data(withJSONObject: event), as: UTF8.self)
@@ -53,10 +53,10 @@ struct StripeWebhookTests {
         try await StripeStandin.with { standin in
             let stripe = StripeProviderTests.provider(standin)
             try await OrdersFixture.with(provider: { _ in stripe }) { db in
-                let hooks = StripeWebhooks(book: db.book, signature: Self.signature)
+                let hooks = db.webhooks(signature: Self.signature)
                 let ann = db.user()
                 let request = db.postcard(card: try await db.card("4000002760003184", for: ann))
-                _ = await failure { _ = try await db.book.place(request, actor: ann, requestId: "t") }
+                _ = await failure { _ = try await db.handlers.placement.place(request, actor: ann, requestId: "t") }
                 let id = try #require(try await db.orderIds(of: ann).first)
                 let intents = try #require(try await standin.read("intents")["data"] as? [[String: Any]])
                 let intent = try #require(
@@ -74,7 +74,7 @@ struct StripeWebhookTests {
                 let first = try await deliver(hooks, event, at: db.clock.now())
                 #expect(first == .init(received: true, duplicate: false))
                 #expect(try await db.state(id) == "paid", "finished without waiting for the sweeper")
-                #expect(try await db.book.place(request, actor: ann, requestId: "t").state == "paid")
+                #expect(try await db.handlers.placement.place(request, actor: ann, requestId: "t").state == "paid")
                 #expect(try await deliver(hooks, event, at: db.clock.now()) == .init(received: true, duplicate: true))
                 #expect(try await db.ledger(id.uuidString.lowercased()).movements == ["authorize": 1])
 
@@ -84,7 +84,7 @@ struct StripeWebhookTests {
                 }
                 #expect(forged?.code == .invalidArgument)
                 let unconfigured = await failure {
-                    _ = try await StripeWebhooks(book: db.book, signature: nil).receive(
+                    _ = try await db.webhooks(signature: nil).receive(
                         .init(payload: payload, signature: nil))
                 }
                 #expect(unconfigured?.code == .notFound)
@@ -95,9 +95,9 @@ struct StripeWebhookTests {
     @Test("charge.refunded writes a refund made at Stripe once, a cancel refunds the rest; a dispute marks the order")
     func refundsAndDisputes() async throws {
         try await OrdersFixture.with { db in
-            let hooks = StripeWebhooks(book: db.book, signature: Self.signature)
+            let hooks = db.webhooks(signature: Self.signature)
             let ann = db.user()
-            let placed = try await db.book.place(
+            let placed = try await db.handlers.placement.place(
                 KeyedOrder(
                     idempotencyKey: UUID().uuidString, kind: "ecard",
                     ecard: .init(greeting: "Hej", recipients: [.init(name: "Bo", email: "bo@example.org")]),
@@ -119,7 +119,7 @@ struct StripeWebhookTests {
             #expect(
                 try await db.ledger(placed.id).sum == placed.total.amount - 50, "the same total refunded: nothing new")
             // Canceling gives back the rest only; Stripe's event for that refund adds nothing.
-            _ = try await db.book.cancel(placed.id, actor: ann, requestId: "t")
+            _ = try await db.handlers.transitions.cancel(placed.id, actor: ann, requestId: "t")
             #expect(try await db.ledger(placed.id).sum == 0)
             _ = try await deliver(hooks, refunded(placed.total.amount), at: db.clock.now())
             #expect(try await db.ledger(placed.id).sum == 0)

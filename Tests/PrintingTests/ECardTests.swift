@@ -65,7 +65,7 @@ struct ECardTests {
 
     struct Desk {
         let fixture: PrintingFixture
-        let book: ECardBook
+        let book: ECardStore
         let renderer: ECardRenderer
         let images: ImageLibrary
         let schema: String
@@ -83,7 +83,7 @@ struct ECardTests {
                         version: EventLog.migrations(schema: schema).count + 1, name: "render_jobs",
                         sql: JobQueue.migrationSQL(schema: schema, table: "render_jobs"))
                 ])
-            var book = ECardBook(
+            var book = ECardStore(
                 client: fixture.client,
                 queue: JobQueue(
                     client: fixture.client, schema: schema, table: "render_jobs", clock: fixture.clock, logger: logger),
@@ -96,7 +96,8 @@ struct ECardTests {
                 client: fixture.client, originals: try OriginalsDirectory(root: root),
                 limits: ImageLimits(maxBytes: 1_000_000, maxPixels: 1_000_000), clock: fixture.clock, logger: logger)
             let (wake, _) = AsyncStream.makeStream(of: Void.self)
-            var renderer = ECardRenderer(book: book, images: images, wake: wake, logger: logger) { _ in "Ann Account" }
+            var renderer = ECardRenderer(
+                store: book, images: images, accounts: AuthClient { _ in "Ann Account" }, wake: wake, logger: logger)
             renderer.dpi = 60
             self.fixture = fixture
             self.book = book
@@ -169,7 +170,7 @@ struct ECardTests {
     func paidOrderBecomesImage() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
             let desk = try await Desk(fixture)
-            let gallery = Gallery(images: desk.images, logger: PrintingFixture.logger)
+            let gallery = GalleryTests.handler(desk.images)
             let template = try await gallery.add(
                 .init(
                     contentType: "image/png", data: Data(TestImages.png(width: 90, height: 60)).base64EncodedString(),

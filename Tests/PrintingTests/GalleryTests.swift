@@ -14,16 +14,23 @@ import Testing
 struct GalleryTests {
     static let admin = Actor(userId: UUID().uuidString, roles: ["admin"])
 
-    static func gallery(_ fixture: PrintingFixture) throws -> Gallery {
+    /// The gallery's handler over `images`, on their database and clock.
+    static func handler(_ images: ImageLibrary) -> GalleryHandler {
+        GalleryHandler(
+            images: images, store: GalleryStore(client: images.client, logger: PrintingFixture.logger),
+            clock: images.clock, logger: PrintingFixture.logger)
+    }
+
+    static func gallery(_ fixture: PrintingFixture) throws -> GalleryHandler {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-\(UUID())")
         let images = ImageLibrary(
             client: fixture.client, originals: try OriginalsDirectory(root: root),
             limits: ImageLimits(maxBytes: 1_000_000, maxPixels: 1_000_000), clock: fixture.clock,
             logger: PrintingFixture.logger)
-        return Gallery(images: images, logger: PrintingFixture.logger)
+        return GalleryTests.handler(images)
     }
 
-    static func add(_ gallery: Gallery, _ title: String, lat: Double?, lon: Double?, bytes: [UInt8]? = nil)
+    static func add(_ gallery: GalleryHandler, _ title: String, lat: Double?, lon: Double?, bytes: [UInt8]? = nil)
         async throws -> Printing.GalleryItem
     {
         try await gallery.add(
@@ -78,7 +85,8 @@ struct GalleryTests {
                 gallery, "middle", lat: nil, lon: nil, bytes: TestImages.jpeg(width: 40, height: 30, exif: gps))
             #expect(abs(middle.lat - -48.5) < 1e-6 && abs(middle.lon - base.lon) < 1e-6, "from EXIF GPS: \(middle)")
 
-            let page = try await gallery.list(.init(lat: base.lat, lon: base.lon, limit: 100))
+            let page = try await gallery.list(
+                .init(lat: base.lat, lon: base.lon, limit: 100), actor: GalleryTests.admin)
             let mine = page.items.filter { [near.id, middle.id, far.id].contains($0.id) }
             #expect(mine.map(\.id) == [near.id, middle.id, far.id])
             let first = try #require(mine.first?.distanceMeters)
@@ -101,12 +109,14 @@ struct GalleryTests {
 
             let user = Actor(userId: UUID().uuidString, roles: ["user"])
             #expect(try await gallery.images.info(near.imageId, actor: user).width == 30, "any user may use it")
-            try await gallery.remove(near.id)
-            let after = try await gallery.list(.init(lat: base.lat, lon: base.lon, limit: 3))
+            try await gallery.remove(.init(id: near.id), admin: GalleryTests.admin)
+            let after = try await gallery.list(.init(lat: base.lat, lon: base.lon, limit: 3), actor: GalleryTests.admin)
             #expect(!after.items.contains { $0.id == near.id })
             #expect(try await gallery.images.info(near.imageId, actor: user).width == 30, "still renders once removed")
-            #expect(await Self.refusal { try await gallery.remove(near.id) } == "not_found:-")
-            for item in [middle, far] { try await gallery.remove(item.id) }
+            #expect(
+                await Self.refusal { try await gallery.remove(.init(id: near.id), admin: GalleryTests.admin) }
+                    == "not_found:-")
+            for item in [middle, far] { try await gallery.remove(.init(id: item.id), admin: GalleryTests.admin) }
         }
     }
 
@@ -117,9 +127,10 @@ struct GalleryTests {
             let item = try await Self.add(gallery, "hair", lat: 1e-200, lon: -1e-200)
             #expect(item.lat == 0 && item.lon == 0)
             #expect(try GalleryQuery(.init(lat: 12.3456789012, lon: .leastNonzeroMagnitude)).lat == 12.345678901)
-            let page = try await gallery.list(.init(lat: .leastNonzeroMagnitude, lon: 1e-300, limit: 100))
+            let page = try await gallery.list(
+                .init(lat: .leastNonzeroMagnitude, lon: 1e-300, limit: 100), actor: GalleryTests.admin)
             #expect(page.items.contains { $0.id == item.id && $0.distanceMeters == 0 })
-            try await gallery.remove(item.id)
+            try await gallery.remove(.init(id: item.id), admin: GalleryTests.admin)
         }
     }
 
@@ -137,7 +148,8 @@ struct GalleryTests {
             var distances: [Double] = []
             var cursor: String?
             repeat {
-                let page = try await gallery.list(.init(lat: base.lat, lon: base.lon, cursor: cursor, limit: 2))
+                let page = try await gallery.list(
+                    .init(lat: base.lat, lon: base.lon, cursor: cursor, limit: 2), actor: GalleryTests.admin)
                 seen += page.items.map(\.id)
                 distances += page.items.compactMap(\.distanceMeters)
                 cursor = page.nextCursor
@@ -150,8 +162,12 @@ struct GalleryTests {
             #expect(mine == added, "each of ours once, nearest first")
             #expect(Set(seen).count == seen.count, "no item twice")
             #expect(distances == distances.sorted())
-            let late = try await gallery.list(.init(lat: base.lat, lon: base.lon, limit: 100)).items
-            for item in late where added.contains(item.id) || item.title == "late" { try await gallery.remove(item.id) }
+            let late = try await gallery.list(
+                .init(lat: base.lat, lon: base.lon, limit: 100), actor: GalleryTests.admin
+            ).items
+            for item in late where added.contains(item.id) || item.title == "late" {
+                try await gallery.remove(.init(id: item.id), admin: GalleryTests.admin)
+            }
         }
     }
 }

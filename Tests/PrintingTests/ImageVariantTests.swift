@@ -11,13 +11,13 @@ import Testing
 /// entity tag, who may see what, and the budget of a gallery page of 20 thumbnails.
 @Suite("printing: thumbnails and screen sizes", .serialized)
 struct ImageVariantTests {
-    static func library(_ fixture: PrintingFixture) throws -> (ImageLibrary, ImageVariants, URL) {
+    static func library(_ fixture: PrintingFixture) throws -> (ImageLibrary, ImageVariantHandler, URL) {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("variants-\(UUID())")
         let images = ImageLibrary(
             client: fixture.client, originals: try OriginalsDirectory(root: root.appendingPathComponent("originals")),
             limits: ImageLimits(maxBytes: 20_000_000, maxPixels: 20_000_000), clock: fixture.clock,
             logger: PrintingFixture.logger)
-        let variants = try ImageVariants(images: images, root: root.appendingPathComponent("variants"))
+        let variants = try ImageVariantHandler(images: images, root: root.appendingPathComponent("variants"))
         return (images, variants, root)
     }
 
@@ -151,7 +151,7 @@ struct ImageVariantTests {
             }
             #expect(unknown?.code == .notFound)
 
-            let gallery = Gallery(images: images, logger: PrintingFixture.logger)
+            let gallery = GalleryTests.handler(images)
             let item = try await gallery.add(
                 .init(
                     contentType: "image/jpeg", data: Data(SampleGallery.photo(2)).base64EncodedString(),
@@ -165,7 +165,7 @@ struct ImageVariantTests {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-07-03")) { fixture in
             let (images, variants, root) = try Self.library(fixture)
             defer { try? FileManager.default.removeItem(at: root) }
-            let gallery = Gallery(images: images, logger: PrintingFixture.logger)
+            let gallery = GalleryTests.handler(images)
             // A spot of its own in the Southern Ocean, moved each run, so other runs' items sort after.
             let base = (lat: -60.0 - Double.random(in: 0..<5), lon: -150.0 + Double.random(in: 0..<60))
             var originals = 0
@@ -177,7 +177,7 @@ struct ImageVariantTests {
                         contentType: "image/jpeg", data: Data(photo).base64EncodedString(), title: "Sample \(index)",
                         lat: base.lat + Double(index) * 1e-5, lon: base.lon), actor: GalleryTests.admin)
             }
-            let page = try await gallery.list(.init(lat: base.lat, lon: base.lon, limit: 20))
+            let page = try await gallery.list(.init(lat: base.lat, lon: base.lon, limit: 20), actor: GalleryTests.admin)
             #expect(page.items.count == 20)
             #expect(page.items.allSatisfy { $0.title.hasPrefix("Sample ") })
             let user = Actor(userId: UUID().uuidString, roles: ["user"])

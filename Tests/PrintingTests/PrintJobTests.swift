@@ -14,10 +14,13 @@ import Testing
 /// neither claims them nor takes their leases for expired.
 @Suite("printing: print jobs from paid orders", .serialized)
 struct PrintJobTests {
+    /// The caller of the printer's operations.
+    static let printer = Actor(userId: UUID().uuidString, roles: ["printer"])
+
     /// A book, a renderer and a clock over the fixture's database, with render attempts `attempts`.
     struct Desk {
         let fixture: PrintingFixture
-        let book: PrintJobBook
+        let book: PrintJobStore
         let renderer: PrintJobRenderer
         let images: ImageLibrary
 
@@ -25,7 +28,7 @@ struct PrintJobTests {
             let logger = PrintingFixture.logger
             let events = EventLog(client: fixture.client, clock: fixture.clock, logger: logger)
             try await events.migrate()
-            var book = PrintJobBook(
+            var book = PrintJobStore(
                 client: fixture.client,
                 queue: JobQueue(
                     client: fixture.client, schema: "printing", table: "render_jobs", clock: fixture.clock,
@@ -43,7 +46,7 @@ struct PrintJobTests {
             self.book = book
             self.images = images
             self.renderer = PrintJobRenderer(
-                book: book, cards: PrintJobCards(images: images, postage: fixture.desk),
+                store: book, cards: PrintJobCards(images: images, postage: fixture.desk),
                 files: try PrintJobFiles(
                     root: root.appendingPathComponent("jobs"), hotFolder: root.appendingPathComponent("hot")),
                 wake: wake, logger: logger)
@@ -174,7 +177,7 @@ struct PrintJobTests {
         // A day no other suite's jobs fall on: the database is shared.
         try await PrintingFixture.with(at: PrintingFixture.noon("2113-03-10")) { fixture in
             let desk = try await Desk(fixture, attempts: 3)
-            let jobs = PrintJobDesk(book: desk.book, cards: desk.renderer.cards, files: desk.renderer.files)
+            let jobs = PrintJobHandler(store: desk.book, cards: desk.renderer.cards, files: desk.renderer.files)
             let first = try await desk.pay(recipients: 1).orderId
             _ = try await desk.pay(recipients: 3)
             fixture.clock.advance(by: 11 * 3600 + 59 * 60)  // 23:59 on the 10th
@@ -185,7 +188,7 @@ struct PrintJobTests {
                 "UPDATE printing.print_jobs SET status = 'printed' WHERE order_id = \(first)",
                 logger: PrintingFixture.logger)
 
-            let two = try await jobs.counts(.init(days: 2))
+            let two = try await jobs.counts(.init(days: 2), printer: Self.printer)
             #expect(two.from == "2113-03-10" && two.to == "2113-03-11")
             #expect(
                 two.counts == [
@@ -193,12 +196,14 @@ struct PrintJobTests {
                     .init(day: "2113-03-10", status: "queued", jobs: 2, cards: 5),
                     .init(day: "2113-03-10", status: "printed", jobs: 1, cards: 1),
                 ])
-            let today = try await jobs.counts(.init(days: 1))
+            let today = try await jobs.counts(.init(days: 1), printer: Self.printer)
             #expect(today.from == "2113-03-11" && today.counts.map(\.jobs) == [1])
-            let fortnight = try await jobs.counts(.init())
+            let fortnight = try await jobs.counts(.init(), printer: Self.printer)
             #expect(fortnight.from == "2113-02-26" && fortnight.counts == two.counts)
             for days in [0, -1, 367] {
-                await #expect(throws: ServiceError.self) { _ = try await jobs.counts(.init(days: days)) }
+                await #expect(throws: ServiceError.self) {
+                    _ = try await jobs.counts(.init(days: days), printer: Self.printer)
+                }
             }
         }
     }
@@ -209,7 +214,7 @@ struct PrintJobTests {
     func listPages() async throws {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-06")) { fixture in
             let desk = try await Desk(fixture, attempts: 3)
-            let jobs = PrintJobDesk(book: desk.book, cards: desk.renderer.cards, files: desk.renderer.files)
+            let jobs = PrintJobHandler(store: desk.book, cards: desk.renderer.cards, files: desk.renderer.files)
             var mine: [String] = []
             for _ in 0..<3 { mine.append(try await desk.pay(recipients: 1).orderId) }
             #expect(mine.count == 3)
@@ -217,7 +222,7 @@ struct PrintJobTests {
             var cursor: String?
             var pages = 0
             repeat {
-                let page = try await jobs.list(.init(cursor: cursor, limit: 2))
+                let page = try await jobs.list(.init(cursor: cursor, limit: 2), printer: Self.printer)
                 #expect(page.items.count <= 2)
                 seen += page.items
                 cursor = page.nextCursor
@@ -227,8 +232,12 @@ struct PrintJobTests {
             #expect(Set(seen.map(\.id)).count == seen.count, "no job twice, though one was queued between pages")
             #expect(Set(seen.map(\.orderId)).isSuperset(of: mine), "every job")
             #expect(seen.map(\.createdAt) == seen.map(\.createdAt).sorted(), "oldest first")
-            await #expect(throws: ServiceError.self) { _ = try await jobs.list(.init(cursor: "not-ours")) }
-            await #expect(throws: ServiceError.self) { _ = try await jobs.list(.init(limit: 501)) }
+            await #expect(throws: ServiceError.self) {
+                _ = try await jobs.list(.init(cursor: "not-ours"), printer: Self.printer)
+            }
+            await #expect(throws: ServiceError.self) {
+                _ = try await jobs.list(.init(limit: 501), printer: Self.printer)
+            }
         }
     }
 

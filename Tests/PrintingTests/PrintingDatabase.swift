@@ -12,7 +12,7 @@ struct PrintingFixture: Sendable {
     let client: PostgresClient
     let clock: ManualClock
     let store: PostageStore
-    let desk: PostageDesk
+    let desk: PostageHandler
 
     static let logger: Logger = {
         var logger = Logger(label: "printing-test")
@@ -27,7 +27,7 @@ struct PrintingFixture: Sendable {
                 PrintingService.migrations())
             let clock = ManualClock(start)
             let store = PostageStore(client: client, logger: logger)
-            let desk = PostageDesk(store: store, schema: PostageSamples.schema, clock: clock, logger: logger)
+            let desk = PostageHandler(store: store, schema: PostageSamples.schema, clock: clock, logger: logger)
             try await body(PrintingFixture(client: client, clock: clock, store: store, desk: desk))
         }
     }

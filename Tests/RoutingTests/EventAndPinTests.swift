@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import RoutingContract
 import RoutingService
+import Store
 import Testing
 
 @Suite("routing: campus events and pins (PostgreSQL)")
@@ -83,7 +84,9 @@ struct EventAndPinTests {
             #expect(try await db.pins.pins(of: ann).count == 2)
             #expect(try await db.pins.delete(id: id, owner: ann))
             #expect(try await db.pins.pins(of: ann).map(\.id) == [second.id])
-            try await db.client.withConnection { try await db.pins.forget(ann, on: $0) }
+            try await Transactions(db.client, logger: RoutingDatabase.logger).run {
+                try await db.pins.forget(ann, in: $0)
+            }
             #expect(try await db.pins.pins(of: ann).isEmpty, "a deleted account's pins go")
 
             for index in 0..<(PinStore.maximumPerUser - 1) {

@@ -64,7 +64,7 @@ struct GoalTests {
             let week = db.week
             let next = db.goals.week(containing: week.endsAt)
             #expect(next.startsAt == week.endsAt && next.start != week.start)
-            let goal = try await db.goals.create(
+            let goal = try await db.goalStore.create(
                 .init(title: "Monday early", metric: "steps", target: 1_000, reward: "a muffin"), week: next,
                 id: UUID(), now: db.clock.now())
             let user = UUID()
@@ -196,23 +196,23 @@ struct GoalTests {
             let week = try await db.goals.report(
                 steps: 0, distance: 1_500, user: user, now: db.clock.now(), requestId: nil)
             let code = try #require(week.goals.first { $0.goal.id == goal.id }?.voucher?.code)
-            #expect(try await db.goals.voucher(code: code)?.redeemedAt == nil)
+            #expect(try await db.vouchers.voucher(code: code)?.redeemedAt == nil)
 
             db.clock.advance(by: 60)
             let now = db.clock.now()
-            let outcomes = try await withThrowingTaskGroup(of: GoalBook.Redemption.self) { group in
+            let outcomes = try await withThrowingTaskGroup(of: VoucherStore.Redemption.self) { group in
                 for manager in 0..<16 {
-                    group.addTask { try await db.goals.redeem(code: code, by: "manager-\(manager)", now: now) }
+                    group.addTask { try await db.vouchers.redeem(code: code, by: "manager-\(manager)", now: now) }
                 }
-                return try await group.reduce(into: [GoalBook.Redemption]()) { $0.append($1) }
+                return try await group.reduce(into: [VoucherStore.Redemption]()) { $0.append($1) }
             }
             let winners = outcomes.filter { if case .redeemed = $0 { true } else { false } }
             let losers = outcomes.filter { if case .alreadyRedeemed = $0 { true } else { false } }
             #expect(winners.count == 1 && losers.count == 15)
-            let verified = try await db.goals.voucher(code: code)
+            let verified = try await db.vouchers.voucher(code: code)
             #expect(verified?.redeemedAt == now)
-            #expect(try await db.goals.redeem(code: code, by: "late", now: now) == .alreadyRedeemed(verified!))
-            #expect(try await db.goals.redeem(code: VoucherCode.make(), by: "x", now: now) == .unknown)
+            #expect(try await db.vouchers.redeem(code: code, by: "late", now: now) == .alreadyRedeemed(verified!))
+            #expect(try await db.vouchers.redeem(code: VoucherCode.make(), by: "x", now: now) == .unknown)
         }
     }
 
@@ -242,17 +242,17 @@ struct GoalTests {
                 steps: 100, distance: 0, user: user, now: db.clock.now(), requestId: nil)
             let code = try #require(week.goals.first?.voucher?.code)
             let id = try #require(UUID(uuidString: goal.id))
-            let edited = try await db.goals.update(
+            let edited = try await db.goalStore.update(
                 id: id, with: .init(title: "Renamed", metric: "steps", target: 500, reward: "tea"), week: db.week,
                 now: db.clock.now())
             #expect(edited?.title == "Renamed" && edited?.target == 500)
-            #expect(try await db.goals.delete(id: id))
-            #expect(try await db.goals.delete(id: id) == false)
+            #expect(try await db.goalStore.delete(id: id))
+            #expect(try await db.goalStore.delete(id: id) == false)
             #expect(
-                try await db.goals.update(
+                try await db.goalStore.update(
                     id: id, with: .init(title: "x", metric: "steps", target: 1, reward: "y"), week: db.week,
                     now: db.clock.now()) == nil)
-            let voucher = try await db.goals.voucher(code: code)
+            let voucher = try await db.vouchers.voucher(code: code)
             #expect(voucher?.goal == "Walk the campus" && voucher?.redeemedAt == nil)
         }
     }

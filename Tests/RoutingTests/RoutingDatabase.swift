@@ -15,11 +15,13 @@ import ZeroMQ
 struct RoutingDatabase: Sendable {
     let client: PostgresClient
     let clock: ManualClock
-    let goals: GoalBook
+    let goals: GoalHandler
+    let goalStore: GoalStore
+    let vouchers: VoucherStore
     let events: CampusEventStore
     let pins: PinStore
     let venues: VenueStore
-    let timetable: TimetableBook
+    let timetable: TimetableHandler
     /// The publisher every part here appends its events with.
     let publisher: EventPublisher
 
@@ -44,25 +46,31 @@ struct RoutingDatabase: Sendable {
             try await Migrator(client: client, schema: "routing", logger: logger).migrate(RoutingService.migrations())
             let publisher = EventPublisher(
                 log: log, producer: .routing, context: context, endpoint: "tcp://127.0.0.1:1")
+            let goalStore = GoalStore(client: client, logger: logger)
+            let vouchers = VoucherStore(client: client, logger: logger)
             try await body(
                 RoutingDatabase(
-                    client: client, clock: clock, goals: GoalBook(
-                        client: client, events: publisher, zone: TimeZone(identifier: "Africa/Johannesburg")!,
-                        logger: logger),
+                    client: client, clock: clock,
+                    goals: GoalHandler(
+                        goals: goalStore, vouchers: vouchers, transactions: Transactions(client, logger: logger),
+                        events: publisher, zone: TimeZone(identifier: "Africa/Johannesburg")!, clock: clock),
+                    goalStore: goalStore, vouchers: vouchers,
                     events: CampusEventStore(client: client, logger: logger),
                     pins: PinStore(client: client, logger: logger),
                     venues: VenueStore(client: client, logger: logger),
-                    timetable: timetable(client, publisher: publisher), publisher: publisher))
+                    timetable: timetable(client, publisher: publisher, clock: clock), publisher: publisher))
         }
     }
 
-    /// A timetable book on `client`, in the campus zone, its feeds under `https://navup.test/v1/timetables`.
-    static func timetable(_ client: PostgresClient, publisher: EventPublisher) -> TimetableBook {
+    /// A timetable handler on `client`, in the campus zone, its feeds under `https://navup.test/v1/timetables`.
+    static func timetable(_ client: PostgresClient, publisher: EventPublisher, clock: any WallClock) -> TimetableHandler
+    {
         let venues = VenueStore(client: client, logger: logger)
-        return TimetableBook(
-            store: TimetableStore(client: client, logger: logger), venues: venues,
-            venueCache: VenueCache(store: venues), campusZone: TimeZone(identifier: "Africa/Johannesburg")!,
-            feedBaseURL: "https://navup.test/v1/timetables/", publisher: publisher, logger: logger)
+        return TimetableHandler(
+            store: TimetableStore(client: client, logger: logger), transactions: Transactions(client, logger: logger),
+            venues: venues, venueCache: VenueCache(store: venues),
+            campusZone: TimeZone(identifier: "Africa/Johannesburg")!, feedBaseURL: "https://navup.test/v1/timetables/",
+            publisher: publisher, clock: clock, logger: logger)
     }
 
     /// This test's week.
@@ -70,7 +78,7 @@ struct RoutingDatabase: Sendable {
 
     /// A goal of this test's week.
     func goal(_ metric: String, target: Int64, title: String = "Walk the campus") async throws -> Routing.Goal {
-        try await goals.create(
+        try await goalStore.create(
             .init(title: title, metric: metric, target: target, reward: "a free coffee"), week: week, id: UUID(),
             now: clock.now())
     }

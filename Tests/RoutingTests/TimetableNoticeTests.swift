@@ -179,7 +179,8 @@ struct TimetableNoticeTests {
             #expect(try await db.timetable.store.reminderMinutes(of: off) == nil)
             func replica() -> ClassReminders {
                 ClassReminders(
-                    store: db.timetable.store, venueCache: VenueCache(store: db.venues), publisher: db.publisher,
+                    store: db.timetable.store, transactions: Transactions(db.client, logger: RoutingDatabase.logger),
+                    venueCache: VenueCache(store: db.venues), publisher: db.publisher,
                     zone: Self.zone, clock: db.clock, interval: .seconds(30), logger: RoutingDatabase.logger)
             }
             let (one, two) = (replica(), replica())
@@ -223,8 +224,8 @@ struct TimetableNoticeTests {
                 .init(format: "ical", text: world.calendar()), now: db.clock.now())
             let student = UUID()
             _ = try await db.timetable.setModules([world.code], user: student)
-            let other = RoutingDatabase.timetable(db.client, publisher: db.publisher)
-            let watch = TimetableWatch(book: other, interval: .seconds(5), logger: RoutingDatabase.logger)
+            let other = RoutingDatabase.timetable(db.client, publisher: db.publisher, clock: db.clock)
+            let watch = TimetableWatch(timetable: other, interval: .seconds(5), logger: RoutingDatabase.logger)
             let seen = try await db.timetable.store.version()
             var monday = world.monday.on(day: world.monday.dayNumber + 7)
             (monday.hour, monday.minute) = (8, 25)

@@ -111,7 +111,7 @@ struct AmazonCatalogTests {
     @Test("SearchItems and GetItems signed and accepted; prices in minor units; unknown and malformed ids are no item")
     func searchAndItems() async throws {
         try await Standin.with { standin in
-            let catalog = AmazonCatalog(settings: standin.settings(), clock: SystemClock(), logger: Self.logger)
+            let catalog = AmazonCatalogClient(settings: standin.settings(), clock: SystemClock(), logger: Self.logger)
             let page = try await catalog.search(try Self.query("teapot"))
             #expect(!page.items.isEmpty && page.items.allSatisfy { $0.title.contains("Teapot") })
             let first = try #require(page.items.first)
@@ -158,7 +158,7 @@ struct AmazonCatalogTests {
     @Test("a wrong secret is refused by the stand-in's own check of the signature: unavailable, never a result")
     func wrongSecret() async throws {
         try await Standin.with { standin in
-            let catalog = AmazonCatalog(
+            let catalog = AmazonCatalogClient(
                 settings: standin.settings(secret: "not-the-secret"), clock: SystemClock(), logger: Self.logger)
             let error = await #expect(throws: ServiceError.self) { _ = try await catalog.search(try Self.query("teapot")) }
             #expect(error?.code == .unavailable)
@@ -171,7 +171,7 @@ struct AmazonCatalogTests {
     func throttling() async throws {
         try await Standin.with { standin in
             let waits = Waits()
-            let catalog = AmazonCatalog(
+            let catalog = AmazonCatalogClient(
                 settings: standin.settings(ttl: 0), clock: SystemClock(), logger: Self.logger, sleep: waits.sleep)
             _ = try await standin.control("throttle", #"{"count": 2, "retry_after": 3}"#)
             let page = try await catalog.search(try Self.query("teapot"))
@@ -198,7 +198,7 @@ struct AmazonCatalogTests {
     func cache() async throws {
         try await Standin.with { standin in
             let clock = ManualClock(Date())
-            let catalog = AmazonCatalog(settings: standin.settings(ttl: 60), clock: clock, logger: Self.logger)
+            let catalog = AmazonCatalogClient(settings: standin.settings(ttl: 60), clock: clock, logger: Self.logger)
             let first = try await catalog.search(try Self.query("headphones"))
             let again = try await catalog.search(try Self.query("headphones"))
             #expect(first == again)

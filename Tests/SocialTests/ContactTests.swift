@@ -92,9 +92,7 @@ struct ContactTests {
                     seq: 0, xid: 0, id: UUID(), topic: Orders.Topic.paid, producer: "orders", payload: try paid([toEva]),
                     requestId: nil, createdAt: db.clock.now()),
             ] {
-                try await db.client.withTransaction(logger: SocialDatabase.logger) { connection in
-                    try await SocialService.apply(event, to: db.parts, on: connection)
-                }
+                try await db.apply(event)
             }
             let list = try await db.call(Social.ListContacts.self, .init(sort: .frequent), as: ann)
             #expect(list.items.map(\.name) == ["Eva Lind", "Bo Ek", "Cy Berg"])
@@ -167,9 +165,7 @@ struct ContactTests {
             let ecards = try paid(
                 UUID().uuidString, ecard: [.init(email: "EVA@example.org"), .init(name: "Bo", email: "bo@example.org")])
             for event in [first, again, ecards, ecards] {
-                try await db.client.withTransaction(logger: SocialDatabase.logger) { connection in
-                    try await SocialService.apply(event, to: db.parts, on: connection)
-                }
+                try await db.apply(event)
             }
             let frequent = try await db.call(Social.ListContacts.self, .init(sort: .frequent), as: ann)
             #expect(frequent.items.map(\.id) == [eva.id, bo.id, cy.id])

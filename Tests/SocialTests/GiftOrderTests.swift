@@ -12,21 +12,18 @@ import Testing
 import TestSupport
 
 /// Gift purchases end to end in one process, with real PostgreSQL and real ZeroMQ: orders'
-/// order book asks a social worker, through a broker, for the item's price and the friendship.
+/// placement handler asks a social worker, through a broker, for the item's price and the friendship.
 @Suite("social: gift purchases priced and checked by social (PostgreSQL, ZeroMQ)", .serialized)
 struct GiftOrderTests {
-    /// The order book and wallet of orders, wired to `bus`.
+    /// The handlers of orders, wired to `bus`.
     struct Orders_: Sendable {
-        let book: OrderBook
-        let wallet: Wallet
-        /// Resolves `contactIds` as orders' place_order handler does, before the book.
-        let contacts: SocialContacts
+        let handlers: OrdersService.Handlers
+        var wallet: PaymentMethodHandler { handlers.paymentMethods }
 
-        /// Places `request` as orders' `place_order` operation does: contacts first, then the book.
+        /// Places `request` as orders' `place_order` operation does: contacts first, then the order.
         func place(_ request: Orders.PlaceOrder.Request, actor: Actor) async throws -> Orders.PlaceOrder.Reply {
-            let resolved = try await SocialContacts.resolve(
-                request, buyer: UUID(uuidString: actor.userId)!, requestId: "t", contacts: contacts)
-            return try await book.place(resolved, idempotencyKey: UUID().uuidString, actor: actor, requestId: "t")
+            try await handlers.placement.placeOrder(
+                request, actor: actor, idempotencyKey: UUID().uuidString, requestId: "t")
         }
     }
 
@@ -36,23 +33,24 @@ struct GiftOrderTests {
         let client = db.client
         try await Migrator(client: client, schema: "orders", logger: logger).migrate(OrdersService.migrations())
         let clock = ManualClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-        let rates = RatesStore(client: client, logger: logger)
-        try await rates.bootstrap(from: OrdersService.sampleRatesURL(), source: "test", now: clock.now())
+        let stores = OrdersStores(client: client, logger: logger)
+        try await stores.rates.bootstrap(from: OrdersService.sampleRatesURL(), source: "test", now: clock.now())
         let configuration = try OrdersService.Configuration(ProcessEnvironment(["ECARD_PRICE": "0.99"]))
-        let quoting = Quoting(
-            client: client, pricing: configuration.pricing, tariffs: BuiltInPostageTariff(configuration.tariff),
-            validity: configuration.quoteValidity, clock: clock, logger: logger)
+        let quoting = QuoteHandler(
+            quotes: stores.quotes, rates: stores.rates, pricing: configuration.pricing,
+            tariffs: BuiltInPostageTariff(configuration.tariff), validity: configuration.quoteValidity, clock: clock,
+            logger: logger)
         let publisher = EventPublisher(
             log: EventLog(client: client, clock: clock, logger: logger), producer: .orders,
             context: SocialDatabase.context, endpoint: "tcp://127.0.0.1:1")
-        let provider = SandboxPaymentProvider()
+        let provider = SandboxPaymentClient()
         try await InProcessBus.with(db.router, concurrency: 8, logger: logger) { _, bus in
-            let book = OrderBook(
-                client: client, quoting: quoting, provider: provider, events: publisher, images: nil,
-                gifts: SocialGifts(bus: bus),
-                keyLifetime: configuration.keyLifetime, clock: clock, logger: logger)
-            let wallet = Wallet(store: PaymentMethodStore(client: client, logger: logger), provider: provider, clock: clock)
-            try await body(Orders_(book: book, wallet: wallet, contacts: SocialContacts(bus: bus)))
+            let handlers = OrdersService.Handlers(
+                stores: stores, transactions: Transactions(client, logger: logger), quotes: quoting,
+                provider: provider, events: publisher, keyLifetime: configuration.keyLifetime,
+                gifts: SocialGiftClient(bus: bus), contacts: SocialContactClient(bus: bus), clock: clock,
+                logger: logger)
+            try await body(Orders_(handlers: handlers))
         }
     }
 
@@ -108,12 +106,12 @@ struct GiftOrderTests {
         try await SocialDatabase.with { db in
             try await Self.withOrders(db) { orders in
                 let scene = try await Self.scene(db, orders)
-                let placed = try await orders.book.place(
+                let placed = try await orders.handlers.placement.place(
                     Self.order(scene, .init(itemId: scene.item.id, quantity: 3, friendUserId: scene.friend.uuidString)),
                     idempotencyKey: UUID().uuidString, actor: scene.buyer, requestId: "t")
                 #expect(placed.state == "paid")
                 #expect(placed.total == Orders.Money(amount: scene.item.price.amount * 3, currency: "EUR"))
-                let detail = try await orders.book.detail(placed.id, actor: scene.buyer)
+                let detail = try await orders.handlers.history.detail(placed.id, actor: scene.buyer)
                 #expect(detail.gift?.item.unitPrice == scene.item.price && detail.gift?.item.title == scene.item.title)
                 #expect(detail.gift?.recipientKind == "friend")
                 let rows = try await db.client.query(
@@ -144,11 +142,11 @@ struct GiftOrderTests {
                     """
                 let request = try Wire.decodePayload(Orders.PlaceOrder.Request.self, from: Array(body.utf8))
                 let refused = await Self.code {
-                    _ = try await orders.book.place(
+                    _ = try await orders.handlers.placement.place(
                         request, idempotencyKey: UUID().uuidString, actor: scene.buyer, requestId: "t")
                 }
                 #expect(refused?.0 == .invalidArgument && refused?.1 == "gift.unitPrice")
-                let list = try await orders.book.list(.init(), actor: scene.buyer)
+                let list = try await orders.handlers.history.list(.init(), actor: scene.buyer)
                 #expect(list.items.isEmpty)
             }
         }
@@ -161,7 +159,7 @@ struct GiftOrderTests {
                 let scene = try await Self.scene(db, orders)
                 func place(_ gift: Orders.GiftOrder) async -> (ErrorCode, String?)? {
                     await Self.code {
-                        _ = try await orders.book.place(
+                        _ = try await orders.handlers.placement.place(
                             Self.order(scene, gift), idempotencyKey: UUID().uuidString, actor: scene.buyer,
                             requestId: "t")
                     }
@@ -178,9 +176,9 @@ struct GiftOrderTests {
                 let blocked = await place(
                     .init(itemId: scene.item.id, quantity: 1, friendUserId: scene.friend.uuidString))
                 #expect(blocked?.0 == .permissionDenied)
-                #expect(try await orders.book.list(.init(), actor: scene.buyer).items.isEmpty)
+                #expect(try await orders.handlers.history.list(.init(), actor: scene.buyer).items.isEmpty)
                 // For oneself, no friendship is needed.
-                let own = try await orders.book.place(
+                let own = try await orders.handlers.placement.place(
                     Self.order(scene, .init(itemId: scene.item.id, quantity: 1)), idempotencyKey: UUID().uuidString,
                     actor: scene.buyer, requestId: "t")
                 #expect(own.total == scene.item.price)
@@ -210,7 +208,7 @@ struct GiftOrderTests {
                             .init(
                                 itemId: scene.item.id, quantity: 1, friendUserId: scene.friend.uuidString,
                                 shippingAddress: address)), actor: scene.buyer)
-                    return try await orders.book.detail(placed.id, actor: scene.buyer).gift?.shippingAddress
+                    return try await orders.handlers.history.detail(placed.id, actor: scene.buyer).gift?.shippingAddress
                 }
                 _ = try await db.call(Social.SetAddresses.self, .init(shippingAddress: ProfileTests.home), as: scene.friend)
                 #expect(try await shippedTo(nil) == nil, "not shared (the default): the buyer does not learn it")
@@ -242,7 +240,7 @@ struct GiftOrderTests {
                 }
                 let inline = Orders.PostalRecipient(name: "Ida", address: ProfileTests.office)
                 let placed = try await orders.place(postcard([eva.id], inline: [inline]), actor: scene.buyer)
-                let detail = try await orders.book.detail(placed.id, actor: scene.buyer)
+                let detail = try await orders.handlers.history.detail(placed.id, actor: scene.buyer)
                 #expect(detail.postcard?.recipients.map(\.name) == ["Ida", "Eva Lind"])
                 #expect(detail.postcard?.recipients.last?.address.country == "SE")
                 #expect(detail.postcard?.contactIds == nil, "a stored order has every recipient inline")
@@ -250,10 +248,10 @@ struct GiftOrderTests {
                     .init(
                         kind: "ecard", ecard: .init(recipients: [], contactIds: [max.id, eva.id]), currency: "EUR",
                         paymentMethodId: scene.card), actor: scene.buyer)
-                let ecard = try await orders.book.detail(card.id, actor: scene.buyer).ecard
+                let ecard = try await orders.handlers.history.detail(card.id, actor: scene.buyer).ecard
                 #expect(ecard?.recipients.map(\.email) == ["max@example.org", "eva@example.org"])
                 // Refusals name the field; nothing is placed.
-                let before = try await orders.book.list(.init(), actor: scene.buyer).items.count
+                let before = try await orders.handlers.history.list(.init(), actor: scene.buyer).items.count
                 let foreign = await Self.code { _ = try await orders.place(postcard([eva.id, others.id]), actor: scene.buyer) }
                 #expect(foreign?.0 == .notFound && foreign?.1 == "postcard.contactIds[1]")
                 let unknown = await Self.code { _ = try await orders.place(postcard([UUID().uuidString]), actor: scene.buyer) }
@@ -264,7 +262,7 @@ struct GiftOrderTests {
                 #expect(notId?.0 == .invalidArgument && notId?.1 == "postcard.contactIds[0]")
                 let noneAtAll = await Self.code { _ = try await orders.place(postcard([]), actor: scene.buyer) }
                 #expect(noneAtAll?.0 == .invalidArgument)
-                #expect(try await orders.book.list(.init(), actor: scene.buyer).items.count == before)
+                #expect(try await orders.handlers.history.list(.init(), actor: scene.buyer).items.count == before)
                 // The wire form: recipients may be left out when contactIds names them.
                 let body = #"{"size": "A6", "contactIds": ["\#(eva.id)"]}"#
                 let decoded = try Wire.decodePayload(Orders.PostcardDetails.self, from: Array(body.utf8))

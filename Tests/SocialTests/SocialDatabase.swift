@@ -37,7 +37,13 @@ struct SocialDatabase: Sendable {
             try await log.migrate()
             try await Migrator(client: client, schema: "social", logger: logger).migrate(SocialService.migrations())
             let publisher = EventPublisher(log: log, producer: .social, context: context, endpoint: "tcp://127.0.0.1:1")
-            let parts = SocialService.Parts(client: client, events: publisher, clock: clock, logger: logger)
+            let parts = SocialService.Parts(
+                people: PeopleStore(client: client, logger: logger), friends: FriendStore(client: client, logger: logger),
+                catalog: SandboxCatalogStore(client: client, logger: logger),
+                favourites: FavouriteStore(client: client, logger: logger),
+                contacts: ContactStore(client: client, logger: logger),
+                addresses: AddressStore(client: client, logger: logger), transactions: Transactions(client, logger: logger),
+                events: publisher, clock: clock)
             var router = OperationRouter(service: .social, logger: logger, clock: clock)
             SocialService.register(parts, on: &router)
             try await body(SocialDatabase(client: client, clock: clock, parts: parts, router: router))
@@ -49,9 +55,14 @@ struct SocialDatabase: Sendable {
         let event = StoredEvent(
             seq: 0, xid: 0, id: UUID(), topic: topic, producer: "auth",
             payload: try Wire.makeEncoder().encode(payload), requestId: nil, createdAt: clock.now())
-        let parts = self.parts
+        try await apply(event)
+    }
+
+    /// Applies `event` as social's consumer does: in a transaction.
+    func apply(_ event: StoredEvent) async throws {
+        let consumer = SocialEventConsumer(people: parts.people, contacts: parts.contacts, clock: parts.clock)
         try await client.withTransaction(logger: Self.logger) { connection in
-            try await SocialService.apply(event, to: parts, on: connection)
+            try await consumer.handle(event, in: Transaction(connection: connection, logger: Self.logger))
         }
     }
 

@@ -52,8 +52,8 @@ struct EventBusTests {
     {
         let stored = try await client.withTransaction(logger: TestDatabase.logger) { connection in
             try await publisher.append(
-                topic: "orders.paid", payload: Paid(orderId: orderId), requestId: "r-\(orderId)", on: connection,
-                logger: TestDatabase.logger)
+                topic: "orders.paid", payload: Paid(orderId: orderId), requestId: "r-\(orderId)",
+                in: Transaction(connection: connection, logger: TestDatabase.logger))
         }
         if announce { publisher.announce(stored) }
         return stored

@@ -16,7 +16,7 @@ SCRIPTS = ROOT / "deploy/scripts"
 # Former name -> (new name, the script that reads it).
 RENAMED = {
     "SETTLE_SECONDS": ("SETTLE_S", "fault-run.sh"),
-    "STUCK_SECONDS": ("STUCK_S", "reconcile.sh"),
+    "STUCK_SECONDS": ("STUCK_S", "fault-run.sh"),
     "LOAD_SECONDS": ("LOAD_S", "bench-civic.sh"),
     "WRK_SECONDS": ("WRK_S", "bench-gateway.sh"),
 }
@@ -92,11 +92,11 @@ def test_no_script_variable_is_named_in_seconds_minutes_or_hours():
 
 
 def test_the_former_name_works_in_a_real_script():
-    """reconcile.sh's STUCK_SECONDS reaches STUCK_S: its own renamed_variable call and default,
-    run as they stand in the script (the rest needs a database), give the value it then reads."""
-    text = (SCRIPTS / "reconcile.sh").read_text()
+    """fault-run.sh's STUCK_SECONDS reaches STUCK_S: its own renamed_variable call and default,
+    run as they stand in the script (the rest needs the system), give the value it then passes on."""
+    text = (SCRIPTS / "fault-run.sh").read_text()
     lines = [line for line in text.splitlines()
-             if line.startswith("renamed_variable ") or line.startswith(': "${STUCK_S:=')]
+             if line.startswith("renamed_variable STUCK_SECONDS ") or line.startswith(': "${STUCK_S:=')]
     assert len(lines) == 2, lines
     environment = {k: v for k, v in os.environ.items() if k not in ("STUCK_SECONDS", "STUCK_S")}
     environment["STUCK_SECONDS"] = "42"

@@ -5,12 +5,12 @@
 #
 #   deploy/scripts/api-fuzz.sh
 #
-# It starts the system with up.sh (free ports, its own database, its own SMTP sink and data
-# folder) with an admin configured (ADMIN_USERNAME), and then runs, for each round and each of
-# two callers, a new user and a new admin, `st run -c all --seed S --max-examples N` with the
-# settings in Tests/api-fuzz/schemathesis.toml. New callers each round: no token expires during
-# a long run, and an account the fuzzer deleted or signed out is not used again. Any failure of any check fails the script. The last line it
-# prints (and writes to $API_FUZZ_OUT/result.txt) is the count: "N cases, F failures, S s".
+# It starts a system of its own (system-run.sh) with an admin configured (ADMIN_USERNAME), then
+# runs, for each round and each of two callers, a new user and a new admin, `st run -c all --seed
+# S --max-examples N` with Tests/api-fuzz/schemathesis.toml. New callers each round: no token
+# expires during a long run, and an account the fuzzer deleted or signed out is not used again.
+# Any failure of any check fails the script. The last line it prints (and writes to
+# $API_FUZZ_OUT/result.txt) is the count: "N cases, F failures, S s".
 #
 # Environment:
 #   API_FUZZ_EXAMPLES  --max-examples, test cases per operation and phase (default 8)
@@ -25,10 +25,7 @@ set -euo pipefail
 LOG_TAG=api-fuzz
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-: "${API_FUZZ_EXAMPLES:=8}"
-: "${API_FUZZ_ROUNDS:=1}"
-: "${API_FUZZ_SEED:=20261124}"
-: "${API_FUZZ_TIMEOUT:=600}"
+: "${API_FUZZ_EXAMPLES:=8}" "${API_FUZZ_ROUNDS:=1}" "${API_FUZZ_SEED:=20261124}" "${API_FUZZ_TIMEOUT:=600}"
 : "${API_FUZZ_OUT:=$REPO_ROOT/.data/api-fuzz}"
 CONFIG="$REPO_ROOT/Tests/api-fuzz/schemathesis.toml"
 for var in API_FUZZ_EXAMPLES API_FUZZ_ROUNDS API_FUZZ_SEED API_FUZZ_TIMEOUT; do
@@ -38,35 +35,25 @@ require_cmd st "run deploy/scripts/bootstrap.sh (it installs schemathesis with p
 require_cmd curl "run deploy/scripts/bootstrap.sh"
 require_cmd psql "run deploy/scripts/bootstrap.sh"
 
-rm -rf "$API_FUZZ_OUT"
-mkdir -p "$API_FUZZ_OUT"
-OUT=$(cd "$API_FUZZ_OUT" && pwd)
-BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build --show-bin-path)}
-[[ -x $BIN_DIR/gateway ]] || die "no gateway in $BIN_DIR: build first (swift build) or set BACKPLANE_BIN_DIR"
-
-# ---------------------------------------------------------------------------- the system
-
-isolated_system api_fuzz
-BASE="http://127.0.0.1:$HTTP_PORT"
-ADMIN_USERNAME="fuzz-admin@example.org"
-ADMIN_PASSWORD="Fuzz-admin-$RANDOM-Pw1"
+if [[ ${1:-} != rounds ]]; then
+    rm -rf "$API_FUZZ_OUT"
+    mkdir -p "$API_FUZZ_OUT"
+    BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build --show-bin-path)}
+    [[ -x $BIN_DIR/gateway ]] || die "no gateway in $BIN_DIR: build first (swift build) or set BACKPLANE_BIN_DIR"
+    # The fuzzer sends thousands of requests a minute from one address: with the rate limits on,
+    # most would be 429s and the run would check the limiter instead of the API. The limits have
+    # their own tests (RateLimitHTTPTests, GatewayTests) and benchmark (make bench-flood).
+    export RATE_LIMIT_LOGIN=off RATE_LIMIT_REGISTER=off RATE_LIMIT_RECOVERY=off RATE_LIMIT_SEARCH=off \
+        RATE_LIMIT_WRITE=off RATE_LIMIT_READ=off BACKPLANE_BIN_DIR=$BIN_DIR
+    export ADMIN_USERNAME="fuzz-admin@example.org" ADMIN_PASSWORD="Fuzz-admin-$RANDOM-Pw1"
+    API_FUZZ_OUT=$(cd "$API_FUZZ_OUT" && pwd)
+    export API_FUZZ_OUT API_FUZZ_EXAMPLES API_FUZZ_ROUNDS API_FUZZ_SEED API_FUZZ_TIMEOUT LOG_TAG
+    # The rounds are this script's second part, run by system-run.sh once the system is ready.
+    exec "$SCRIPTS_DIR/system-run.sh" api_fuzz "$API_FUZZ_OUT" "$0" rounds
+fi
+OUT=$API_FUZZ_OUT
+BASE=$SYSTEM_URL
 FUZZ_PASSWORD="Fuzz-caller-$RANDOM-Pw1"
-export ADMIN_USERNAME ADMIN_PASSWORD
-# The fuzzer sends thousands of requests a minute from one address: with the rate limits on,
-# most would be 429s and the run would check the limiter instead of the API. The limits have
-# their own tests (RateLimitHTTPTests, GatewayTests) and benchmark (make bench-flood).
-export RATE_LIMIT_LOGIN=off RATE_LIMIT_REGISTER=off RATE_LIMIT_RECOVERY=off RATE_LIMIT_SEARCH=off \
-    RATE_LIMIT_WRITE=off RATE_LIMIT_READ=off
-
-info "starting the system (log in ${OUT#"$REPO_ROOT"/}/system.log)"
-"$SCRIPTS_DIR/up.sh" >"$OUT/system.log" 2>&1 &
-UP_PID=$!
-deadline=$((SECONDS + 120))
-until curl -fsS -o /dev/null --max-time 2 "$BASE/readyz" 2>/dev/null; do
-    pid_alive "$UP_PID" || die "the system did not start; see $OUT/system.log"
-    ((SECONDS < deadline)) || die "not ready after 120 s; see $OUT/system.log"
-    sleep 0.5
-done
 
 # post PATH JSON [TOKEN]: the body of a successful POST (curl fails on an error status).
 post() {
@@ -74,10 +61,8 @@ post() {
 }
 field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 
-# caller ROLE ROUND: an access token of a new account for this round: a plain user, or an admin
-# made so by the configured admin (ADMIN_USERNAME), whose own password and token the fuzzer
-# never sees. The fuzzer may delete the account it is given (DELETE /v1/me) or sign it out, so
-# every round gets new ones.
+# caller ROLE ROUND: the access token of a new account (the fuzzer may delete or sign out the one it
+# is given): a user, or an admin made so by ADMIN_USERNAME, whose token the fuzzer never sees.
 caller() {
     local role=$1 round=$2 name id root
     name="r$round-$role-$RANDOM@example.org"
@@ -90,37 +75,17 @@ caller() {
     post /v1/auth/login "{\"username\":\"$name\",\"password\":\"$FUZZ_PASSWORD\"}" | field accessToken
 }
 
-# ---------------------------------------------------------------------------- the runs
-
-total_cases=0
-total_failures=0
-started=$SECONDS
-status=0
+total_cases=0 total_failures=0 started=$SECONDS status=0
 # fuzz_one CALLER SEED BEARER REPORT: one `st run` as CALLER; "cases failures exit" in REPORT.counts.
 fuzz_one() {
-    local caller=$1 seed=$2 bearer=$3 report=$4 rc=0 cases failures
+    local seed=$2 bearer=$3 report=$4 rc=0 cases failures
     # Tests/api-fuzz/hooks.py: the serializer for tus PATCH bodies.
     PYTHONPATH="$REPO_ROOT/Tests/api-fuzz${PYTHONPATH:+:$PYTHONPATH}" SCHEMATHESIS_HOOKS=hooks \
         timeout --foreground -k 10 "$API_FUZZ_TIMEOUT" \
         st --config-file "$CONFIG" --no-color run "$BASE/openapi.yaml" -c all --seed "$seed" \
         --max-examples "$API_FUZZ_EXAMPLES" -H "Authorization: Bearer $bearer" \
         --report junit --report-junit-path "$report.xml" >"$report.log" 2>&1 || rc=$?
-    # The counts from the JUnit report: one test case per operation, its failures each a
-    # <failure>; the number of generated cases from the log's summary line.
-    read -r cases failures < <(python3 - "$report.log" "$report.xml" <<'EOF'
-import re, sys, xml.etree.ElementTree as ET
-log = open(sys.argv[1], encoding="utf-8", errors="replace").read()
-m = re.findall(r"(\d+) generated", log)
-cases = int(m[-1]) if m else 0
-failures = 0
-try:
-    for case in ET.parse(sys.argv[2]).getroot().iter("testcase"):
-        failures += len(case.findall("failure")) + len(case.findall("error"))
-except Exception:
-    pass
-print(cases, failures)
-EOF
-    )
+    read -r cases failures < <(python3 "$REPO_ROOT/Tests/api-fuzz/counts.py" "$report.log" "$report.xml")
     echo "$cases $failures $rc" >"$report.counts"
 }
 

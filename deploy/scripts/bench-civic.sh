@@ -46,7 +46,7 @@ say() {
 }
 
 [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release --product civic --product gateway \
-    --product broker --product loadgen)
+    --product broker --product loadgen --product backplane-up)
 BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
 
 PG_DIR="$OUT/pg"

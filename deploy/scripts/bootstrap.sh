@@ -5,18 +5,13 @@
 #   deploy/scripts/bootstrap.sh
 #
 # Needs root or sudo when something must be installed. Installs:
-#   - Debian packages: the C libraries the Swift targets link (ZeroMQ, Argon2, Cairo, Pango)
-#     and pkg-config (SwiftPM asks it where libzmq.pc lives),
-#     PostgreSQL with contrib (pg_trgm) for the throwaway databases, curl (readiness checks),
-#     Pillow (python3-pil: Tests/image-fixtures/make_fixtures.py writes the image fixtures and
-#     their reference decodes with it), and
+#   - Debian packages: the C libraries the Swift targets link (ZeroMQ, Argon2, Cairo, Pango),
+#     pkg-config (SwiftPM asks it where libzmq.pc lives), PostgreSQL with contrib (pg_trgm),
+#     curl, Pillow (python3-pil: Tests/image-fixtures), chromium for the console test, and
 #     docker-compose (Debian's v1, only to validate docker-compose.yml; no Docker engine needed).
-#   - Python packages from deploy/requirements.txt (Swagger UI 5, swagger-ui-bundle-v2, whose
-#     files the gateway serves at /docs), Tests/interop/requirements.txt,
-#     Tests/api-fuzz/requirements.txt and Tests/console/requirements.txt (pyzmq, pytest,
-#     aiosmtpd, PyYAML; schemathesis 4 for the API fuzzing; selenium for the console's browser
-#     test, which drives Debian's chromium through chromium-driver), with pip
-#     (--break-system-packages where Debian's Python refuses plain pip installs).
+#   - Python packages from the requirements files below (Swagger UI, pyzmq, pytest, aiosmtpd,
+#     PyYAML, schemathesis, selenium) with pip (--break-system-packages where Debian's Python
+#     refuses plain pip installs).
 # It does not install Swift: Debian does not package it (see https://www.swift.org/install/).
 #
 # Environment:
@@ -31,13 +26,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 APT_PACKAGES=(
     libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev
-    poppler-utils
-    python3-pil
-    chromium chromium-driver
-    pkg-config
-    postgresql postgresql-contrib
-    curl
-    docker-compose
+    poppler-utils python3-pil chromium chromium-driver pkg-config postgresql postgresql-contrib curl docker-compose
 )
 read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/deploy/requirements.txt $REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt $REPO_ROOT/Tests/console/requirements.txt}"
 
@@ -86,39 +75,6 @@ ensure_apt_packages() {
     info "installed: ${missing[*]}"
 }
 
-# missing_requirements FILE: prints the requirement lines of FILE (and pytest) that the current
-# python3 does not satisfy. It uses the `packaging` copy vendored inside pip so that it needs
-# nothing installed first; version specifiers are honoured.
-missing_requirements() {
-    python3 - "$@" <<'EOF'
-import sys
-from importlib import metadata
-try:
-    from packaging.requirements import Requirement
-except ImportError:
-    from pip._vendor.packaging.requirements import Requirement
-
-lines = ["pytest"]
-for path in sys.argv[1:]:
-    with open(path) as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if line and not line.startswith("-"):
-                lines.append(line)
-for line in lines:
-    req = Requirement(line)
-    if req.marker is not None and not req.marker.evaluate():
-        continue
-    try:
-        version = metadata.version(req.name)
-    except metadata.PackageNotFoundError:
-        print(line)
-        continue
-    if req.specifier and not req.specifier.contains(version, prereleases=True):
-        print(line)
-EOF
-}
-
 ensure_python_packages() {
     require_cmd python3 "install python3 (apt-get install python3)"
     local files=() file
@@ -130,7 +86,7 @@ ensure_python_packages() {
         fi
     done
     local missing
-    missing=$(missing_requirements "${files[@]}") || die "could not read ${files[*]:-requirements}"
+    missing=$(python3 "$SCRIPTS_DIR/missing-requirements.py" "${files[@]}") || die "could not read ${files[*]:-requirements}"
     if [[ -z $missing ]]; then
         info "Python packages: all present"
         return 0

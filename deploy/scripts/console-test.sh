@@ -5,9 +5,8 @@
 #
 #   deploy/scripts/console-test.sh
 #
-# It starts the system with up.sh (free ports, its own database, its own SMTP sink and data
-# folder) with an admin configured (ADMIN_USERNAME), then runs `python3 -m pytest Tests/console`:
-# sign in, mark a print job printed, retry a dead letter, a printer who sees only the printer's
+# It starts a system of its own (system-run.sh) with an admin configured (ADMIN_USERNAME), then
+# runs `python3 -m pytest Tests/console`: sign in, mark a print job printed, retry a dead letter, a printer who sees only the printer's
 # pages; a screenshot of each page goes to CONSOLE_OUT/screenshots (checked non-blank there,
 # never committed). Tests/console/test_docs.py opens the API reference (/docs: Swagger UI from
 # the pip package swagger-ui-bundle-v2, which up.sh points the gateway's API_DOCS_DIR at) and
@@ -37,24 +36,11 @@ mkdir -p "$CONSOLE_OUT"
 OUT=$(cd "$CONSOLE_OUT" && pwd)
 BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build --show-bin-path)}
 [[ -x $BIN_DIR/gateway ]] || die "no gateway in $BIN_DIR: build first (swift build) or set BACKPLANE_BIN_DIR"
-
-isolated_system console
-CONSOLE_BASE_URL="http://127.0.0.1:$HTTP_PORT"
 ADMIN_USERNAME="console-admin@example.org"
 ADMIN_PASSWORD="Console-admin-$RANDOM-Pw1"
-export ADMIN_USERNAME ADMIN_PASSWORD
-
-info "starting the system (log in ${OUT#"$REPO_ROOT"/}/system.log)"
-"$SCRIPTS_DIR/up.sh" >"$OUT/system.log" 2>&1 &
-UP_PID=$!
-deadline=$((SECONDS + 120))
-until curl -fsS -o /dev/null --max-time 2 "$CONSOLE_BASE_URL/readyz" 2>/dev/null; do
-    pid_alive "$UP_PID" || die "the system did not start; see $OUT/system.log"
-    ((SECONDS < deadline)) || die "not ready after 120 s; see $OUT/system.log"
-    sleep 0.5
-done
-
-info "the system is ready at $CONSOLE_BASE_URL; pytest Tests/console"
-CONSOLE_BASE_URL=$CONSOLE_BASE_URL CONSOLE_OUT=$OUT CONSOLE_ADMIN_USERNAME=$ADMIN_USERNAME \
-    CONSOLE_ADMIN_PASSWORD=$ADMIN_PASSWORD \
-    timeout --foreground -k 10 "$CONSOLE_TIMEOUT" python3 -m pytest -q -p no:cacheprovider "$REPO_ROOT/Tests/console"
+export ADMIN_USERNAME ADMIN_PASSWORD BACKPLANE_BIN_DIR=$BIN_DIR LOG_TAG
+# pytest runs once the system of its own (system-run.sh) is ready, and the system stops after it.
+CONSOLE_OUT=$OUT CONSOLE_ADMIN_USERNAME=$ADMIN_USERNAME CONSOLE_ADMIN_PASSWORD=$ADMIN_PASSWORD \
+    "$SCRIPTS_DIR/system-run.sh" console "$OUT" bash -c 'echo "[$LOG_TAG] the system is ready at $SYSTEM_URL; pytest Tests/console" >&2
+        CONSOLE_BASE_URL=$SYSTEM_URL timeout --foreground -k 10 "$1" python3 -m pytest -q -p no:cacheprovider "$2"' \
+    console "$CONSOLE_TIMEOUT" "$REPO_ROOT/Tests/console"

@@ -6,29 +6,23 @@
 #   SERVICES=auth SCENARIO=login SCENARIO_ARGS="--clients 16" \
 #       PROCESSES="broker gateway auth loadgen postgres" deploy/scripts/cpu-per-request.sh 0 20
 #
-# Starts the system and the load with bench-system.sh, waits WARMUP seconds, reads utime+stime
-# of each of PROCESSES from /proc/<pid>/stat and the gateway's request count from /metrics,
-# waits WINDOW_S seconds, reads both again, and prints each process's CPU seconds in the window and
-# CPU microseconds per HTTP request. The loadgen summary (p50/p99 per request kind) follows when
-# the run ends. CPU time, unlike latency, does not depend much on what else the machine is
-# doing, so figures from a shared machine stay usable. Each process's resident memory (VmRSS,
-# summed over its processes) is printed at the window's start, middle and end, so growth under
-# steady load shows.
+# Starts the system and the load with bench-system.sh and, after WARMUP seconds, prints each of
+# PROCESSES' CPU seconds in a window of WINDOW_S seconds (utime+stime from /proc/<pid>/stat) and
+# CPU microseconds per HTTP request (the gateway's /metrics), and its resident memory at the
+# window's start, middle and end; the loadgen summary follows when the run ends. CPU time, unlike
+# latency, depends little on what else the machine does: a shared machine's figures stay usable.
 #
 # Environment:
 #   SCENARIO       the loadgen scenario (default navup; USERS is its --users)
-#   SCENARIO_ARGS  its options (for navup default "--in-flight 256": at most 256 requests, and
-#                  so connections, open at once, a request due while all are busy waiting and
-#                  counting its wait; without a cap the first second opens thousands of
-#                  connections at once, each student's first request finding none idle; set it
-#                  empty for none)
+#   SCENARIO_ARGS  its options (for navup default "--in-flight 256": at most 256 requests and
+#                  connections open at once, where without a cap the first second opens
+#                  thousands; set it empty for none)
 #   PROCESSES      the processes measured (default "broker gateway routing loadgen"; `postgres`
 #                  sums every process of the PostgreSQL in .data/pg that the system runs on)
 #   SERVICES       services to start (default "auth routing")
 #   WARMUP         seconds of load before the window starts (default 10)
 #   SKIP_BUILD=1   use the release executables as they are
-#   BACKPLANE_BIN_DIR  run the executables of another folder (two builds compared on the same
-#                  minute's machine)
+#   BACKPLANE_BIN_DIR  run the executables of another folder (two builds compared)
 #   BENCH_NAME=navup  also turn the CPU table and the load generator's table into
 #                  docs/bench/navup.json (deploy/scripts/bench-json.py; bench-navup.sh sets it)
 #   BENCH_RESULTS  another folder for that file, or off
@@ -58,24 +52,16 @@ BENCH_NAME="" "$SCRIPTS_DIR/bench-system.sh" "$SCENARIO" "${load_args[@]}" $SCEN
 BENCH_PID=$!
 
 pid_of() { pgrep -n -f "^$BIN_DIR/$1( |\$)" || true; }
-# utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat, counted
-# after the parenthesised command name, which may contain spaces).
-ticks_of() {
+# summed PIDS FILE PROGRAM: the sum over PIDS of what awk PROGRAM prints from /proc/<pid>/FILE.
+summed() {
     local pid total=0
-    for pid in $1; do
-        total=$((total + $(awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
-    done
+    for pid in $1; do total=$((total + $(awk "$3" "/proc/$pid/$2" 2>/dev/null || echo 0))); done
     echo "$total"
 }
-
-# Resident memory of processes, in KiB (VmRSS from /proc/<pid>/status).
-rss_of() {
-    local pid total=0
-    for pid in $1; do
-        total=$((total + $(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo 0)))
-    done
-    echo "$total"
-}
+# utime + stime in clock ticks (fields 14 and 15, counted after the command name, which may hold
+# spaces); resident memory in KiB.
+ticks_of() { summed "$1" stat '{ sub(/.*\) /, ""); print $12 + $13 }'; }
+rss_of() { summed "$1" status '/^VmRSS:/ { print $2 }'; }
 
 deadline=$((SECONDS + 180))
 until [[ -n $(pid_of loadgen) ]]; do

@@ -3,9 +3,9 @@
 
     python3 deploy/scripts/settings-doc.py --bin-dir DIR [--check]
 
-- The executables' settings: each server process of deploy/services.txt prints the settings it
-  declares (`--settings-json`, from its ProcessSpec); every `Setting("NAME", ...)` in the Swift
-  sources must belong to one of them.
+- The executables' settings: each server process of deploy/services.txt, and make up's
+  supervisor backplane-up, prints the settings it declares (`--settings-json`, from its
+  ProcessSpec); every `Setting("NAME", ...)` in the Swift sources must belong to one of them.
 - The scripts' variables: the "Environment" section of each deploy/scripts/*.sh header, lines
   `#   NAME  what it does` (continued on deeper-indented lines); every variable a script reads
   with a default (`${NAME:-…}`, `${NAME:=…}`) must be declared there, in a script that runs it,
@@ -51,6 +51,14 @@ def executable_settings(bin_dir):
         spec = json.loads(out.stdout)
         spec["kind"] = kind
         specs.append(spec)
+    # make up's supervisor (tools/up): no server of the registry, but its settings are make up's.
+    exe = pathlib.Path(bin_dir) / "backplane-up"
+    if not exe.exists():
+        raise SystemExit(f"settings-doc: {exe} does not exist: build first (swift build) or pass --bin-dir")
+    spec = json.loads(subprocess.run([str(exe), "--settings-json"], capture_output=True, text=True, timeout=60,
+                                     check=True).stdout)
+    spec["kind"] = "supervisor"
+    specs.append(spec)
     return specs
 
 

@@ -52,7 +52,8 @@ Control API under /_standin (never part of Stripe):
                            customers made
   GET  /_standin/intents   every payment intent
   GET  /_standin/charges   every payment intent that holds or took money, with its backplane key,
-                           amounts authorized, captured and refunded (for deploy/scripts/reconcile.sh)
+                           amounts authorized, captured and refunded (for the fault run's
+                           reconciliation, Tests/ReconcileTests)
 
 Environment: STANDIN_PORT (8096), STANDIN_HOST (127.0.0.1), STANDIN_API_KEY (sk_test_standin),
 STANDIN_DELAY_MS (0: the faults' delay_ms from the start, e.g. 300 for the payments benchmark).

@@ -1,7 +1,6 @@
 import Contract
 import Foundation
 import Logging
-import PostgresNIO
 import ServiceLifecycle
 import Store
 import ZeroMQ
@@ -31,20 +30,19 @@ public struct EventPublisher: Sendable {
 
     /// Appends an event inside the caller's transaction; call ``announce(_:)`` after commit.
     public func append<Payload: Encodable>(
-        topic: String, payload: Payload, requestId: String?, on connection: PostgresConnection, logger: Logger
+        topic: String, payload: Payload, requestId: String?, in transaction: Transaction
     ) async throws -> StoredEvent {
         let data = try Wire.makeEncoder().encode(payload)
         let event = NewEvent(
             id: UUID(), topic: topic, producer: producer.rawValue, payload: data, requestId: requestId,
             createdAt: log.clock.now())
-        return try await log.append(event, on: connection, logger: logger)
+        return try await log.append(event, in: transaction)
     }
 
     /// Appends several events in one statement, in order (see
-    /// ``append(topic:payload:requestId:on:logger:)``).
+    /// ``append(topic:payload:requestId:in:)``).
     public func append(
-        _ items: [(topic: String, payload: any Encodable)], requestId: String?, on connection: PostgresConnection,
-        logger: Logger
+        _ items: [(topic: String, payload: any Encodable)], requestId: String?, in transaction: Transaction
     ) async throws -> [StoredEvent] {
         let encoder = Wire.makeEncoder()
         let now = log.clock.now()
@@ -54,23 +52,7 @@ public struct EventPublisher: Sendable {
                 payload: try item.payload.encoded(with: encoder),
                 requestId: requestId, createdAt: now)
         }
-        return try await log.append(events, on: connection, logger: logger)
-    }
-
-    /// Appends an event inside a store's transaction; call ``announce(_:)`` after commit.
-    public func append<Payload: Encodable>(
-        topic: String, payload: Payload, requestId: String?, in transaction: Transaction
-    ) async throws -> StoredEvent {
-        try await append(
-            topic: topic, payload: payload, requestId: requestId, on: transaction.connection,
-            logger: transaction.logger)
-    }
-
-    /// Appends several events in one statement, in order, inside a store's transaction.
-    public func append(
-        _ items: [(topic: String, payload: any Encodable)], requestId: String?, in transaction: Transaction
-    ) async throws -> [StoredEvent] {
-        try await append(items, requestId: requestId, on: transaction.connection, logger: transaction.logger)
+        return try await log.append(events, in: transaction)
     }
 
     /// Tells subscribers that `event` has committed. Losing this nudge loses nothing: consumers

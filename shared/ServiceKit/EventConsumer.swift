@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Majordomo
-import PostgresNIO
 import ServiceLifecycle
 import Store
 import Synchronization
@@ -22,7 +21,7 @@ import ZeroMQ
 /// `up.sh`'s `RESTART=always`) starts it afresh: its cursor is durable, so nothing is lost.
 public struct EventConsumer: Service {
     /// Handles one event inside the transaction that records it as handled.
-    public typealias Handler = @Sendable (StoredEvent, PostgresConnection) async throws -> Void
+    public typealias Handler = @Sendable (StoredEvent, Transaction) async throws -> Void
 
     /// The consumer's durable name (its cursor), e.g. `notify.orders`.
     public let name: String
@@ -88,7 +87,7 @@ public struct EventConsumer: Service {
                     }
                 }
                 let handler = self.handler
-                let watched: Handler = { event, connection in
+                let watched: Handler = { event, transaction in
                     watch.handling("handling event \(event.id) (\(event.topic))")
                     // With tracing on, the handling is a span of the trace that appended the event
                     // (whatever the handler appends or calls joins it too).
@@ -100,11 +99,11 @@ public struct EventConsumer: Service {
                         span.attributes["messaging.consumer.group.name"] = name
                         span.attributes["messaging.message.id"] = event.id.uuidString.lowercased()
                         try await Traces.within(span) { _ in
-                            try await handler(event, connection)
+                            try await handler(event, transaction)
                             logger.debug("event handled", metadata: handled(event, consumer: name))
                         }
                     } else {
-                        try await handler(event, connection)
+                        try await handler(event, transaction)
                         logger.debug("event handled", metadata: handled(event, consumer: name))
                     }
                     watch.progress(now: .now)
@@ -118,7 +117,8 @@ public struct EventConsumer: Service {
                     watch.begin(now: .now)
                     defer { watch.end() }
                     do {
-                        let handled = try await log.catchUp(consumer: name, topics: topics, handler: watched)
+                        let handled = try await log.catchUp(
+                            consumer: name, topics: topics, logger: logger, inTransaction: watched)
                         failures = 0
                         if reason == .nudge { followUps = 0 }
                         if handled == 0 && (reason == .nudge || reason == .retry) && followUps < 10 {

@@ -1,7 +1,6 @@
 import Contract
 import Foundation
 import Logging
-import PostgresNIO
 import Store
 
 /// The ``JobAdministration`` operations every worker answers for the `admin` role, over the job
@@ -10,13 +9,10 @@ import Store
 public enum JobAdministrationHandlers {
     /// Registers the four operations on `router` for the job tables of schema `schema`.
     public static func register(
-        on router: inout OperationRouter, postgres: PostgresClient, schema: String, clock: any WallClock,
-        logger: Logger
+        on router: inout OperationRouter, database: Database, schema: String, clock: any WallClock
     ) {
-        let queues = { @Sendable () async throws -> [(String, JobQueue)] in
-            try await JobQueue.tables(in: schema, client: postgres, logger: logger).map {
-                ($0, JobQueue(client: postgres, schema: schema, table: $0, clock: clock, logger: logger))
-            }
+        let queues = { @Sendable () async throws -> [(table: String, queue: JobQueue)] in
+            try await database.jobQueues(schema: schema, clock: clock)
         }
         router.register(JobAdministration.Queues.self) { _, context in
             _ = try context.requireRole(.admin)

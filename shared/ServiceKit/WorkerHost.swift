@@ -2,7 +2,6 @@ import Contract
 import Foundation
 import Logging
 import Majordomo
-import PostgresNIO
 import Prometheus
 import ServiceLifecycle
 import Synchronization
@@ -13,8 +12,8 @@ import ZeroMQ
 public struct WorkerResources: Sendable {
     /// The service being run.
     public let service: ServiceName
-    /// The pooled PostgreSQL client (already running).
-    public let postgres: PostgresClient
+    /// The PostgreSQL pool (already running): stores are built with its `client`.
+    public let database: Database
     /// Calls to other services.
     public let bus: BusClient
     /// The shared ZeroMQ context.
@@ -40,24 +39,13 @@ public struct WorkerResources: Sendable {
     }
 
     /// Transactions across this service's stores, for handlers and jobs.
-    public var transactions: Transactions { Transactions(postgres, logger: logger) }
-
-    /// A durable consumer of `topics` whose handler gets the transaction that records the event
-    /// as handled, to pass to stores (see ``consumer(name:topics:handler:)``).
-    public func consumer(
-        name: String, topics: [String],
-        inTransaction handler: @escaping @Sendable (StoredEvent, Transaction) async throws -> Void
-    ) throws -> EventConsumer {
-        let logger = self.logger
-        return try consumer(name: name, topics: topics) { event, connection in
-            try await handler(event, Transaction(connection: connection, logger: logger))
-        }
-    }
+    public var transactions: Transactions { database.transactions }
 
     /// A durable consumer of `topics`, subscribed at `EVENTS_SUB_URL`, to return as an extra
-    /// service from ``WorkerDefinition/configure``.
+    /// service from ``WorkerDefinition/configure``; its handler gets the transaction that records
+    /// the event as handled, to pass to stores.
     public func consumer(
-        name: String, topics: [String], handler: @escaping EventConsumer.Handler
+        name: String, topics: [String], inTransaction handler: @escaping EventConsumer.Handler
     ) throws -> EventConsumer {
         workload?.watch(consumer: name, topics: topics)
         return EventConsumer(
@@ -120,8 +108,7 @@ public enum WorkerHost {
         let timeout = Duration.milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
         let eventsPoll = Duration.milliseconds(try environment.int(.eventsPoll, in: 10...3_600_000))
         let context = Context()
-        let clientConfiguration = database.clientConfiguration()
-        let postgres = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+        let pool = Database(settings: database, logger: logger)
         let brokerURL = try environment.required(.brokerURL)
         // Calls to other services go out the way the worker's requests come in: ZMTP spoken on an
         // event loop (NIO's shared group, beside PostgreSQL's connections) unless libzmq is asked for.
@@ -134,13 +121,11 @@ public enum WorkerHost {
         // The worker, once the start-up made it: the admin port's readiness asks it whether the
         // broker is hearing from it.
         let running = Mutex<MajordomoWorker?>(nil)
-        let events = EventLog(client: postgres, clock: clock, logger: logger)
+        let events = pool.eventLog(clock: clock)
         let workload = adminPort.map { _ in
             WorkloadMetrics(
-                service: definition.service.rawValue, registry: registry, postgres: postgres, events: events,
-                pool: .init(
-                    applicationName: database.applicationName ?? "",
-                    maximumConnections: clientConfiguration.options.maximumConnections),
+                service: definition.service.rawValue, registry: registry, database: pool, events: events,
+                applicationName: database.applicationName ?? "",
                 clock: clock, logger: logger)
         }
         logger.info(
@@ -153,22 +138,21 @@ public enum WorkerHost {
 
         let startup = StartupService(logger: logger) {
             try await events.migrate()
-            let applied = try await Migrator(client: postgres, schema: definition.service.rawValue, logger: logger)
-                .migrate(try definition.migrations())
+            let applied = try await pool.migrate(schema: definition.service.rawValue, try definition.migrations())
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": "\(applied)"]) }
             var router = OperationRouter(service: definition.service, logger: logger, clock: clock)
             if adminPort != nil { router.metrics = OperationMetrics(service: definition.service.rawValue, registry: registry) }
             router.register(Health.self) { _, _ in
-                let database = await Self.checkDatabase(postgres, logger: logger)
+                let database = await pool.check()
                 return HealthReport(
                     service: definition.service.rawValue, status: database == "ok" ? "ok" : "degraded",
                     instance: Self.instance, uptimeSeconds: Int64(Date().timeIntervalSince(started)),
                     checks: ["database": database])
             }
             JobAdministrationHandlers.register(
-                on: &router, postgres: postgres, schema: definition.service.rawValue, clock: clock, logger: logger)
+                on: &router, database: pool, schema: definition.service.rawValue, clock: clock)
             let resources = WorkerResources(
-                service: definition.service, postgres: postgres,
+                service: definition.service, database: pool,
                 bus: BusClient(client: mdpClient, defaultTimeout: timeout),
                 context: context, environment: environment, logger: logger, clock: clock, events: events,
                 eventsPollInterval: eventsPoll, workload: workload)
@@ -184,14 +168,14 @@ public enum WorkerHost {
             return extra + [worker]
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: postgres), .init(service: mdpClient), .init(service: startup),
+            .init(service: pool.service), .init(service: mdpClient), .init(service: startup),
         ]
         if let adminPort {
             let admin = AdminEndpoint(
                 host: try environment.required(.adminHTTPHost), port: adminPort, registry: registry, logger: logger,
                 beforeScrape: { await workload?.update() }
             ) {
-                let database = await Self.checkDatabase(postgres, logger: logger)
+                let database = await pool.check()
                 let broker: String
                 switch running.withLock({ $0 }) {
                 case nil: broker = "starting (migrations and set-up not finished)"
@@ -217,25 +201,6 @@ public enum WorkerHost {
 
     /// `host:pid`, to tell replicas apart.
     public static let instance = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
-
-    static func checkDatabase(_ postgres: PostgresClient, logger: Logger) async -> String {
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { _ = try await postgres.fetch("SELECT 1", logger: logger) }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(2))
-                    throw CancellationError()
-                }
-                try await group.next()
-                group.cancelAll()
-            }
-            return "ok"
-        } catch is CancellationError {
-            return "no answer within 2 s"
-        } catch {
-            return "\(error)"
-        }
-    }
 
     static func adminPort(_ environment: ProcessEnvironment) throws -> Int? {
         try AdminEndpoint.configuredPort(environment)

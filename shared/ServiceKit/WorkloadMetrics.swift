@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import PostgresNIO
 import Prometheus
 import Store
 import Synchronization
@@ -24,30 +23,24 @@ import Synchronization
 public final class WorkloadMetrics: Sendable {
     let service: String
     let registry: PrometheusCollectorRegistry
-    let postgres: PostgresClient
+    let database: Database
     let events: EventLog
-    let pool: Pool
+    /// The `application_name` of this process's connections.
+    let applicationName: String
     let clock: any WallClock
     let logger: Logger
     /// The durable consumers the service made: name and topics.
     private let consumers = Mutex<[String: [String]]>([:])
 
-    /// The connection pool the figures describe.
-    struct Pool: Sendable {
-        /// The `application_name` of this process's connections.
-        var applicationName: String
-        var maximumConnections: Int
-    }
-
     init(
-        service: String, registry: PrometheusCollectorRegistry, postgres: PostgresClient, events: EventLog,
-        pool: Pool, clock: any WallClock, logger: Logger
+        service: String, registry: PrometheusCollectorRegistry, database: Database, events: EventLog,
+        applicationName: String, clock: any WallClock, logger: Logger
     ) {
         self.service = service
         self.registry = registry
-        self.postgres = postgres
+        self.database = database
         self.events = events
-        self.pool = pool
+        self.applicationName = applicationName
         self.clock = clock
         self.logger = logger
         // Present from the first scrape, so an alert on its rate has a series to read.
@@ -71,10 +64,8 @@ public final class WorkloadMetrics: Sendable {
     func update() async {
         do {
             let now = clock.now()
-            for table in try await JobQueue.tables(in: service, client: postgres, logger: logger) {
-                let depth = try await JobQueue(
-                    client: postgres, schema: service, table: table, clock: clock, logger: logger
-                ).depth()
+            for (table, queue) in try await database.jobQueues(schema: service, clock: clock) {
+                let depth = try await queue.depth()
                 for (state, count) in [("queued", depth.queued), ("running", depth.running), ("dead", depth.dead)] {
                     gauge("jobs", "", "jobs by state; dead ones are the dead letters", [("queue", table), ("state", state)])
                         .set(Double(count))
@@ -101,27 +92,9 @@ public final class WorkloadMetrics: Sendable {
     /// This process's connections by state, from `pg_stat_activity`.
     private func updatePool() async throws {
         gauge("db_pool_max_connections", "", "the most connections this process's pool opens", [])
-            .set(Double(pool.maximumConnections))
-        guard !pool.applicationName.isEmpty else { return }
-        let rows = try await postgres.fetch(
-            """
-            SELECT coalesce(state, ''), count(*)::int8 FROM pg_stat_activity
-            WHERE application_name = \(pool.applicationName) AND backend_type = 'client backend'
-            GROUP BY 1
-            """, logger: logger)
-        var counts = ["active": 0, "idle": 0, "idle_in_transaction": 0, "other": 0]
-        for try await (state, count) in rows.decode((String, Int64).self) {
-            let key =
-                switch state {
-                case "active": "active"
-                case "idle": "idle"
-                case "idle in transaction", "idle in transaction (aborted)": "idle_in_transaction"
-                default: "other"
-                }
-            counts[key, default: 0] += Int(count)
-        }
-        counts["active"] = max(0, counts["active", default: 0] - 1)  // this query's own connection
-        for (state, count) in counts {
+            .set(Double(database.maximumConnections))
+        guard !applicationName.isEmpty else { return }
+        for (state, count) in try await database.connectionsByState(applicationName: applicationName) {
             gauge("db_pool_connections", "", "this process's connections to PostgreSQL by state", [("state", state)])
                 .set(Double(count))
         }

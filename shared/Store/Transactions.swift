@@ -40,3 +40,26 @@ public struct Transactions: Sendable {
         }
     }
 }
+
+extension EventLog {
+    /// Appends `event` inside `transaction` (see ``append(_:on:logger:)``).
+    public func append(_ event: NewEvent, in transaction: Transaction) async throws -> StoredEvent {
+        try await append(event, on: transaction.connection, logger: transaction.logger)
+    }
+
+    /// Appends `events` in one statement, in order, inside `transaction`.
+    public func append(_ events: [NewEvent], in transaction: Transaction) async throws -> [StoredEvent] {
+        try await append(events, on: transaction.connection, logger: transaction.logger)
+    }
+
+    /// Hands `consumer` the unhandled events of `topics`, each inside the transaction that records
+    /// it as handled (see ``catchUp(consumer:topics:batch:handler:)``).
+    public func catchUp(
+        consumer: String, topics: [String]? = nil, batch: Int = 100, logger: Logger,
+        inTransaction handler: @escaping @Sendable (StoredEvent, Transaction) async throws -> Void
+    ) async throws -> Int {
+        try await catchUp(consumer: consumer, topics: topics, batch: batch) { event, connection in
+            try await handler(event, Transaction(connection: connection, logger: logger))
+        }
+    }
+}

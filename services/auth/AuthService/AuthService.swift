@@ -47,23 +47,34 @@ public enum AuthService {
         return try Migration.load(from: url)
     }
 
+    /// The password rules with the list of common passwords shipped with the service (10,000
+    /// most common passwords, `Resources/common-passwords.txt`).
+    public static func passwordPolicy() throws -> PasswordPolicy {
+        guard let url = Bundle.module.url(forResource: "common-passwords", withExtension: "txt") else {
+            throw ServiceError(.internal, "common-passwords.txt is missing from the auth service's resources")
+        }
+        return PasswordPolicy(commonPasswordList: try String(contentsOf: url, encoding: .utf8))
+    }
+
     /// Everything the operations need, built once at start.
     public struct Parts: Sendable {
-        public let authenticator: Authenticator
-        public let sessions: Sessions
+        public let credentials: CredentialHandler
+        public let sessions: SessionHandler
         public let issuer: TokenIssuer
-        public let manager: AccountManager
-        public let devices: DeviceStore
-        public let recovery: Recovery
+        public let accounts: AccountHandler
+        public let users: UserListHandler
+        public let devices: DeviceHandler
+        public let recovery: RecoveryHandler
 
         public init(
-            authenticator: Authenticator, sessions: Sessions, issuer: TokenIssuer, manager: AccountManager,
-            devices: DeviceStore, recovery: Recovery
+            credentials: CredentialHandler, sessions: SessionHandler, issuer: TokenIssuer, accounts: AccountHandler,
+            users: UserListHandler, devices: DeviceHandler, recovery: RecoveryHandler
         ) {
-            self.authenticator = authenticator
+            self.credentials = credentials
             self.sessions = sessions
             self.issuer = issuer
-            self.manager = manager
+            self.accounts = accounts
+            self.users = users
             self.devices = devices
             self.recovery = recovery
         }
@@ -75,40 +86,45 @@ public enum AuthService {
         let lockout = LockoutPolicy(
             maxFailures: try environment.int(maxFailures, in: 1...1000),
             hold: TimeInterval(try environment.int(holdSeconds, in: 60...604_800)))
-        let policy = try PasswordPolicy.shipped()
+        let policy = try passwordPolicy()
         let hasher = PasswordHasher(
             threads: try environment.string(hashingThreads).map { _ in try environment.int(hashingThreads, in: 1...256)
             }
                 ?? ProcessInfo.processInfo.activeProcessorCount,
             queueLimit: try environment.int(hashingQueueLimit, in: 0...100_000))
-        let accounts = AccountStore(client: resources.postgres, logger: resources.logger)
+        let transactions = resources.transactions
+        let accounts = AccountStore(client: resources.database.client, logger: resources.logger)
         let publisher = try resources.publisher()
-        var authenticator = try await Authenticator.make(
-            store: accounts, hasher: hasher, policy: policy, lockout: lockout, clock: resources.clock)
-        authenticator.publisher = publisher
-        let sessionStore = SessionStore(client: resources.postgres, logger: resources.logger)
+        var credentials = try await CredentialHandler.make(
+            store: accounts, transactions: transactions, hasher: hasher, policy: policy, lockout: lockout,
+            clock: resources.clock)
+        credentials.publisher = publisher
+        let sessionStore = SessionStore(client: resources.database.client, logger: resources.logger)
         let key = try await sessionStore.signingKey(now: resources.clock.now())
         let issuer = try await TokenIssuer.make(kid: key.kid, privateKey: key.privateKey, clock: resources.clock)
-        var recovery = Recovery(
-            accounts: accounts, sessions: sessionStore, policy: policy, hasher: hasher, publisher: publisher,
-            clock: resources.clock)
+        var recovery = RecoveryHandler(
+            accounts: accounts, sessions: sessionStore,
+            resets: RecoveryStore(client: resources.database.client, logger: resources.logger), transactions: transactions,
+            policy: policy, hasher: hasher, publisher: publisher, clock: resources.clock)
         recovery.tokenLifetime = TimeInterval(try environment.int(resetSeconds, in: 60...86_400))
         recovery.mailsPerHour = try environment.int(recoveryMailsPerHour, in: 1...1000)
         let parts = Parts(
-            authenticator: authenticator,
-            sessions: Sessions(
-                authenticator: authenticator, accounts: accounts, store: sessionStore, issuer: issuer,
+            credentials: credentials,
+            sessions: SessionHandler(
+                credentials: credentials, accounts: accounts, store: sessionStore, issuer: issuer,
                 clock: resources.clock),
             issuer: issuer,
-            manager: AccountManager(
-                accounts: accounts, sessions: sessionStore, authenticator: authenticator, issuer: issuer,
-                publisher: publisher, clock: resources.clock),
-            devices: DeviceStore(client: resources.postgres, logger: resources.logger, clock: resources.clock),
+            accounts: AccountHandler(
+                accounts: accounts, sessions: sessionStore, transactions: transactions, credentials: credentials,
+                issuer: issuer, publisher: publisher, clock: resources.clock),
+            users: UserListHandler(accounts: accounts),
+            devices: DeviceHandler(
+                store: DeviceStore(client: resources.database.client, logger: resources.logger, clock: resources.clock)),
             recovery: recovery)
         switch (environment.string(adminUsername), environment.string(adminPassword)) {
         case (let username?, let password?):
             try await AdminAccount.ensure(
-                username: username, password: password, authenticator: authenticator, logger: resources.logger)
+                username: username, password: password, credentials: credentials, logger: resources.logger)
         case (nil, nil):
             break
         default:
@@ -120,100 +136,56 @@ public enum AuthService {
 
     /// Registers the service's operations.
     public static func register(_ parts: Parts, on router: inout OperationRouter) {
-        let (authenticator, sessions, manager, devices, recovery) = (
-            parts.authenticator, parts.sessions, parts.manager, parts.devices, parts.recovery
+        let (credentials, sessions, accounts, devices, recovery) = (
+            parts.credentials, parts.sessions, parts.accounts, parts.devices, parts.recovery
         )
-        router.register(Auth.Register.self) { request, _ in try await authenticator.register(request) }
-        router.register(Auth.VerifyPassword.self) { request, _ in try await authenticator.verify(request) }
+        router.register(Auth.Register.self) { request, _ in try await credentials.register(request) }
+        router.register(Auth.VerifyPassword.self) { request, _ in try await credentials.verify(request) }
         router.register(Auth.Login.self) { request, _ in try await sessions.login(request) }
         router.register(Auth.Refresh.self) { request, _ in try await sessions.refresh(request) }
         router.register(Auth.Logout.self) { request, _ in try await sessions.logout(request) }
         router.register(Auth.JWKS.self) { [issuer = parts.issuer] _, _ in issuer.jwks() }
 
-        router.register(Auth.GetProfile.self) { _, context in try await manager.profile(try context.userId()) }
+        router.register(Auth.GetProfile.self) { _, context in try await accounts.profile(try context.userId()) }
         router.register(Auth.UpdateProfile.self) { changes, context in
-            try await manager.updateProfile(try context.userId(), changes)
+            try await accounts.updateProfile(try context.userId(), changes)
         }
         router.register(Auth.ChangePassword.self) { request, context in
-            try await manager.changePassword(try context.userId(), request)
+            try await accounts.changePassword(try context.userId(), request)
         }
         router.register(Auth.DeleteAccount.self) { _, context in
-            try await manager.delete(try context.userId(), requestId: context.metadata.requestId)
-            return Empty()
+            try await accounts.delete(try context.userId(), requestId: context.metadata.requestId)
         }
         router.register(Auth.GrantRoles.self) { request, context in
-            try await manager.grantRoles(request, by: try context.requireRole(Auth.Role.admin))
+            try await accounts.grantRoles(request, by: try context.requireRole(Auth.Role.admin))
         }
-        register(userList: manager.accounts, on: &router)
+        register(userList: parts.users, on: &router)
 
         router.register(Auth.RegisterDevice.self) { request, context in
             try await devices.register(request, userId: try context.userId())
         }
         router.register(Auth.RemoveDevice.self) { request, context in
             try await devices.remove(request.deviceId, userId: try context.userId())
-            return Empty()
         }
-        router.register(Auth.ListDevices.self) { request, context in
-            let owner: UUID
-            if let asked = request.userId {
-                // Another account's devices: for services (no actor) and admins only.
-                if context.metadata.actor != nil { _ = try context.requireRole(Auth.Role.admin) }
-                guard let id = UUID(uuidString: asked) else {
-                    throw ServiceError.invalidArgument("userId must be a UUID", field: "userId")
-                }
-                owner = id
-            } else {
-                owner = try context.userId()
-            }
-            return try await devices.page(request, of: owner)
-        }
+        router.register(Auth.ListDevices.self) { request, context in try await devices.list(request, context) }
         router.register(Auth.LookupContacts.self) { request, context in
-            guard context.metadata.actor == nil else {
-                throw ServiceError(.permissionDenied, "lookup_contacts is for services, not for accounts")
-            }
-            guard request.userIds.count <= Auth.LookupContacts.maxUserIds else {
-                throw ServiceError.invalidArgument(
-                    "at most \(Auth.LookupContacts.maxUserIds) userIds per request", field: "userIds")
-            }
-            var ids: [UUID] = []
-            for text in request.userIds {
-                guard let id = UUID(uuidString: text) else {
-                    throw ServiceError.invalidArgument("userIds must be UUIDs", field: "userIds")
-                }
-                ids.append(id)
-            }
-            return .init(contacts: try await devices.contacts(of: Array(Set(ids))))
+            try await devices.lookupContacts(request, context)
         }
         router.register(Auth.ForgetDeviceToken.self) { request, context in
-            guard context.metadata.actor == nil else {
-                throw ServiceError(.permissionDenied, "forget_device_token is for the notify service")
-            }
-            return .init(removed: try await devices.forget(token: request.token))
+            try await devices.forgetToken(request, context)
         }
 
         router.register(Auth.RequestPasswordReset.self) { request, context in
-            try await recovery.evenly {
-                try await recovery.requestReset(request, requestId: context.metadata.requestId)
-            }
-            return Empty()
+            try await recovery.requestResetEvenly(request, requestId: context.metadata.requestId)
         }
-        router.register(Auth.ConfirmPasswordReset.self) { request, _ in
-            try await recovery.confirmReset(request)
-            return Empty()
-        }
+        router.register(Auth.ConfirmPasswordReset.self) { request, _ in try await recovery.confirmReset(request) }
         router.register(Auth.RequestUsernameReminder.self) { request, context in
-            try await recovery.evenly {
-                try await recovery.requestReminder(request, requestId: context.metadata.requestId)
-            }
-            return Empty()
+            try await recovery.requestReminderEvenly(request, requestId: context.metadata.requestId)
         }
     }
 
     /// Registers `list_users`, the admin's list of accounts (role `admin`).
-    public static func register(userList accounts: AccountStore, on router: inout OperationRouter) {
-        router.register(Auth.ListUsers.self) { request, context in
-            _ = try context.requireRole(Auth.Role.admin)
-            return try await accounts.users(try UserListQuery(request))
-        }
+    public static func register(userList users: UserListHandler, on router: inout OperationRouter) {
+        router.register(Auth.ListUsers.self) { request, context in try await users.list(request, context) }
     }
 }

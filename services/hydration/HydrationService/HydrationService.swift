@@ -2,8 +2,6 @@ import AuthContract
 import Contract
 import Foundation
 import HydrationContract
-import Logging
-import PostgresNIO
 import ServiceKit
 import Store
 
@@ -29,35 +27,32 @@ public enum HydrationService {
         public let drinks: DrinkStore
         public let plans: PlanStore
         public let clock: any WallClock
+        /// Forgets deleted accounts (the consumer `hydration.auth`).
+        public let accounts: AccountDeletedConsumer
 
-        public init(client: PostgresClient, events: EventPublisher, clock: any WallClock, logger: Logger) {
-            drinks = DrinkStore(client: client, logger: logger)
-            plans = PlanStore(client: client, events: events, logger: logger)
+        public init(drinks: DrinkStore, plans: PlanStore, clock: any WallClock) {
+            self.drinks = drinks
+            self.plans = plans
             self.clock = clock
-        }
-
-        /// Forgets everything hydration keeps of `user` (after `auth.account_deleted`).
-        public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
-            try await drinks.forget(user, on: connection)
-            try await plans.forget(user, on: connection)
+            accounts = AccountDeletedConsumer(drinks: drinks, plans: plans)
         }
     }
 
     /// The operation table: one line per operation.
     public static func register(_ parts: Parts, on router: inout OperationRouter) {
-        let log = DrinkLog(drinks: parts.drinks, clock: parts.clock)
-        let sync = SyncExchange(drinks: parts.drinks, clock: parts.clock)
-        let history = HistoryReport(drinks: parts.drinks, plans: parts.plans)
-        let book = PlanBook(plans: parts.plans, drinks: parts.drinks, clock: parts.clock)
-        router.register(Hydration.LogDrink.self) { try await log.log($0, $1) }
-        router.register(Hydration.ListDrinks.self) { try await log.list($0, $1) }
-        router.register(Hydration.UpdateDrink.self) { try await log.update($0, $1) }
-        router.register(Hydration.DeleteDrink.self) { try await log.delete($0, $1) }
+        let drinks = DrinkHandler(drinks: parts.drinks, clock: parts.clock)
+        let sync = SyncHandler(drinks: parts.drinks, clock: parts.clock)
+        let history = HistoryHandler(drinks: parts.drinks, plans: parts.plans)
+        let plans = PlanHandler(plans: parts.plans, drinks: parts.drinks, clock: parts.clock)
+        router.register(Hydration.LogDrink.self) { try await drinks.log($0, $1) }
+        router.register(Hydration.ListDrinks.self) { try await drinks.list($0, $1) }
+        router.register(Hydration.UpdateDrink.self) { try await drinks.update($0, $1) }
+        router.register(Hydration.DeleteDrink.self) { try await drinks.delete($0, $1) }
         router.register(Hydration.Sync.self) { try await sync.sync($0, $1) }
         router.register(Hydration.History.self) { try await history.history($0, $1) }
-        router.register(Hydration.GetPlan.self) { try await book.get($0, $1) }
-        router.register(Hydration.SetPlan.self) { try await book.set($0, $1) }
-        router.register(Hydration.ReminderText.self) { try await book.reminderText($0, $1) }
+        router.register(Hydration.GetPlan.self) { try await plans.get($0, $1) }
+        router.register(Hydration.SetPlan.self) { try await plans.set($0, $1) }
+        router.register(Hydration.ReminderText.self) { try await plans.reminderText($0, $1) }
     }
 
     /// Its migrations, operations and the consumer that forgets deleted accounts.
@@ -65,14 +60,12 @@ public enum HydrationService {
         router, resources in
         let publisher = try resources.publisher()
         let parts = Parts(
-            client: resources.postgres, events: publisher, clock: resources.clock, logger: resources.logger)
+            drinks: DrinkStore(client: resources.database.client, logger: resources.logger),
+            plans: PlanStore(client: resources.database.client, events: publisher, logger: resources.logger),
+            clock: resources.clock)
         register(parts, on: &router)
-        let forgetter = try resources.consumer(name: "hydration.auth", topics: [Auth.AccountDeleted.topic]) {
-            event, connection in
-            let deleted = try Wire.makeDecoder().decode(Auth.AccountDeleted.self, from: event.payload)
-            guard let user = UUID(uuidString: deleted.userId) else { return }
-            try await parts.forget(user, on: connection)
-        }
+        let forgetter = try resources.consumer(
+            name: "hydration.auth", topics: [Auth.AccountDeleted.topic], inTransaction: parts.accounts.handle(_:in:))
         return [publisher.service, forgetter]
     }
 }

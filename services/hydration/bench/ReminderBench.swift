@@ -4,7 +4,6 @@ import HydrationContract
 import HydrationService
 import NotifyContract
 import NotifyService
-import PostgresNIO
 import ServiceKit
 import Store
 
@@ -15,7 +14,7 @@ import Store
 /// runs from an occurrence's due time to the commit of its notification, in real time.
 struct ReminderBench {
     let bench: Bench
-    let client: PostgresClient
+    let store: ReminderBenchStore
     var users = 100_000
     var compression = 1_440.0
     var composers = 2
@@ -24,35 +23,8 @@ struct ReminderBench {
         let logger = SyncBench.logger
         let clock = ManualClock()
         let start = clock.now()
-        let schema = "bench_hyd_notify_" + UUID().uuidString.lowercased().prefix(8)
-        try await Migrator(client: client, schema: schema, logger: logger).migrate(NotifyService.migrations())
-        // Plans in hydration (64 oz, 4 reminders a day) and one reminder each in notify.
-        try await client.withConnection { connection in
-            try await connection.fetch(
-                """
-                CREATE TEMP TABLE bench_users AS
-                SELECT gen_random_uuid() AS user_id,
-                       \(start)::timestamptz + make_interval(secs => i * 86400.0 / \(users)) AS due
-                FROM generate_series(1, \(users)) AS i
-                """, logger: logger)
-            try await connection.fetch(
-                """
-                INSERT INTO hydration.plans (user_id, goal_amount, goal_unit, reminders_per_day, wake_minute,
-                    sleep_minute, time_zone, updated_at)
-                SELECT user_id, 6400, 'oz', 4, 420, 1320, 'America/New_York', now() FROM bench_users
-                """, logger: logger)
-            try await connection.fetch(
-                """
-                INSERT INTO \(unescaped: schema).schedules
-                    (id, user_id, kind, variables, once_at, time_zone, next_at, created_at)
-                SELECT gen_random_uuid(), user_id, \(Notify.Kind.hydrationReminder.rawValue), '{}'::jsonb, due, 'UTC', due,
-                    \(start)
-                FROM bench_users
-                """, logger: logger)
-        }
-        let queue = JobQueue(client: client, schema: schema, clock: clock, logger: logger)
-        let store = NotificationStore(client: client, queue: queue, clock: clock, logger: logger)
-        let schedules = ScheduleStore(notifications: store, logger: logger)
+        let schema = try await store.seed(users: users, start: start)
+        let (notifications, schedules) = store.notifyStores(schema: schema, clock: clock)
         let (wake, _) = AsyncStream.makeStream(of: Void.self)
         let router = bench.router
         let texts = Composer.Texts { occurrence in
@@ -64,7 +36,7 @@ struct ReminderBench {
             let reply = try Wire.decodeReply(Hydration.ReminderText.Reply.self, from: await router.handle(frames))
             return Composer.Texts.text(of: reply)
         }
-        var configured = Composer(store: store, texts: texts, wake: wake, logger: logger) {}
+        var configured = Composer(store: notifications, texts: texts, wake: wake, logger: logger) {}
         configured.batch = 64
         let composer = configured
         let began = ContinuousClock.now
@@ -102,19 +74,8 @@ struct ReminderBench {
             }
             try await group.waitForAll()
         }
-        // Lateness in real time: (commit - due) / compression; one schedule per user.
-        let rows = try await client.fetch(
-            """
-            SELECT (extract(epoch FROM n.created_at - s.once_at) * 1000 / \(compression))::float8
-            FROM \(unescaped: schema).notifications n JOIN \(unescaped: schema).schedules s ON s.user_id = n.user_id
-            ORDER BY 1
-            """, logger: logger)
-        var lateness: [Double] = []
-        for try await value in rows.decode(Double.self) { lateness.append(value) }
-        try await client.fetch(
-            "DELETE FROM hydration.plans WHERE user_id IN (SELECT user_id FROM \(unescaped: schema).schedules)",
-            logger: logger)
-        try await client.fetch("DROP SCHEMA \(unescaped: schema) CASCADE", logger: logger)
+        let lateness = try await store.lateness(schema: schema, compression: compression)
+        try await store.drop(schema: schema)
         print(
             String(
                 format:

@@ -3,7 +3,6 @@ import Foundation
 import HydrationContract
 import HydrationService
 import Logging
-import PostgresNIO
 import ServiceKit
 import Store
 import Synchronization
@@ -69,12 +68,7 @@ enum SyncBench {
     }
 
     static func run(_ options: [String: Int], only: String?) async throws {
-        var configuration = try DatabaseSettings.fromEnvironment().clientConfiguration()
-        configuration.options.maximumConnections = 40
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await BenchDatabase.with(maximumConnections: 40, logger: logger) { client in
             let clock = SystemClock()
             let log = EventLog(client: client, clock: clock, logger: logger)
             try await log.migrate()
@@ -84,7 +78,10 @@ enum SyncBench {
                 log: log, producer: .hydration, context: Context(), endpoint: "tcp://127.0.0.1:1")
             var router = OperationRouter(service: .hydration, logger: logger, clock: clock)
             HydrationService.register(
-                .init(client: client, events: publisher, clock: clock, logger: logger), on: &router)
+                .init(
+                    drinks: DrinkStore(client: client, logger: logger),
+                    plans: PlanStore(client: client, events: publisher, logger: logger), clock: clock),
+                on: &router)
             let bench = Bench(router: router)
             if only == nil || only == "first-sync" {
                 try await bench.firstSync(drinks: options["drinks"]!, rounds: options["rounds"]!)
@@ -95,11 +92,10 @@ enum SyncBench {
             }
             if only == nil || only == "reminders" {
                 try await ReminderBench(
-                    bench: bench, client: client, users: options["reminder-users"]!,
-                    compression: Double(options["compression"]!)
+                    bench: bench, store: ReminderBenchStore(client: client, logger: logger),
+                    users: options["reminder-users"]!, compression: Double(options["compression"]!)
                 ).run()
             }
-            group.cancelAll()
         }
     }
 }
@@ -169,7 +165,7 @@ struct Bench: Sendable {
     /// and pulling what the user's other device pushed since its cursor.
     func incremental(rate: Int, seconds: Int, users: Int) async throws {
         let ids = (0..<users).map { _ in UUID() }
-        let cursors = CursorBook()
+        let cursors = DeviceCursors()
         // Each user starts with 50 drinks, and both devices in step.
         let now = Date()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -190,8 +186,8 @@ struct Bench: Sendable {
         let total = rate * seconds
         let interval = Duration.nanoseconds(1_000_000_000 / Int64(rate))
         let start = ContinuousClock.now + .milliseconds(100)
-        let latencies = LatencyBook()
-        let pulled = LatencyBook()
+        let latencies = Measurements()
+        let pulled = Measurements()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<total {
                 let due = start + interval * index
@@ -236,14 +232,14 @@ struct Bench: Sendable {
 }
 
 /// Cursors by device, shared by the syncs in flight.
-final class CursorBook: Sendable {
+final class DeviceCursors: Sendable {
     private let cursors = Mutex<[Int: String]>([:])
     func get(_ key: Int) -> String? { cursors.withLock { $0[key] } }
     func set(_ key: Int, _ cursor: String) { cursors.withLock { $0[key] = cursor } }
 }
 
 /// Measurements, shared by the syncs in flight.
-final class LatencyBook: Sendable {
+final class Measurements: Sendable {
     private let values = Mutex<[Double]>([])
     func add(_ value: Double) { values.withLock { $0.append(value) } }
     func sorted() -> [Double] { values.withLock { $0.sorted() } }

@@ -9,11 +9,11 @@ import Synchronization
 extension AppScenarios {
     /// What the TapWater users share: each account's session, each device's cursor and turn.
     final class TapWaterState: Sendable {
-        let sessions: SessionBook
+        let sessions: SessionPool
         let cursors = Mutex<[Int: String]>([:])
         let turns = Mutex<[Int: Int]>([:])
 
-        init(sessions: SessionBook) { self.sessions = sessions }
+        init(sessions: SessionPool) { self.sessions = sessions }
     }
 
     /// Registers the accounts, signs them in and gives each a plan with reminders, each account
@@ -21,13 +21,13 @@ extension AppScenarios {
     func tapwaterState(_ http: GatewayHTTP, tally: Tally) async throws -> TapWaterState {
         let accounts = try await register(http, count: settings.accounts, prefix: "tapwater", card: false)
         let zones = ["Europe/Stockholm", "America/New_York", "Asia/Kolkata"]
-        let sessions = try await withThrowingTaskGroup(of: (Int, SessionBook.Session).self) { group in
+        let sessions = try await withThrowingTaskGroup(of: (Int, SessionPool.Session).self) { group in
             for (index, account) in accounts.enumerated() {
                 group.addTask {
                     try await SimulatedClient.acting(as: Self.tapwaterClients + index) {
                         let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
                         let login = try await Self.setup(http, "/v1/auth/login", credentials)
-                        guard let session = SessionBook.session(fromLogin: login.body) else {
+                        guard let session = SessionPool.session(fromLogin: login.body) else {
                             throw BenchError("login \(account.name): HTTP \(login.status) \(login.body)")
                         }
                         let token = session.access
@@ -43,11 +43,11 @@ extension AppScenarios {
                     }
                 }
             }
-            var sessions = [SessionBook.Session?](repeating: nil, count: accounts.count)
+            var sessions = [SessionPool.Session?](repeating: nil, count: accounts.count)
             for try await (index, session) in group { sessions[index] = session }
             return sessions.compactMap { $0 }
         }
-        return TapWaterState(sessions: SessionBook(
+        return TapWaterState(sessions: SessionPool(
                 sessions, tally: tally, kind: "tapwater token refresh", renewAfter: settings.renewAfter))
     }
 

@@ -87,11 +87,11 @@ struct AppScenarios {
             if settings.users > 0 {
                 progress("NavUP: reading the campus (access points, venues)")
                 let campus = try await Campus.load(http)
-                var students: SessionBook?
+                var students: SessionPool?
                 if settings.nextClassEvery > 0 {
                     progress("NavUP: registering \(settings.accounts) students with sample modules (next class)")
                     do {
-                        students = SessionBook(
+                        students = SessionPool(
                             try await navupStudents(http, count: settings.accounts), tally: tally,
                             kind: "navup token refresh", renewAfter: settings.renewAfter)
                     } catch {
@@ -205,15 +205,15 @@ struct AppScenarios {
     /// Signed-in students (their sessions), each taking four sample modules. A campus
     /// without those modules answers 400 to the enrolment, which leaves the student with none
     /// (their next-class requests are then 404s, correct answers).
-    func navupStudents(_ http: GatewayHTTP, count: Int) async throws -> [SessionBook.Session] {
+    func navupStudents(_ http: GatewayHTTP, count: Int) async throws -> [SessionPool.Session] {
         let accounts = try await register(http, count: count, prefix: "navup", card: false)
-        return try await withThrowingTaskGroup(of: SessionBook.Session.self) { group in
+        return try await withThrowingTaskGroup(of: SessionPool.Session.self) { group in
             for (index, account) in accounts.enumerated() {
                 group.addTask {
                     try await SimulatedClient.acting(as: index) {
                         let credentials = #"{"username": "\#(account.name)", "password": "\#(Self.password)"}"#
                         let login = try await Self.setup(http, "/v1/auth/login", credentials)
-                        guard let session = SessionBook.session(fromLogin: login.body) else {
+                        guard let session = SessionPool.session(fromLogin: login.body) else {
                             throw BenchError("login \(account.name): HTTP \(login.status) \(login.body)")
                         }
                         let token = session.access
@@ -227,13 +227,13 @@ struct AppScenarios {
                     }
                 }
             }
-            var sessions: [SessionBook.Session] = []
+            var sessions: [SessionPool.Session] = []
             for try await session in group { sessions.append(session) }
             return sessions
         }
     }
 
-    func navup(_ http: GatewayHTTP, campus: Campus, students: SessionBook?, tally: Tally) -> PeriodicUsers {
+    func navup(_ http: GatewayHTTP, campus: Campus, students: SessionPool?, tally: Tally) -> PeriodicUsers {
         let locate = PeriodicUsers.Action(every: settings.locateEvery) { user, due in
             await SimulatedClient.acting(as: user) {
                 var random = RequestRandom.next()

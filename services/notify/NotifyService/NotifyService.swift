@@ -30,10 +30,10 @@ public enum NotifyService {
         let env = resources.environment
         let backoff = Backoff(base: Double(try env.int(NotifySettings.deliveryBackoff, in: 1...600_000)) / 1000)
         let queue = JobQueue(
-            client: resources.postgres, schema: "notify", clock: resources.clock, backoff: backoff,
+            client: resources.database.client, schema: "notify", clock: resources.clock, backoff: backoff,
             logger: resources.logger)
         var store = NotificationStore(
-            client: resources.postgres, queue: queue, clock: resources.clock, logger: resources.logger)
+            client: resources.database.client, queue: queue, clock: resources.clock, logger: resources.logger)
         store.maxAttempts = try env.int(NotifySettings.deliveryAttempts, in: 1...100)
         let schedules = ScheduleStore(notifications: store, logger: resources.logger)
         let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -42,7 +42,7 @@ public enum NotifyService {
         let apnsProvider = try await apns(resources)
         let fcmProvider = try await fcm(resources)
         var deliverer = Deliverer(
-            store: store, directory: AuthDirectory(bus: resources.bus), smtp: smtp,
+            store: store, directory: AuthDirectoryClient(bus: resources.bus), smtp: smtp,
             mailFrom: try env.required(NotifySettings.mailFrom), apns: apnsProvider, fcm: fcmProvider,
             wake: wake, logger: resources.logger)
         deliverer.batch = try env.int(NotifySettings.deliveryBatch, in: 1...1000)
@@ -50,7 +50,7 @@ public enum NotifyService {
         deliverer.pushConcurrency = try env.int(NotifySettings.pushConcurrency, in: 1...512)
         deliverer.lease = Double(try env.int(NotifySettings.deliveryLease, in: 1000...3_600_000)) / 1000
         deliverer.pollInterval = .milliseconds(try env.int(NotifySettings.deliveryPoll, in: 5...60_000))
-        deliverer.attachments = ECardImages.overBus(resources.bus)
+        deliverer.attachments = ECardImageClient.overBus(resources.bus)
         deliverer.knownApps.formUnion(try apnsTopics(env).byApp.keys)
         let publisher = try resources.publisher()
         deliverer.events = publisher
@@ -65,7 +65,9 @@ public enum NotifyService {
                     logger: resources.logger))
         }
         let triggers = Triggers(store: store, logger: resources.logger)
-        register(store: store, schedules: schedules, on: &router) { nudge.yield() }
+        register(
+            notifications: NotificationHandler(store: store) { nudge.yield() },
+            schedules: ScheduleHandler(schedules: schedules), on: &router)
         let scheduler = Scheduler(
             schedules: schedules,
             pollInterval: .milliseconds(try env.int(NotifySettings.schedulerPoll, in: 5...60_000)),
@@ -77,16 +79,18 @@ public enum NotifyService {
         let composer = Composer(
             store: store, texts: .overBus(resources.bus), wake: composeWake, logger: resources.logger
         ) { nudge.yield() }
-        let authConsumer = try resources.consumer(name: "notify.auth", topics: Triggers.authTopics) {
-            event, connection in
-            try await triggers.handle(event, on: connection)
-            nudge.yield()
-        }
-        let serviceConsumer = try resources.consumer(name: "notify.services", topics: Triggers.serviceTopics) {
-            event, connection in
-            try await triggers.handle(event, on: connection)
-            nudge.yield()
-        }
+        let authConsumer = try resources.consumer(
+            name: "notify.auth", topics: Triggers.authTopics,
+            inTransaction: { event, tx in
+                try await triggers.handle(event, in: tx)
+                nudge.yield()
+            })
+        let serviceConsumer = try resources.consumer(
+            name: "notify.services", topics: Triggers.serviceTopics,
+            inTransaction: { event, tx in
+                try await triggers.handle(event, in: tx)
+                nudge.yield()
+            })
         return [publisher.service, deliverer, scheduler, composer, authConsumer, serviceConsumer] + metrics
     }
 
@@ -112,7 +116,7 @@ public enum NotifyService {
             withoutApp: env.string(NotifySettings.apnsTopic))
     }
 
-    static func apns(_ resources: WorkerResources) async throws -> APNsProvider? {
+    static func apns(_ resources: WorkerResources) async throws -> APNsClient? {
         let env = resources.environment
         guard let team = env.string(NotifySettings.apnsTeamId) else { return nil }
         guard let keyId = env.string(NotifySettings.apnsKeyId), let file = env.string(NotifySettings.apnsKeyFile) else {
@@ -126,7 +130,7 @@ public enum NotifyService {
                 "topics": "\(topics.byApp.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })",
                 "withoutApp": "\(topics.withoutApp ?? "-")",
             ])
-        return try await APNsProvider(
+        return try await APNsClient(
             settings: .init(
                 endpoint: try env.required(NotifySettings.apnsEndpoint),
                 sandboxEndpoint: try env.required(NotifySettings.apnsSandboxEndpoint), teamId: team, keyId: keyId,
@@ -134,7 +138,7 @@ public enum NotifyService {
     }
 
     /// FCM with a service account's tokens; with only `FCM_ACCESS_TOKEN` (local sinks), that token.
-    static func fcm(_ resources: WorkerResources) async throws -> FCMProvider? {
+    static func fcm(_ resources: WorkerResources) async throws -> FCMClient? {
         let env = resources.environment
         let endpoint = try env.required(NotifySettings.fcmEndpoint)
         if let file = env.string(NotifySettings.fcmServiceAccountFile) {
@@ -142,7 +146,7 @@ public enum NotifyService {
             let project = env.string(NotifySettings.fcmProject) ?? account.projectId
             resources.logger.info(
                 "FCM configured", metadata: ["project": "\(project)", "serviceAccount": "\(account.clientEmail)"])
-            return FCMProvider(
+            return FCMClient(
                 settings: .init(endpoint: endpoint, projectId: project),
                 tokens: try await ServiceAccountTokens(account: account, clock: resources.clock))
         }
@@ -151,44 +155,21 @@ public enum NotifyService {
             throw ServiceError.invalidArgument("FCM_ACCESS_TOKEN needs FCM_PROJECT_ID too")
         }
         resources.logger.warning("FCM with a fixed FCM_ACCESS_TOKEN: for local push sinks only, it is not renewed")
-        return FCMProvider(settings: .init(endpoint: endpoint, projectId: project), tokens: StaticAccessToken(token))
+        return FCMClient(settings: .init(endpoint: endpoint, projectId: project), tokens: StaticAccessToken(token))
     }
 
-    /// Registers the service's operations; `submitted` is called after a new notification.
+    /// Registers the service's operations.
     public static func register(
-        store: NotificationStore, schedules: ScheduleStore, on router: inout OperationRouter,
-        submitted: @escaping @Sendable () -> Void
+        notifications: NotificationHandler, schedules: ScheduleHandler, on router: inout OperationRouter
     ) {
-        router.register(Notify.Send.self) { request, context in
-            if context.metadata.actor != nil { _ = try context.requireRole(Auth.Role.admin) }
-            let reply = try await store.submit(try Submission(request))
-            if reply.created { submitted() }
-            return reply
-        }
-        router.register(Notify.ListInbox.self) { request, context in
-            try await store.inbox(of: try context.userId(), request)
-        }
-        router.register(Notify.MarkRead.self) { request, context in
-            .init(unreadCount: try await store.markRead(request.notificationId, of: try context.userId()))
-        }
-        router.register(Notify.GetPreferences.self) { _, context in
-            try await store.preferences(of: try context.userId())
-        }
-        router.register(Notify.SetPreferences.self) { request, context in
-            try await store.setPreferences(request, of: try context.userId())
-        }
-        router.register(Notify.ListSchedules.self) { request, context in
-            try await schedules.list(request, of: try context.userId())
-        }
-        router.register(Notify.CreateSchedule.self) { request, context in
-            try await schedules.create(request, for: try context.userId())
-        }
-        router.register(Notify.DeleteSchedule.self) { request, context in
-            try await schedules.delete(request.scheduleId, of: try context.userId())
-            return Empty()
-        }
-        router.register(Notify.ListDeliveries.self) { _, context in
-            .init(deliveries: try await store.deliveries(of: try context.userId()))
-        }
+        router.register(Notify.Send.self) { try await notifications.send($0, $1) }
+        router.register(Notify.ListInbox.self) { try await notifications.inbox($0, $1) }
+        router.register(Notify.MarkRead.self) { try await notifications.markRead($0, $1) }
+        router.register(Notify.GetPreferences.self) { try await notifications.preferences($1) }
+        router.register(Notify.SetPreferences.self) { try await notifications.setPreferences($0, $1) }
+        router.register(Notify.ListSchedules.self) { try await schedules.list($0, $1) }
+        router.register(Notify.CreateSchedule.self) { try await schedules.create($0, $1) }
+        router.register(Notify.DeleteSchedule.self) { try await schedules.delete($0, $1) }
+        router.register(Notify.ListDeliveries.self) { try await notifications.deliveries($1) }
     }
 }

@@ -39,8 +39,7 @@ struct MailBench {
             let elapsed = seconds(since: started)
             let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             let stored = files.filter { $0.hasSuffix(".eml") }.count
-            let sent = try await world.count(
-                "SELECT count(*)::int8 FROM \(unescaped: world.schema).deliveries WHERE outcome = 'sent'")
+            let sent = try await world.database.sentDeliveries()
             print(
                 "notify-bench mail: \(count) mails in \(String(format: "%.2f", elapsed)) s = "
                     + "\(Int(Double(count) / elapsed)) mails/s; \(stored) stored by the SMTP sink, \(sent) logged sent "

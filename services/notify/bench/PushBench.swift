@@ -40,7 +40,7 @@ struct PushBench {
                 )
             }
             try await world.submit(submissions)
-            let fcm = FCMProvider(
+            let fcm = FCMClient(
                 settings: .init(endpoint: "http://127.0.0.1:\(port)", projectId: "bench"),
                 tokens: StaticAccessToken("bench"), http: http)
             var deliverer = Deliverer(

@@ -1,6 +1,5 @@
 import Foundation
 import NotifyService
-import PostgresNIO
 import Store
 
 /// Scheduler lateness: `reminders` one-off reminders spread evenly over a day, the day
@@ -18,15 +17,7 @@ struct SchedulerBench {
         let clock = ManualClock()
         let start = clock.now()
         try await BenchWorld.with(clock: clock) { world in
-            try await world.client.fetch(
-                """
-                INSERT INTO \(unescaped: world.schema).schedules
-                    (id, user_id, kind, variables, once_at, time_zone, next_at, created_at)
-                SELECT gen_random_uuid(), gen_random_uuid(), 'reminder', '{"text": "Drink water"}'::jsonb, t, 'UTC',
-                    t, \(start)
-                FROM (SELECT \(start)::timestamptz + make_interval(secs => i * 86400.0 / \(reminders)) AS t
-                      FROM generate_series(1, \(reminders)) AS i) AS due
-                """, logger: BenchWorld.logger)
+            try await world.database.addDailyReminders(reminders, from: start)
             let began = ContinuousClock.now
             let driver = Task {
                 while !Task.isCancelled {
@@ -59,8 +50,7 @@ struct SchedulerBench {
                 for try await part in group { all += part }
                 return all.sorted()
             }
-            let fired = try await world.count(
-                "SELECT count(*)::int8 FROM \(unescaped: world.schema).notifications")
+            let fired = try await world.database.notifications()
             func percentile(_ p: Double) -> Int {
                 lateness.isEmpty ? -1 : Int(lateness[min(lateness.count - 1, Int(Double(lateness.count) * p))] * 1000)
             }

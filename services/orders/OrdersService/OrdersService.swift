@@ -1,5 +1,6 @@
 import Contract
 import Foundation
+import Logging
 import OrdersContract
 import ServiceKit
 import Store
@@ -114,7 +115,7 @@ public enum OrdersService {
         /// How often the payment sweeper runs.
         public var paymentSweep: Duration
         /// Stripe's settings when `PAYMENT_PROVIDER=stripe`; nil for the sandbox.
-        public var stripe: StripePaymentProvider.Settings?
+        public var stripe: StripeClient.Settings?
         /// The webhook signature check; nil when no secret is set.
         public var webhookSignature: StripeSignature?
 
@@ -163,7 +164,7 @@ public enum OrdersService {
                 guard let key = environment.string(OrdersService.stripeAPIKey), !key.isEmpty else {
                     throw ServiceError(.invalidArgument, "PAYMENT_PROVIDER=stripe needs STRIPE_API_KEY")
                 }
-                stripe = StripePaymentProvider.Settings(
+                stripe = StripeClient.Settings(
                     apiKey: key, baseURL: try environment.required(OrdersService.stripeBaseURL),
                     timeout: .milliseconds(try environment.int(OrdersService.stripeTimeout, in: 100...120_000)),
                     retries: try environment.int(OrdersService.stripeRetries, in: 0...10))
@@ -177,126 +178,155 @@ public enum OrdersService {
         ServiceError(.invalidArgument, "\(setting.name)=\(value) is not valid: expected \(expected)")
     }
 
+    /// The service's handlers and its printing-events consumer over one set of stores, wired as
+    /// the worker runs them (and as the tests do).
+    public struct Handlers: Sendable {
+        public let quotes: QuoteHandler
+        public let paymentMethods: PaymentMethodHandler
+        public let payments: PaymentHandler
+        public let refunds: RefundHandler
+        public let history: OrderHistoryHandler
+        public let transitions: OrderTransitionHandler
+        public let placement: OrderPlacementHandler
+        public let webhooks: StripeWebhookHandler
+        public let printingEvents: PrintingEventConsumer
+
+        /// Wires the handlers. `images`, `gifts`, `contacts` and `drafts` ask printing and social
+        /// (nil where there is none to ask: orders that need them are `unavailable`, images go
+        /// unchecked).
+        public init(
+            stores: OrdersStores, transactions: Transactions, quotes: QuoteHandler, provider: any PaymentProvider,
+            events: EventPublisher, keyLifetime: TimeInterval, timing: PaymentTiming = PaymentTiming(),
+            freeEcards: FreeEcardAllowance = FreeEcardAllowance(), webhookSignature: StripeSignature? = nil,
+            images: PrintingImageClient? = nil, gifts: SocialGiftClient? = nil, contacts: SocialContactClient? = nil,
+            drafts: PrintingDraftClient? = nil, clock: any WallClock, logger: Logger
+        ) {
+            self.quotes = quotes
+            paymentMethods = PaymentMethodHandler(store: stores.cards, provider: provider, clock: clock)
+            payments = PaymentHandler(
+                orders: stores.orders, ledger: stores.ledger, keys: stores.keys, cards: stores.cards,
+                paymentMethods: paymentMethods, provider: provider, events: events, transactions: transactions,
+                timing: timing, clock: clock, logger: logger)
+            refunds = RefundHandler(
+                orders: stores.orders, refunds: stores.refunds, ledger: stores.ledger, provider: provider,
+                events: events, transactions: transactions, timing: timing, clock: clock, logger: logger)
+            history = OrderHistoryHandler(orders: stores.orders, cards: stores.cards)
+            transitions = OrderTransitionHandler(
+                orders: stores.orders, payments: payments, history: history, events: events,
+                transactions: transactions, clock: clock)
+            placement = OrderPlacementHandler(
+                orders: stores.orders, keys: stores.keys, quotes: quotes, payments: payments, events: events,
+                transactions: transactions, images: images, gifts: gifts, contacts: contacts, drafts: drafts,
+                keyLifetime: keyLifetime, freeEcards: freeEcards, clock: clock, logger: logger)
+            webhooks = StripeWebhookHandler(
+                stripeEvents: stores.stripeEvents, orders: stores.orders, payments: payments, refunds: refunds,
+                signature: webhookSignature, clock: clock)
+            printingEvents = PrintingEventConsumer(
+                orders: stores.orders, transitions: transitions, events: events, logger: logger)
+        }
+    }
+
     /// Its migrations, operations, the printing-events consumer, the event publisher, the
     /// sweeper of expired keys and the payment sweeper; the health operation is built in.
     public static let definition = WorkerDefinition(service: .orders, migrations: migrations) { router, resources in
         let configuration = try Configuration(resources.environment)
-        let rates = RatesStore(client: resources.postgres, logger: resources.logger)
+        let stores = OrdersStores(client: resources.database.client, logger: resources.logger)
         if let path = resources.environment.string(ratesPath) {
-            try await rates.bootstrap(
+            try await stores.rates.bootstrap(
                 from: URL(fileURLWithPath: path), source: "file \(path)", now: resources.clock.now())
         }
-        try await rates.bootstrap(from: try sampleRatesURL(), source: "shipped sample", now: resources.clock.now())
+        try await stores.rates.bootstrap(
+            from: try sampleRatesURL(), source: "shipped sample", now: resources.clock.now())
         let publisher = EventPublisher(
             log: resources.events, producer: .orders, context: resources.context,
             endpoint: try resources.environment.required(.eventsPublishURL))
-        let quoting = Quoting(
-            client: resources.postgres, pricing: configuration.pricing,
-            tariffs: PrintingPostageTariff(
+        let quotes = QuoteHandler(
+            quotes: stores.quotes, rates: stores.rates, pricing: configuration.pricing,
+            tariffs: PrintingPostageClient(
                 bus: resources.bus, fallback: configuration.tariff, cacheTTL: configuration.postageCache,
                 logger: resources.logger),
             validity: configuration.quoteValidity,
             ratesRefresh: configuration.ratesRefresh, clock: resources.clock, logger: resources.logger)
         let provider: any PaymentProvider =
             if let stripe = configuration.stripe {
-                StripePaymentProvider(
+                StripeClient(
                     settings: stripe,
-                    http: StripePaymentProvider.client(
+                    http: StripeClient.httpClient(
                         connections: try resources.environment.int(OrdersService.stripeConnections, in: 1...4096)),
                     logger: resources.logger)
             } else {
-                SandboxPaymentProvider(
-                    record: .postgres(resources.postgres, logger: resources.logger), clock: resources.clock)
+                SandboxPaymentClient(record: .stored(stores.sandbox), clock: resources.clock)
             }
-        let book = OrderBook(
-            client: resources.postgres, quoting: quoting, provider: provider, events: publisher,
-            images: PrintingImages(bus: resources.bus), gifts: SocialGifts(bus: resources.bus),
-            keyLifetime: configuration.keyLifetime, payments: configuration.payments,
-            freeEcards: configuration.freeEcards, clock: resources.clock, logger: resources.logger)
-        let wallet = Wallet(
-            store: PaymentMethodStore(client: resources.postgres, logger: resources.logger), provider: provider,
-            clock: resources.clock)
-        register(
-            quoting: quoting, wallet: wallet, book: book, contacts: SocialContacts(bus: resources.bus),
-            drafts: PrintingDrafts(bus: resources.bus), on: &router)
-        let webhooks = StripeWebhooks(book: book, signature: configuration.webhookSignature)
-        router.register(Orders.StripeWebhook.self) { request, _ in try await webhooks.receive(request) }
+        let handlers = Handlers(
+            stores: stores, transactions: resources.transactions, quotes: quotes, provider: provider,
+            events: publisher, keyLifetime: configuration.keyLifetime, timing: configuration.payments,
+            freeEcards: configuration.freeEcards, webhookSignature: configuration.webhookSignature,
+            images: PrintingImageClient(bus: resources.bus), gifts: SocialGiftClient(bus: resources.bus),
+            contacts: SocialContactClient(bus: resources.bus), drafts: PrintingDraftClient(bus: resources.bus),
+            clock: resources.clock, logger: resources.logger)
+        register(handlers, on: &router)
         let printing = try resources.consumer(name: "orders.printing", topics: Orders.PrintingTopic.all) {
-            event, connection in
-            try await book.apply(printing: event, on: connection)
+            event, tx in
+            try await handlers.printingEvents.apply(event, in: tx)
         }
-        let sweeper = Sweeper(
-            client: resources.postgres, clock: resources.clock, interval: .seconds(3600), logger: resources.logger)
-        let payments = PaymentSweeper(book: book, interval: configuration.paymentSweep, logger: resources.logger)
+        let sweeper = ExpiredKeySweeper(
+            keys: stores.keys, quotes: stores.quotes, clock: resources.clock, interval: .seconds(3600),
+            logger: resources.logger)
+        let payments = PaymentSweeper(
+            payments: handlers.payments, refunds: handlers.refunds, interval: configuration.paymentSweep,
+            logger: resources.logger)
         return [publisher.service, printing, sweeper, payments]
     }
 
-    /// Registers the service's operations.
-    /// `contacts` resolves the address-book contacts a postcard or e-card order names, before
-    /// the order book places it (nil: such an order is `unavailable`); `drafts` reads the saved
-    /// postcard an order names by `draftId`, before that (nil: such an order is `unavailable`).
-    public static func register(
-        quoting: Quoting, wallet: Wallet, book: OrderBook, contacts: SocialContacts? = nil,
-        drafts: PrintingDrafts? = nil, on router: inout OperationRouter
-    ) {
+    /// The operation table: one line per operation, each naming a handler's method.
+    static func register(_ handlers: Handlers, on router: inout OperationRouter) {
+        let (quotes, paymentMethods, placement) = (handlers.quotes, handlers.paymentMethods, handlers.placement)
+        let (history, transitions, refunds, webhooks) =
+            (handlers.history, handlers.transitions, handlers.refunds, handlers.webhooks)
         router.register(Orders.Quote.self) { request, context in
-            try await quoting.quote(request, actor: context.metadata.actor, metadata: context.metadata)
+            try await quotes.quote(request, actor: context.metadata.actor, metadata: context.metadata)
         }
-        router.registerEncoded(Orders.ListCurrencies.self) { _, _ in try await quoting.currenciesJSON() }
+        router.registerEncoded(Orders.ListCurrencies.self) { _, _ in try await quotes.currenciesJSON() }
         // The listing is kept encoded in memory: a quick read (see `OperationRouter.markQuick`).
         router.markQuick(Orders.ListCurrencies.self)
         router.register(Orders.LoadRates.self) { request, context in
-            try await quoting.load(xml: request.xml, actor: try context.requireRole(.admin))
+            try await quotes.load(xml: request.xml, actor: try context.requireRole(.admin))
         }
         router.register(Orders.AddPaymentMethod.self) { request, context in
-            try await wallet.add(request, actor: try context.requireActor())
+            try await paymentMethods.add(request, actor: try context.requireActor())
         }
         router.register(Orders.SaveTokenizedPaymentMethod.self) { request, context in
-            try await wallet.addTokenized(request, actor: try context.requireActor())
+            try await paymentMethods.addTokenized(request, actor: try context.requireActor())
         }
         router.register(Orders.ListPaymentMethods.self) { request, context in
-            try await wallet.list(request, actor: try context.requireActor())
+            try await paymentMethods.list(request, actor: try context.requireActor())
         }
         router.register(Orders.DeletePaymentMethod.self) { request, context in
-            try await wallet.delete(request.id, actor: try context.requireActor())
-            return Empty()
+            try await paymentMethods.delete(request.id, actor: try context.requireActor())
         }
         router.register(Orders.PlaceOrder.self) { request, context in
-            let actor = try context.requireActor()
-            let key = try context.metadata.requireIdempotencyKey()
-            let buyer = try OrderBook.userId(actor)
-            // A draft named by id is read first, then contacts named instead of inline recipients
-            // are looked up, both outside any transaction. The key stands for the request as sent:
-            // a retry of an order from a draft answers what the first did, whatever the draft became.
-            if request.draftId != nil,
-                let earlier = try await book.storedAnswer(for: request, idempotencyKey: key, actor: actor)
-            {
-                return earlier
-            }
-            let drafted = try await PrintingDrafts.resolve(
-                request, actor: actor, requestId: context.metadata.requestId, drafts: drafts)
-            let resolved = try await SocialContacts.resolve(
-                drafted, buyer: buyer, requestId: context.metadata.requestId, contacts: contacts)
-            return try await book.place(
-                resolved, idempotencyKey: key, actor: actor, requestId: context.metadata.requestId,
-                asSent: request.draftId == nil ? nil : request)
+            try await placement.placeOrder(
+                request, actor: try context.requireActor(),
+                idempotencyKey: try context.metadata.requireIdempotencyKey(), requestId: context.metadata.requestId)
         }
         router.register(Orders.ListOrders.self) { request, context in
-            try await book.list(request, actor: try context.requireActor())
+            try await history.list(request, actor: try context.requireActor())
         }
         router.register(Orders.ImageInOrders.self) { request, context in
-            Orders.ImageInOrders.Reply(inUse: try await book.usesImage(request.id, actor: try context.requireActor()))
+            try await history.usesImage(request.id, actor: try context.requireActor())
         }
         router.register(Orders.GetOrder.self) { request, context in
-            try await book.detail(request.id, actor: try context.requireActor())
+            try await history.detail(request.id, actor: try context.requireActor())
         }
         router.register(Orders.RefundOrder.self) { request, context in
-            try await book.refund(
+            try await refunds.refund(
                 request, idempotencyKey: try context.metadata.requireIdempotencyKey(),
                 actor: try context.requireRole(.admin))
         }
         router.register(Orders.CancelOrder.self) { request, context in
-            try await book.cancel(request.id, actor: try context.requireActor(), requestId: context.metadata.requestId)
+            try await transitions.cancel(
+                request.id, actor: try context.requireActor(), requestId: context.metadata.requestId)
         }
+        router.register(Orders.StripeWebhook.self) { request, _ in try await webhooks.receive(request) }
     }
 }

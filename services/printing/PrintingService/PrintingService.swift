@@ -1,7 +1,5 @@
-import AuthContract
 import Contract
 import Foundation
-import OrdersContract
 import PrintingContract
 import ServiceKit
 import Store
@@ -9,58 +7,13 @@ import Store
 /// The `printing` service: the printer's postage file, image uploads, print-ready postcards and
 /// previews, and the print jobs of paid postcard orders (docs/printing.md).
 public enum PrintingService {
-    static let postageFile = Setting(
-        "POSTAGE_FILE", default: nil,
-        "postage XML loaded at start unless already stored (default: the shipped sample; make up sets it)")
-
-    static let dataDirectory = Setting(
-        "DATA_DIR", default: ".data/printing", "where image originals are kept (originals/<sha256 prefix>/...)")
-    static let imageMaxBytes = Setting("IMAGE_MAX_BYTES", default: "25000000", "largest image upload, in bytes")
-    static let imageMaxMegapixels = Setting(
-        "IMAGE_MAX_MEGAPIXELS", default: "50", "largest image upload, in megapixels (decompression bomb guard)")
-    static let renderAttempts = Setting(
-        "PRINT_RENDER_ATTEMPTS", default: "5", "render attempts of a print job before it fails (and orders refunds)")
-    static let renderBackoff = Setting(
-        "PRINT_RENDER_BACKOFF_MS", default: "2000", "delay after a job's first failed render; doubles per attempt")
-    static let hotFolder = Setting(
-        "PRINT_HOT_FOLDER", default: nil, "also write each ready job's PDF here (a folder the printer watches)")
-    static let renderThreads = Setting(
-        "RENDER_THREADS", default: nil,
-        "threads that decode, edit and draw postcards (previews and print jobs); default: one per core")
-    static let renderQueueLimit = Setting(
-        "RENDER_QUEUE_LIMIT", default: "32",
-        "previews that may wait for a render thread; more are answered unavailable with Retry-After at once")
-    static let renderPoll = Setting(
-        "PRINT_RENDER_POLL_MS", default: "500", "how often an idle renderer looks for due print jobs")
-    static let renderLease = Setting(
-        "PRINT_RENDER_LEASE_MS", default: "60000",
-        "how long a renderer's claim on a job holds: a job whose renderer died is rendered again after it")
-    static let ecardPublicURL = Setting(
-        "ECARD_PUBLIC_URL", default: "http://127.0.0.1:8080/v1/ecards",
-        "public base URL of e-card images (the gateway's /v1/ecards); a card's link is this/<token>")
-    static let publicBaseURL = Setting(
-        "PUBLIC_BASE_URL", default: "http://127.0.0.1:8080",
-        "public base of the gateway, for share pages' absolute links (og:url, og:image): SCHEME://HOST[:PORT]")
-    static let ecardDPI = Setting("ECARD_DPI", default: "150", "resolution of each side of an e-card image, in dpi")
-    static let gazetteerFile = Setting(
-        "GAZETTEER_FILE", default: ".data/gazetteer/cities15000.tsv",
-        "the places greetings are suggested for (GeoNames cities of 15,000+; made by deploy/scripts/gazetteer.sh)")
-    static let uploadOpenLimit = Setting(
-        "UPLOAD_OPEN_LIMIT", default: "10", "unfinished resumable uploads one user may hold (one more is a 429)")
-    static let uploadLifetime = Setting(
-        "UPLOAD_LIFETIME_S", default: "86400",
-        "seconds an unfinished resumable upload is kept after its last append",
-        formerly: [.init("UPLOAD_LIFETIME_HOURS", scale: 3_600)])
-    static let uploadSweep = Setting(
-        "UPLOAD_SWEEP_S", default: "300", "how often expired unfinished uploads are deleted, in seconds",
-        formerly: [.init("UPLOAD_SWEEP_SECONDS")])
-
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
         name: "printing",
         summary: "MDP worker for postage, images and print-ready postcards",
         settings: WorkerHost.settings + [
-            postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll, renderLease,
+            postageFile, dataDirectory, imageMaxBytes, imageMaxMegapixels, renderAttempts, renderBackoff, renderPoll,
+            renderLease,
             hotFolder, renderThreads, renderQueueLimit, ecardPublicURL, ecardDPI, publicBaseURL, gazetteerFile,
             uploadOpenLimit, uploadLifetime, uploadSweep,
         ],
@@ -86,13 +39,13 @@ public enum PrintingService {
 
     /// Its migrations and operations; the health operation is built in.
     public static let definition = WorkerDefinition(service: .printing, migrations: migrations) { router, resources in
-        let desk = PostageDesk(
-            store: PostageStore(client: resources.postgres, logger: resources.logger),
+        let environment = resources.environment
+        let postage = PostageHandler(
+            store: PostageStore(client: resources.database.client, logger: resources.logger),
             schema: Array(try Data(contentsOf: try postageSchemaURL())), clock: resources.clock,
             logger: resources.logger)
-        let path = resources.environment.string(postageFile)
-        try await desk.bootstrap(from: try path.map { URL(fileURLWithPath: $0) } ?? samplePostageURL())
-        let environment = resources.environment
+        let path = environment.string(postageFile)
+        try await postage.bootstrap(from: try path.map { URL(fileURLWithPath: $0) } ?? samplePostageURL())
         let limits = ImageLimits(
             maxBytes: try environment.int(imageMaxBytes, in: 1_000...500_000_000),
             maxPixels: try environment.int(imageMaxMegapixels, in: 1...1_000) * 1_000_000)
@@ -102,218 +55,175 @@ public enum PrintingService {
             try environment.string(renderThreads).map { _ in try environment.int(renderThreads, in: 1...256) }
             ?? ProcessInfo.processInfo.activeProcessorCount
         let images = ImageLibrary(
-            client: resources.postgres, originals: originals, limits: limits, clock: resources.clock,
+            client: resources.database.client, originals: originals, limits: limits, clock: resources.clock,
             logger: resources.logger,
             pool: DedicatedThreadPool(
                 name: "render", threads: threads, queueLimit: try environment.int(renderQueueLimit, in: 0...100_000)))
-        register(postage: desk, images: images, on: &router)
-        let openUploads = try environment.int(uploadOpenLimit, in: 1...10_000)
-        let uploadSeconds = try environment.int(uploadLifetime, in: 60...31_536_000)
-        let sweepSeconds = try environment.int(uploadSweep, in: 1...86_400)
-        let uploads = UploadBook(
-            client: resources.postgres, images: images,
+        register(
+            images: ImageHandler(images: images, orders: OrdersClient(bus: resources.bus)), postage: postage,
+            on: &router)
+        let uploadStore = UploadStore(client: resources.database.client, logger: resources.logger)
+        let uploads = UploadHandler(
+            images: images, store: uploadStore, transactions: resources.transactions,
             policy: UploadPolicy(
-                maxLength: Int64(limits.maxBytes), maxOpenPerOwner: openUploads,
-                lifetime: Duration.seconds(uploadSeconds)),
+                maxLength: Int64(limits.maxBytes),
+                maxOpenPerOwner: try environment.int(uploadOpenLimit, in: 1...10_000),
+                lifetime: Duration.seconds(try environment.int(uploadLifetime, in: 60...31_536_000))),
             clock: resources.clock, logger: resources.logger)
         register(
-            variants: try ImageVariants(images: images, root: dataRoot.appendingPathComponent("variants")),
+            variants: try ImageVariantHandler(images: images, root: dataRoot.appendingPathComponent("variants")),
             uploads: uploads, on: &router)
         let sweeper = UploadSweeper(
-            book: uploads, clock: resources.clock, interval: Duration.seconds(sweepSeconds), logger: resources.logger)
-        let drafts = DraftBook(
-            client: resources.postgres, images: images, clock: resources.clock, logger: resources.logger)
-        register(drafts: drafts, images: images, bus: resources.bus, on: &router)
-        let previews = PostcardPreviews(images: images, postage: desk)
-        router.register(Printing.PreviewPostcard.self) { request, context in
-            try await previews.preview(request, actor: try context.requireActor())
-        }
+            store: uploadStore, clock: resources.clock,
+            interval: Duration.seconds(try environment.int(uploadSweep, in: 1...86_400)), logger: resources.logger)
+        register(
+            drafts: DraftHandler(
+                images: images, store: DraftStore(client: resources.database.client, logger: resources.logger),
+                clock: resources.clock),
+            previews: PreviewHandler(images: images, postage: postage), on: &router)
         let publisher = try resources.publisher()
-        var jobs = PrintJobBook(
-            client: resources.postgres,
-            queue: JobQueue(
-                client: resources.postgres, schema: "printing", table: "render_jobs", clock: resources.clock,
-                backoff: Backoff(base: Double(try environment.int(renderBackoff, in: 1...3_600_000)) / 1000),
-                logger: resources.logger),
-            events: resources.events, logger: resources.logger, announce: publisher.announce)
-        jobs.renderAttempts = try environment.int(renderAttempts, in: 1...100)
-        let book = jobs
-        let (wake, nudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let cards = PrintJobCards(images: images, postage: desk)
+        let attempts = try environment.int(renderAttempts, in: 1...100)
+        let poll = Duration.milliseconds(try environment.int(renderPoll, in: 5...60_000))
+        let lease = Double(try environment.int(renderLease, in: 1_000...3_600_000)) / 1_000
+        let queue = JobQueue(
+            client: resources.database.client, schema: "printing", table: "render_jobs", clock: resources.clock,
+            backoff: Backoff(base: Double(try environment.int(renderBackoff, in: 1...3_600_000)) / 1000),
+            logger: resources.logger)
+        var jobs = PrintJobStore(
+            client: resources.database.client, queue: queue, events: resources.events, logger: resources.logger,
+            announce: publisher.announce)
+        jobs.renderAttempts = attempts
+        let (printWake, printNudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let cards = PrintJobCards(images: images, postage: postage)
         let files = try PrintJobFiles(
             root: dataRoot.appendingPathComponent("jobs"),
             hotFolder: environment.string(hotFolder).map { URL(fileURLWithPath: $0) })
-        var renderer = PrintJobRenderer(book: book, cards: cards, files: files, wake: wake, logger: resources.logger)
-        register(printJobs: PrintJobDesk(book: book, cards: cards, files: files), on: &router)
-        renderer.pollInterval = .milliseconds(try environment.int(renderPoll, in: 5...60_000))
-        renderer.lease = Double(try environment.int(renderLease, in: 1_000...3_600_000)) / 1_000
-        let ecards = try ecardRenderer(resources, queue: book.queue, images: images, publisher: publisher)
-        register(gallery: Gallery(images: images, logger: resources.logger), ecards: ecards.renderer.book, on: &router)
-        let shares = ShareDesk(
-            book: ShareBook(
-                client: resources.postgres, publicBaseURL: try baseURL(environment), clock: resources.clock,
-                logger: resources.logger),
-            images: images)
-        register(shares: shares, on: &router)
-        let greetingBook = GreetingBook(client: resources.postgres, logger: resources.logger)
+        var printRenderer = PrintJobRenderer(
+            store: jobs, cards: cards, files: files, wake: printWake, logger: resources.logger)
+        printRenderer.pollInterval = poll
+        printRenderer.lease = lease
+        register(printJobs: PrintJobHandler(store: jobs, cards: cards, files: files), on: &router)
+        var ecards = ECardStore(
+            client: resources.database.client, queue: queue, events: resources.events,
+            publicBaseURL: try environment.required(ecardPublicURL), logger: resources.logger,
+            announce: publisher.announce)
+        ecards.renderAttempts = attempts
+        let (ecardWake, ecardNudge) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        var ecardRenderer = ECardRenderer(
+            store: ecards, images: images, accounts: .overBus(resources.bus), wake: ecardWake,
+            logger: resources.logger)
+        ecardRenderer.dpi = Double(try environment.int(ecardDPI, in: 50...300))
+        ecardRenderer.pollInterval = poll
+        ecardRenderer.lease = lease
         register(
-            greetings: GreetingDesk(
-                gazetteer: .load(path: try environment.required(gazetteerFile), logger: resources.logger),
-                images: images, book: greetingBook, clock: resources.clock),
+            gallery: GalleryHandler(
+                images: images, store: GalleryStore(client: resources.database.client, logger: resources.logger),
+                clock: resources.clock, logger: resources.logger),
+            ecards: ECardHandler(store: ecards), on: &router)
+        register(
+            shares: ShareHandler(
+                store: ShareStore(
+                    client: resources.database.client, publicBaseURL: try baseURL(environment), clock: resources.clock,
+                    logger: resources.logger),
+                images: images),
             on: &router)
-        // A deleted account's saved greetings go with it.
-        let forgetter = try resources.consumer(name: "printing.auth", topics: [Auth.AccountDeleted.topic]) {
-            event, connection in
-            let deleted = try Wire.makeDecoder().decode(Auth.AccountDeleted.self, from: event.payload)
-            guard let user = UUID(uuidString: deleted.userId) else { return }
-            try await greetingBook.forget(user, on: connection)
-        }
-        let consumer = try resources.consumer(name: "printing.orders", topics: [Orders.Topic.paid]) {
-            event, connection in
-            if let accepted = try await book.accept(event, on: connection) {
-                publisher.announce(accepted)
-                nudge.yield()
-            }
-            if try await ecards.renderer.book.accept(event, on: connection) { ecards.nudge.yield() }
-        }
-        return [publisher.service, consumer, forgetter, renderer, ecards.renderer, sweeper]
+        let greetings = GreetingStore(client: resources.database.client, logger: resources.logger)
+        register(
+            greetings: GreetingHandler(
+                gazetteer: .load(path: try environment.required(gazetteerFile), logger: resources.logger),
+                images: images, store: greetings, clock: resources.clock),
+            on: &router)
+        let forgetter = AccountDeletionConsumer(greetings: greetings)
+        let paid = PaidOrderConsumer(
+            printJobs: jobs, ecards: ecards, announce: publisher.announce,
+            printJobAccepted: { printNudge.yield() }, ecardAccepted: { ecardNudge.yield() })
+        return [
+            publisher.service,
+            try resources.consumer(
+                name: "printing.orders", topics: PaidOrderConsumer.topics, inTransaction: paid.handle),
+            try resources.consumer(
+                name: "printing.auth", topics: AccountDeletionConsumer.topics, inTransaction: forgetter.handle),
+            printRenderer, ecardRenderer, sweeper,
+        ]
     }
 
-    /// Registers scaled images and resumable uploads (any signed-in user; access is per image and upload).
-    public static func register(variants: ImageVariants, uploads: UploadBook, on router: inout OperationRouter) {
-        router.register(Printing.ImageContent.self) { request, context in
-            try await variants.content(request, actor: try context.requireActor())
-        }
-        router.register(Printing.CreateUpload.self) { request, context in
-            try await uploads.create(request, actor: try context.requireActor())
-        }
-        router.register(Printing.UploadStatus.self) { request, context in
-            try await uploads.status(request.id, actor: try context.requireActor())
-        }
-        router.register(Printing.AppendUpload.self) { request, context in
-            try await uploads.append(request, actor: try context.requireActor())
-        }
-    }
-
-    /// Registers the service's operations.
-    public static func register(postage: PostageDesk, images: ImageLibrary, on router: inout OperationRouter) {
-        router.register(Printing.UploadImage.self) { request, context in
-            try await images.upload(request, actor: try context.requireActor())
-        }
-        router.register(Printing.GetImage.self) { request, context in
-            let actor = try context.requireActor()
-            if request.printable == true { return try await images.printable(request.id, actor: actor) }
-            return try await images.info(request.id, actor: actor)
+    /// Registers the caller's images and the postage operations (the printer loads a new file).
+    static func register(images: ImageHandler, postage: PostageHandler, on router: inout OperationRouter) {
+        router.register(Printing.UploadImage.self) { try await images.upload($0, actor: try $1.requireActor()) }
+        router.register(Printing.GetImage.self) { try await images.get($0, actor: try $1.requireActor()) }
+        router.register(Printing.ListImages.self) { try await images.list($0, actor: try $1.requireActor()) }
+        router.register(Printing.DeleteImage.self) {
+            try await images.delete($0, actor: try $1.requireActor(), requestId: $1.metadata.requestId)
         }
         router.register(Printing.GetPostage.self) { _, _ in try await postage.active() }
         router.register(Printing.PostageRates.self) { request, _ in try await postage.rates(request) }
-        router.register(Printing.LoadPostage.self) { request, context in
-            let actor = try context.requireRole(.printer)
-            return try await postage.load(xml: request.xml, source: "upload \(actor.userId)")
+        router.register(Printing.LoadPostage.self) { try await postage.load($0, printer: try $1.requireRole(.printer)) }
+    }
+
+    /// Registers scaled images and resumable uploads (any signed-in user; access is per image and upload).
+    static func register(variants: ImageVariantHandler, uploads: UploadHandler, on router: inout OperationRouter) {
+        router.register(Printing.ImageContent.self) { try await variants.content($0, actor: try $1.requireActor()) }
+        router.register(Printing.CreateUpload.self) { try await uploads.create($0, actor: try $1.requireActor()) }
+        router.register(Printing.UploadStatus.self) { try await uploads.status($0.id, actor: try $1.requireActor()) }
+        router.register(Printing.AppendUpload.self) { try await uploads.append($0, actor: try $1.requireActor()) }
+    }
+
+    /// Registers the saved postcards (drafts) and their previews.
+    static func register(drafts: DraftHandler, previews: PreviewHandler, on router: inout OperationRouter) {
+        router.register(Printing.ListDrafts.self) { try await drafts.list($0, actor: try $1.requireActor()) }
+        router.register(Printing.CreateDraft.self) { try await drafts.create($0, actor: try $1.requireActor()) }
+        router.register(Printing.GetDraft.self) { try await drafts.get($0.id, actor: try $1.requireActor()) }
+        router.register(Printing.UpdateDraft.self) { try await drafts.update($0, actor: try $1.requireActor()) }
+        router.register(Printing.DeleteDraft.self) { try await drafts.delete($0, actor: try $1.requireActor()) }
+        router.register(Printing.PreviewPostcard.self) { try await previews.preview($0, actor: try $1.requireActor()) }
+    }
+
+    /// Registers the printer's print-job operations (role `printer` or `admin`).
+    static func register(printJobs: PrintJobHandler, on router: inout OperationRouter) {
+        router.register(Printing.ListPrintJobs.self) {
+            try await printJobs.list($0, printer: try $1.requireRole(.printer))
+        }
+        router.register(Printing.CountPrintJobs.self) {
+            try await printJobs.counts($0, printer: try $1.requireRole(.printer))
+        }
+        router.register(Printing.PrintJobPDF.self) {
+            try await printJobs.pdf($0, printer: try $1.requireRole(.printer))
+        }
+        router.register(Printing.BatchPDF.self) { try await printJobs.batch($0, printer: try $1.requireRole(.printer)) }
+        router.register(Printing.MarkPrintJob.self) {
+            try await printJobs.mark($0, printer: try $1.requireRole(.printer))
         }
     }
 
-    /// `PUBLIC_BASE_URL`, checked: an absolute http(s) link with a host and no query.
-    static func baseURL(_ environment: ProcessEnvironment) throws -> String {
-        let raw = try environment.required(publicBaseURL)
-        guard let url = URL(string: raw), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
-            url.query == nil, url.fragment == nil
-        else {
-            throw ServiceError(.invalidArgument, "PUBLIC_BASE_URL=\(raw) is not an absolute http(s) link")
+    /// Registers the gallery's operations (an admin adds and removes) and the e-card image lookup.
+    static func register(gallery: GalleryHandler, ecards: ECardHandler, on router: inout OperationRouter) {
+        router.register(Printing.AddGalleryImage.self) { try await gallery.add($0, actor: try $1.requireRole(.admin)) }
+        router.register(Printing.ListGallery.self) { try await gallery.list($0, actor: try $1.requireActor()) }
+        router.register(Printing.RemoveGalleryImage.self) {
+            try await gallery.remove($0, admin: try $1.requireRole(.admin))
         }
-        return raw
+        router.register(Printing.ECardImage.self) { request, _ in try await ecards.image(request) }
     }
 
     /// Registers the share pages' operations: making and revoking (the owner) and serving (anyone
     /// with the token).
-    public static func register(shares: ShareDesk, on router: inout OperationRouter) {
-        router.register(Printing.ShareCard.self) { request, context in
-            try await shares.share(request, actor: try context.requireActor())
-        }
-        router.register(Printing.UnshareCard.self) { request, context in
-            try await shares.unshare(request, actor: try context.requireActor())
-            return Empty()
-        }
-        router.register(Printing.SharePage.self) { request, _ in
-            .init(html: try await shares.book.page(token: request.token).html)
-        }
-        router.register(Printing.ShareImage.self) { request, _ in try await shares.book.image(token: request.token) }
-    }
-
-    /// Registers the saved postcards (drafts) and the caller's own uploads (list, delete); `bus`
-    /// asks orders whether an order uses an image before it is deleted (nil: only printing's own
-    /// tables are asked, as in tests without an orders worker).
-    public static func register(
-        drafts: DraftBook, images: ImageLibrary, bus: BusClient? = nil, on router: inout OperationRouter
-    ) {
-        router.register(Printing.ListDrafts.self) { request, context in
-            try await drafts.list(request, actor: try context.requireActor())
-        }
-        router.register(Printing.CreateDraft.self) { request, context in
-            try await drafts.create(request, actor: try context.requireActor())
-        }
-        router.register(Printing.GetDraft.self) { request, context in
-            try await drafts.get(request.id, actor: try context.requireActor())
-        }
-        router.register(Printing.UpdateDraft.self) { request, context in
-            try await drafts.update(request, actor: try context.requireActor())
-        }
-        router.register(Printing.DeleteDraft.self) { request, context in
-            try await drafts.delete(request, actor: try context.requireActor())
-            return Empty()
-        }
-        router.register(Printing.ListImages.self) { request, context in
-            try await images.list(request, actor: try context.requireActor())
-        }
-        router.register(Printing.DeleteImage.self) { request, context in
-            let actor = try context.requireActor()
-            let metadata = RequestMetadata(requestId: context.metadata.requestId, actor: actor)
-            try await images.delete(request.id, actor: actor) { imageId in
-                guard let bus else { return false }
-                return try await bus.call(Orders.ImageInOrders.self, .init(id: imageId), metadata: metadata).inUse
-            }
-            return Empty()
-        }
-    }
-
-    /// Registers the printer's print-job operations (role `printer` or `admin`).
-    public static func register(printJobs: PrintJobDesk, on router: inout OperationRouter) {
-        router.register(Printing.ListPrintJobs.self) { request, context in
-            _ = try context.requireRole(.printer)
-            return try await printJobs.list(request)
-        }
-        router.register(Printing.CountPrintJobs.self) { request, context in
-            _ = try context.requireRole(.printer)
-            return try await printJobs.counts(request)
-        }
-        router.register(Printing.PrintJobPDF.self) { request, context in
-            _ = try context.requireRole(.printer)
-            return try await printJobs.pdf(request.id)
-        }
-        router.register(Printing.BatchPDF.self) { request, context in
-            _ = try context.requireRole(.printer)
-            return try await printJobs.batch(request.ids)
-        }
-        router.register(Printing.MarkPrintJob.self) { request, context in
-            _ = try context.requireRole(.printer)
-            return try await printJobs.mark(request)
-        }
+    static func register(shares: ShareHandler, on router: inout OperationRouter) {
+        router.register(Printing.ShareCard.self) { try await shares.share($0, actor: try $1.requireActor()) }
+        router.register(Printing.UnshareCard.self) { try await shares.unshare($0, actor: try $1.requireActor()) }
+        router.register(Printing.SharePage.self) { request, _ in try await shares.page(request) }
+        router.register(Printing.ShareImage.self) { request, _ in try await shares.image(request) }
     }
 
     /// Registers the greeting operations (PostcardBuddy 4.2.2.8-11).
-    public static func register(greetings: GreetingDesk, on router: inout OperationRouter) {
+    static func register(greetings: GreetingHandler, on router: inout OperationRouter) {
         router.register(Printing.ListGreetingTemplates.self) { request, _ in try greetings.templates(request) }
-        router.register(Printing.SuggestGreetings.self) { request, context in
-            try await greetings.suggestions(request, actor: try context.requireActor())
+        router.register(Printing.SuggestGreetings.self) {
+            try await greetings.suggestions($0, actor: try $1.requireActor())
         }
-        router.register(Printing.ListSavedGreetings.self) { request, context in
-            try await greetings.list(request, actor: try context.requireActor())
-        }
-        router.register(Printing.SaveGreeting.self) { request, context in
-            try await greetings.save(request, actor: try context.requireActor())
-        }
-        router.register(Printing.DeleteSavedGreeting.self) { request, context in
-            try await greetings.delete(request, actor: try context.requireActor())
+        router.register(Printing.ListSavedGreetings.self) { try await greetings.list($0, actor: try $1.requireActor()) }
+        router.register(Printing.SaveGreeting.self) { try await greetings.save($0, actor: try $1.requireActor()) }
+        router.register(Printing.DeleteSavedGreeting.self) {
+            try await greetings.delete($0, actor: try $1.requireActor())
         }
     }
 }

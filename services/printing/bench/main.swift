@@ -96,7 +96,7 @@ func timed(_ body: @escaping @Sendable () throws -> Int) async throws -> Latenci
 
 let pdfBytes = try render(size: .a6, dpi: PostcardContent.printDPI, preview: false)
 let pdf = try await timed { try render(size: .a6, dpi: PostcardContent.printDPI, preview: false) }
-let preview = try await timed { try render(size: .a6, dpi: PostcardPreviews.dpi, preview: true) }
+let preview = try await timed { try render(size: .a6, dpi: PreviewHandler.dpi, preview: true) }
 let childOutput = try EditSession.runChild(directory: directory)
 
 func format(_ value: Double) -> String { String(format: "%.1f", value) }
@@ -107,12 +107,12 @@ var variantRows: [String] = []
 for width in Printing.ImageContent.widths {
     let variant = try ImageVariant(
         width: width, imageWidth: BenchPhoto.width, imageHeight: BenchPhoto.height, sha256: "bench")
-    let jpeg = try ImageVariants.make(photoBytes, format: .jpeg, orientation: 1, variant: variant)
+    let jpeg = try ImageVariantHandler.make(photoBytes, format: .jpeg, orientation: 1, variant: variant)
     let keptURL = directory.appendingPathComponent("variant-\(width).jpg")
     try Data(jpeg).write(to: keptURL)
     let first = try await timed {
         let bytes = try [UInt8](Data(contentsOf: photoURL))
-        return try ImageVariants.make(bytes, format: .jpeg, orientation: 1, variant: variant).count
+        return try ImageVariantHandler.make(bytes, format: .jpeg, orientation: 1, variant: variant).count
     }
     let again = try await timed { try Data(contentsOf: keptURL).count }
     let target = width == 128 ? "p95 < 30" : ""

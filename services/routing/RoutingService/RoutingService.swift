@@ -1,6 +1,7 @@
 import AuthContract
 import Contract
 import Foundation
+import RoutingContract
 import ServiceKit
 import Store
 
@@ -11,7 +12,8 @@ public enum RoutingService {
         "OSM XML imported when the database holds no map yet (unset: the bundled sample campus)")
     static let refreshMs = Setting(
         "CAMPUS_REFRESH_MS", default: "5000",
-        "how often a replica picks up re-imports, access-point and venue edits and crowd counts from the database, in ms")
+        "how often a replica picks up re-imports, access-point and venue edits and crowd counts from the database, in ms"
+    )
     static let snapMeters = Setting(
         "ROUTE_SNAP_METERS", default: "75", "farthest a route's start or end may be from a walkway on its floor, m")
     static let maxIncline = Setting(
@@ -67,73 +69,135 @@ public enum RoutingService {
         return try String(contentsOf: url, encoding: .utf8)
     }
 
-    /// Its migrations and operations; the health operation is built in.
+    /// The service's handlers, built once per process.
+    public struct Handlers: Sendable {
+        public let venues: VenueHandler
+        public let routes: RouteHandler
+        public let positions: PositionHandler
+        public let maps: MapHandler
+        public let occupancy: OccupancyHandler
+        public let events: EventHandler
+        public let pins: PinHandler
+        public let goals: GoalHandler
+        public let vouchers: VoucherHandler
+        public let timetable: TimetableHandler
+    }
+
+    /// The operation table: one line per operation.
+    public static func register(_ handlers: Handlers, on router: inout OperationRouter) {
+        let (venues, routes, positions, maps) = (handlers.venues, handlers.routes, handlers.positions, handlers.maps)
+        let (occupancy, events, pins, goals) = (handlers.occupancy, handlers.events, handlers.pins, handlers.goals)
+        let (vouchers, timetable) = (handlers.vouchers, handlers.timetable)
+        router.registerEncoded(Routing.SearchVenues.self) { try await venues.search($0, $1) }
+        router.register(Routing.GetVenue.self) { try await venues.get($0, $1) }
+        router.register(Routing.CreateVenue.self) { try await venues.create($0, $1) }
+        router.register(Routing.UpdateVenue.self) { try await venues.update($0, $1) }
+        router.register(Routing.DeleteVenue.self) { try await venues.delete($0, $1) }
+        router.register(Routing.PlanRoute.self) { try await routes.plan($0, $1) }
+        router.register(Routing.Locate.self) { try await positions.locate($0, $1) }
+        // Served from the in-memory campus (fingerprints, walkway graph, venue cache): they start
+        // on the worker's I/O thread (see `OperationRouter.markQuick`). A signed-in student's
+        // locate that records a visit waits for PostgreSQL and carries on on the task pool.
+        router.markQuick(Routing.SearchVenues.self, Routing.PlanRoute.self, Routing.Locate.self)
+        router.register(Routing.ListAccessPoints.self) { try await maps.accessPoints($0, $1) }
+        router.register(Routing.PutAccessPoint.self) { try await maps.putAccessPoint($0, $1) }
+        router.register(Routing.DeleteAccessPoint.self) { try await maps.deleteAccessPoint($0, $1) }
+        router.register(Routing.ReportOccupancy.self) { try await occupancy.report($0, $1) }
+        router.register(Routing.GetOccupancy.self) { try await occupancy.occupancy($0, $1) }
+        router.register(Routing.ImportMap.self) { try await maps.importMap($0, $1) }
+        router.register(Routing.ListEvents.self) { try await events.list($0, $1) }
+        router.register(Routing.CreateEvent.self) { try await events.create($0, $1) }
+        router.register(Routing.UpdateEvent.self) { try await events.update($0, $1) }
+        router.register(Routing.DeleteEvent.self) { try await events.delete($0, $1) }
+        router.register(Routing.ListPins.self) { try await pins.list($0, $1) }
+        router.register(Routing.SavePin.self) { try await pins.save($0, $1) }
+        router.register(Routing.DeletePin.self) { try await pins.delete($0, $1) }
+        router.register(Routing.CreateGoal.self) { try await goals.create($0, $1) }
+        router.register(Routing.UpdateGoal.self) { try await goals.update($0, $1) }
+        router.register(Routing.DeleteGoal.self) { try await goals.delete($0, $1) }
+        router.register(Routing.MyGoals.self) { try await goals.myGoals($0, $1) }
+        router.register(Routing.ReportActivity.self) { try await goals.reportActivity($0, $1) }
+        router.register(Routing.VerifyVoucher.self) { try await vouchers.verify($0, $1) }
+        router.register(Routing.RedeemVoucher.self) { try await vouchers.redeem($0, $1) }
+        router.register(Routing.ImportTimetable.self) { try await timetable.importTimetable($0, $1) }
+        router.register(Routing.ListModules.self) { try await timetable.listModules($0, $1) }
+        router.register(Routing.DeleteModule.self) { try await timetable.deleteModule($0, $1) }
+        router.register(Routing.SetMyModules.self) { try await timetable.setMyModules($0, $1) }
+        router.register(Routing.MyTimetable.self) { try await timetable.myTimetable($0, $1) }
+        router.register(Routing.TimetableFeed.self) { try await timetable.feed($0, $1) }
+        router.register(Routing.MyEvents.self) { try await events.mine($0, $1) }
+        router.register(Routing.GetClassReminders.self) { try await timetable.reminders($0, $1) }
+        router.register(Routing.SetClassReminders.self) { try await timetable.setReminders($0, $1) }
+        router.register(Routing.RevokeTimetableFeed.self) { try await timetable.revokeFeed($0, $1) }
+        router.register(Routing.NextClass.self) { try await routes.nextClass($0, $1) }
+    }
+
+    /// Its migrations, operations, the campus loader, the class reminders, the timetable watch
+    /// and the consumer that forgets deleted accounts; the health operation is built in.
     public static let definition = WorkerDefinition(service: .routing, migrations: migrations) { router, resources in
         let zoneName = resources.environment.string(campusTimeZone) ?? "Africa/Johannesburg"
         guard let zone = TimeZone(identifier: zoneName) else {
             throw ServiceError(
                 .internal, "CAMPUS_TIME_ZONE '\(zoneName)' is not an IANA time zone (e.g. Africa/Johannesburg)")
         }
+        let (clock, logger) = (resources.clock, resources.logger)
+        let refresh = Duration.milliseconds(try resources.environment.int(refreshMs, in: 100...3_600_000))
         var cost = RouteCost()
         cost.maximumIncline = Float(try resources.environment.int(maxIncline, in: 0...100))
         var crowd = CrowdModel()
         crowd.staleAfter = TimeInterval(try resources.environment.int(crowdStaleSeconds, in: 1...86_400))
         let state = CampusState()
-        let maps = MapStore(client: resources.postgres, logger: resources.logger)
-        let venues = VenueStore(client: resources.postgres, logger: resources.logger)
+        let maps = MapStore(client: resources.database.client, logger: logger)
+        let venues = VenueStore(client: resources.database.client, logger: logger)
         let venueCache = VenueCache(store: venues)
         let loader = CampusLoader(
-            store: maps, state: state, crowdModel: crowd, cost: cost, clock: resources.clock,
-            logger: resources.logger,
-            refreshInterval: .milliseconds(try resources.environment.int(refreshMs, in: 100...3_600_000)),
-            venues: venueCache)
+            store: maps, state: state, crowdModel: crowd, cost: cost, clock: clock, logger: logger,
+            refreshInterval: refresh, venues: venueCache)
         let path = resources.environment.string(osmPath)
         try await loader.start {
             if let path { return try Data(contentsOf: URL(fileURLWithPath: path)) }
             return try sampleCampus()
         }
-        let pins = PinStore(client: resources.postgres, logger: resources.logger)
+        let pins = PinStore(client: resources.database.client, logger: logger)
         let publisher = try resources.publisher()
-        let timetableStore = TimetableStore(client: resources.postgres, logger: resources.logger)
-        let timetable = TimetableBook(
-            store: timetableStore, venues: venues, venueCache: venueCache, campusZone: zone,
+        let timetableStore = TimetableStore(client: resources.database.client, logger: logger)
+        let timetable = TimetableHandler(
+            store: timetableStore, transactions: resources.transactions, venues: venues, venueCache: venueCache,
+            campusZone: zone,
             feedBaseURL: resources.environment.string(feedURL) ?? "http://127.0.0.1:8080/v1/timetables",
-            publisher: publisher, logger: resources.logger)
-        let timetableFile = resources.environment.string(timetablePath)
-        if timetableFile != "none", !(try await timetableStore.hasModules()) {
-            let text = try timetableFile.map { try String(contentsOf: URL(fileURLWithPath: $0), encoding: .utf8) }
-            let report = try await timetable.importTimetable(
-                .init(format: "csv", text: try text ?? sampleTimetable()), now: resources.clock.now())
-            resources.logger.info(
-                "imported the timetable", metadata: [
-                    "modules": "\(report.modulesCreated)", "meetings": "\(report.meetingsCreated)",
-                    "unmatchedLocations": "\(report.unmatchedLocations.count)",
-                ])
-        }
-        let api = RoutingAPI(
-            state: state, loader: loader, maps: maps,
-            venues: venues, venueCache: venueCache,
-            navigator: Navigator(
-                state: state, snapDistance: Double(try resources.environment.int(snapMeters, in: 1...10_000))),
-            crowdModel: crowd, clock: resources.clock,
-            events: CampusEventStore(client: resources.postgres, logger: resources.logger), pins: pins,
-            goals: GoalBook(client: resources.postgres, events: publisher, zone: zone, logger: resources.logger),
-            timetable: timetable)
-        api.register(on: &router)
-        let forgetter = try resources.consumer(name: "routing.auth", topics: [Auth.AccountDeleted.topic]) {
-            event, connection in
-            let deleted = try Wire.makeDecoder().decode(Auth.AccountDeleted.self, from: event.payload)
-            guard let user = UUID(uuidString: deleted.userId) else { return }
-            try await pins.forget(user, on: connection)
-            try await timetableStore.forget(user, on: connection)
-        }
+            publisher: publisher, clock: clock, logger: logger)
+        try await TimetableSeed.importIfEmpty(
+            path: resources.environment.string(timetablePath), timetable: timetable, now: clock.now(),
+            sample: sampleTimetable, logger: logger)
+        let events = CampusEventStore(client: resources.database.client, logger: logger)
+        let vouchers = VoucherStore(client: resources.database.client, logger: logger)
+        let goals = GoalHandler(
+            goals: GoalStore(client: resources.database.client, logger: logger), vouchers: vouchers,
+            transactions: resources.transactions, events: publisher, zone: zone, clock: clock)
+        let venueHandler = VenueHandler(venues: venues, cache: venueCache, clock: clock)
+        let navigator = Navigator(
+            state: state, snapDistance: Double(try resources.environment.int(snapMeters, in: 1...10_000)))
+        register(
+            Handlers(
+                venues: venueHandler,
+                routes: RouteHandler(venues: venueHandler, navigator: navigator, timetable: timetable, clock: clock),
+                positions: PositionHandler(
+                    state: state, cache: venueCache, goals: goals, timetable: timetable, clock: clock),
+                maps: MapHandler(maps: maps, loader: loader, cache: venueCache, clock: clock),
+                occupancy: OccupancyHandler(maps: maps, loader: loader, crowdModel: crowd, clock: clock),
+                events: EventHandler(events: events, venues: venues, timetable: timetable, clock: clock),
+                pins: PinHandler(pins: pins, clock: clock), goals: goals,
+                vouchers: VoucherHandler(vouchers: vouchers, clock: clock), timetable: timetable),
+            on: &router)
+        let accounts = AccountDeletedConsumer(pins: pins, timetable: timetableStore)
+        let forgetter = try resources.consumer(
+            name: "routing.auth", topics: [Auth.AccountDeleted.topic], inTransaction: accounts.handle(_:in:))
         let reminders = ClassReminders(
-            store: timetableStore, venueCache: venueCache, publisher: publisher, zone: zone, clock: resources.clock,
+            store: timetableStore, transactions: resources.transactions, venueCache: venueCache, publisher: publisher,
+            zone: zone, clock: clock,
             interval: .milliseconds(try resources.environment.int(reminderPollMs, in: 100...3_600_000)),
-            logger: resources.logger)
-        let watch = TimetableWatch(
-            book: timetable, interval: .milliseconds(try resources.environment.int(refreshMs, in: 100...3_600_000)),
-            logger: resources.logger)
+            logger: logger)
+        let watch = TimetableWatch(timetable: timetable, interval: refresh, logger: logger)
         return [loader, publisher.service, forgetter, reminders, watch]
     }
 }

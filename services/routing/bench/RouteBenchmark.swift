@@ -60,7 +60,8 @@ enum RouteBenchmark {
 
         guard largeQueries > 0 else { return }
         let gridStart = ContinuousClock.now
-        let plain = Campus.syntheticGrid(side: largeSide, seed: random.next(), landmarkCount: 0)
+        var gridRandom = SeededRandom(seed: random.next())
+        let plain = Campus.syntheticGrid(side: largeSide, random: &gridRandom, landmarkCount: 0)
         print(
             "synthetic grid: \(plain.graph.nodeCount) nodes, \(plain.graph.edgeCount) edges; built in "
                 + format(ContinuousClock.now - gridStart))

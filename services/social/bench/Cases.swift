@@ -22,8 +22,8 @@ struct Cases: Sendable {
     /// surname with a typo, a username's start, and (one in five) a whole e-mail address.
     func directoryQuery(_ index: Int) -> String {
         var random = SplitMix(seed: UInt64(index))
-        let first = Seed.firstNames[Int(random.next() % UInt64(Seed.firstNames.count))]
-        let last = Seed.lastNames[Int(random.next() % UInt64(Seed.lastNames.count))]
+        let first = SeedStore.firstNames[Int(random.next() % UInt64(SeedStore.firstNames.count))]
+        let last = SeedStore.lastNames[Int(random.next() % UInt64(SeedStore.lastNames.count))]
         switch index % 10 {
         case 0, 1: return "bench\(1 + Int(random.next() % UInt64(users)))@example.org"
         case 2: return first.lowercased()
@@ -118,8 +118,8 @@ struct OpenLoop: Sendable {
     {
         let interval = Duration.nanoseconds(1_000_000_000 / Int64(rate))
         let start = ContinuousClock.now + .milliseconds(50)
-        let latencies = Book<Double>()
-        let failures = Book<String>()
+        let latencies = Collected<Double>()
+        let failures = Collected<String>()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<count {
                 let due = start + interval * index
@@ -160,7 +160,7 @@ struct OpenLoop: Sendable {
 }
 
 /// Values collected by the requests in flight.
-final class Book<Value: Sendable>: Sendable {
+final class Collected<Value: Sendable>: Sendable {
     private let items = Mutex<[Value]>([])
     func add(_ value: Value) { items.withLock { $0.append(value) } }
     func values() -> [Value] { items.withLock { $0 } }

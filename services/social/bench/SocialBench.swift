@@ -1,7 +1,6 @@
 import Contract
 import Foundation
 import Logging
-import PostgresNIO
 import ServiceKit
 import SocialContract
 import SocialService
@@ -81,21 +80,22 @@ enum SocialBench {
     }
 
     static func run(_ options: [String: Int], only: String?) async throws {
-        var configuration = try DatabaseSettings.fromEnvironment().clientConfiguration()
-        configuration.options.maximumConnections = 40
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await BenchDatabase.with(maximumConnections: 40, logger: logger) { client in
             let clock = SystemClock()
             let log = EventLog(client: client, clock: clock, logger: logger)
             try await log.migrate()
             try await Migrator(client: client, schema: "social", logger: logger).migrate(SocialService.migrations())
             let publisher = EventPublisher(log: log, producer: .social, context: Context(), endpoint: "tcp://127.0.0.1:1")
             var router = OperationRouter(service: .social, logger: logger, clock: clock)
-            SocialService.register(
-                .init(client: client, events: publisher, clock: clock, logger: logger), on: &router)
-            let seed = Seed(client: client, users: options["users"]!)
+            let parts = SocialService.Parts(
+                people: PeopleStore(client: client, logger: logger), friends: FriendStore(client: client, logger: logger),
+                catalog: SandboxCatalogStore(client: client, logger: logger),
+                favourites: FavouriteStore(client: client, logger: logger),
+                contacts: ContactStore(client: client, logger: logger),
+                addresses: AddressStore(client: client, logger: logger), transactions: Transactions(client, logger: logger),
+                events: publisher, clock: clock)
+            SocialService.register(parts, on: &router)
+            let seed = SeedStore(client: client, users: options["users"]!)
             let runner = OpenLoop(rate: options["rate"]!, seconds: options["seconds"]!)
             let cases = Cases(router: router, users: options["users"]!, launchers: options["launchers"]!)
             if only == nil || only == "directory" {
@@ -113,7 +113,6 @@ enum SocialBench {
                     "launch pull-down (addresses + favourites + friends; \(options["friends"]!) friends, \(options["favourites"]!) favourites)"
                 ) { try await cases.launch($0) }
             }
-            group.cancelAll()
         }
     }
 }

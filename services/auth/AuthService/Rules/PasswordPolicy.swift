@@ -25,14 +25,11 @@ public struct PasswordPolicy: Sendable {
         self.commonPasswords = commonPasswords
     }
 
-    /// The policy with the list shipped with the service (10,000 most common passwords).
-    public static func shipped() throws -> PasswordPolicy {
-        guard let url = Bundle.module.url(forResource: "common-passwords", withExtension: "txt") else {
-            throw ServiceError(.internal, "common-passwords.txt is missing from the auth service's resources")
-        }
-        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
-        return PasswordPolicy(
-            commonPasswords: Set(lines.filter { !$0.hasPrefix("#") && !$0.isEmpty }.map { $0.lowercased() }))
+    /// A policy refusing the passwords of a list of one password a line (`#` starts a comment
+    /// line), however they are capitalised.
+    public init(commonPasswordList text: String) {
+        let lines = text.split(separator: "\n")
+        self.init(commonPasswords: Set(lines.filter { !$0.hasPrefix("#") && !$0.isEmpty }.map { $0.lowercased() }))
     }
 
     /// Every rule `password` breaks, in a fixed order; empty when it is acceptable.

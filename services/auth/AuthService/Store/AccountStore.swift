@@ -41,19 +41,18 @@ public struct AccountStore: Sendable {
         }
     }
 
-    /// ``create(id:username:passwordHash:email:phone:now:roles:)`` on `connection`, inside the
-    /// caller's transaction.
+    /// ``create(id:username:passwordHash:email:phone:now:roles:)`` inside the caller's transaction.
     func create(
         id: UUID, username: Username, passwordHash: String, email: String?, phone: String?, now: Date,
-        on connection: PostgresConnection
+        in tx: Transaction
     ) async throws {
         do {
-            try await connection.fetch(
+            try await tx.connection.fetch(
                 """
                 INSERT INTO auth.users (id, username, email, phone, password_hash, roles, created_at, updated_at)
                 VALUES (\(id), \(username.value), \(email), \(phone), \(passwordHash), \([Auth.Role.user.rawValue]),
                     \(now), \(now))
-                """, logger: logger)
+                """, logger: tx.logger)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw ServiceError(.alreadyExists, "the username '\(username)' is taken", details: ["field": "username"])
         }
@@ -83,8 +82,12 @@ public struct AccountStore: Sendable {
         try await client.withConnection { try await profile(id: id, on: $0) }
     }
 
-    /// ``profile(id:)`` on `connection` (inside a transaction, it sees the transaction's changes).
-    func profile(id: UUID, on connection: PostgresConnection) async throws -> Auth.Profile? {
+    /// ``profile(id:)`` inside the caller's transaction (it sees the transaction's changes).
+    func profile(id: UUID, in tx: Transaction) async throws -> Auth.Profile? {
+        try await profile(id: id, on: tx.connection)
+    }
+
+    private func profile(id: UUID, on connection: PostgresConnection) async throws -> Auth.Profile? {
         let rows = try await connection.fetch(ProfileStatement(id: id), logger: logger)
         return rows.first.map { id, name, email, phone, display, roles in
             Auth.Profile(

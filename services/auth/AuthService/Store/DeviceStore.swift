@@ -17,29 +17,13 @@ public struct DeviceStore: Sendable {
         self.clock = clock
     }
 
-    /// Registers `request.token` for `userId`, or updates it when the token is known (it moves to
-    /// `userId` if another account had it: a push token belongs to one install).
-    public func register(_ request: Auth.RegisterDevice.Request, userId: UUID) async throws
-        -> Auth.RegisterDevice.Reply
-    {
-        let token = request.token.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...4096).contains(token.utf8.count), !token.contains(where: \.isWhitespace) else {
-            throw ServiceError.invalidArgument("token must be 1-4096 characters without spaces", field: "token")
-        }
-        let platform = request.platform.lowercased()
-        guard Auth.platforms.contains(platform) else {
-            throw ServiceError.invalidArgument(
-                "platform must be one of \(Auth.platforms.joined(separator: ", "))", field: "platform")
-        }
-        let osVersion = request.osVersion.trimmingCharacters(in: .whitespaces)
-        guard (1...64).contains(osVersion.count) else {
-            throw ServiceError.invalidArgument("osVersion must be 1-64 characters, e.g. 17.4", field: "osVersion")
-        }
-        let app = request.app?.trimmingCharacters(in: .whitespaces).lowercased()
-        if let app, !(1...64).contains(app.count) {
-            throw ServiceError.invalidArgument("app must be 1-64 characters, e.g. tapwater", field: "app")
-        }
-        let environment = request.apnsEnvironment ?? .production
+    /// Stores `token` for `userId`, or updates it when the token is known (it moves to `userId`
+    /// if another account had it: a push token belongs to one install); the device and whether
+    /// it is new. The values are checked by the caller.
+    public func register(
+        token: String, platform: String, osVersion: String, app: String?, environment: Auth.APNsEnvironment,
+        userId: UUID
+    ) async throws -> Auth.RegisterDevice.Reply {
         let now = clock.now()
         do {
             let rows = try await client.fetch(
@@ -66,16 +50,11 @@ public struct DeviceStore: Sendable {
         throw ServiceError(.internal, "registering a device returned no row")
     }
 
-    /// Removes device `id` of `userId`; `not_found` when the account has no such device.
-    public func remove(_ id: String, userId: UUID) async throws {
-        guard let deviceId = UUID(uuidString: id) else {
-            throw ServiceError.invalidArgument("deviceId must be a UUID", field: "deviceId")
-        }
+    /// Removes device `id` of `userId`; `false` when the account has no such device.
+    public func remove(_ id: UUID, userId: UUID) async throws -> Bool {
         let rows = try await client.fetch(
-            "DELETE FROM auth.devices WHERE id = \(deviceId) AND user_id = \(userId) RETURNING id", logger: logger)
-        guard try await rows.collect().count == 1 else {
-            throw ServiceError(.notFound, "no device \(id) on this account")
-        }
+            "DELETE FROM auth.devices WHERE id = \(id) AND user_id = \(userId) RETURNING id", logger: logger)
+        return try await rows.collect().count == 1
     }
 
     /// The devices of `userId`, oldest first (ties by id), after the device registered at
@@ -86,19 +65,8 @@ public struct DeviceStore: Sendable {
         try await pageOfDevices(of: userId, after: after, limit: limit).map(\.device)
     }
 
-    /// A page of the devices of `userId` for `list_devices`.
-    public func page(_ request: Auth.ListDevices.Request, of userId: UUID) async throws -> Auth.ListDevices.Reply {
-        let limit = try Auth.ListDevices.pageSize.limit(request.limit)
-        let after = try KeysetCursor.parse(request.cursor).map { (micros: $0.micros, id: $0.id) }
-        let rows = try await pageOfDevices(of: userId, after: after, limit: limit + 1)
-        guard rows.count > limit else { return .init(items: rows.map(\.device)) }
-        let last = rows[limit - 1]
-        return .init(
-            items: rows.prefix(limit).map(\.device),
-            nextCursor: KeysetCursor.text(micros: last.createdMicros, id: last.device.deviceId))
-    }
-
-    private func pageOfDevices(of userId: UUID, after: (micros: Int64, id: UUID)?, limit: Int) async throws
+    /// ``devices(of:after:limit:)`` with the creation of each in microseconds (a page's cursor).
+    func pageOfDevices(of userId: UUID, after: (micros: Int64, id: UUID)?, limit: Int) async throws
         -> [(device: Auth.Device, createdMicros: Int64)]
     {
         let rows = try await client.fetch(

@@ -34,8 +34,13 @@ public struct SessionStore: Sendable {
         }
     }
 
+    /// A new refresh token for `userId` (a new family) inside the caller's transaction.
+    public func issue(userId: UUID, now: Date, in tx: Transaction) async throws -> String {
+        try await issue(userId: userId, now: now, on: tx.connection)
+    }
+
     /// A new refresh token for `userId` in `family` (a new family for a new login).
-    public func issue(userId: UUID, family: UUID = UUID(), now: Date, on connection: PostgresConnection? = nil)
+    func issue(userId: UUID, family: UUID = UUID(), now: Date, on connection: PostgresConnection? = nil)
         async throws -> String
     {
         let token = Self.newToken()
@@ -146,10 +151,10 @@ public struct SessionStore: Sendable {
     }
 
     /// Revokes every session of `userId` (a new password, a reset), inside the caller's transaction.
-    public func revokeAll(userId: UUID, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.fetch(
+    public func revokeAll(userId: UUID, now: Date, in tx: Transaction) async throws {
+        try await tx.connection.fetch(
             "UPDATE auth.refresh_tokens SET revoked_at = \(now) WHERE user_id = \(userId) AND revoked_at IS NULL",
-            logger: logger)
+            logger: tx.logger)
     }
 
     /// 256 random bits, base64url.

@@ -10,7 +10,7 @@ public enum BillQuery {
 
     /// The filter of `request` (the topic's subjects are looked up by the caller and passed in).
     public static func filter(_ request: Civic.ListBills.Request, topicSubjects: [String]?) throws(ServiceError)
-        -> BillStore.Filter
+        -> BillFilter
     {
         let level = try request.level.map { (text) throws(ServiceError) -> Civic.Level in
             guard let level = Civic.Level(rawValue: text) else {
@@ -35,7 +35,7 @@ public enum BillQuery {
         let since = try request.updatedSince.map { (text) throws(ServiceError) in
             try FeedDate.parse(text, field: "updatedSince")
         }
-        return BillStore.Filter(
+        return BillFilter(
             level: level, jurisdiction: try text(request.jurisdiction, field: "jurisdiction", max: 300),
             status: status, subject: try text(request.subject, field: "subject", max: 100),
             topicSubjects: topicSubjects, query: try query(request.q), updatedSince: since, sort: sort)

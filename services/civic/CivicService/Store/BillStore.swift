@@ -5,7 +5,7 @@ import Logging
 import PostgresNIO
 
 /// The `civic.bills` table and what hangs off it (changes, member votes, topics, highlights):
-/// the lists and detail pages read here; the importer writes through ``BillStore/upsert``.
+/// the lists and detail pages read here; the importers write through ``ImportedRecordStore``.
 public struct BillStore: Sendable {
     let client: PostgresClient
     let logger: Logger
@@ -49,21 +49,9 @@ public struct BillStore: Sendable {
             activityAt: row.14, introducedAt: row.15)
     }
 
-    /// The filters of a bill list, checked.
-    public struct Filter: Sendable {
-        public var level: Civic.Level?
-        public var jurisdiction: String?
-        public var status: Civic.BillStatus?
-        public var subject: String?
-        public var topicSubjects: [String]?
-        public var query: String?
-        public var updatedSince: Date?
-        public var sort: Civic.BillSort
-    }
-
     /// One page of bills matching `filter`, after `cursor`, `limit + 1` rows (the extra one says
     /// there is a next page).
-    func list(_ filter: Filter, after cursor: KeysetCursor?, limit: Int) async throws -> [Listed] {
+    func list(_ filter: BillFilter, after cursor: KeysetCursor?, limit: Int) async throws -> [Listed] {
         let key = filter.sort == .recent ? "activity_at" : "introduced_at"
         let rows = try await client.fetch(
             """

@@ -3,6 +3,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import Store
 
 /// The `civic.bookmarks` table: each account's bookmarked bills (the only per-account data civic keeps).
 public struct BookmarkStore: Sendable {
@@ -77,7 +78,7 @@ public struct BookmarkStore: Sendable {
     }
 
     /// Forgets `user`'s bookmarks (after `auth.account_deleted`).
-    public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.fetch("DELETE FROM civic.bookmarks WHERE user_id = \(user)", logger: logger)
+    public func forget(_ user: UUID, in tx: Transaction) async throws {
+        try await tx.connection.fetch("DELETE FROM civic.bookmarks WHERE user_id = \(user)", logger: logger)
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NotifyContract
 import PostgresNIO
+import Store
 
 /// What civic owes subscribed devices for new bills: the outbox (one row per device and bill,
 /// written once) and the pushes decided from it (each handed to notify under its derived id).
@@ -21,9 +22,10 @@ public struct PushStore: Sendable {
     /// their subjects among the bill's, or no subjects named), in the consumer's transaction; a
     /// replayed event adds nothing. How many were added.
     @discardableResult
-    public func owe(_ bill: Civic.BillIntroduced, introducedAt: Date, now: Date, on connection: PostgresConnection)
+    public func owe(_ bill: Civic.BillIntroduced, introducedAt: Date, now: Date, in tx: Transaction)
         async throws -> Int
     {
+        let connection = tx.connection
         guard let billId = UUID(uuidString: bill.billId) else { return 0 }
         let rows = try await connection.fetch(
             """

@@ -3,6 +3,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import Store
 
 /// `civic.stated_positions`: what people stated about bills, from local files (by source ids, in
 /// the file's transaction) and from editors (by ids).
@@ -24,9 +25,10 @@ public struct StatedPositionStore: Sendable {
     }
 
     /// Inserts or updates a file's position (its member was written in the same transaction).
-    public func write(_ record: StatedPositionRecord, now: Date, on connection: PostgresConnection) async throws
+    public func write(_ record: StatedPositionRecord, now: Date, in tx: Transaction) async throws
         -> Outcome
     {
+        let connection = tx.connection
         let rows = try await connection.fetch(
             """
             INSERT INTO civic.stated_positions (person_id, bill_id, position, stated_on, source_url, checked_on,

@@ -3,6 +3,7 @@ import Contract
 import Foundation
 import Logging
 import PostgresNIO
+import Store
 
 /// New-bill subscriptions per device push token (`civic.subscriptions`). The token is stored to
 /// push to and never read back to a caller.
@@ -95,9 +96,9 @@ public struct SubscriptionStore: Sendable {
     /// provider refused (a device that sent a new token since keeps its subscription); whether
     /// one was deleted. Runs on the consumer's transaction.
     public func forgetRefused(
-        _ id: UUID, tokenSHA256: String, on connection: PostgresConnection
+        _ id: UUID, tokenSHA256: String, in tx: Transaction
     ) async throws -> Bool {
-        let rows = try await connection.fetch(
+        let rows = try await tx.connection.fetch(
             """
             DELETE FROM civic.subscriptions
             WHERE id = \(id) AND encode(sha256(convert_to(device_token, 'UTF8')), 'hex') = \(tokenSHA256.lowercased())

@@ -161,9 +161,9 @@ public struct DrinkStore: Sendable {
     }
 
     /// Forgets every drink of `user` (after `auth.account_deleted`).
-    public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.fetch("DELETE FROM hydration.drinks WHERE user_id = \(user)", logger: logger)
-        try await connection.fetch("DELETE FROM hydration.users WHERE user_id = \(user)", logger: logger)
+    public func forget(_ user: UUID, in tx: Transaction) async throws {
+        try await tx.connection.fetch("DELETE FROM hydration.drinks WHERE user_id = \(user)", logger: tx.logger)
+        try await tx.connection.fetch("DELETE FROM hydration.users WHERE user_id = \(user)", logger: tx.logger)
     }
 
     // MARK: statements

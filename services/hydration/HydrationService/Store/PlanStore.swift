@@ -4,6 +4,7 @@ import HydrationContract
 import Logging
 import PostgresNIO
 import ServiceKit
+import Store
 
 /// The `hydration.plans` table: each user's daily goal and reminders. Saving a plan writes
 /// `hydration.plan_changed` to the event log in the same transaction (notify schedules the
@@ -92,14 +93,14 @@ public struct PlanStore: Sendable {
                 payload: Hydration.PlanChanged(
                     userId: user.uuidString.lowercased(), timesOfDay: plan.reminderTimes.map(\.description),
                     timeZone: plan.timeZone),
-                requestId: requestId, on: connection, logger: logger)
+                requestId: requestId, in: Transaction(connection: connection, logger: logger))
         }
         events.announce(event)
     }
 
     /// Forgets the user's plan (after `auth.account_deleted`; notify forgets the schedules itself).
-    public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.fetch("DELETE FROM hydration.plans WHERE user_id = \(user)", logger: logger)
-        try await connection.fetch("DELETE FROM hydration.goals WHERE user_id = \(user)", logger: logger)
+    public func forget(_ user: UUID, in tx: Transaction) async throws {
+        try await tx.connection.fetch("DELETE FROM hydration.plans WHERE user_id = \(user)", logger: tx.logger)
+        try await tx.connection.fetch("DELETE FROM hydration.goals WHERE user_id = \(user)", logger: tx.logger)
     }
 }

@@ -79,7 +79,13 @@ extension NotificationStore {
         return try await client.withConnection { try await finish(done, lines: lines, on: $0) }
     }
 
-    /// ``finish(_:lines:)`` on `connection`, e.g. inside a transaction that also appends events.
+    /// ``finish(_:lines:)`` in the caller's transaction `tx`, which also appends events.
+    @discardableResult
+    func finish(_ done: [Job], lines: [DeliveryLine], in tx: Transaction) async throws -> Int {
+        try await finish(done, lines: lines, on: tx.connection)
+    }
+
+    /// ``finish(_:lines:)`` on `connection`.
     @discardableResult
     func finish(_ done: [Job], lines: [DeliveryLine], on connection: PostgresConnection) async throws -> Int {
         guard !done.isEmpty || !lines.isEmpty else { return 0 }
@@ -108,5 +114,15 @@ extension NotificationStore {
             """, logger: logger)
         for try await (completed, _, _) in rows.decode((Int, Int, Int).self) { return completed }
         return 0
+    }
+}
+
+extension NotificationStore {
+    /// Whether a notification with this id was submitted.
+    func exists(_ id: UUID) async throws -> Bool {
+        let rows = try await client.fetch(
+            "SELECT 1 FROM \(unescaped: schema).notifications WHERE id = \(id)", logger: logger)
+        for try await _ in rows { return true }
+        return false
     }
 }

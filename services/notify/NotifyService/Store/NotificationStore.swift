@@ -19,6 +19,8 @@ public struct NotificationStore: Sendable {
     public var maxAttempts = 8
     /// The schema of the tables (the queue's schema).
     public var schema: String { queue.schema }
+    /// Transactions on this store's database, for jobs that change it together with the event log.
+    public var transactions: Transactions { Transactions(client, logger: logger) }
 
     /// Creates the store.
     public init(client: PostgresClient, queue: JobQueue, clock: any WallClock, logger: Logger) {
@@ -31,6 +33,11 @@ public struct NotificationStore: Sendable {
     /// What a delivery job carries.
     public struct JobPayload: Codable, Sendable {
         public var notificationId: UUID
+    }
+
+    /// ``submit(_:on:)`` in the caller's transaction `tx`.
+    public func submit(_ submission: Submission, in tx: Transaction) async throws -> Notify.Send.Reply {
+        try await submit(submission, on: tx.connection)
     }
 
     /// Records `submission` and queues its e-mail and push, in the caller's transaction. The same
@@ -224,7 +231,13 @@ extension NotificationStore {
         return try await preferences(of: userId)
     }
 
-    /// Removes everything notify keeps about `userId` (after `auth.account_deleted`).
+    /// Removes everything notify keeps about `userId` (after `auth.account_deleted`), in the
+    /// consumer's transaction `tx`.
+    public func forget(_ userId: UUID, in tx: Transaction) async throws {
+        try await forget(userId, on: tx.connection)
+    }
+
+    /// ``forget(_:in:)`` on `connection`.
     public func forget(_ userId: UUID, on connection: PostgresConnection) async throws {
         for table in ["notifications", "preferences", "user_settings", "deliveries", "schedules"] {
             try await connection.fetch(

@@ -4,6 +4,7 @@ import HydrationContract
 import NotifyContract
 import PostgresNIO
 import ServiceKit
+import Store
 
 extension ScheduleStore {
     /// The kinds whose text is composed when they fire, by the service that knows it: a due
@@ -13,6 +14,20 @@ extension ScheduleStore {
     /// The id of a user's TapWater reminder schedule (one per user, replaced on every plan change).
     public static func hydrationScheduleId(of userId: UUID) -> UUID {
         DerivedID.make("hydration-plan", userId.uuidString.lowercased())
+    }
+
+    /// ``applyPlan(_:on:)`` in the consumer's transaction `tx`.
+    public func applyPlan(_ change: Hydration.PlanChanged, in tx: Transaction) async throws {
+        try await applyPlan(change, on: tx.connection)
+    }
+
+    /// Drops the composed schedule of `kind` of `userId`: its owner has no such plan any more.
+    func dropComposedSchedule(of userId: UUID, kind: Notify.Kind) async throws {
+        try await client.fetch(
+            """
+            DELETE FROM \(unescaped: schema).schedules
+            WHERE id = \(Self.hydrationScheduleId(of: userId)) AND kind = \(kind.rawValue)
+            """, logger: logger)
     }
 
     /// Applies `hydration.plan_changed` in the caller's transaction: the user's reminder schedule

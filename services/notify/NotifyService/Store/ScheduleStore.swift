@@ -24,31 +24,13 @@ public struct ScheduleStore: Sendable {
         self.logger = logger
     }
 
-    /// A new schedule for `userId`.
-    public func create(_ request: Notify.ScheduleRequest, for userId: UUID) async throws -> Notify.Schedule {
-        let kindName = request.kind ?? Notify.Kind.reminder
-        let kind = try NotificationCatalog.kind(kindName)
-        guard !kind.critical, Self.composedKinds[kindName] == nil else {
-            throw ServiceError.invalidArgument("\(kindName) cannot be scheduled", field: "kind")
-        }
-        try kind.check(request.variables)
-        let zoneName: String
-        if let given = request.timeZone {
-            zoneName = given
-        } else {
-            zoneName = try await notifications.settings(of: userId).timeZone
-        }
-        let zone = try LocalTime(zoneName)
-        let times = try (request.timesOfDay ?? []).map { try TimeOfDay(parsing: $0, field: "timesOfDay") }
-        let once = request.at.map { Date(timeIntervalSince1970: Double($0) / 1000) }
-        let recurrence = try Recurrence(once: once, times: times, days: Set(request.daysOfWeek ?? []))
-        let now = clock.now()
-        if let once, once <= now {
-            throw ServiceError.invalidArgument("at must be in the future", field: "at")
-        }
-        let next = recurrence.next(after: now, in: zone)
-        let id = UUID()
-        let variables = String(decoding: try JSONEncoder().encode(request.variables), as: UTF8.self)
+    /// Stores a new schedule of `userId` whose first occurrence is `next`; `failed_precondition`
+    /// when the user has ``maxPerUser`` already.
+    public func insert(
+        id: UUID, userId: UUID, kind: Notify.Kind, variables: [String: String], once: Date?, recurrence: Recurrence,
+        timeZone: String, next: Date?, now: Date
+    ) async throws {
+        let variables = String(decoding: try JSONEncoder().encode(variables), as: UTF8.self)
         try await client.transaction(logger: logger) { connection in
             var count = 0
             let rows = try await connection.fetch(
@@ -61,38 +43,22 @@ public struct ScheduleStore: Sendable {
                 """
                 INSERT INTO \(unescaped: schema).schedules (id, user_id, kind, variables, once_at, times_of_day, days_of_week,
                     time_zone, next_at, created_at)
-                VALUES (\(id), \(userId), \(kindName.rawValue), \(variables)::text::jsonb, \(once),
-                    \(recurrence.times.map(\.minutes)), \(recurrence.days.sorted()), \(zoneName), \(next), \(now))
+                VALUES (\(id), \(userId), \(kind.rawValue), \(variables)::text::jsonb, \(once),
+                    \(recurrence.times.map(\.minutes)), \(recurrence.days.sorted()), \(timeZone), \(next), \(now))
                 """, logger: logger)
         }
-        return Notify.Schedule(
-            scheduleId: id.uuidString.lowercased(), kind: kindName, variables: request.variables, at: request.at,
-            timesOfDay: recurrence.times.map(\.text), daysOfWeek: recurrence.days.sorted(), timeZone: zoneName,
-            nextAt: next.map(Self.millis))
     }
 
     static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-
-    /// A page of the user's schedules, oldest first, after the ``KeysetCursor`` of the previous
-    /// page.
-    public func list(_ request: Notify.ListSchedules.Request, of userId: UUID) async throws
-        -> Notify.ListSchedules.Reply
-    {
-        let limit = try Notify.ListSchedules.pageSize.limit(request.limit)
-        let after = try KeysetCursor.parse(request.cursor).map { (micros: $0.micros, id: $0.id) }
-        let page = try await list(of: userId, after: after, limit: limit + 1)
-        guard page.count > limit, let last = page.prefix(limit).last else { return .init(items: page.map(\.schedule)) }
-        return .init(
-            items: page.prefix(limit).map(\.schedule),
-            nextCursor: KeysetCursor.text(micros: last.createdMicros, id: last.schedule.scheduleId))
-    }
 
     /// The user's schedules, oldest first (all of them unless `limit` says otherwise).
     public func list(of userId: UUID) async throws -> [Notify.Schedule] {
         try await list(of: userId, after: nil, limit: Int(Int32.max)).map(\.schedule)
     }
 
-    private func list(of userId: UUID, after: (micros: Int64, id: UUID)?, limit: Int) async throws
+    /// The user's schedules after the one created at `after` (its creation in microseconds and
+    /// its id), oldest first, with the creation of each in microseconds (a page's cursor).
+    func list(of userId: UUID, after: (micros: Int64, id: UUID)?, limit: Int) async throws
         -> [(schedule: Notify.Schedule, createdMicros: Int64)]
     {
         let rows = try await client.fetch(
@@ -119,15 +85,12 @@ public struct ScheduleStore: Sendable {
         return schedules
     }
 
-    /// Removes one of the user's schedules; `not_found` if it is not theirs.
-    public func delete(_ id: String, of userId: UUID) async throws {
-        guard let scheduleId = UUID(uuidString: id) else {
-            throw ServiceError.invalidArgument("scheduleId must be a UUID", field: "scheduleId")
-        }
+    /// Removes schedule `id` of `userId`; `false` when the user has no such schedule.
+    public func delete(_ id: UUID, of userId: UUID) async throws -> Bool {
         let rows = try await client.fetch(
-            "DELETE FROM \(unescaped: schema).schedules WHERE id = \(scheduleId) AND user_id = \(userId) RETURNING id",
+            "DELETE FROM \(unescaped: schema).schedules WHERE id = \(id) AND user_id = \(userId) RETURNING id",
             logger: logger)
-        guard try await rows.collect().count == 1 else { throw ServiceError(.notFound, "no schedule \(id)") }
+        return try await rows.collect().count == 1
     }
 
     /// Fires every schedule that is due, up to `limit`, in one transaction: the due rows are

@@ -41,7 +41,7 @@ public struct PostageTariff: Sendable, Hashable {
     }
 }
 
-/// Where the active postage tariff comes from: the printing service (``PrintingPostageTariff``),
+/// Where the active postage tariff comes from: the printing service (``PrintingPostageClient``),
 /// or a fixed tariff (``BuiltInPostageTariff``).
 public protocol PostageTariffSource: Sendable {
     /// The tariff in force now, for cards of `size` to `countries` (which may be unchecked

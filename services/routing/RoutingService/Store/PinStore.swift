@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import RoutingContract
+import Store
 
 /// The `routing.pins` table: locations users saved; every query is scoped to the owner.
 public struct PinStore: Sendable {
@@ -72,7 +73,9 @@ public struct PinStore: Sendable {
 
     /// Forgets everything of `owner` that routing keeps: pins, activity, visits (after
     /// `auth.account_deleted`). Vouchers stay: a code already handed out keeps its worth.
-    public func forget(_ owner: UUID, on connection: PostgresConnection) async throws {
+    public func forget(_ owner: UUID, in tx: Transaction) async throws {
+        let connection = tx.connection
+        let logger = tx.logger
         try await connection.fetch("DELETE FROM routing.pins WHERE user_id = \(owner)", logger: logger)
         try await connection.fetch("DELETE FROM routing.activity WHERE user_id = \(owner)", logger: logger)
         try await connection.fetch("DELETE FROM routing.venue_visits WHERE user_id = \(owner)", logger: logger)

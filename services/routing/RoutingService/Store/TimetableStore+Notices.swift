@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import RoutingContract
+import Store
 
 /// The tables behind class notices: `routing.class_reminder_settings` (who wants reminders, how
 /// long before), `routing.class_reminders_sent` (each student reminded at most once per
@@ -8,8 +9,9 @@ import RoutingContract
 /// they hold).
 extension TimetableStore {
     /// The meetings with these UIDs, by UID, read on the transaction's connection.
-    func meetings(uids: [String], on connection: PostgresConnection) async throws -> [String: Meeting] {
+    func meetings(uids: [String], in tx: Transaction) async throws -> [String: Meeting] {
         guard !uids.isEmpty else { return [:] }
+        let connection = tx.connection
         let idRows = try await connection.fetch(
             "SELECT id, uid FROM routing.class_meetings WHERE uid = ANY(\(uids))", logger: logger)
         var uidOf: [UUID: String] = [:]
@@ -29,8 +31,8 @@ extension TimetableStore {
     }
 
     /// The students enrolled in a module (lower-case UUIDs, sorted).
-    func enrolled(in code: String, on connection: PostgresConnection) async throws -> [String] {
-        let rows = try await connection.fetch(
+    func enrolled(in code: String, in tx: Transaction) async throws -> [String] {
+        let rows = try await tx.connection.fetch(
             "SELECT user_id FROM routing.enrolments WHERE module_code = \(code) ORDER BY user_id", logger: logger)
         var users: [String] = []
         for try await user in rows.decode(UUID.self) { users.append(user.uuidString.lowercased()) }
@@ -95,10 +97,10 @@ extension TimetableStore {
     /// second insert waits for the first and finds the rows there.
     func claimReminders(
         _ occurrences: [(meetingId: UUID, moduleCode: String, start: Date)], now: Date,
-        on connection: PostgresConnection
+        in tx: Transaction
     ) async throws -> [Int: [String]] {
         guard !occurrences.isEmpty else { return [:] }
-        let rows = try await connection.fetch(
+        let rows = try await tx.connection.fetch(
             """
             WITH o AS (
               SELECT * FROM unnest(\(occurrences.map { $0.meetingId })::uuid[], \(occurrences.map { $0.moduleCode })::text[],

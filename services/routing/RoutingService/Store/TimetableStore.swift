@@ -39,107 +39,85 @@ public struct TimetableStore: Sendable {
     }
 
     /// Stores the entries (modules created or updated, meetings matched on their UID) and drops
-    /// the cancelled meetings, in one transaction. `venues` maps an entry's UID to its venue. With
-    /// `notices`, the occurrences of the next days this moves or cancels are announced
-    /// (`routing.class_changed`) in the same transaction; the stored events are returned to be
-    /// announced after commit.
-    public func save(
-        _ parsed: ParsedTimetable, venues: [String: UUID], now: Date, notices: ClassNotices? = nil
-    ) async throws -> (ImportCounts, [StoredEvent]) {
-        try await client.transaction(logger: logger) { connection in
-            var counts = ImportCounts()
-            let touched = parsed.entries.map(\.uid) + parsed.cancelled
-            var before: [String: Meeting] = [:]
-            if notices != nil { before = try await meetings(uids: touched, on: connection) }
-            var modules: [String: (name: String?, faculty: String?)] = [:]
-            for entry in parsed.entries {
-                let known = modules[entry.moduleCode]
-                modules[entry.moduleCode] = (known?.name ?? entry.moduleName, known?.faculty ?? entry.faculty)
-            }
-            for (code, module) in modules.sorted(by: { $0.key < $1.key }) {
-                let rows = try await connection.fetch(
-                    """
-                    INSERT INTO routing.modules (code, name, faculty, updated_at)
-                    VALUES (\(code), coalesce(\(module.name)::text, \(code)), coalesce(\(module.faculty)::text, ''), \(now))
-                    ON CONFLICT (code) DO UPDATE SET
-                      name = coalesce(\(module.name)::text, modules.name),
-                      faculty = coalesce(\(module.faculty)::text, modules.faculty), updated_at = excluded.updated_at
-                    WHERE (modules.name, modules.faculty)
-                      IS DISTINCT FROM (coalesce(\(module.name)::text, modules.name), coalesce(\(module.faculty)::text, modules.faculty))
-                    RETURNING (xmax = 0)
-                    """, logger: logger)
-                for try await inserted in rows.decode(Bool.self) {
-                    if inserted { counts.modulesCreated += 1 } else { counts.modulesUpdated += 1 }
-                }
-            }
-            for entry in parsed.entries {
-                let schedule = entry.schedule
-                let recurrence = schedule.recurrence
-                let weekdays = recurrence.map { $0.weekdays.map { Int32($0) } }
-                let exceptions = schedule.exceptions.sorted()
-                let venue = venues[entry.uid]
-                let rows = try await connection.fetch(
-                    """
-                    INSERT INTO routing.class_meetings AS m (
-                      id, uid, module_code, kind, venue_id, location, time_zone, local_start, first_start, last_end,
-                      duration_seconds, weekdays, interval_weeks, week_start, until, max_count, exceptions, updated_at)
-                    VALUES (
-                      \(UUID()), \(entry.uid), \(entry.moduleCode), \(entry.kind), \(venue), \(entry.location),
-                      \(schedule.zone.identifier), \(schedule.start.description), \(schedule.firstStart), \(schedule.lastEnd),
-                      \(schedule.duration), \(weekdays)::int[], \(recurrence?.interval ?? 1), \(recurrence?.weekStart ?? 1),
-                      \(recurrence?.until), \(recurrence?.count), \(exceptions)::timestamptz[], \(now))
-                    ON CONFLICT (uid) DO UPDATE SET
-                      module_code = excluded.module_code, kind = excluded.kind, venue_id = excluded.venue_id,
-                      location = excluded.location, time_zone = excluded.time_zone, local_start = excluded.local_start,
-                      first_start = excluded.first_start, last_end = excluded.last_end,
-                      duration_seconds = excluded.duration_seconds, weekdays = excluded.weekdays,
-                      interval_weeks = excluded.interval_weeks, week_start = excluded.week_start,
-                      until = excluded.until, max_count = excluded.max_count, exceptions = excluded.exceptions,
-                      updated_at = excluded.updated_at
-                    WHERE (m.module_code, m.kind, m.venue_id, m.location, m.time_zone, m.local_start,
-                           m.duration_seconds, m.weekdays, m.interval_weeks, m.week_start, m.until, m.max_count,
-                           m.exceptions)
-                      IS DISTINCT FROM (excluded.module_code, excluded.kind, excluded.venue_id, excluded.location,
-                           excluded.time_zone, excluded.local_start, excluded.duration_seconds, excluded.weekdays,
-                           excluded.interval_weeks, excluded.week_start, excluded.until, excluded.max_count,
-                           excluded.exceptions)
-                    RETURNING (xmax = 0)
-                    """, logger: logger)
-                var changed = false
-                for try await inserted in rows.decode(Bool.self) {
-                    changed = true
-                    if inserted { counts.meetingsCreated += 1 } else { counts.meetingsUpdated += 1 }
-                }
-                if !changed { counts.meetingsUnchanged += 1 }
-            }
-            if !parsed.cancelled.isEmpty {
-                let rows = try await connection.fetch(
-                    "DELETE FROM routing.class_meetings WHERE uid = ANY(\(parsed.cancelled)) RETURNING id",
-                    logger: logger)
-                for try await _ in rows { counts.meetingsCancelled += 1 }
-            }
-            var stored: [StoredEvent] = []
-            if let notices {
-                let after = parsed.entries.map { entry in
-                    ClassNotices.MeetingState(
-                        uid: entry.uid, moduleCode: entry.moduleCode,
-                        moduleName: entry.moduleName ?? before[entry.uid]?.moduleName ?? entry.moduleCode,
-                        kind: entry.kind, schedule: entry.schedule, venueId: venues[entry.uid], location: entry.location
-                    )
-                }
-                stored = try await notices.announce(
-                    before: before.map { uid, meeting in
-                        ClassNotices.MeetingState(
-                            uid: uid, moduleCode: meeting.moduleCode, moduleName: meeting.moduleName, kind: meeting.kind,
-                            schedule: meeting.schedule, venueId: meeting.venueId, location: meeting.location
-                        )
-                    }, after: after, now: now, store: self, on: connection)
-            }
-            if counts.meetingsCreated + counts.meetingsUpdated + counts.meetingsCancelled + counts.modulesUpdated > 0 {
-                try await bumpVersion(on: connection)
-            }
-            return (counts, stored)
+    /// the cancelled meetings, in `tx`; moves the timetable's version when anything changed.
+    /// `venues` maps an entry's UID to its venue.
+    public func save(_ parsed: ParsedTimetable, venues: [String: UUID], now: Date, in tx: Transaction) async throws
+        -> ImportCounts
+    {
+        let connection = tx.connection
+        let logger = tx.logger
+        var counts = ImportCounts()
+        var modules: [String: (name: String?, faculty: String?)] = [:]
+        for entry in parsed.entries {
+            let known = modules[entry.moduleCode]
+            modules[entry.moduleCode] = (known?.name ?? entry.moduleName, known?.faculty ?? entry.faculty)
         }
+        for (code, module) in modules.sorted(by: { $0.key < $1.key }) {
+            let rows = try await connection.fetch(
+                """
+                INSERT INTO routing.modules (code, name, faculty, updated_at)
+                VALUES (\(code), coalesce(\(module.name)::text, \(code)), coalesce(\(module.faculty)::text, ''), \(now))
+                ON CONFLICT (code) DO UPDATE SET
+                  name = coalesce(\(module.name)::text, modules.name),
+                  faculty = coalesce(\(module.faculty)::text, modules.faculty), updated_at = excluded.updated_at
+                WHERE (modules.name, modules.faculty)
+                  IS DISTINCT FROM (coalesce(\(module.name)::text, modules.name), coalesce(\(module.faculty)::text, modules.faculty))
+                RETURNING (xmax = 0)
+                """, logger: logger)
+            for try await inserted in rows.decode(Bool.self) {
+                if inserted { counts.modulesCreated += 1 } else { counts.modulesUpdated += 1 }
+            }
+        }
+        for entry in parsed.entries {
+            let schedule = entry.schedule
+            let recurrence = schedule.recurrence
+            let weekdays = recurrence.map { $0.weekdays.map { Int32($0) } }
+            let exceptions = schedule.exceptions.sorted()
+            let venue = venues[entry.uid]
+            let rows = try await connection.fetch(
+                """
+                INSERT INTO routing.class_meetings AS m (
+                  id, uid, module_code, kind, venue_id, location, time_zone, local_start, first_start, last_end,
+                  duration_seconds, weekdays, interval_weeks, week_start, until, max_count, exceptions, updated_at)
+                VALUES (
+                  \(UUID()), \(entry.uid), \(entry.moduleCode), \(entry.kind), \(venue), \(entry.location),
+                  \(schedule.zone.identifier), \(schedule.start.description), \(schedule.firstStart), \(schedule.lastEnd),
+                  \(schedule.duration), \(weekdays)::int[], \(recurrence?.interval ?? 1), \(recurrence?.weekStart ?? 1),
+                  \(recurrence?.until), \(recurrence?.count), \(exceptions)::timestamptz[], \(now))
+                ON CONFLICT (uid) DO UPDATE SET
+                  module_code = excluded.module_code, kind = excluded.kind, venue_id = excluded.venue_id,
+                  location = excluded.location, time_zone = excluded.time_zone, local_start = excluded.local_start,
+                  first_start = excluded.first_start, last_end = excluded.last_end,
+                  duration_seconds = excluded.duration_seconds, weekdays = excluded.weekdays,
+                  interval_weeks = excluded.interval_weeks, week_start = excluded.week_start,
+                  until = excluded.until, max_count = excluded.max_count, exceptions = excluded.exceptions,
+                  updated_at = excluded.updated_at
+                WHERE (m.module_code, m.kind, m.venue_id, m.location, m.time_zone, m.local_start,
+                       m.duration_seconds, m.weekdays, m.interval_weeks, m.week_start, m.until, m.max_count,
+                       m.exceptions)
+                  IS DISTINCT FROM (excluded.module_code, excluded.kind, excluded.venue_id, excluded.location,
+                       excluded.time_zone, excluded.local_start, excluded.duration_seconds, excluded.weekdays,
+                       excluded.interval_weeks, excluded.week_start, excluded.until, excluded.max_count,
+                       excluded.exceptions)
+                RETURNING (xmax = 0)
+                """, logger: logger)
+            var changed = false
+            for try await inserted in rows.decode(Bool.self) {
+                changed = true
+                if inserted { counts.meetingsCreated += 1 } else { counts.meetingsUpdated += 1 }
+            }
+            if !changed { counts.meetingsUnchanged += 1 }
+        }
+        if !parsed.cancelled.isEmpty {
+            let rows = try await connection.fetch(
+                "DELETE FROM routing.class_meetings WHERE uid = ANY(\(parsed.cancelled)) RETURNING id",
+                logger: logger)
+            for try await _ in rows { counts.meetingsCancelled += 1 }
+        }
+        if counts.meetingsCreated + counts.meetingsUpdated + counts.meetingsCancelled + counts.modulesUpdated > 0 {
+            try await bumpVersion(on: connection)
+        }
+        return counts
     }
 
     /// What concerns a user: their module codes, those modules' faculties (as
@@ -182,34 +160,25 @@ public struct TimetableStore: Sendable {
         return modules
     }
 
-    /// Deletes a module with its meetings and enrolments; nil when there was none. With
-    /// `notices`, its occurrences of the next days are announced cancelled to the students who
-    /// were enrolled, in the same transaction (the events are returned to announce after commit).
-    public func deleteModule(_ code: String, now: Date, notices: ClassNotices? = nil) async throws -> [StoredEvent]? {
-        try await client.transaction(logger: logger) { connection in
-            var stored: [StoredEvent] = []
-            if let notices {
-                let rows = try await connection.fetch(
-                    "SELECT uid FROM routing.class_meetings WHERE module_code = \(code)", logger: logger)
-                var uids: [String] = []
-                for try await uid in rows.decode(String.self) { uids.append(uid) }
-                let before = try await meetings(uids: uids, on: connection)
-                stored = try await notices.announce(
-                    before: before.map { uid, meeting in
-                        ClassNotices.MeetingState(
-                            uid: uid, moduleCode: meeting.moduleCode, moduleName: meeting.moduleName, kind: meeting.kind,
-                            schedule: meeting.schedule, venueId: meeting.venueId, location: meeting.location
-                        )
-                    }, after: [], now: now, store: self, on: connection)
-            }
-            let rows = try await connection.fetch(
-                "DELETE FROM routing.modules WHERE code = \(code) RETURNING code", logger: logger)
-            var deleted = false
-            for try await _ in rows { deleted = true }
-            guard deleted else { return nil }
-            try await bumpVersion(on: connection)
-            return stored
-        }
+    /// The UIDs of a module's meetings, read in `tx`.
+    public func meetingUIDs(module code: String, in tx: Transaction) async throws -> [String] {
+        let rows = try await tx.connection.fetch(
+            "SELECT uid FROM routing.class_meetings WHERE module_code = \(code)", logger: tx.logger)
+        var uids: [String] = []
+        for try await uid in rows.decode(String.self) { uids.append(uid) }
+        return uids
+    }
+
+    /// Deletes a module with its meetings and enrolments in `tx`, moving the timetable's version;
+    /// false when there was none.
+    public func deleteModule(_ code: String, in tx: Transaction) async throws -> Bool {
+        let rows = try await tx.connection.fetch(
+            "DELETE FROM routing.modules WHERE code = \(code) RETURNING code", logger: tx.logger)
+        var deleted = false
+        for try await _ in rows { deleted = true }
+        guard deleted else { return false }
+        try await bumpVersion(on: tx.connection)
+        return true
     }
 
     /// Whether any module is stored (the sample timetable is imported only into an empty one).
@@ -341,7 +310,9 @@ public struct TimetableStore: Sendable {
     }
 
     /// Forgets a deleted account's modules, feed and attendances.
-    public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
+    public func forget(_ user: UUID, in tx: Transaction) async throws {
+        let connection = tx.connection
+        let logger = tx.logger
         try await connection.fetch("DELETE FROM routing.enrolments WHERE user_id = \(user)", logger: logger)
         try await connection.fetch("DELETE FROM routing.class_attendance WHERE user_id = \(user)", logger: logger)
         try await connection.fetch("DELETE FROM routing.timetable_feeds WHERE user_id = \(user)", logger: logger)

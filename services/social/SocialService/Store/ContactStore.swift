@@ -128,7 +128,8 @@ public struct ContactStore: Sendable {
     /// Counts the cards of a paid postcard or e-card order against its buyer's contacts
     /// (``ContactRules/cardsSent(postcards:ecards:to:)``), once per order however often its
     /// event arrives.
-    func count(_ order: Orders.OrderEvent, eventId: UUID, now: Date, on connection: PostgresConnection) async throws {
+    func count(_ order: Orders.OrderEvent, eventId: UUID, now: Date, in tx: Transaction) async throws {
+        let connection = tx.connection
         let postcards = order.postcard?.recipients ?? []
         let ecards = order.ecard?.recipients ?? []
         guard !postcards.isEmpty || !ecards.isEmpty, let user = UUID(uuidString: order.userId) else { return }

@@ -2,6 +2,7 @@ import AuthContract
 import Foundation
 import Logging
 import PostgresNIO
+import Store
 import SocialContract
 
 /// The `social.people` table: the directory social keeps from auth's events, and the names its
@@ -16,8 +17,8 @@ public struct PeopleStore: Sendable {
     }
 
     /// Writes `entry` (from `auth.profile_changed`), keeping the user's privacy settings.
-    public func apply(_ entry: DirectoryEntry, now: Date, on connection: PostgresConnection) async throws {
-        try await connection.fetch(
+    public func apply(_ entry: DirectoryEntry, now: Date, in tx: Transaction) async throws {
+        try await tx.connection.fetch(
             """
             INSERT INTO social.people (user_id, username, display_name, name_text, email_digests, phone_digest,
                 updated_at)
@@ -40,8 +41,8 @@ public struct PeopleStore: Sendable {
 
     /// Forgets everything social keeps of `user` (after `auth.account_deleted`): the directory
     /// entry, requests either way, friendships on both sides, blocks either way, the wish list, the address book and the profile's addresses.
-    public func forget(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.fetch(
+    public func forget(_ user: UUID, in tx: Transaction) async throws {
+        try await tx.connection.fetch(
             """
             WITH people AS (DELETE FROM social.people WHERE user_id = \(user)),
                  requests AS (DELETE FROM social.friend_requests WHERE from_user = \(user) OR to_user = \(user)),

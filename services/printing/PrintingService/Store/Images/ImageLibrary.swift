@@ -97,6 +97,13 @@ public struct ImageLibrary: Sendable {
             createdAt: now)
     }
 
+    /// ``store(_:image:owner:on:)`` in `tx`, so the caller's transaction holds the row.
+    func store(_ bytes: [UInt8], image: InspectedImage, owner: UUID, in tx: Transaction) async throws
+        -> Printing.ImageInfo
+    {
+        try await store(bytes, image: image, owner: owner, on: tx.connection)
+    }
+
     /// The decoded pixels and EXIF orientation of image `id`, under the same rule as ``info(_:actor:)``;
     /// read and decoded on the render pool, at the smallest JPEG scale not under what
     /// `minimumScale` answers for the image (full size by default).

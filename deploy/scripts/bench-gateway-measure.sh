@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# One measured run of `make bench-gateway` (bench-gateway.sh runs it for each round and target):
+#
+#   deploy/scripts/bench-gateway-measure.sh ROUND TARGET
+#
+# A short warm-up, then the measured run (wrk --latency, or `loadgen get` for loadgen-*), the
+# output kept in .data/bench-gateway-TARGET.txt, and the CPU each process spent in the run per
+# request (CPU time depends much less than rates on what else the machine runs). Prints one line,
+# tab-separated: round, target, requests/s, p50, p99, non-2xx, CPU µs per request by process,
+# loadgen's own CPU µs per request. Reads what bench-gateway.sh exports: BIN_DIR, GATEWAY,
+# HELLO_URL, TOKEN, WRK_THREADS, WRK_CONNECTIONS, WRK_S, PERF.
+set -euo pipefail
+LOG_TAG=bench-gateway
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+round=$1
+target=$2
+case $target in
+    hello) url=$HELLO_URL ;;
+    healthz | loadgen-healthz) url="$GATEWAY/healthz" ;;
+    currencies) url="$GATEWAY/v1/currencies" ;;
+    me) url="$GATEWAY/v1/me" ;;
+    *) die "unknown target '$target' (hello, healthz, currencies, me, loadgen-healthz)" ;;
+esac
+
+# CPU time (utime + stime, clock ticks) of the newest process running executable $1.
+ticks_of() {
+    local pid
+    pid=$(pgrep -n -f "^$BIN_DIR/$1( |\$)") || { echo 0; return; }
+    awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0
+}
+PROCESSES="gateway broker auth orders"
+
+headers=()
+[[ $target == hello || $target == *healthz ]] || headers=(-H "Authorization: Bearer $TOKEN")
+curl -fsS -o /dev/null "${headers[@]}" "$url" || die "$target: $url does not answer 200"
+[[ $target == loadgen-* ]] || wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d2s "${headers[@]}" "$url" >/dev/null
+declare -A before=()
+for process in $PROCESSES gateway-hello; do before[$process]=$(ticks_of "$process"); done
+perf_pids=()
+for process in ${PERF:-}; do
+    pid=$(pgrep -n -f "^$BIN_DIR/$process( |\$)") || continue
+    perf record -q -g -F 999 -p "$pid" -o "$REPO_ROOT/.data/perf-$target-$process.data" -- sleep "$WRK_S" \
+        >/dev/null 2>&1 &
+    perf_pids+=($!)
+done
+loadgen_cpu=""
+if [[ $target == loadgen-* ]]; then
+    # One line of `key value` pairs; the warm-up second is not counted.
+    out=$("$BIN_DIR/loadgen" get --url "$url" --connections "$WRK_CONNECTIONS" --seconds "$WRK_S") ||
+        die "$target: loadgen get failed: $out"
+    field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$out"; }
+    requests=$(field requests)
+    rate=$(field rate)
+    p50="$(field p50_ms)ms"
+    p99="$(field p99_ms)ms"
+    errors=$(field non200)
+    loadgen_cpu=$(field loadgen_cpu_us)
+else
+    out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_S}s" --latency "${headers[@]}" "$url")
+    requests=$(awk '/requests in/ { print $1 }' <<<"$out")
+    rate=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
+    p50=$(awk '$1 == "50%" { print $2 }' <<<"$out")
+    p99=$(awk '$1 == "99%" { print $2 }' <<<"$out")
+    errors=$(awk '/Non-2xx or 3xx responses:/ { n += $NF } /Socket errors:/ { n += 1 } END { print n + 0 }' <<<"$out")
+fi
+((${#perf_pids[@]} == 0)) || wait "${perf_pids[@]}" || true
+echo "$out" >"$REPO_ROOT/.data/bench-gateway-$target.txt"
+# CPU per request of each process that worked in the run (the hello-world's own for it).
+cpu="" measured=$PROCESSES
+[[ $target != hello ]] || measured=gateway-hello
+for process in $measured; do
+    spent=$(($(ticks_of "$process") - before[$process]))
+    ((spent > 0)) || continue
+    [[ $process == gateway-hello ]] && label=server || label=$process
+    cpu+="$label $(awk -v t="$spent" -v hz="$(getconf CLK_TCK)" -v n="$requests" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }'), "
+done
+[[ -z $loadgen_cpu ]] || cpu+="loadgen $loadgen_cpu, "
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$target" "$rate" "$p50" "$p99" "$errors" "${cpu%, }" "$loadgen_cpu"
+info "round $round, $target: $rate requests/s"
