@@ -7,6 +7,8 @@
 # by its name, waits for GET /readyz, restarts (RESTART=always) or reports a process that dies,
 # and on Ctrl-C / SIGTERM / SIGHUP stops them all (SIGTERM, SIGKILL after STOP_TIMEOUT or at a
 # second Ctrl-C) and checks that none is left. Then PostgreSQL stops.
+# The processes are deploy/services.txt's: the broker; the services auth, orders, printing,
+# routing, notify, hydration, civic and social (SERVICES="..." runs some); the gateway.
 #
 # Environment (backplane-up's own settings: `backplane-up --help`, docs/settings.md):
 #   DATABASE_URL          use this database instead of the throwaway one
