@@ -18,7 +18,7 @@ struct APIReferenceTests {
         let broker = "tcp://127.0.0.1:1"
         let settings = try GatewaySettings(
             ProcessEnvironment(["BROKER_URL": broker, "HTTP_PORT": "0", "API_DOCS_DIR": folder]))
-        let client = try #require(EventLoopMajordomoClient(endpoint: broker, logger: GatewayTests.logger))
+        let client = try #require(MajordomoClient(endpoint: broker, logger: GatewayTests.logger))
         return try Gateway.buildApplication(
             settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(),
             logger: GatewayTests.logger, services: [client])

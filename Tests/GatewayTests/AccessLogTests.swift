@@ -39,7 +39,7 @@ struct AccessLogTests {
         let logger = Logger(label: "gateway") { _ in JSONLogHandler(label: "gateway", level: .info, output: output) }
         let settings = try GatewaySettings(
             ProcessEnvironment(["BROKER_URL": "tcp://127.0.0.1:1", "READINESS_SERVICES": "alpha", "HTTP_PORT": "0"]))
-        let client = try #require(EventLoopMajordomoClient(endpoint: "tcp://127.0.0.1:1", logger: GatewayTests.logger))
+        let client = try #require(MajordomoClient(endpoint: "tcp://127.0.0.1:1", logger: GatewayTests.logger))
         let app = try Gateway.buildApplication(
             settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(), logger: logger,
             services: [client])

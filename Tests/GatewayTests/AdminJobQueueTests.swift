@@ -67,7 +67,7 @@ struct AdminJobQueueTests {
                     let depths = try GatewayTests().json(try await call(.get, "/v1/admin/queues", admin))
                     let services = try #require(depths["services"] as? [[String: Any]])
                     #expect(services.count == 1 && services[0]["service"] as? String == "notify")
-                    #expect(services[0]["ok"] as? Bool == true)
+                    #expect(services[0]["ok"] as? Bool == true, "\(services[0])")
                     let tables = try #require(services[0]["queues"] as? [[String: Any]])
                     #expect(tables.count == 1 && tables[0]["queue"] as? String == "deliveries")
                     #expect(tables[0]["queued"] as? Int == 1 && tables[0]["dead"] as? Int == 2)
@@ -127,14 +127,14 @@ struct AdminJobQueueTests {
         }
     }
 
-    /// Runs a broker and one worker per router for the duration of `body`.
+    /// Runs a broker and one worker per router for the duration of `body`, all beating as often as
+    /// the test broker expects (``InProcessBus``).
     static func withWorkers(_ routers: [OperationRouter], _ body: @Sendable (String) async throws -> Void) async throws {
-        let context = Context()
-        let broker = try GatewayTests.broker(context: context)
+        let broker = try GatewayTests.broker()
         let workers = routers.map { router in
             MajordomoWorker(
-                endpoint: broker.endpoint, service: router.service.rawValue, concurrency: 2, context: context,
-                logger: GatewayTests.logger
+                endpoint: broker.endpoint, service: router.service.rawValue, concurrency: 2,
+                heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), logger: GatewayTests.logger
             ) { await router.handle($0) }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -54,7 +54,7 @@ struct BusRouteTests {
         let operations = try Self.documentOperations()
         #expect(operations.count > 80)
         let settings = try GatewaySettings(ProcessEnvironment(["HTTP_PORT": "0"]))
-        let client = MajordomoClient(endpoint: "tcp://127.0.0.1:1", context: Context(), logger: Self.logger)
+        let client = try #require(MajordomoClient(endpoint: "tcp://127.0.0.1:1", logger: Self.logger))
         let api = GatewayAPI(
             bus: BusClient(client: client), settings: settings, registry: PrometheusCollectorRegistry(),
             document: try Gateway.openAPIDocument())

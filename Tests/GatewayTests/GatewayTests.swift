@@ -30,15 +30,15 @@ struct GatewayTests {
                 "HTTP_PORT": "0",
             ]))
         // The client the gateway runs in production.
-        let client = try #require(EventLoopMajordomoClient(endpoint: broker, logger: Self.logger))
+        let client = try #require(MajordomoClient(endpoint: broker, logger: Self.logger))
         return try Gateway.buildApplication(
             settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(),
             logger: Self.logger, services: [client])
     }
 
     /// A broker on a free loopback port with fast heartbeats, not yet running.
-    static func broker(context: Context) throws -> Broker {
-        try InProcessBus.broker(context: context, requestTimeoutMs: 2000, logger: logger)
+    static func broker() throws -> Broker {
+        try InProcessBus.broker(requestTimeoutMs: 2000, logger: logger)
     }
 
     /// Runs a broker with one healthy `alpha` worker for the duration of `body`.

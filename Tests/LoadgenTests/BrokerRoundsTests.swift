@@ -51,11 +51,11 @@ struct BrokerRoundsTests {
         #expect(labels.all.contains("async-4w-100 (round 2 of 2)"))
     }
 
-    @Test("cases through a broker or forwarder report its thread's CPU time per round trip; the rules run alone too")
+    @Test("cases through the broker report its thread's CPU time per round trip; the rules run alone too")
     func hubCPUTime() async throws {
         let bench = BrokerBench(seconds: 0.2)
         var results: [RunResult] = []
-        for only in ["raw-100", "plain-credit-4w", "forwarder-4w", "core-rules-4w"] {
+        for only in ["raw-100", "broker-4w-100", "broker-io-4w-100", "core-rules-4w"] {
             results += try await bench.run(only: only) { _ in }.flatMap { $0 }
         }
         #expect(results.count == 4)

@@ -17,17 +17,17 @@ enum Harness {
         requestTimeoutMs: Int64 = 15000
     ) -> BrokerConfiguration {
         BrokerConfiguration(
-            endpoint: endpoint, eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
+            endpoint: endpoint,
             heartbeat: HeartbeatSettings(intervalMs: heartbeatMs, liveness: liveness),
             requestTimeoutMs: requestTimeoutMs)
     }
 
     /// Runs `body` with a live broker, then stops it.
     static func withBroker<T: Sendable>(
-        _ configuration: BrokerConfiguration = configuration(), context: Context = Context(),
+        _ configuration: BrokerConfiguration = configuration(),
         _ body: @Sendable (Broker) async throws -> T
     ) async throws -> T {
-        let broker = try Broker(configuration: configuration, context: context, logger: logger)
+        let broker = try Broker(configuration: configuration, logger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 try await broker.run()
@@ -62,27 +62,19 @@ enum Harness {
 
     static func echoWorker(
         _ endpoint: String, service: String = "echo", concurrency: Int = 4, heartbeatMs: Int64 = 100,
-        context: Context = Context(), tag: String? = nil, start: MajordomoWorker.HandlerStart = .taskPool,
-        transport: MajordomoWorker.Transport = .auto, quick: Set<String> = [], handler: MajordomoWorker.Handler? = nil
+        tag: String? = nil, start: MajordomoWorker.HandlerStart = .taskPool,
+        quick: Set<String> = [], handler: MajordomoWorker.Handler? = nil
     ) -> MajordomoWorker {
         MajordomoWorker(
-            endpoint: endpoint, service: service, concurrency: concurrency, handlerStart: start, transport: transport,
+            endpoint: endpoint, service: service, concurrency: concurrency, handlerStart: start,
             quickOperations: quick,
             heartbeat: HeartbeatSettings(intervalMs: heartbeatMs, liveness: 3), drainTimeoutMs: 5000,
-            context: context, logger: logger,
+            logger: logger,
             handler: handler ?? { body in tag.map { [Array($0.utf8)] + body } ?? body })
     }
 
-    static func client(_ endpoint: String, context: Context = Context()) -> MajordomoClient {
-        MajordomoClient(endpoint: endpoint, context: context, logger: logger)
-    }
-
-    /// A client of the given kind; both must behave the same to their callers.
-    static func client(_ endpoint: String, _ kind: ClientKind, context: Context = Context()) -> any TestClient {
-        switch kind {
-        case .zmq: MajordomoClient(endpoint: endpoint, context: context, logger: logger)
-        case .eventLoop: EventLoopMajordomoClient(endpoint: endpoint, logger: logger)!
-        }
+    static func client(_ endpoint: String) -> MajordomoClient {
+        MajordomoClient(endpoint: endpoint, logger: logger)!
     }
 
     /// Waits until `condition` holds, polling; fails after `timeout`.
@@ -109,24 +101,7 @@ protocol Runnable: Sendable {
     func halt()
 }
 
-/// The two MDP clients: libzmq on its own threads, and ZMTP spoken on NIO's event loops.
-enum ClientKind: String, CaseIterable, CustomTestStringConvertible {
-    case zmq
-    case eventLoop
-
-    var testDescription: String { self == .zmq ? "MajordomoClient" : "EventLoopMajordomoClient" }
-}
-
-/// What the tests need of either client.
-protocol TestClient: MajordomoRequester, Runnable {
-    var isConnected: Bool { get }
-}
-
-extension MajordomoClient: TestClient {
-    func halt() { stop() }
-}
-
-extension EventLoopMajordomoClient: TestClient {
+extension MajordomoClient: Runnable {
     func halt() { stop() }
 }
 

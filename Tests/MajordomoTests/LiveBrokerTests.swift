@@ -1,5 +1,6 @@
 import Foundation
 import Majordomo
+import ServiceKit
 import Synchronization
 import Testing
 import ZeroMQ
@@ -9,16 +10,15 @@ import ZeroMQ
 struct LiveBrokerTests {
     @Test(
         "many requests in flight over one client socket each get their own reply",
-        arguments: MajordomoWorker.HandlerStart.allCases, [Workers.zmtp, .libzmqWithZMQClient, .zmtpWithEventLoopClient])
-    func manyInFlight(start: MajordomoWorker.HandlerStart, pair: Workers) async throws {
-        let kind = pair.client
+        arguments: MajordomoWorker.HandlerStart.allCases)
+    func manyInFlight(start: MajordomoWorker.HandlerStart) async throws {
         try await Harness.withBroker { broker in
-            let worker = Harness.echoWorker(broker.endpoint, concurrency: 4, start: start, transport: pair.transport) { body in
+            let worker = Harness.echoWorker(broker.endpoint, concurrency: 4, start: start) { body in
                 // Half the handlers answer without suspending, half wait first.
                 if body[2][0] % 2 == 1 { try? await Task.sleep(for: .milliseconds(Int.random(in: 1...5))) }
                 return body
             }
-            let client = Harness.client(broker.endpoint, kind)
+            let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client, worker]) {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<300 {
@@ -35,9 +35,8 @@ struct LiveBrokerTests {
     }
 
     @Test(
-        "a handler starts on the worker's I/O thread only when asked to, and leaves it at its first suspension",
-        arguments: [MajordomoWorker.Transport.zmtp, .libzmq])
-    func handlerStart(transport: MajordomoWorker.Transport) async throws {
+        "a handler starts on the worker's I/O thread only when asked to, and leaves it at its first suspension")
+    func handlerStart() async throws {
         try await Harness.withBroker { broker in
             // Each handler reports the thread it began on and the one it ended on; the second
             // frame of the request says whether it suspends in between.
@@ -46,9 +45,9 @@ struct LiveBrokerTests {
                 if body[0] == [1] { try? await Task.sleep(for: .milliseconds(5)) }
                 return [Array(began.utf8), Array(currentThreadName().utf8)]
             }
-            let pool = Harness.echoWorker(broker.endpoint, service: "pool", transport: transport, handler: handler)
+            let pool = Harness.echoWorker(broker.endpoint, service: "pool", handler: handler)
             let inline = Harness.echoWorker(
-                broker.endpoint, service: "io", start: .ioThread, transport: transport, handler: handler)
+                broker.endpoint, service: "io", start: .ioThread, handler: handler)
             let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client, pool, inline]) {
                 func threads(_ service: String, suspends: Bool) async throws -> [String] {
@@ -67,9 +66,8 @@ struct LiveBrokerTests {
     }
 
     @Test(
-        "auto: the operations named quick start on the I/O thread, every other one on the task pool",
-        arguments: [MajordomoWorker.Transport.zmtp, .libzmq])
-    func quickOperationsStartOnTheIOThread(transport: MajordomoWorker.Transport) async throws {
+        "auto: the operations named quick start on the I/O thread, every other one on the task pool")
+    func quickOperationsStartOnTheIOThread() async throws {
         try await Harness.withBroker { broker in
             // The first frame is the operation (as in the wire contract); the second says whether
             // the handler suspends.
@@ -79,10 +77,10 @@ struct LiveBrokerTests {
                 return [Array(began.utf8), Array(currentThreadName().utf8)]
             }
             let auto = Harness.echoWorker(
-                broker.endpoint, service: "auto", concurrency: 8, start: .quickOnIOThread, transport: transport,
+                broker.endpoint, service: "auto", concurrency: 8, start: .quickOnIOThread,
                 quick: ["cached-read"], handler: handler)
             let pool = Harness.echoWorker(
-                broker.endpoint, service: "pool", start: .taskPool, transport: transport, quick: ["cached-read"],
+                broker.endpoint, service: "pool", start: .taskPool, quick: ["cached-read"],
                 handler: handler)
             let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client, auto, pool]) {
@@ -130,9 +128,8 @@ struct LiveBrokerTests {
     }
 
     @Test(
-        "on the pool, a handler that computes before it suspends holds up neither the I/O thread nor a later request",
-        arguments: [MajordomoWorker.Transport.zmtp, .libzmq])
-    func computingHandler(transport: MajordomoWorker.Transport) async throws {
+        "on the pool, a handler that computes before it suspends holds up neither the I/O thread nor a later request")
+    func computingHandler() async throws {
         final class Flags: Sendable {
             let computing = Atomic<Bool>(false)
             let released = Atomic<Bool>(false)
@@ -151,7 +148,7 @@ struct LiveBrokerTests {
                 while !flags.released.load(ordering: .acquiring) && Monotonic.milliseconds() < deadline { usleep(1_000) }
                 return body
             }
-            let worker = Harness.echoWorker(broker.endpoint, start: .taskPool, transport: transport, handler: handler)
+            let worker = Harness.echoWorker(broker.endpoint, start: .taskPool, handler: handler)
             let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client, worker]) {
                 async let computed = client.request(service: "echo", body: [Array("compute".utf8)], timeout: .seconds(20))
@@ -186,8 +183,8 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("a slow service gives deadline_exceeded at the caller's deadline", arguments: ClientKind.allCases)
-    func deadline(kind: ClientKind) async throws {
+    @Test("a slow service gives deadline_exceeded at the caller's deadline")
+    func deadline() async throws {
         try await Harness.withBroker { broker in
             let worker = Harness.echoWorker(broker.endpoint, concurrency: 1) { body in
                 // Far longer than the callers' deadlines, so that an answer that waited for the
@@ -195,7 +192,7 @@ struct LiveBrokerTests {
                 try? await Task.sleep(for: .seconds(6))
                 return body
             }
-            let client = Harness.client(broker.endpoint, kind)
+            let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client, worker]) {
                 let started = ContinuousClock.now
                 await #expect(throws: MajordomoError.self) {
@@ -211,9 +208,9 @@ struct LiveBrokerTests {
         }
     }
 
-    @Test("with no broker the caller gets `unavailable` by its deadline", arguments: ClientKind.allCases)
-    func brokerDown(kind: ClientKind) async throws {
-        let client = Harness.client("tcp://127.0.0.1:1", kind)
+    @Test("with no broker the caller gets `unavailable` by its deadline")
+    func brokerDown() async throws {
+        let client = Harness.client("tcp://127.0.0.1:1")
         try await Harness.withRunning([client]) {
             let started = ContinuousClock.now
             do {
@@ -228,11 +225,10 @@ struct LiveBrokerTests {
     }
 
     @Test(
-        "a request for a service with no worker waits, then is served when a worker appears",
-        arguments: ClientKind.allCases)
-    func servedWhenWorkerAppears(kind: ClientKind) async throws {
+        "a request for a service with no worker waits, then is served when a worker appears")
+    func servedWhenWorkerAppears() async throws {
         try await Harness.withBroker { broker in
-            let client = Harness.client(broker.endpoint, kind)
+            let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client]) {
                 // The broker holds a queued body as the frames it received: a large one, an empty
                 // one and a small one must come out as they went in.
@@ -249,11 +245,10 @@ struct LiveBrokerTests {
     }
 
     @Test(
-        "a request for a service that never gets a worker is answered `unavailable` by the broker",
-        arguments: ClientKind.allCases)
-    func queueExpiry(kind: ClientKind) async throws {
+        "a request for a service that never gets a worker is answered `unavailable` by the broker")
+    func queueExpiry() async throws {
         try await Harness.withBroker(Harness.configuration(requestTimeoutMs: 300)) { broker in
-            let client = Harness.client(broker.endpoint, kind)
+            let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client]) {
                 let started = ContinuousClock.now
                 let reply = try await client.request(service: "ghost", body: [[1]], timeout: .seconds(10))
@@ -265,12 +260,11 @@ struct LiveBrokerTests {
     }
 
     @Test(
-        "a worker that dies holding a request: its client hears `unavailable` before its deadline",
-        arguments: ClientKind.allCases)
-    func silentWorker(kind: ClientKind) async throws {
+        "a worker that dies holding a request: its client hears `unavailable` before its deadline")
+    func silentWorker() async throws {
         try await Harness.withBroker { broker in
             let context = Context()
-            let client = Harness.client(broker.endpoint, kind, context: context)
+            let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client]) {
                 let reply = Task { try await client.request(service: "frozen", body: [[1]], timeout: .seconds(30)) }
                 // A raw worker that takes one request and then goes silent, like a frozen process.
@@ -302,14 +296,12 @@ struct LiveBrokerTests {
     }
 
     @Test(
-        "after a broker restart the same worker and the same client carry on by themselves",
-        arguments: [Workers.zmtp, .libzmqWithZMQClient, .zmtpWithEventLoopClient])
-    func brokerRestart(pair: Workers) async throws {
-        let kind = pair.client
-        let first = try Broker(configuration: Harness.configuration(), context: Context(), logger: Harness.logger)
+        "after a broker restart the same worker and the same client carry on by themselves")
+    func brokerRestart() async throws {
+        let first = try Broker(configuration: Harness.configuration(), logger: Harness.logger)
         let endpoint = first.endpoint
-        let worker = Harness.echoWorker(endpoint, concurrency: 2, transport: pair.transport)
-        let client = Harness.client(endpoint, kind)
+        let worker = Harness.echoWorker(endpoint, concurrency: 2)
+        let client = Harness.client(endpoint)
         try await Harness.withRunning([worker, client]) {
             let firstRun = Task { try await first.run() }
             let answer = try await client.request(service: "echo", body: [[1]], timeout: .seconds(10))
@@ -334,12 +326,12 @@ struct LiveBrokerTests {
 
     @Test(
         "draining a worker finishes the request in hand, then the service is gone",
-        arguments: MajordomoWorker.HandlerStart.allCases, [MajordomoWorker.Transport.zmtp, .libzmq])
-    func drain(start: MajordomoWorker.HandlerStart, transport: MajordomoWorker.Transport) async throws {
+        arguments: MajordomoWorker.HandlerStart.allCases)
+    func drain(start: MajordomoWorker.HandlerStart) async throws {
         try await Harness.withBroker { broker in
             let release = Mutex(false)
             let worker = Harness.echoWorker(
-                broker.endpoint, service: "drain", concurrency: 2, start: start, transport: transport
+                broker.endpoint, service: "drain", concurrency: 2, start: start
             ) { body in
                 while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
                 return body
@@ -454,33 +446,13 @@ func currentThreadName() -> String {
     return name.trimmingCharacters(in: .newlines)
 }
 
-/// A worker transport and the client that calls it, for tests that run over several.
-enum Workers: String, CustomTestStringConvertible {
-    case zmtp
-    case libzmqWithZMQClient
-    case zmtpWithEventLoopClient
-
-    var transport: MajordomoWorker.Transport { self == .libzmqWithZMQClient ? .libzmq : .zmtp }
-    var client: ClientKind { self == .zmtpWithEventLoopClient ? .eventLoop : .zmq }
-    var testDescription: String {
-        switch self {
-        case .zmtp: "zmtp worker, MajordomoClient"
-        case .libzmqWithZMQClient: "libzmq worker, MajordomoClient"
-        case .zmtpWithEventLoopClient: "zmtp worker, EventLoopMajordomoClient"
-        }
-    }
-}
-
-/// The worker that speaks ZMTP itself, against both broker engines and a broker that comes late.
-@Suite("Majordomo: the zmtp worker transport")
+/// The worker's connection: frame sizes, a broker that comes late, stuck handlers, endpoints.
+@Suite("Majordomo: the worker's connection")
 struct ZMTPWorkerTests {
-    @Test("a zmtp worker serves through a broker on either engine, requests and replies of every frame size class", arguments: BrokerEngine.allCases)
-    func engines(engine: BrokerEngine) async throws {
-        var configuration = Harness.configuration()
-        configuration.engine = engine
-        try await Harness.withBroker(configuration) { broker in
-            let worker = Harness.echoWorker(broker.endpoint, concurrency: 8, transport: .zmtp)
-            #expect(worker.transport == .zmtp)
+    @Test("a worker serves requests and replies of every frame size class")
+    func frameSizes() async throws {
+        try await Harness.withBroker { broker in
+            let worker = Harness.echoWorker(broker.endpoint, concurrency: 8)
             let client = Harness.client(broker.endpoint)
             try await Harness.withRunning([client, worker]) {
                 for size in [0, 1, 255, 256, 70_000] {
@@ -498,13 +470,13 @@ struct ZMTPWorkerTests {
     @Test("a zmtp worker started before its broker connects once the broker is up, and says so to the broker's heartbeat checks")
     func brokerComesLate() async throws {
         // A port nobody listens on yet: the broker takes it over afterwards.
-        let probe = try Broker(configuration: Harness.configuration(), context: Context(), logger: Harness.logger)
+        let probe = try Broker(configuration: Harness.configuration(), logger: Harness.logger)
         let endpoint = probe.endpoint
         let probeRun = Task { try await probe.run() }
         try await Task.sleep(for: .milliseconds(50))
         probe.stop()
         try await probeRun.value
-        let worker = Harness.echoWorker(endpoint, concurrency: 2, transport: .zmtp)
+        let worker = Harness.echoWorker(endpoint, concurrency: 2)
         try await Harness.withRunning([worker]) {
             try await Task.sleep(for: .milliseconds(300))
             #expect(worker.millisecondsSinceBrokerSpoke == nil)
@@ -520,20 +492,23 @@ struct ZMTPWorkerTests {
 
     @Test(
         "a handler that never answers is reported as stuck once past the limit; the others are served meanwhile",
-        .timeLimit(.minutes(1)), arguments: MajordomoWorker.Transport.allCases.filter { $0 != .auto })
-    func stuckHandler(transport: MajordomoWorker.Transport) async throws {
+        .timeLimit(.minutes(1)))
+    func stuckHandler() async throws {
         try await Harness.withBroker(Harness.configuration()) { broker in
             let (reports, report) = AsyncStream.makeStream(of: (String, Int64).self)
+            let watch = HandlerWatch(limitMs: 300) { report.yield(($0.operation, $0.runningMs)) }
             let worker = MajordomoWorker(
-                endpoint: broker.endpoint, service: "echo", concurrency: 4, transport: transport,
+                endpoint: broker.endpoint, service: "echo", concurrency: 4,
                 heartbeat: HeartbeatSettings(intervalMs: 100, liveness: 3), drainTimeoutMs: 2000,
-                stallTimeoutMs: 300, onStall: { report.yield(($0, $1)) }, context: Context(), logger: Harness.logger
-            ) { body in
-                // Waits as a query written into a closed connection does: until cancelled.
-                if body.first == Array("wedged".utf8) { try? await Task.sleep(for: .seconds(3600)) }
-                return body
-            }
+                logger: Harness.logger,
+                handler: watch.watching { body in
+                    // Waits as a query written into a closed connection does: until cancelled.
+                    if body.first == Array("wedged".utf8) { try? await Task.sleep(for: .seconds(3600)) }
+                    return body
+                })
             let client = Harness.client(broker.endpoint)
+            let watching = Task { try await watch.run() }
+            defer { watching.cancel() }
             try await Harness.withRunning([client, worker]) {
                 let stuck = Task { try? await client.request(service: "echo", body: [Array("wedged".utf8)], timeout: .seconds(30)) }
                 defer { stuck.cancel() }
@@ -557,9 +532,9 @@ struct ZMTPWorkerTests {
             let release = Mutex(false)
             let finished = Atomic<Int>(0)
             let worker = MajordomoWorker(
-                endpoint: broker.endpoint, service: "late", concurrency: 2, handlerStart: start, transport: .zmtp,
+                endpoint: broker.endpoint, service: "late", concurrency: 2, handlerStart: start,
                 heartbeat: HeartbeatSettings(intervalMs: 100, liveness: 3), drainTimeoutMs: 200,
-                context: Context(), logger: Harness.logger
+                logger: Harness.logger
             ) { body in
                 while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
                 finished.add(1, ordering: .relaxed)
@@ -585,12 +560,9 @@ struct ZMTPWorkerTests {
         }
     }
 
-    @Test("the zmtp transport refuses an endpoint it cannot speak to; auto falls back to libzmq for it")
+    @Test("a worker refuses an endpoint that is not tcp://HOST:PORT")
     func endpoints() async throws {
-        let worker = Harness.echoWorker("inproc://nowhere", transport: .zmtp)
+        let worker = Harness.echoWorker("inproc://nowhere")
         await #expect(throws: MajordomoError.self) { try await worker.run() }
-        #expect(Harness.echoWorker("inproc://nowhere").zmtpEndpointText == nil)
-        #expect(Harness.echoWorker("tcp://broker:5555").zmtpEndpointText == "tcp://broker:5555")
-        #expect(Harness.echoWorker("tcp://broker:5555", transport: .libzmq).zmtpEndpointText == nil)
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 import Testing
 import ZeroMQ
 
-/// Events end to end: appended in a transaction, announced through the broker's event proxy,
+/// Events end to end: appended in a transaction, announced through the event proxy,
 /// handled exactly once by a consumer, which also finds events nobody announced.
 @Suite("Event bus: outbox, proxy, consumer", .serialized)
 struct EventBusTests {
@@ -18,25 +18,20 @@ struct EventBusTests {
 
     struct Paid: Codable, Sendable { let orderId: String }
 
-    /// A broker running only its event proxy, a publisher and a consumer, for `body`.
+    /// An event proxy, a publisher and a consumer, for `body`.
     func withBus(
         log: EventLog, pollInterval: Duration, handler: @escaping EventConsumer.Handler,
         _ body: @Sendable (EventPublisher) async throws -> Void
     ) async throws {
         let context = Context()
-        let broker = try Broker(
-            configuration: BrokerConfiguration(
-                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: "tcp://127.0.0.1:*",
-                eventsSubscribeEndpoint: "tcp://127.0.0.1:*"),
-            context: context, logger: TestDatabase.logger)
-        let publisher = EventPublisher(
-            log: log, producer: .orders, context: context, endpoint: broker.eventsPublishEndpoint!)
+        let proxy = try EventProxy(publish: "tcp://127.0.0.1:*", subscribe: "tcp://127.0.0.1:*", context: context)
+        let publisher = EventPublisher(log: log, producer: .orders, context: context, endpoint: proxy.publishEndpoint)
         let consumer = EventConsumer(
             name: "tests.paid", topics: ["orders.paid"], log: log, context: context,
-            endpoint: broker.eventsSubscribeEndpoint!, pollInterval: pollInterval, logger: TestDatabase.logger,
+            endpoint: proxy.subscribeEndpoint, pollInterval: pollInterval, logger: TestDatabase.logger,
             handler: handler)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await broker.run() }
+            group.addTask { try await proxy.run() }
             group.addTask { try await publisher.service.run() }
             group.addTask { try await consumer.run() }
             defer { group.cancelAll() }

@@ -43,9 +43,8 @@ struct WorkerMemoryTests {
         defer { _ = system.stopBlocking() }
         var logger = Logger(label: "memory-test")
         logger.logLevel = .error
-        let context = Context()
-        let client = MajordomoClient(
-            endpoint: try #require(system.environment["BROKER_URL"]), context: context, logger: logger)
+        let brokerURL = try #require(system.environment["BROKER_URL"])
+        let client = try #require(MajordomoClient(endpoint: brokerURL, logger: logger))
         let running = Task { try await client.run() }
         defer {
             client.stop()

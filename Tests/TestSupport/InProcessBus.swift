@@ -1,21 +1,20 @@
 import Logging
 import Majordomo
 import ServiceKit
-import ZeroMQ
 
 /// A service started in process for a test: a broker on a free loopback port with fast
 /// heartbeats, one worker answering with an ``OperationRouter``, and a bus client to it. The one
 /// place tests wire these together (and take them down in the right order: client, worker,
-/// broker, before the context goes).
+/// broker).
 public enum InProcessBus {
     /// A broker on a free loopback port with 200 ms heartbeats, not yet running (its workers must
     /// beat as often, or it counts them gone after 600 ms of quiet).
-    public static func broker(context: Context, requestTimeoutMs: Int64 = 5_000, logger: Logger) throws -> Broker {
+    public static func broker(requestTimeoutMs: Int64 = 5_000, logger: Logger) throws -> Broker {
         try Broker(
             configuration: BrokerConfiguration(
-                endpoint: "tcp://127.0.0.1:*", eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
+                endpoint: "tcp://127.0.0.1:*",
                 heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), requestTimeoutMs: requestTimeoutMs),
-            context: context, logger: logger)
+            logger: logger)
     }
 
     /// Runs a broker and one worker answering with `router` (at most `concurrency` requests at
@@ -24,16 +23,17 @@ public enum InProcessBus {
         _ router: OperationRouter, concurrency: Int = 4, requestTimeoutMs: Int64 = 5_000, logger: Logger,
         _ body: @Sendable (_ endpoint: String, _ bus: BusClient) async throws -> T
     ) async throws -> T {
-        let context = Context()
-        let broker = try broker(context: context, requestTimeoutMs: requestTimeoutMs, logger: logger)
+        let broker = try broker(requestTimeoutMs: requestTimeoutMs, logger: logger)
         // Started as `WorkerHost` starts it by default: the router's quick operations on the
         // worker's I/O thread, the others on the task pool.
         let worker = MajordomoWorker(
             endpoint: broker.endpoint, service: router.service.rawValue, concurrency: concurrency,
             handlerStart: .quickOnIOThread, quickOperations: router.quickOperations,
-            heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), context: context, logger: logger
+            heartbeat: HeartbeatSettings(intervalMs: 200, liveness: 3), logger: logger
         ) { await router.handle($0) }
-        let client = MajordomoClient(endpoint: broker.endpoint, context: context, logger: logger)
+        guard let client = MajordomoClient(endpoint: broker.endpoint, logger: logger) else {
+            throw MajordomoError(.unavailable, "no client for \(broker.endpoint)")
+        }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await broker.run() }
             group.addTask { try await worker.run() }

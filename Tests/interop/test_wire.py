@@ -1,8 +1,7 @@
 """The broker's endpoint at the byte level: ZMTP 3.1 (RFC 37, NULL mechanism) over a plain TCP socket.
 
-These tests speak ZMTP by hand, written from the RFC, so they hold whichever
-engine serves the endpoint (BROKER_ENGINE=native or libzmq): a peer that
-breaks the wire protocol loses its own connection and nobody else notices.
+These tests speak ZMTP by hand, written from the RFC: a peer that breaks the
+wire protocol loses its own connection and nobody else notices.
 """
 
 from __future__ import annotations
@@ -18,13 +17,6 @@ import mdp
 from harness import PROMPT, service_status, wait_for_status
 
 MORE, LONG, COMMAND = 0x01, 0x02, 0x04
-# libzmq reads a first byte other than 0xFF as the start of a ZMTP 1.0 greeting and waits for the
-# rest (up to its 30 s handshake limit); the native engine speaks ZMTP 3 only and drops it at once.
-LIBZMQ_WAITS = pytest.mark.skipif(
-    os.environ.get("BROKER_ENGINE") == "libzmq", reason="libzmq waits for a ZMTP 1.0 greeting to finish"
-)
-
-
 def greeting(mechanism: bytes = b"NULL", major: int = 3) -> bytes:
     return b"\xff" + b"\x00" * 8 + b"\x7f" + bytes([major, 1]) + mechanism.ljust(20, b"\x00") + b"\x00" * 32
 
@@ -164,8 +156,8 @@ def test_a_worker_spoken_by_hand_serves_a_pyzmq_client(broker, wire, peers):
 @pytest.mark.parametrize(
     "opening",
     [
-        pytest.param(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", id="http", marks=LIBZMQ_WAITS),
-        pytest.param(b"\x00" + os.urandom(4095), id="random-bytes", marks=LIBZMQ_WAITS),
+        pytest.param(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", id="http"),
+        pytest.param(b"\x00" + os.urandom(4095), id="random-bytes"),
         pytest.param(greeting() + os.urandom(4096), id="random-bytes-after-greeting"),
         pytest.param(greeting(mechanism=b"CURVE"), id="unknown-mechanism"),
         pytest.param(greeting() + message(b"data before READY"), id="message-before-ready"),
@@ -182,7 +174,6 @@ def test_a_peer_that_breaks_the_wire_protocol_is_disconnected_and_others_carry_o
     assert service_status(client, "echo", PROMPT) == b"404", "the broker stopped answering"
 
 
-@pytest.mark.skipif(os.environ.get("BROKER_ENGINE") == "libzmq", reason="libzmq sets no message size limit")
 def test_a_frame_claiming_a_huge_size_is_refused_without_waiting_for_it(broker, wire, peers):
     peer = wire()
     peer.handshake()
@@ -197,7 +188,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-@pytest.mark.skipif(os.environ.get("BROKER_ENGINE") == "libzmq", reason="the native engine's pause on EMFILE")
 def test_running_out_of_file_descriptors_neither_spins_nor_stops_the_broker(make_broker, peers):
     broker = make_broker(max_open_files=64)
     client = peers.client(broker)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make bench-broker`: MDP round trips in one process (raw DEALER-ROUTER, through the broker,
-# plain worker loops, the bare forwarder, the broker's rules alone), 3 rounds, each share of the
-# raw rate taken within its round; the figures go to docs/bench/broker.json.
+# `make bench-broker`: MDP round trips in one process (raw DEALER-ROUTER, through the broker
+# with our workers and client, the broker's rules alone), 3 rounds, each share of the raw rate
+# taken within its round; the figures go to docs/bench/broker.json.
 #
 #   deploy/scripts/bench-broker.sh [loadgen broker options]     default: --rounds 3
 #

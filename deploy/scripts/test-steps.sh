@@ -48,11 +48,8 @@ case $step in
             exit 0
         fi
         needs interop broker || exit 0
-        # Against the broker's native ZMTP engine (its default for tcp://), then libzmq's.
-        for run in interop:native interop-libzmq:libzmq; do
-            BROKER_ENGINE=${run#*:} BROKER_BIN=$BIN_DIR/broker BACKPLANE_BIN_DIR=$BIN_DIR \
-                ledger run "${run%%:*}" timeout --foreground -k 30 "$PYTEST_TIMEOUT" python3 -m pytest -q "$dir"
-        done
+        BROKER_BIN=$BIN_DIR/broker BACKPLANE_BIN_DIR=$BIN_DIR \
+            ledger run interop timeout --foreground -k 30 "$PYTEST_TIMEOUT" python3 -m pytest -q "$dir"
         ;;
     api-fuzz)
         needs api-fuzz gateway || exit 0

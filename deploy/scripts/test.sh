@@ -10,7 +10,7 @@
 #               is valid (check-docs.sh), and those checks fail on their fixtures (Tests/tooling)
 #   swift-test  the Swift tests in TEST_WORKERS processes at once, each with a PostgreSQL of its
 #               own (swift-test-shards.py); the suites that time round trips run last, alone
-#   interop     pytest Tests/interop against the broker's ZMTP engine; "interop-libzmq": libzmq's
+#   interop     pytest Tests/interop against the broker
 #   api-fuzz    schemathesis against the system (api-fuzz.sh): cases, failures and seconds
 #   console     the operator console in headless Chromium (console-test.sh)
 #   compose     docker-compose config -q (docker-compose.yml is valid)

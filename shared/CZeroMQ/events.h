@@ -1,6 +1,6 @@
 #ifndef BACKPLANE_CLINUXEVENTS_H
 #define BACKPLANE_CLINUXEVENTS_H
-// What the native ZMTP engine needs beyond the Glibc module: epoll and accept4. Kept apart from
+// What ZMTPRouter needs beyond the Glibc module: epoll and accept4. Kept apart from
 // shim.h, whose _GNU_SOURCE would give these headers' types definitions that clash with the
 // Glibc module's.
 #include <sys/epoll.h>

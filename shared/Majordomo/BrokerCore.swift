@@ -1,28 +1,20 @@
 import Contract
 import ZeroMQ
 
-/// A message the broker received, read frame by frame; the frames after the header are passed on
-/// as they are (without copying, for a ``NativeMessage``).
+/// A message the broker received; the frames after the header are passed on as they are.
 public protocol BrokerInbound {
-    /// How many frames it has.
     var count: Int { get }
-    /// A copy of frame `index`.
     subscript(index: Int) -> Frame { get }
-    /// The size in bytes of frame `index`.
     func size(_ index: Int) -> Int
-    /// Whether frame `index` holds exactly `bytes`.
     func frame(_ index: Int, equals bytes: Frame) -> Bool
-    /// Frames `index...`, to pass on.
     func body(from index: Int) -> MessageBody
-    /// Calls `body` with the bytes of frame `index`, without copying them.
     func withBytes<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T
-    /// Frames `0..<count`, the return envelope, to keep until the reply.
+    /// Frames `0..<count`, the return envelope, kept until the reply.
     func envelope(_ count: Int) -> Envelope
 }
 
 extension BrokerInbound {
     public func envelope(_ count: Int) -> Envelope { .frames((0..<count).map { self[$0] }) }
-    /// Frame `index` as UTF-8 text.
     func string(_ index: Int) -> String { withBytes(index) { String(decoding: $0, as: UTF8.self) } }
     /// The first byte of frame `index`, which must not be empty.
     func firstByte(_ index: Int) -> UInt8 { withBytes(index) { $0[0] } }
@@ -37,25 +29,17 @@ extension Array: BrokerInbound where Element == Frame {
     public func body(from index: Int) -> MessageBody { .frames(self[index...]) }
 }
 
-extension NativeMessage: BrokerInbound {
-    public func body(from index: Int) -> MessageBody { .native(self, from: index) }
-}
-
 extension PackedMessage: BrokerInbound {
     public func body(from index: Int) -> MessageBody { .packed(self, from: index) }
     public func envelope(_ count: Int) -> Envelope { .packed(self, count: count) }
 }
 
-/// A client's return envelope: its identity, then any frames it put before the delimiter. Kept
-/// in the message it came in (which the request's body holds anyway) when that is a
-/// ``PackedMessage``, so a request costs no copy of it.
+/// A client's return envelope: its identity, then any frames before the delimiter. Kept in its
+/// ``PackedMessage`` (which the request's body holds anyway), so it costs no copy.
 public enum Envelope {
-    /// Frames as bytes.
     case frames([Frame])
-    /// The first `count` frames of a received message.
     case packed(PackedMessage, count: Int)
 
-    /// How many frames it has (at least one, the identity).
     public var count: Int {
         switch self {
         case .frames(let frames): frames.count
@@ -63,7 +47,6 @@ public enum Envelope {
         }
     }
 
-    /// Calls `body` with the bytes of frame `index`, without copying them.
     public func withBytes<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         switch self {
         case .frames(let frames): try frames[index].withUnsafeBytes(body)
@@ -71,7 +54,6 @@ public enum Envelope {
         }
     }
 
-    /// The frames, copied.
     public var frames: [Frame] {
         switch self {
         case .frames(let frames): frames
@@ -82,37 +64,25 @@ public enum Envelope {
 
 /// A message for the ROUTER socket (identity first): header frames, then a body passed on.
 public struct Outgoing {
-    /// The identity and header frames. The two messages of every round trip say them as values,
-    /// not as an array of frames, so the broker allocates and counts references to none per
-    /// message; the ROUTER writes them straight onto the wire (``forEachHeadFrame(_:)``).
+    /// The identity and header frames. The round trip's two messages hold them as values, so
+    /// nothing is allocated per message; ``forEachHeadFrame(_:)`` writes them onto the wire.
     public enum Head {
-        /// Frames as they are: the identity, then the header frames.
         case frames(Message)
-        /// A REQUEST to a worker: `[worker, "", "MDPW01", REQUEST, address, ""]`, the address
-        /// being the broker's number for the request (8 bytes, big-endian).
+        /// `[worker, "", "MDPW01", REQUEST, number (8 bytes, big-endian), ""]`.
         case request(worker: Frame, number: UInt64)
-        /// To a client: `[envelope..., "", "MDPC01", service]`.
+        /// `[envelope..., "", "MDPC01", service]`.
         case toClient(envelope: Envelope, service: Frame)
     }
 
-    /// The identity and header frames.
     public var kind: Head
-    /// The frames after them.
     public var body: MessageBody
-    /// Whether the body must stay usable after sending: a request handed to a worker goes to
-    /// another one if the first leaves before answering.
-    public var keepsBody = false
-
-    public init(_ kind: Head, body: MessageBody, keepsBody: Bool = false) {
+    public init(_ kind: Head, body: MessageBody) {
         self.kind = kind
         self.body = body
-        self.keepsBody = keepsBody
     }
 
-    /// The peer it goes to.
     public var routingID: Frame { withRoutingID { Array($0) } }
 
-    /// Calls `body` with the bytes of the routing id, without copying them.
     public func withRoutingID<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         switch kind {
         case .frames(let frames): try (frames.first ?? []).withUnsafeBytes(body)
@@ -121,7 +91,6 @@ public struct Outgoing {
         }
     }
 
-    /// How many frames follow the routing id in the head.
     public var headFramesAfterRoutingID: Int {
         switch kind {
         case .frames(let frames): max(0, frames.count - 1)
@@ -130,7 +99,7 @@ public struct Outgoing {
         }
     }
 
-    /// Calls `body` with each head frame after the routing id, in order, without copying.
+    /// Each head frame after the routing id, in order, uncopied.
     public func forEachHeadFrame(_ body: (UnsafeRawBufferPointer) -> Void) {
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
         switch kind {
@@ -150,7 +119,6 @@ public struct Outgoing {
         }
     }
 
-    /// The identity and header frames as bytes.
     public var head: Message {
         switch kind {
         case .frames(let frames):
@@ -161,16 +129,10 @@ public struct Outgoing {
             return envelope.frames + [[], MDP.clientHeader, service]
         }
     }
-
-    /// All its frames as bytes.
-    public var frames: Message { head + body.frames }
 }
 
-/// The Majordomo broker's rules (RFC 7 and RFC 8) with no sockets and no clock.
-///
-/// Input is what the ROUTER socket received (identity first) and the time in monotonic
-/// milliseconds; output is the messages to send on the ROUTER socket (identity first). The
-/// ``Broker`` feeds it from real sockets; tests can drive it directly.
+/// The Majordomo broker's rules (RFC 7, RFC 8) without sockets or clock: ROUTER messages and
+/// monotonic milliseconds in, ROUTER messages out (identity first). ``Broker`` drives it.
 public struct BrokerCore {
     struct Request {
         let id: UInt64
@@ -180,21 +142,16 @@ public struct BrokerCore {
         let expiresAt: Int64
     }
 
-    /// A registered worker connection. Workers and services are values kept by slot in arrays and
-    /// changed in place, so they pay none of the run-time exclusivity checks that a class's stored
-    /// properties pay on every access (about 8% of the broker thread's time when they were
-    /// classes). Read a worker's fields through `workers[slot]?.field`: a copy of a worker held
-    /// while its `inHand` changes would make that table copy itself.
+    /// A registered worker. Values in arrays, changed in place: no exclusivity checks. Read
+    /// fields via `workers[slot]?.field`: a copy held while `inHand` changes makes it copy itself.
     struct Worker {
         let identity: Frame
-        /// Its service's slot in `services`.
         let service: Int
         var expiresAt: Int64
-        /// Requests it may hold at once: 1 for a plain RFC 7 worker, more when its READY said so.
+        /// 1 for a plain RFC 7 worker, more when its READY said so.
         let credit: Int
-        /// The requests it holds, by the number in their client-address frame.
         var inHand: [UInt64: Request] = [:]
-        /// Whether it is in its service's waiting line.
+        /// In its service's `waiting` line.
         var isWaiting = true
 
         init(identity: Frame, service: Int, expiresAt: Int64, credit: Int) {
@@ -210,52 +167,43 @@ public struct BrokerCore {
 
     struct Service {
         let name: Frame
-        /// The name as text, for messages.
         let label: String
         var requests = FIFO<Request>()
         /// The slots of its workers with credit left, least recently used first.
         var waiting = FIFO<Int>()
         var workerCount = 0
-        /// Client requests accepted into its queue so far.
         var accepted = 0
     }
 
-    /// How deep a client's return envelope may be (its identity plus its own tags).
+    /// A client's identity plus its own envelope frames.
     static let maxEnvelopeFrames = 8
     /// The most requests one worker connection may ask to hold at once.
     public static let maxCredit = 1024
 
     let configuration: BrokerConfiguration
-    /// Services by slot; a service keeps its slot once named.
     private var services: [Service] = []
     private var serviceSlots: [String: Int] = [:]
-    /// The service of the last client request. Most requests name one of a few services, so
-    /// comparing bytes with it usually spares making a string and looking it up.
+    /// Comparing bytes with the last service usually spares a string and a lookup.
     private var lastService: Int?
-    /// Workers by slot; `nil` marks a free slot, reused by the next worker.
     private var workers: [Worker?] = []
     private var freeWorkerSlots: [Int] = []
     private var workerSlots: [PeerKey: Int] = [:]
     private var nextRequestID: UInt64 = 1
     private var nextHeartbeatAt: Int64
-    /// What has happened so far.
     public private(set) var statistics = BrokerStatistics()
 
-    /// A broker state with no workers and no requests.
     public init(configuration: BrokerConfiguration, now: Int64) {
         self.configuration = configuration
         self.nextHeartbeatAt = now + configuration.heartbeat.intervalMs
     }
 
-    /// How many live workers serve `service` (idle or busy).
     public func workerCount(for service: String) -> Int { serviceSlots[service].map { services[$0].workerCount } ?? 0 }
 
-    /// How many requests wait for a worker of `service`.
     public func queuedCount(for service: String) -> Int {
         serviceSlots[service].map { services[$0].requests.count } ?? 0
     }
 
-    /// Each service named so far: requests waiting, live workers, requests accepted.
+    /// Figures of every service named so far.
     public func serviceFigures() -> [BrokerServiceFigures] {
         services.map {
             BrokerServiceFigures(service: $0.label, queued: $0.requests.count, workers: $0.workerCount, accepted: $0.accepted)
@@ -273,7 +221,6 @@ public struct BrokerCore {
 
     // MARK: - Input
 
-    /// Handles one message from the ROUTER socket.
     public mutating func handle<Inbound: BrokerInbound>(_ message: Inbound, now: Int64, into out: inout [Outgoing]) {
         guard message.count >= 3,
             let delimiter = (1..<min(message.count, Self.maxEnvelopeFrames + 1)).first(where: { message.size($0) == 0 }
@@ -289,18 +236,6 @@ public struct BrokerCore {
         }
     }
 
-    /// ``handle(_:now:into:)`` with the output as plain messages (for tests and tools).
-    public mutating func handle(_ message: Message, now: Int64, into out: inout [Message]) {
-        plain(into: &out) { $0.handle(message, now: now, into: &$1) }
-    }
-
-    /// Runs `step` and appends what it produced as plain messages.
-    private mutating func plain(into out: inout [Message], _ step: (inout BrokerCore, inout [Outgoing]) -> Void) {
-        var produced: [Outgoing] = []
-        step(&self, &produced)
-        out += produced.map(\.frames)
-    }
-
     private mutating func malformed() { statistics.malformed += 1 }
 
     /// `[envelope..., "", "MDPC01", service, body...]`, the delimiter at `delimiter`.
@@ -311,8 +246,7 @@ public struct BrokerCore {
         guard message.count >= serviceIndex + 2, message.size(serviceIndex) > 0 else { return malformed() }
         let envelope = message.envelope(delimiter)
         let slot: Int
-        // No service is named `mmi.…` (neither clients nor workers can create one), so a match
-        // with the last service is never a management request.
+        // No service is named `mmi.…`, so the last service never matches a management request.
         if let last = lastService, message.frame(serviceIndex, equals: services[last].name) {
             slot = last
         } else {
@@ -362,7 +296,6 @@ public struct BrokerCore {
         guard message.count > 3, message.size(3) == 1, let command = MDP.Command(rawValue: message.firstByte(3)) else {
             return invalidFromWorker(slot, now: now, into: &out)
         }
-        /// Where the arguments start, and how many there are.
         let first = 4
         let argumentCount = message.count - first
         if let slot, command != .disconnect {
@@ -392,8 +325,7 @@ public struct BrokerCore {
             else { return disconnect(message[0], slot: slot, now: now, into: &out) }
             statistics.replies += 1
             out.append(Self.toClient(request.envelope, service: request.service, message.body(from: first + 2)))
-            // Read what is needed, not a copy of the worker: a copy held while `dispatch` adds to
-            // its requests in hand would make that table copy itself.
+            // Fields, not a copy of the worker: `dispatch` changes its `inHand`.
             if workers[slot]?.isWaiting == false, let service = workers[slot]?.service {
                 workers[slot]?.isWaiting = true
                 services[service].waiting.append(slot)
@@ -403,26 +335,21 @@ public struct BrokerCore {
             guard argumentCount == 0 else { return invalidFromWorker(slot, now: now, into: &out) }
             if slot == nil { disconnect(message[0], slot: nil, now: now, into: &out) }
         case .disconnect:
-            // The worker has said goodbye: send nothing more. A request it held was never
-            // started (our workers reply before leaving), so it goes back to the queue.
+            // Send nothing more. Our workers reply before leaving, so a held request was never
+            // started: requeue it.
             if let slot { removeWorker(slot, requeue: true, now: now, into: &out) }
         case .request:
             disconnect(message[0], slot: slot, now: now, into: &out)
         }
     }
 
-    /// A message that does not parse: dropped, and a registered worker that sent it is dropped too.
+    /// Drops the message, and the registered worker that sent it.
     private mutating func invalidFromWorker(_ slot: Int?, now: Int64, into out: inout [Outgoing]) {
         malformed()
         if let slot, let identity = workers[slot]?.identity { disconnect(identity, slot: slot, now: now, into: &out) }
     }
 
     // MARK: - Time
-
-    /// ``tick(now:into:)`` with the output as plain messages (for tests and tools).
-    public mutating func tick(now: Int64, into out: inout [Message]) {
-        plain(into: &out) { $0.tick(now: now, into: &$1) }
-    }
 
     /// Heartbeats workers, expires silent workers and requests that waited too long.
     public mutating func tick(now: Int64, into out: inout [Outgoing]) {
@@ -444,12 +371,8 @@ public struct BrokerCore {
         }
     }
 
-    /// The ROUTER could not reach a worker (its connection is gone): forget it.
-    ///
-    /// If the undeliverable message was the REQUEST itself, the worker never saw it and another
-    /// worker gets it. Otherwise the worker had the request in hand and may have acted on it, so
-    /// the client is told `unavailable` rather than having it run twice. `undelivered` is the
-    /// message's head: identity and header frames.
+    /// The ROUTER could not reach a worker: forget it. An undelivered REQUEST (`undelivered` is
+    /// its head) goes to another worker; requests it held fail `unavailable`, never running twice.
     public mutating func workerUnreachable(
         _ identity: Frame, undelivered: Message, now: Int64, into out: inout [Outgoing]
     ) {
@@ -463,13 +386,6 @@ public struct BrokerCore {
         removeWorker(slot, requeue: false, now: now, into: &out)
     }
 
-    /// ``workerUnreachable(_:undelivered:now:into:)`` with the output as plain messages.
-    public mutating func workerUnreachable(
-        _ identity: Frame, undelivered: Message, now: Int64, into out: inout [Message]
-    ) {
-        plain(into: &out) { $0.workerUnreachable(identity, undelivered: undelivered, now: now, into: &$1) }
-    }
-
     // MARK: - Workers and queues
 
     private mutating func serviceSlot(named name: String, frame: () -> Frame) -> Int {
@@ -479,7 +395,6 @@ public struct BrokerCore {
         return services.count - 1
     }
 
-    /// Registers a worker in a free slot, at the back of its service's waiting line.
     private mutating func addWorker(_ identity: Frame, service: Int, credit: Int, now: Int64) {
         let worker = Worker(
             identity: identity, service: service, expiresAt: now + configuration.heartbeat.expiryMs, credit: credit)
@@ -496,11 +411,8 @@ public struct BrokerCore {
         services[service].waiting.append(slot)
     }
 
-    /// Hands queued requests to waiting workers, least recently used first. A worker with credit
-    /// left after taking one goes to the back of the line, so load spreads over workers.
-    ///
-    /// Only live workers wait in line: ``removeWorker(_:requeue:now:into:)`` takes a worker out of
-    /// it before freeing its slot.
+    /// Hands queued requests to waiting workers, least recently used first; one with credit left
+    /// goes to the back of the line. `removeWorker` takes a worker out of line before freeing its slot.
     private mutating func dispatch(_ service: Int, now: Int64, into out: inout [Outgoing]) {
         while !services[service].waiting.isEmpty, let request = services[service].requests.popFirst() {
             if request.expiresAt <= now {
@@ -508,7 +420,6 @@ public struct BrokerCore {
                 continue
             }
             guard let slot = services[service].waiting.popFirst(), workers[slot] != nil else {
-                // Cannot happen (see above); if it did, the request would stay first in line.
                 assertionFailure("a free worker slot waited in line for '\(services[service].label)'")
                 services[service].requests.prepend(request)
                 continue
@@ -520,13 +431,10 @@ public struct BrokerCore {
                 workers[slot]?.isWaiting = false
             }
             out.append(
-                Outgoing(
-                    .request(worker: workers[slot]?.identity ?? [], number: request.id), body: request.body,
-                    keepsBody: true))
+                Outgoing(.request(worker: workers[slot]?.identity ?? [], number: request.id), body: request.body))
         }
     }
 
-    /// Sends DISCONNECT to `identity` and forgets the worker, if `slot` says it was registered.
     private mutating func disconnect(_ identity: Frame, slot: Int?, now: Int64, into out: inout [Outgoing]) {
         statistics.disconnects += 1
         out.append(Outgoing(.frames([identity] + MDP.workerCommand(.disconnect)), body: .empty))
@@ -567,7 +475,7 @@ public struct BrokerCore {
     }
     // MARK: - Frames
 
-    /// The single client-address frame a worker sees: the broker's number for the request.
+    /// The client-address frame a worker sees: the broker's number for the request.
     public static func addressFrame(_ id: UInt64) -> Frame {
         withUnsafeBytes(of: id.bigEndian) { Array($0) }
     }
@@ -577,8 +485,7 @@ public struct BrokerCore {
         return frame.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    /// The optional fifth READY frame (Backplane's extension): how many requests the worker
-    /// takes at once, as ASCII digits. Absent means 1, as RFC 7 has it.
+    /// Backplane's optional fifth READY frame: requests taken at once, in ASCII. Absent: 1, per RFC 7.
     static func credit(_ frame: Frame?) -> Int? {
         guard let frame else { return 1 }
         guard let value = Int(String(decoding: frame, as: UTF8.self)), (1...maxCredit).contains(value) else {
@@ -587,7 +494,7 @@ public struct BrokerCore {
         return value
     }
 
-    /// A reply in the system's wire contract: `[code][{"code","message","details"}]`.
+    /// `[code][{"code","message","details"}]`, the system's error contract.
     static func errorReply(to request: Request, code: String, message: String) -> Outgoing {
         let service = String(decoding: request.service, as: UTF8.self)
         let json =
@@ -596,7 +503,7 @@ public struct BrokerCore {
         return toClient(request.envelope, service: request.service, .frames([Array(code.utf8), Array(json.utf8)]))
     }
 
-    /// A message to a client: its envelope, then `["", "MDPC01", service, body...]`.
+    /// Its envelope, then `["", "MDPC01", service, body...]`.
     static func toClient(_ envelope: Envelope, service: Frame, _ body: MessageBody) -> Outgoing {
         Outgoing(.toClient(envelope: envelope, service: service), body: body)
     }

@@ -34,13 +34,11 @@ struct FIFO<Element> {
         }
     }
 
-    /// Removes every element for which `shouldRemove` is true, keeping the order of the rest.
     mutating func removeAll(where shouldRemove: (Element) -> Bool) {
         storage = storage[head...].filter { $0.map { !shouldRemove($0) } ?? false }
         head = 0
     }
 
-    /// Visits the elements front to back.
     func forEach(_ body: (Element) -> Void) {
         for element in storage[head...] { if let element { body(element) } }
     }

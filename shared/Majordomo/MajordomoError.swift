@@ -12,12 +12,10 @@ public struct MajordomoError: Error, Sendable, Equatable, CustomStringConvertibl
         public var description: String { raw }
     }
 
-    /// The code.
     public let code: Code
     /// A sentence for a person: what happened and where.
     public let message: String
 
-    /// Creates an error.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

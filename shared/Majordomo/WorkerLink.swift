@@ -6,22 +6,13 @@ import NIOPosix
 import Synchronization
 import ZeroMQ
 
-/// ``MajordomoWorker``'s connection to the broker when it speaks ZMTP 3.1 itself
-/// (``MajordomoWorker/Transport/zmtp``), on one SwiftNIO event loop of the worker's own.
-///
-/// With libzmq a request crossed two threads before its handler saw it (libzmq's I/O thread,
-/// then the worker's loop) and its reply the same two back. Here the loop reads the broker's
-/// bytes, decodes them with ``ZMTPDecoder`` (the broker's own decoder), hands the requests over in
-/// one batch per read, and writes each pass's replies in one write: one thread between the socket
-/// and the handlers.
-///
-/// It keeps the worker's promises as the libzmq loop does: READY with the credit frame,
-/// heartbeats, a new connection (and a new READY) when the broker goes silent, says DISCONNECT
-/// or drops the connection, and a drain that answers the requests in hand before DISCONNECT.
-/// A connection that cannot be made is tried again after 100 ms, doubling to 1 s.
+/// ``MajordomoWorker``'s connection to the broker, on an event loop of the worker's own: READY
+/// with the credit frame, heartbeats, a new connection when the broker goes silent or says
+/// DISCONNECT, and a drain that answers the requests in hand before DISCONNECT. The requests of
+/// one read start together; each pass's replies leave in one write.
 ///
 /// Everything but the immutable fields and ``completions`` is touched only on ``eventLoop``.
-final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
+final class WorkerLink: BrokerConnection, @unchecked Sendable {
     fileprivate struct Completion {
         let job: MajordomoWorker.Job
         let reply: [Frame]
@@ -34,18 +25,12 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
         var loopWillLook = false
         /// A wake-up is on its way to the loop.
         var wakePending = false
-        /// The link has stopped: its loop may be shut down at any moment, so nothing may be
-        /// scheduled on it any more. A reply that comes after this is dropped (its request was
-        /// abandoned at the drain timeout; the broker has the worker's DISCONNECT).
+        /// The link has stopped and its loop may shut down: later replies are dropped.
         var closed = false
     }
 
-    let eventLoop: any EventLoop
     private let worker: MajordomoWorker
-    private let target: EventLoopMajordomoClient.Endpoint
-    private let logger: Logger
-    /// Finished when the link stops, which ends ``MajordomoWorker/run()``'s wait. The link starts
-    /// its handlers itself (``startOnPool(_:)``).
+    /// Finished when the link stops, which ends ``MajordomoWorker/run()``'s wait.
     private let lifetime: AsyncStream<Never>.Continuation
     /// Succeeds once the worker has said DISCONNECT and closed its connection.
     let stoppedPromise: EventLoopPromise<Void>
@@ -53,40 +38,27 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     /// Wake-ups claimed under ``completions``' lock and not yet scheduled (see ``quiesce()``).
     private let wakesUnderWay = Atomic<Int>(0)
 
-    /// The connection whose handshake is done and which carries requests.
-    private var channel: (any Channel)?
-    /// The connection from TCP connect on, handshake done or not.
-    private var live: (any Channel)?
-    private var connecting = false
     private var generation = 0
     private var inHand = 0
     private var liveness: Int
-    /// A reply went out since the last heartbeat (then the beat sends none: a reply is a sign
-    /// of life). READY does not count, as in the libzmq loop: the first beat after it always goes
-    /// out, so a broker that expired this worker meanwhile answers DISCONNECT at once.
+    /// A reply went out since the last beat, which then sends none. READY does not count, so a
+    /// broker that expired this worker meanwhile answers the first beat with DISCONNECT.
     private var sentSinceBeat = false
     private var beat: RepeatedTask?
     private var drainDeadline: Int64?
-    private var stopped = false
     private var everConnected = false
-    private var unreachable = false
-    private var retryDelayMs: Int64 = 100
     /// The requests of the read under way.
     private var batch: [MajordomoWorker.Job] = []
 
-    private static let handshakeTimeout = TimeAmount.seconds(5)
-
     init(
-        worker: MajordomoWorker, eventLoop: any EventLoop, target: EventLoopMajordomoClient.Endpoint, logger: Logger,
+        worker: MajordomoWorker, eventLoop: any EventLoop, target: MajordomoClient.Endpoint, logger: Logger,
         lifetime: AsyncStream<Never>.Continuation
     ) {
         self.worker = worker
-        self.eventLoop = eventLoop
-        self.target = target
-        self.logger = logger
         self.lifetime = lifetime
         self.liveness = worker.heartbeat.liveness
         self.stoppedPromise = eventLoop.makePromise()
+        super.init(eventLoop: eventLoop, target: target, logger: logger, metadata: ["mdpService": "\(worker.service)"])
     }
 
     // MARK: Lifecycle (on the loop)
@@ -97,8 +69,7 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
         connect()
     }
 
-    /// Stops taking requests; DISCONNECT once the ones in hand are answered (or at the drain
-    /// timeout). Called again, it does nothing.
+    /// Stops taking requests; DISCONNECT once the ones in hand are answered or at the timeout.
     func startDrain() {
         guard drainDeadline == nil, !stopped else { return }
         drainDeadline = Monotonic.milliseconds() + worker.drainTimeoutMs
@@ -139,39 +110,10 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
 
     // MARK: The connection (on the loop)
 
-    private func connect() {
-        guard !stopped, !connecting, live == nil else { return }
-        connecting = true
-        let attempt = ZMTPDealerHandler.connect(to: target, on: eventLoop, owner: self)
-        attempt.whenComplete { [self] result in
-            connecting = false
-            guard case .failure(let error) = result else { return }
-            if !unreachable {
-                unreachable = true
-                logger.warning(
-                    "cannot reach the broker; retrying",
-                    metadata: ["mdpService": "\(worker.service)", "broker": "\(worker.endpoint)", "error": "\(error)"])
-            }
-            retryLater()
-        }
-    }
-
-    private func retryLater() {
-        guard !stopped else { return }
-        let delay = retryDelayMs
-        retryDelayMs = min(retryDelayMs * 2, 1000)
-        eventLoop.scheduleTask(in: .milliseconds(delay)) { [self] in connect() }
-    }
-
-    /// Starts over on a new connection: what is in hand is not answered (the broker gives a
-    /// departed worker's requests to another one).
-    private func reconnect(reason: String) {
-        logger.warning("reconnecting to the broker", metadata: ["mdpService": "\(worker.service)", "reason": "\(reason)"])
+    /// Starts over: what is in hand is not answered (the broker hands it to another worker).
+    override func reconnect(reason: String) {
         forgetConnection()
-        live?.close(promise: nil)
-        live = nil
-        channel = nil
-        connect()
+        super.reconnect(reason: reason)
     }
 
     private func forgetConnection() {
@@ -181,64 +123,27 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
         worker.lastHeardMs.store(0, ordering: .relaxed)
     }
 
-    func opened(_ channel: any Channel) {
-        guard !stopped, live == nil else {
-            channel.close(promise: nil)
-            return
-        }
-        live = channel
-        // A peer that accepts TCP but never finishes the handshake (not a ZMTP broker) is dropped.
-        eventLoop.scheduleTask(in: Self.handshakeTimeout) { [self] in
-            guard live === channel, self.channel !== channel else { return }
-            logger.warning(
-                "the broker did not finish the ZMTP handshake; reconnecting",
-                metadata: ["mdpService": "\(worker.service)", "broker": "\(worker.endpoint)"])
-            channel.close(promise: nil)
-        }
-    }
-
     /// The broker's ZMTP READY: register with MDP's READY (and the credit frame).
-    func ready(_ channel: any Channel) {
-        guard live === channel, !stopped else { return }
-        self.channel = channel
-        retryDelayMs = 100
+    override func connected(_ channel: any Channel, afterOutage: Bool) {
         liveness = worker.heartbeat.liveness
         let credit: [Frame] = worker.concurrency > 1 ? [Array("\(worker.concurrency)".utf8)] : []
         channel.writeAndFlush(Self.encode(MDP.workerCommand(.ready, [Array(worker.service.utf8)] + credit)[...]), promise: nil)
-        if !everConnected || unreachable {
+        if !everConnected || afterOutage {
             everConnected = true
-            unreachable = false
-            logger.info(
-                "worker connected",
-                metadata: [
-                    "mdpService": "\(worker.service)", "broker": "\(worker.endpoint)",
-                    "concurrency": "\(worker.concurrency)",
-                ])
+            logger.info("worker connected", metadata: metadata.merging(["concurrency": "\(worker.concurrency)"]) { $1 })
         }
     }
 
-    func closed(_ channel: any Channel) {
-        guard live === channel else { return }
-        live = nil
-        self.channel = nil
-        guard !stopped else { return }
+    override func lost(_ channel: any Channel, wasReady: Bool) -> Bool {
         if drainDeadline != nil {
             // What is in hand can no longer be answered on this connection; the broker hands it on.
-            return finish()
+            finish()
+            return false
         }
         logger.warning(
-            "lost the connection to the broker; reconnecting",
-            metadata: ["mdpService": "\(worker.service)", "broker": "\(worker.endpoint)", "inHand": "\(inHand)"])
-        unreachable = true
+            "lost the connection to the broker; reconnecting", metadata: metadata.merging(["inHand": "\(inHand)"]) { $1 })
         forgetConnection()
-        retryLater()
-    }
-
-    func protocolError(_ error: ZMTPProtocolError, on channel: any Channel) {
-        logger.warning(
-            "the broker broke the ZMTP protocol; reconnecting",
-            metadata: ["mdpService": "\(worker.service)", "broker": "\(worker.endpoint)", "error": "\(error)"])
-        channel.close(promise: nil)
+        return true
     }
 
     private func heartbeat() {
@@ -260,22 +165,20 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
 
     // MARK: Requests and replies
 
-    /// A whole message from the broker, on `channel` (on the loop). Requests wait in ``batch``
-    /// until the read is done.
-    func received(_ frames: [Frame], on channel: any Channel) {
+    /// A whole message from the broker; requests wait in ``batch`` until the read is done.
+    override func received(_ frames: [Frame], on channel: any Channel) {
         guard channel === self.channel else { return }
         guard frames.count >= 3, frames[0].isEmpty, frames[1] == MDP.workerHeader, frames[2].count == 1,
             let command = MDP.Command(rawValue: frames[2][0])
         else {
-            logger.debug("dropped a malformed message from the broker", metadata: ["mdpService": "\(worker.service)"])
+            logger.debug("dropped a malformed message from the broker", metadata: metadata)
             return
         }
         liveness = worker.heartbeat.liveness
         worker.lastHeardMs.store(Monotonic.milliseconds(), ordering: .relaxed)
         switch command {
         case .request where frames.count >= 5 && frames[4].isEmpty:
-            // While draining, requests are left unanswered: the DISCONNECT that ends the drain
-            // makes the broker give them to another worker.
+            // Left unanswered while draining: after DISCONNECT the broker hands them on.
             guard drainDeadline == nil else { return }
             inHand += 1
             batch.append(MajordomoWorker.Job(generation: generation, address: frames[3], body: Array(frames[5...])))
@@ -286,10 +189,8 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
         }
     }
 
-    /// Starts the handlers of one read's requests (on the loop): the quick ones here, the rest
-    /// handed to the task pool together (``startOnPool(_:)``). Replies of handlers that finished
-    /// at once leave in this pass.
-    func readComplete(on channel: any Channel) {
+    /// Starts one read's handlers: the quick ones here, the rest on the pool (``startOnPool(_:)``).
+    override func readComplete(on channel: any Channel) {
         guard !batch.isEmpty else { return }
         defer { batch.removeAll(keepingCapacity: true) }
         var pooled: [MajordomoWorker.Job] = []
@@ -313,17 +214,9 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
         if started { writeCompletions() }
     }
 
-    /// Starts one read's pooled requests (``MajordomoWorker/HandlerStart/taskPool``) from one
-    /// task on the pool: one thread woken per read, not one per request. That task starts them in
-    /// turn, each running on its thread until its first suspension (`Task.immediate`); once it has
-    /// spent ``PoolPass/budgetNanoseconds`` so, the rest start as tasks of their own. A handler
-    /// that computes for long before it suspends thus holds up only the requests read with it and
-    /// queued behind it, never the loop or a later read (whose task takes another pool thread).
-    /// Replies of handlers that finished within the pass leave in one wake-up of the loop, at its
-    /// end.
-    ///
-    /// The tasks are not children of ``MajordomoWorker/run()``, as with ``MajordomoWorker/HandlerStart/ioThread``:
-    /// a drain that times out leaves them to finish on their own, unanswered.
+    /// Starts one read's pooled requests from one pool task, each until its first suspension;
+    /// past ``PoolPass/budgetNanoseconds`` the rest get a task each, so a handler that computes
+    /// holds up only the requests read with it. Not children of ``MajordomoWorker/run()``.
     private func startOnPool(_ pooled: [MajordomoWorker.Job]) {
         let handler = worker.handler
         guard pooled.count > 1 else {
@@ -348,9 +241,8 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
         }
     }
 
-    /// A handler's reply, from any thread. Only the first reply after the loop emptied the list
-    /// wakes it: one hand-off per batch of replies, not per reply. `deferWake`: the reply comes
-    /// from within a ``PoolPass``, which wakes the loop at its end.
+    /// A handler's reply, from any thread; only the first one after the loop emptied the list
+    /// wakes it. `deferWake`: within a ``PoolPass``, which wakes the loop at its end.
     func complete(_ job: MajordomoWorker.Job, reply: [Frame], deferWake: Bool = false) {
         let outcome = completions.withLock { state -> Handed in
             guard !state.closed else { return .dropped }
@@ -369,17 +261,15 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
     /// What became of a reply handed to ``complete(_:reply:deferWake:)``.
     private enum Handed { case queued, mustWake, dropped }
 
-    /// Schedules ``writeCompletions()`` on the loop, for a wake-up claimed (and counted in
-    /// ``wakesUnderWay``) under the lock. Not under the lock itself: scheduling writes to the
-    /// loop's eventfd, and the loop would wait on the lock for that system call.
+    /// Schedules ``writeCompletions()`` for a wake-up claimed under the lock (outside it: the
+    /// loop would wait on the lock for the eventfd write).
     private func wake() {
         eventLoop.execute { [self] in writeCompletions() }
         wakesUnderWay.subtract(1, ordering: .releasing)
     }
 
-    /// Returns once no wake-up claimed before the link stopped is still being scheduled: after
-    /// that, nothing schedules on the loop any more, and it may shut down (scheduling on a loop
-    /// that has is an error in SwiftNIO). Call after ``stoppedPromise`` succeeded.
+    /// Returns once no claimed wake-up is still being scheduled, so the loop may shut down.
+    /// Call after ``stoppedPromise`` succeeded.
     func quiesce() async {
         while wakesUnderWay.load(ordering: .acquiring) > 0 { await Task.yield() }
     }
@@ -401,9 +291,7 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
             defer { state.list = [] }
             return state.list
         }
-        // Every reply of the pass goes in one buffer and one write: one allocation and one pass
-        // through the pipeline, however many replies finished; the frames are written straight
-        // into the buffer's memory.
+        // One buffer and one write for every reply of the pass.
         let generation = generation
         var size = 0
         for completion in finished where completion.job.generation == generation {
@@ -459,8 +347,7 @@ final class WorkerLink: ZMTPDealerOwner, @unchecked Sendable {
 }
 
 extension WorkerLink.Completions {
-    /// Whether the caller must wake the loop for the replies in ``list``: not when it will look
-    /// anyway or a wake-up is already on its way. Claims the wake-up when it must.
+    /// Claims the wake-up for ``list`` unless the loop will look anyway or one is on its way.
     fileprivate mutating func claimWake() -> Bool {
         guard !loopWillLook, !wakePending else { return false }
         wakePending = true
@@ -468,12 +355,9 @@ extension WorkerLink.Completions {
     }
 }
 
-/// One pass of ``WorkerLink``'s task that starts a read's pooled requests: the thread it runs
-/// on, since when, and whether it still runs.
+/// One pass of the pool task that starts a read's requests.
 final class PoolPass: Sendable {
-    /// How long a pass starts requests in turn before it gives each of the rest a task of its
-    /// own: 200 µs, many times what a handler usually does before its first suspension (decoding a
-    /// request, sending a query).
+    /// How long a pass starts requests in turn: many times what a handler does before it waits.
     static let budgetNanoseconds: Int64 = 200_000
 
     private let thread = pthread_self()
@@ -485,8 +369,7 @@ final class PoolPass: Sendable {
         Monotonic.nanoseconds() - began < Self.budgetNanoseconds
     }
 
-    /// Whether the caller runs within this pass: a handler started by it that has not suspended.
-    /// (A handler that suspended resumes on a thread the pass no longer holds.)
+    /// Whether the caller is a handler of this pass that has not suspended yet.
     var isCurrent: Bool {
         pthread_equal(thread, pthread_self()) != 0 && running.load(ordering: .relaxed)
     }

@@ -2,43 +2,20 @@ import NIOCore
 import NIOPosix
 import ZeroMQ
 
-/// What a DEALER connection spoken on an event loop (``ZMTPDealerHandler``) tells the object that
-/// owns it: the client's ``BrokerLink`` or the worker's ``WorkerLink``. Every call is on the
-/// connection's event loop.
-protocol ZMTPDealerOwner: AnyObject, Sendable {
-    /// TCP is connected; the greeting is on its way.
-    func opened(_ channel: any Channel)
-    /// The connection is gone.
-    func closed(_ channel: any Channel)
-    /// The peer's READY: the handshake is done.
-    func ready(_ channel: any Channel)
-    /// One whole message from the peer.
-    func received(_ frames: [Frame], on channel: any Channel)
-    /// Every message of one read has been passed to ``received(_:on:)``.
-    func readComplete(on channel: any Channel)
-    /// The peer broke ZMTP; the owner decides what to log and closes the connection.
-    func protocolError(_ error: ZMTPProtocolError, on channel: any Channel)
-}
-
-extension ZMTPDealerOwner {
-    func readComplete(on channel: any Channel) {}
-}
-
-/// Speaks ZMTP 3.1 (NULL mechanism) as a DEALER on one connection: sends the greeting and READY,
-/// answers PING with PONG, decodes the peer's bytes with ``ZMTPDecoder`` and hands each whole
-/// message to its owner. Writing messages is the owner's business (``WorkerLink/encode(_:_:)``).
+/// ZMTP 3.1 (NULL mechanism) as a DEALER on one connection: greeting and READY, PONG for PING,
+/// and each whole message decoded (``ZMTPDecoder``) for its owner, which writes its own.
 final class ZMTPDealerHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private static let opening = ZMTPWire.opening(socketType: "DEALER")
 
-    private let owner: any ZMTPDealerOwner
+    private let owner: BrokerConnection
     private var decoder = ZMTPDecoder()
     /// The frames of the message under way.
     private var frames: [Frame] = []
 
-    init(owner: any ZMTPDealerOwner) {
+    init(owner: BrokerConnection) {
         self.owner = owner
     }
 
@@ -58,8 +35,7 @@ final class ZMTPDealerHandler: ChannelInboundHandler {
         let channel = context.channel
         var failure: ZMTPProtocolError?
         var pongs: [[UInt8]] = []
-        // The message under way in a local for the read: frames appended to a property from
-        // within the decoder's closure would each pay a dynamic exclusivity check.
+        // A local for the read: no exclusivity check per appended frame.
         var frames = self.frames
         self.frames = []
         defer { self.frames = frames }
@@ -101,9 +77,9 @@ final class ZMTPDealerHandler: ChannelInboundHandler {
 
 extension ZMTPDealerHandler {
     /// Opens a DEALER connection to `target` on `eventLoop`, owned by `owner`: 2 s to connect,
-    /// `TCP_NODELAY` over TCP (messages are small and each is waited for).
+    /// `TCP_NODELAY` (messages are small and each is waited for).
     static func connect(
-        to target: EventLoopMajordomoClient.Endpoint, on eventLoop: any EventLoop, owner: any ZMTPDealerOwner
+        to target: MajordomoClient.Endpoint, on eventLoop: any EventLoop, owner: BrokerConnection
     ) -> EventLoopFuture<any Channel> {
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(2))
@@ -112,11 +88,6 @@ extension ZMTPDealerHandler {
                     try channel.pipeline.syncOperations.addHandler(ZMTPDealerHandler(owner: owner))
                 }
             }
-        switch target {
-        case .tcp(let host, let port):
-            return bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1).connect(host: host, port: port)
-        case .unix(let path):
-            return bootstrap.connect(unixDomainSocketPath: path)
-        }
+        return bootstrap.channelOption(.tcpOption(.tcp_nodelay), value: 1).connect(host: target.host, port: target.port)
     }
 }

@@ -1,6 +1,5 @@
 import Logging
 import Majordomo
-import ZeroMQ
 
 /// A short-lived MDP client for `--probe` and command-line checks.
 public enum ProbeClient {
@@ -8,8 +7,7 @@ public enum ProbeClient {
     public static func call<T: Sendable>(
         environment: ProcessEnvironment, logger: Logger, _ body: @Sendable (BusClient) async throws -> T
     ) async throws -> T {
-        let context = Context()
-        let client = MajordomoClient(endpoint: try environment.required(.brokerURL), context: context, logger: logger)
+        let client = MajordomoClient(try environment.brokerEndpoint(), logger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 try await client.run()
@@ -21,5 +19,16 @@ public enum ProbeClient {
             try await group.waitForAll()
             return result
         }
+    }
+}
+
+extension ProcessEnvironment {
+    /// `BROKER_URL`, parsed: what a worker and its calls to other services connect to.
+    public func brokerEndpoint() throws -> MajordomoClient.Endpoint {
+        let text = try required(.brokerURL)
+        guard let endpoint = MajordomoClient.Endpoint(text) else {
+            throw InvalidSetting(name: Setting.brokerURL.name, value: text, expected: "tcp://HOST:PORT")
+        }
+        return endpoint
     }
 }

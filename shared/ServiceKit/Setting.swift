@@ -78,10 +78,6 @@ extension Setting {
     public static let workerHandlerStart = Setting(
         "WORKER_HANDLER_START", default: "auto",
         "where handlers start: auto (the service's quick reads from memory on the worker's I/O thread, every other operation on Swift's task pool), pool (every one on the pool) or io-thread (every one on the I/O thread until it first waits)")
-    /// `WORKER_TRANSPORT`: how the worker talks to the broker (see `MajordomoWorker.Transport`).
-    public static let workerTransport = Setting(
-        "WORKER_TRANSPORT", default: "auto",
-        "how a service's worker, and its calls to other services, talk to the broker: auto (zmtp for tcp:// and ipc:// brokers, libzmq otherwise), zmtp (ZeroMQ's wire protocol spoken on an event loop) or libzmq (libzmq DEALER sockets)")
     /// `WORKER_STALL_S`: how long a request handler may run before the process counts it stuck.
     public static let workerStall = Setting(
         "WORKER_STALL_S", default: "300",
@@ -130,7 +126,7 @@ extension Setting {
     /// What every MDP worker service reads.
     public static let workerCommon: [Setting] = [
         .logLevel, .logFormat, .brokerURL, .eventsPublishURL, .eventsSubscribeURL, .databaseURL,
-        .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .workerHandlerStart, .workerTransport, .workerStall,
+        .heartbeatInterval, .heartbeatLiveness, .workerConcurrency, .workerHandlerStart, .workerStall,
         .requestTimeout,
         .eventsPoll, .adminHTTPPort, .adminHTTPHost,
     ] + tracing

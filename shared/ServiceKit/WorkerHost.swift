@@ -103,18 +103,15 @@ public enum WorkerHost {
             liveness: try environment.int(.heartbeatLiveness, in: 1...100))
         let concurrency = try environment.int(.workerConcurrency, in: 1...1024)
         let handlerStart = try environment.choice(.workerHandlerStart, as: MajordomoWorker.HandlerStart.self)
-        let transport = try environment.choice(.workerTransport, as: MajordomoWorker.Transport.self)
         let stallSeconds = try environment.int(.workerStall, in: 0...86_400)
         let timeout = Duration.milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
         let eventsPoll = Duration.milliseconds(try environment.int(.eventsPoll, in: 10...3_600_000))
         let context = Context()
         let pool = Database(settings: database, logger: logger)
-        let brokerURL = try environment.required(.brokerURL)
-        // Calls to other services go out the way the worker's requests come in: ZMTP spoken on an
-        // event loop (NIO's shared group, beside PostgreSQL's connections) unless libzmq is asked for.
-        let mdpClient: any MajordomoRequester & Service =
-            (transport == .libzmq ? nil : EventLoopMajordomoClient(endpoint: brokerURL, logger: logger))
-            ?? MajordomoClient(endpoint: brokerURL, context: context, logger: logger)
+        let brokerEndpoint = try environment.brokerEndpoint()
+        let brokerURL = brokerEndpoint.description
+        // Calls to other services run on NIO's shared event loops, beside PostgreSQL's connections.
+        let mdpClient = MajordomoClient(brokerEndpoint, logger: logger)
         let started = Date()
         let adminPort = try Self.adminPort(environment)
         let registry = PrometheusCollectorRegistry()
@@ -133,7 +130,6 @@ public enum WorkerHost {
             metadata: [
                 "database": "\(database.redactedURL)", "broker": "\(brokerURL)",
                 "concurrency": "\(concurrency)", "handlerStart": "\(handlerStart.rawValue)",
-                "transport": "\(transport.rawValue)",
             ])
 
         let startup = StartupService(logger: logger) {
@@ -158,14 +154,27 @@ public enum WorkerHost {
                 eventsPollInterval: eventsPoll, workload: workload)
             let extra = try await definition.configure(&router, resources)
             let handler = router
+            var handle: MajordomoWorker.Handler = { body in await handler.handle(body) }
+            var watch: [any Service] = []
+            if stallSeconds > 0 {
+                let stalls = HandlerWatch(limitMs: Int64(stallSeconds) * 1000) { stall in
+                    logger.critical(
+                        "request handler stuck: no answer for too long; ending the process to be restarted",
+                        metadata: [
+                            "mdpService": "\(definition.service.rawValue)", "operation": "\(stall.operation)",
+                            "runningSeconds": "\(stall.runningMs / 1000)", "running": "\(stall.running)",
+                        ])
+                    exit(75)
+                }
+                handle = stalls.watching(handle)
+                watch = [stalls]
+            }
             let worker = MajordomoWorker(
                 endpoint: brokerURL, service: definition.service.rawValue,
-                concurrency: concurrency, handlerStart: handlerStart, transport: transport,
-                quickOperations: router.quickOperations,
-                heartbeat: heartbeat, stallTimeoutMs: Int64(stallSeconds) * 1000, context: context, logger: logger
-            ) { body in await handler.handle(body) }
+                concurrency: concurrency, handlerStart: handlerStart,
+                quickOperations: router.quickOperations, heartbeat: heartbeat, logger: logger, handler: handle)
             running.withLock { $0 = worker }
-            return extra + [worker]
+            return extra + watch + [worker]
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: pool.service), .init(service: mdpClient), .init(service: startup),

@@ -25,13 +25,4 @@ public final class Context: Sendable {
     public func socket(_ type: SocketType) throws(ZMQError) -> Socket {
         try Socket(context: self, type: type)
     }
-
-    /// The libzmq version, e.g. `4.3.4`.
-    public static var libraryVersion: String {
-        var major: Int32 = 0
-        var minor: Int32 = 0
-        var patch: Int32 = 0
-        zmq_version(&major, &minor, &patch)
-        return "\(major).\(minor).\(patch)"
-    }
 }

@@ -1,33 +1,25 @@
-/// A multipart message with all its frames in one buffer, as ``ZMTPRouter`` receives them: one
-/// allocation per message of up to ``inlineFrames`` frames, where a `[Frame]` makes one per frame.
+/// A multipart message with all its frames in one buffer: one allocation per message, not per frame.
 public struct PackedMessage {
-    /// How many frames' ends are kept in the value itself; a longer message keeps the rest in an
-    /// array. MDP's messages have 6 or 7 frames.
+    /// Frame ends kept inline; MDP's messages have 6 or 7 frames.
     public static let inlineFrames = 8
 
-    /// The frames' bytes, one after the other.
     private var bytes: [UInt8] = []
-    /// Where each of the first ``inlineFrames`` frames ends in `bytes`.
+    /// Where each of the first ``inlineFrames`` frames ends in `bytes`; `moreEnds` has the rest.
     private var inlineEnds = InlineArray<8, UInt32>(repeating: 0)
-    /// Where each later frame ends.
     private var moreEnds: [UInt32] = []
-    /// How many frames it has.
     public private(set) var count = 0
 
-    /// An empty message with room for `byteCapacity` bytes in `frameCapacity` frames.
     public init(byteCapacity: Int = 0, frameCapacity: Int = 8) {
         bytes.reserveCapacity(byteCapacity)
         if frameCapacity > Self.inlineFrames { moreEnds.reserveCapacity(frameCapacity - Self.inlineFrames) }
     }
 
-    /// The message holding `frames`.
     public init(_ frames: Message) {
         self.init(byteCapacity: frames.reduce(0) { $0 + $1.count }, frameCapacity: frames.count)
         for frame in frames { frame.withUnsafeBytes { append($0) } }
     }
 
-    /// Adds a frame at the end. A message is at most 4 GiB (``ZMTPRouter`` refuses larger ones
-    /// long before).
+    /// Adds a frame. Ends are `UInt32`: a message is at most 4 GiB (``ZMTPRouter`` caps it far lower).
     public mutating func append(_ frame: UnsafeRawBufferPointer) {
         bytes.append(contentsOf: frame)
         let end = UInt32(bytes.count)
@@ -39,18 +31,15 @@ public struct PackedMessage {
         count += 1
     }
 
-    /// Where frame `index` ends in `bytes`.
     private func end(_ index: Int) -> Int {
         Int(index < Self.inlineFrames ? inlineEnds[index] : moreEnds[index - Self.inlineFrames])
     }
 
-    /// How many bytes its frames hold together.
     public var byteCount: Int { bytes.count }
 
-    /// The size in bytes of frame `index`.
     public func size(_ index: Int) -> Int { end(index) - (index == 0 ? 0 : end(index - 1)) }
 
-    /// Calls `body` with the bytes of frame `index`, without copying them.
+    /// The bytes of frame `index`, uncopied.
     public func withBytes<T>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         precondition(index >= 0 && index < count, "frame \(index) of a message of \(count)")
         let start = index == 0 ? 0 : end(index - 1)
@@ -58,14 +47,43 @@ public struct PackedMessage {
         return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
     }
 
-    /// A copy of frame `index`.
     public subscript(index: Int) -> Frame { withBytes(index) { Array($0) } }
 
-    /// Whether frame `index` holds exactly `other`.
     public func frame(_ index: Int, equals other: Frame) -> Bool {
         withBytes(index) { stored in other.withUnsafeBytes { $0.elementsEqual(stored) } }
     }
 
-    /// Every frame, copied.
     public var frames: Message { (0..<count).map { self[$0] } }
+}
+
+/// The frames after a message's header: copies, or frames still in a ``PackedMessage``.
+public enum MessageBody {
+    case frames(ArraySlice<Frame>)
+    case packed(PackedMessage, from: Int)
+
+    public static var empty: MessageBody { .frames([]) }
+
+    public var count: Int {
+        switch self {
+        case .frames(let frames): frames.count
+        case .packed(let message, let from): message.count - from
+        }
+    }
+
+    /// Each frame's bytes in turn, uncopied.
+    public func forEachFrame(_ body: (UnsafeRawBufferPointer) -> Void) {
+        switch self {
+        case .frames(let frames):
+            for frame in frames { frame.withUnsafeBytes(body) }
+        case .packed(let message, let from):
+            for index in from..<message.count { message.withBytes(index, body) }
+        }
+    }
+
+    public var frames: [Frame] {
+        switch self {
+        case .frames(let frames): Array(frames)
+        case .packed(let message, let from): (from..<message.count).map { message[$0] }
+        }
+    }
 }

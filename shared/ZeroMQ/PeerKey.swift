@@ -1,13 +1,11 @@
-/// A peer's routing id as a dictionary key, made from its bytes without allocating when it is at
-/// most 16 bytes long (libzmq's own ids are 5).
+/// A peer's routing id as a dictionary key; no allocation for ids up to 16 bytes (generated ones are 5).
 public struct PeerKey: Hashable, Sendable {
     private var low: UInt64 = 0
     private var high: UInt64 = 0
     private let count: Int
-    /// The bytes of a longer id.
+    /// Ids over 16 bytes.
     private var long: Frame?
 
-    /// The key of the id `bytes`.
     public init(_ bytes: UnsafeRawBufferPointer) {
         count = bytes.count
         guard count <= 16 else {
@@ -20,7 +18,6 @@ public struct PeerKey: Hashable, Sendable {
         }
     }
 
-    /// The key of the id `frame`.
     public init(_ frame: Frame) {
         self = frame.withUnsafeBytes { PeerKey($0) }
     }

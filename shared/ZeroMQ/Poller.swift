@@ -23,12 +23,6 @@ public struct Poller {
         return items.count - 1
     }
 
-    /// Points slot `index` at another socket (after a reconnect made a new one).
-    public mutating func replace(_ index: Int, with socket: Socket) {
-        items[index].socket = socket.handle
-        items[index].revents = 0
-    }
-
     /// Blocks up to `timeoutMs` milliseconds (`-1`: forever) until a watched item is readable.
     ///
     /// - Returns: how many items are readable; `0` on time-out or when a signal interrupted the wait.

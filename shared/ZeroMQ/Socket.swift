@@ -14,7 +14,7 @@ public typealias Message = [Frame]
 public final class Socket {
     let context: Context
     /// Read on every send and receive; one thread uses the socket, so the read skips the run-time
-    /// exclusivity check (see ``NativeMessage``).
+    /// exclusivity check.
     @exclusivity(unchecked) private(set) var handle: UnsafeMutableRawPointer?
     /// The pattern this socket was made with.
     public let type: SocketType
@@ -63,7 +63,19 @@ public final class Socket {
     ///   (no connected peer with `IMMEDIATE`, or the high-water mark is reached).
     @discardableResult
     public func send(_ message: Message, dontWait: Bool = false) throws(ZMQError) -> Bool {
-        try send(message, body: .empty, dontWait: dontWait)
+        let handle = try live("send")
+        for index in message.indices {
+            // libzmq queues a multipart message whole: only its first frame can fail to be queued.
+            var flags = index < message.count - 1 ? ZMQ_SNDMORE : 0
+            if dontWait { flags |= ZMQ_DONTWAIT }
+            while message[index].withUnsafeBytes({ zmq_send(handle, $0.baseAddress, $0.count, flags) }) < 0 {
+                let error = ZMQError.last("send")
+                if error.code == .interrupted { continue }
+                if error.code == .wouldBlock && index == 0 { return false }
+                throw error
+            }
+        }
+        return true
     }
 
     /// Receives one multipart message.

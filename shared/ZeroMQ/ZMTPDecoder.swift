@@ -1,41 +1,27 @@
-/// ZMTP 3.1 (RFC 37) with the NULL mechanism, as a ROUTER hears it: a peer's bytes in, events and
-/// errors out. No sockets, no clock, no allocation per frame.
+/// ZMTP 3.1 (RFC 37, NULL mechanism) as a ROUTER hears it: one connection's bytes in, in pieces
+/// of any size, events and errors out. No sockets, no clock, no allocation per frame.
 ///
-/// Give it one connection's bytes as they arrive, in pieces of any size: it keeps what does not
-/// yet make a whole unit (part of the greeting, of a header or of a frame) and hands each whole one
-/// to the handler, in order, the same events however the stream was cut. The first violation ends
-/// the stream: ``decode(_:_:)`` throws it, and throws it again on every later call without reading
-/// more. A frame that claims more than ``maxMessageSize`` is refused from its header, before its
-/// body arrives, so a peer never makes it hold more than that (plus one header) at once.
-///
-/// The input is read through bounds-checked spans only: hostile bytes can make it throw, never
-/// read outside them. ``ZMTPRouter`` feeds it from its sockets; the tests and `loadgen zmtp-fuzz`
-/// feed it every valid unit cut at every byte and millions of random and mutated streams.
+/// The first violation ends the stream. An oversized frame is refused from its header, so a peer
+/// never makes it hold more than ``maxMessageSize``. Input is read through bounds-checked spans only.
 public struct ZMTPDecoder: Sendable {
-    /// Where the stream is.
+    /// Where the stream is: awaiting the greeting, awaiting READY, exchanging messages, or failed.
     public enum Phase: Sendable, Equatable {
-        /// Waiting for the peer's 64-byte greeting.
         case greeting
-        /// Waiting for its READY command.
         case handshake
-        /// Exchanging messages.
         case ready
-        /// The peer broke the protocol; see ``failure``.
         case failed
     }
 
-    /// The largest message (all its frames together) a peer may send; a larger one is an error.
+    /// The largest message (all its frames together) a peer may send.
     public let maxMessageSize: Int
-    /// Where the stream is.
     public private(set) var phase = Phase.greeting
     /// The error that ended the stream, once it has.
     public private(set) var failure: ZMTPProtocolError?
-    /// How many of the peer's bytes were decoded into events (the stream offset of the first byte
-    /// still buffered).
+    /// The stream offset of the first byte still buffered.
     public private(set) var decodedByteCount = 0
     /// Bytes received that do not yet make a whole unit.
     private var buffered: [UInt8] = []
-    /// Body bytes of the frames of the message under way.
+    /// Body bytes of the message under way so far.
     private var messageByteCount = 0
 
     private static let flagMore: UInt8 = 0x01
@@ -47,19 +33,14 @@ public struct ZMTPDecoder: Sendable {
         Array("DEALER".utf8), Array("REQ".utf8), Array("ROUTER".utf8),
     ]
 
-    /// A decoder for a new connection, before its greeting.
     public init(maxMessageSize: Int = 64 << 20) {
         self.maxMessageSize = maxMessageSize
     }
 
-    /// How many received bytes wait for the rest of their unit.
     public var bufferedByteCount: Int { buffered.count }
 
-    /// Decodes `bytes`, which follow whatever was buffered, and calls `handle` with each whole
-    /// unit in order. `handle` returns `false` to refuse the peer (e.g. for a READY naming an
-    /// identity another peer holds): decoding stops there with ``ZMTPProtocolError/Code/refused``.
-    ///
-    /// - Throws: the first protocol violation, on this call and every later one.
+    /// Calls `handle` with each whole unit in order; `handle` returns `false` to refuse the peer
+    /// (``ZMTPProtocolError/Code/refused``). Throws the first violation, on every call from then on.
     public mutating func decode(
         _ bytes: UnsafeRawBufferPointer, _ handle: (ZMTPEvent) -> Bool
     ) throws(ZMTPProtocolError) {
@@ -80,8 +61,7 @@ public struct ZMTPDecoder: Sendable {
         if let failure { throw failure }
     }
 
-    /// Decodes whole units from the start of `raw`; returns how many bytes they took. Sets
-    /// ``failure`` (and stops) at a violation.
+    /// Returns how many bytes of `raw` whole units took; sets ``failure`` at a violation.
     private mutating func parse(_ raw: UnsafeRawBufferPointer, _ handle: (ZMTPEvent) -> Bool) -> Int {
         let bytes = raw.bindMemory(to: UInt8.self).span
         var offset = 0
@@ -89,7 +69,7 @@ public struct ZMTPDecoder: Sendable {
         while phase != .failed {
             let available = bytes.count - offset
             if phase == .greeting {
-                // The signature is checked as soon as it is here, so a stranger is dropped early.
+                // Check the signature early, so a stranger is dropped before 64 bytes arrive.
                 if available >= 1, bytes[offset] != 0xFF { return fail(.notZMTP, at: offset) }
                 if available >= 10, bytes[offset + 9] & 1 == 0 { return fail(.notZMTP, at: offset) }
                 guard available >= Self.greetingSize else { return offset }
@@ -144,7 +124,7 @@ public struct ZMTPDecoder: Sendable {
         return offset
     }
 
-    /// Handles a command's body; returns what is wrong with it, if anything.
+    /// Returns what is wrong with a command, if anything.
     private mutating func command(_ body: Span<UInt8>, _ handle: (ZMTPEvent) -> Bool) -> ZMTPProtocolError.Code? {
         guard body.count >= 1, body.count - 1 >= Int(body[0]) else { return .malformedCommand }
         let nameEnd = 1 + Int(body[0])
@@ -161,7 +141,7 @@ public struct ZMTPDecoder: Sendable {
             return handle(.ready(properties: properties)) ? nil : .refused
         }
         if Self.equal(name, "PING") {
-            // PING is a 2-byte TTL then up to 16 bytes of context, which PONG returns.
+            // RFC 37: a 2-byte TTL, then up to 16 bytes of context for PONG.
             guard data.count >= 2, data.count <= 18 else { return .malformedPing }
             let ttl = UInt16(data[0]) << 8 | UInt16(data[1])
             let accepted = data.extracting(2..<data.count).withUnsafeBytes { handle(.ping(ttl: ttl, context: $0)) }
@@ -173,7 +153,6 @@ public struct ZMTPDecoder: Sendable {
         return name.withUnsafeBytes { handle(.command(name: $0)) } ? nil : .refused
     }
 
-    /// Ends the stream with `code` at `offset` of this parse's input; returns the offset.
     private mutating func fail(_ code: ZMTPProtocolError.Code, at offset: Int) -> Int {
         failure = ZMTPProtocolError(code, at: decodedByteCount + offset)
         phase = .failed
@@ -181,7 +160,7 @@ public struct ZMTPDecoder: Sendable {
         return offset
     }
 
-    /// A READY's metadata: 1-byte name length, name, 4-byte value length, value; repeated.
+    /// READY metadata: 1-byte name length, name, 4-byte value length, value; repeated.
     private static func properties(_ data: Span<UInt8>) -> [String: [UInt8]]? {
         var result: [String: [UInt8]] = [:]
         var offset = 0

@@ -2,15 +2,8 @@ import Majordomo
 import Prometheus
 import Synchronization
 
-/// The broker's `/metrics` on its admin port, read from the broker at each scrape:
-///
-/// - `backplane_broker_requests_total{service}`: client requests accepted into the service's queue;
-/// - `backplane_broker_queued{service}`: requests waiting for a worker;
-/// - `backplane_broker_workers{service}`: live workers;
-/// - `backplane_broker_replies_total`, `backplane_broker_expired_total` (requests answered
-///   `unavailable`: no worker in time, or the queue full), `backplane_broker_abandoned_total`
-///   (held by a worker that died), `backplane_broker_malformed_total`,
-///   `backplane_broker_disconnects_total`, `backplane_broker_expired_workers_total`.
+/// The broker's `/metrics` on its admin port, read from the broker at each scrape (the metrics
+/// are listed in docs/operating.md).
 final class BrokerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     let broker: Broker

@@ -10,7 +10,7 @@ import ZeroMQ
 /// The broker process: Majordomo (RFC 7 + RFC 8) and the event proxy.
 public enum BrokerService {
     static let bind = Setting(
-        "BROKER_BIND", default: "tcp://127.0.0.1:5555", "MDP ROUTER endpoint to bind (tcp://0.0.0.0:5555 in containers)"
+        "BROKER_BIND", default: "tcp://127.0.0.1:5555", "MDP endpoint to bind, tcp://HOST:PORT on IPv4 (tcp://0.0.0.0:5555 in containers)"
     )
     static let xsubBind = Setting(
         "EVENTS_XSUB_BIND", default: "tcp://127.0.0.1:5556", "event proxy input: publishers connect here")
@@ -22,18 +22,13 @@ public enum BrokerService {
     static let maxQueued = Setting(
         "BROKER_MAX_QUEUED", default: "100000", "requests queued per service before new ones are refused")
 
-    static let engine = Setting(
-        "BROKER_ENGINE", default: "auto",
-        "what speaks ZeroMQ on BROKER_BIND: native (the broker's thread reads and writes ZMTP itself; tcp:// on IPv4), libzmq (a libzmq ROUTER: any transport), or auto (native for tcp://, else libzmq)"
-    )
-
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
         name: "broker",
         summary: "Majordomo broker (ZeroMQ RFC 7 MDP/0.1 with RFC 8 MMI) and event proxy (XSUB/XPUB)",
         settings: [
             .logLevel, .logFormat, bind, xsubBind, xpubBind, .heartbeatInterval, .heartbeatLiveness, requestTimeout,
-            maxQueued, engine, .adminHTTPPort, .adminHTTPHost,
+            maxQueued, .adminHTTPPort, .adminHTTPHost,
         ],
         probeHelp: "check that the broker at BROKER_BIND answers an MMI request (with ADMIN_HTTP_PORT: its /readyz)")
 
@@ -41,21 +36,23 @@ public enum BrokerService {
     public static func configuration(_ environment: ProcessEnvironment) throws -> BrokerConfiguration {
         BrokerConfiguration(
             endpoint: try environment.required(bind),
-            eventsPublishEndpoint: try environment.required(xsubBind),
-            eventsSubscribeEndpoint: try environment.required(xpubBind),
             heartbeat: HeartbeatSettings(
                 intervalMs: Int64(try environment.int(.heartbeatInterval, in: 10...600_000)),
                 liveness: try environment.int(.heartbeatLiveness, in: 1...100)),
             requestTimeoutMs: Int64(try environment.int(requestTimeout, in: 1...86_400_000)),
-            maxQueuedPerService: try environment.int(maxQueued, in: 1...10_000_000),
-            engine: try environment.choice(engine, as: BrokerEngine.self))
+            maxQueuedPerService: try environment.int(maxQueued, in: 1...10_000_000))
     }
 
     /// Runs the broker until SIGTERM/SIGINT.
     public static func run(_ environment: ProcessEnvironment, logger: Logger) async throws {
         let context = Context()
-        let broker = try Broker(configuration: try configuration(environment), context: context, logger: logger)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: broker)]
+        let broker = try Broker(configuration: try configuration(environment), logger: logger)
+        let events = try EventProxy(
+            publish: try environment.required(xsubBind), subscribe: try environment.required(xpubBind), context: context)
+        logger.info(
+            "event proxy listening",
+            metadata: ["publish": "\(events.publishEndpoint)", "subscribe": "\(events.subscribeEndpoint)"])
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: broker), .init(service: events)]
         if let port = try AdminEndpoint.configuredPort(environment) {
             let metrics = BrokerMetrics(broker: broker)
             services.append(

@@ -119,7 +119,7 @@ public enum Gateway {
         // The bus client speaks ZMTP on the HTTP server's own event loops (one broker connection
         // each): no threads of its own, two thread hand-offs per call instead of four.
         let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: settings.eventLoops)
-        let client = EventLoopMajordomoClient(settings.brokerEndpoint, eventLoopGroup: eventLoops, logger: logger)
+        let client = MajordomoClient(settings.brokerEndpoint, eventLoopGroup: eventLoops, logger: logger)
         let bus = BusClient(client: client, defaultTimeout: settings.requestTimeout)
         var services: [any Service] = [client]
         if let adminPort = settings.adminPort {

@@ -68,8 +68,8 @@ public struct GatewaySettings: Sendable {
     /// The port to listen on (0: any free port).
     public var port: Int
     /// The broker's MDP endpoint, parsed: what the bus client connects to.
-    public var brokerEndpoint: EventLoopMajordomoClient.Endpoint
-    /// The same as text (`tcp://HOST:PORT` or `ipc://PATH`), for logs.
+    public var brokerEndpoint: MajordomoClient.Endpoint
+    /// The same as text (`tcp://HOST:PORT`), for logs.
     public var brokerURL: String { brokerEndpoint.description }
     /// How many event loops serve HTTP and the broker connections (one each).
     public var eventLoops: Int
@@ -108,12 +108,7 @@ public struct GatewaySettings: Sendable {
     public init(_ environment: ProcessEnvironment) throws {
         host = try environment.required(Self.host)
         port = try environment.int(Self.port, in: 0...65535)
-        let brokerURL = try environment.required(.brokerURL)
-        guard let brokerEndpoint = EventLoopMajordomoClient.Endpoint(brokerURL) else {
-            throw ProcessEnvironment.InvalidSetting(
-                name: Setting.brokerURL.name, value: brokerURL, expected: "tcp://HOST:PORT or ipc://PATH")
-        }
-        self.brokerEndpoint = brokerEndpoint
+        brokerEndpoint = try environment.brokerEndpoint()
         let loops = try environment.required(Self.eventLoops)
         if loops == "auto" {
             eventLoops = Self.automaticEventLoops(cores: System.coreCount)

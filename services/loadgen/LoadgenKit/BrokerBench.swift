@@ -7,8 +7,8 @@ import ZeroMQ
 
 /// `loadgen broker`: round trips per second and latency of the messaging layer, in one run:
 /// raw DEALER↔ROUTER with no broker (the machine's limit), then through our Majordomo broker
-/// with 1 and 4 worker connections, each at 1 and 100 requests in flight, and finally our async
-/// `MajordomoClient` API at 100 in flight.
+/// with 1 and 4 workers, each at 1 and 100 requests in flight, our `MajordomoClient` at 100 in
+/// flight, and the broker's rules alone.
 public struct BrokerBench: Sendable {
     /// Measured seconds per run (after a warm-up of a quarter of that).
     public var seconds: Double
@@ -18,19 +18,6 @@ public struct BrokerBench: Sendable {
     public var slots: Int
     /// libzmq I/O threads of the shared context.
     public var ioThreads: Int32 = Int32(ProcessInfo.processInfo.environment["BENCH_IO_THREADS"] ?? "1") ?? 1
-    /// What every party's connection runs over.
-    public var transport: Transport = .tcp
-    /// What serves the broker's endpoint.
-    public var engine: BrokerEngine = .automatic
-
-    /// The ZeroMQ transport of a run: loopback TCP (as between containers) or a Unix socket (as
-    /// between processes on one host).
-    public enum Transport: String, Sendable, CaseIterable {
-        case tcp, ipc
-        /// A wildcard endpoint to bind: libzmq picks the port or the socket file.
-        var bindEndpoint: String { self == .tcp ? "tcp://127.0.0.1:*" : "ipc://*" }
-    }
-
     public init(seconds: Double = 3, payloadBytes: Int = 64, slots: Int = 32) {
         self.seconds = seconds
         self.payloadBytes = payloadBytes
@@ -60,20 +47,6 @@ public struct BrokerBench: Sendable {
         Case(label: "broker-4w-100") { try await $0.throughBroker(workers: 4, inFlight: 100) },
         Case(label: "broker-io-1w-100") { try await $0.throughBroker(workers: 1, inFlight: 100, start: .ioThread) },
         Case(label: "broker-io-4w-100") { try await $0.throughBroker(workers: 4, inFlight: 100, start: .ioThread) },
-        Case(label: "plain-1w-100") { try await $0.throughBrokerSyncWorkers(workers: 1, inFlight: 100) },
-        Case(label: "plain-4w-100") { try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100) },
-        Case(label: "plain-credit-1w-100") {
-            try await $0.throughBrokerSyncWorkers(workers: 1, inFlight: 100, credit: 100)
-        },
-        Case(label: "plain-credit-4w-100") {
-            try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100, credit: 32)
-        },
-        Case(label: "forwarder-1w-100") {
-            try await $0.throughBrokerSyncWorkers(workers: 1, inFlight: 100, credit: 100, hub: .forwarder)
-        },
-        Case(label: "forwarder-4w-100") {
-            try await $0.throughBrokerSyncWorkers(workers: 4, inFlight: 100, credit: 32, hub: .forwarder)
-        },
         Case(label: "async-4w-100") { try await $0.asyncClient(workers: 4, inFlight: 100) },
         Case(label: "core-rules-4w") { try await $0.rulesAlone(workers: 4, inFlight: 100, credit: 32) },
         // One worker that never has credit left: every reply puts it back in line.
@@ -113,7 +86,7 @@ public struct BrokerBench: Sendable {
         let context = Context(ioThreads: ioThreads)
         let server = try context.socket(.router)
         try server.setHighWaterMarks(send: 0, receive: 0)
-        try server.bind(transport.bindEndpoint)
+        try server.bind("tcp://127.0.0.1:*")
         let endpoint = try server.lastEndpoint()
         let stop = StopFlag()
         let echo = SocketHandOff(server)
@@ -124,9 +97,8 @@ public struct BrokerBench: Sendable {
             poller.add(socket)
             while !stop.isSet {
                 try poller.poll(timeoutMs: 100)
-                // Frames go back as libzmq's own, without a copy: the cheapest echo there is.
-                while let message = try socket.receiveNative(dontWait: true) {
-                    try socket.send([], body: .native(message, from: 0))
+                while let message = try socket.receive(dontWait: true) {
+                    _ = try socket.send(message)
                 }
             }
         }
@@ -142,20 +114,16 @@ public struct BrokerBench: Sendable {
         return result
     }
 
-    /// Runs `body` against an in-process broker with `workers` `MajordomoWorker`s, all on one
-    /// ZeroMQ context (see below).
+    /// Runs `body` against an in-process broker with `workers` `MajordomoWorker`s.
     func withBroker(
         workers: Int, start: MajordomoWorker.HandlerStart = .taskPool,
         _ body: @Sendable (String, Context) async throws -> RunResult
     ) async throws -> RunResult {
-        // One ZeroMQ context (one I/O thread) for every party, as in the raw case, so the two
-        // measure the same machinery and differ only by the broker hop.
         let context = Context(ioThreads: ioThreads)
-        let broker = try makeBroker(context)
+        let broker = try makeBroker()
         let pool = (0..<workers).map { _ in
             MajordomoWorker(
-                endpoint: broker.endpoint, service: "echo", concurrency: slots, handlerStart: start, context: context,
-                logger: Self.logger
+                endpoint: broker.endpoint, service: "echo", concurrency: slots, handlerStart: start, logger: Self.logger
             ) { body in body }
         }
         return try await withThrowingTaskGroup(of: RunResult?.self) { group in
@@ -178,156 +146,9 @@ public struct BrokerBench: Sendable {
         }
     }
 
-    /// A broker on the run's transport and engine, with no event proxy.
-    func makeBroker(_ context: Context) throws -> Broker {
-        try Broker(
-            configuration: BrokerConfiguration(
-                endpoint: transport.bindEndpoint, eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil,
-                engine: engine),
-            context: context, logger: Self.logger)
-    }
-
-    /// What the plain worker loops connect to.
-    enum Hub {
-        /// Our broker.
-        case broker
-        /// ``forward(_:stop:)``: MDP's hop with none of a broker's rules, the floor for any broker.
-        case forwarder
-    }
-
-    /// RFC 7 workers as plain synchronous loops, one thread and one connection each: the broker's
-    /// own limit, with no worker library in the way.
-    func throughBrokerSyncWorkers(workers: Int, inFlight: Int, credit: Int = 1, hub: Hub = .broker) async throws
-        -> RunResult
-    {
-        let shared = Context(ioThreads: ioThreads)
-        let stop = StopFlag()
-        let broker: Broker?
-        let endpoint: String
-        var forwarderSocket: SocketHandOff?
-        switch hub {
-        case .broker:
-            let started = try makeBroker(shared)
-            broker = started
-            endpoint = started.endpoint
-        case .forwarder:
-            let router = try shared.socket(.router)
-            try router.setHighWaterMarks(send: 0, receive: 0)
-            try router.bind(transport.bindEndpoint)
-            endpoint = try router.lastEndpoint()
-            broker = nil
-            forwarderSocket = SocketHandOff(router)
-        }
-        let service = Array("echo".utf8)
-        let payload = self.payload
-        let hubName = hub == .broker ? "broker" : "bare MDP forwarder"
-        // Each child gives nothing, except the forwarder: its thread's CPU time and replies.
-        return try await withThrowingTaskGroup(of: (cpu: Duration, trips: Int)?.self) { [forwarderSocket] group in
-            if let broker {
-                group.addTask {
-                    try await broker.run(); return nil
-                }
-            }
-            if let forwarderSocket {
-                group.addTask {
-                    try await IOThread.run(name: "mdp-forwarder") {
-                        try Self.forward(forwarderSocket.socket, stop: stop)
-                    }
-                }
-            }
-            for index in 0..<workers {
-                group.addTask {
-                    try await IOThread.run(name: "sync-worker-\(index)") {
-                        let socket = try shared.socket(.dealer)
-                        defer { socket.close() }
-                        try socket.connect(endpoint)
-                        try socket.send(
-                            MDP.workerCommand(.ready, [service] + (credit > 1 ? [Array("\(credit)".utf8)] : [])))
-                        var poller = Poller()
-                        poller.add(socket)
-                        var lastBeat = Self.now()
-                        while !stop.isSet {
-                            try poller.poll(timeoutMs: 100)
-                            while let message = try socket.receiveNative(dontWait: true) {
-                                // ["", MDPW01, REQUEST, address, "", body...]: the body goes back
-                                // without a copy, as with the raw echo.
-                                if message.count >= 6 && message.frame(2, equals: MDP.Command.request.frame) {
-                                    try socket.send(
-                                        [[], MDP.workerHeader, MDP.Command.reply.frame, message[3], []],
-                                        body: .native(message, from: 5))
-                                }
-                            }
-                            if Self.now() - lastBeat > 1_000_000_000 {
-                                try socket.send(MDP.workerCommand(.heartbeat))
-                                lastBeat = Self.now()
-                            }
-                        }
-                        try socket.send(MDP.workerCommand(.disconnect))
-                    }
-                    return nil
-                }
-            }
-            try await Task.sleep(for: .milliseconds(500))
-            var result = try await drive(
-                name: "\(hubName), \(workers) plain worker loop\(workers == 1 ? "" : "s") (credit \(credit))",
-                endpoint: endpoint, context: shared,
-                inFlight: inFlight
-            ) { stamp in
-                [[], MDP.clientHeader, service, stamp, payload]
-            } stamp: { reply in
-                reply.count >= 4 ? reply[3] : nil
-            }
-            stop.set()
-            try await Task.sleep(for: .milliseconds(200))
-            broker?.stop()
-            var forwarded: (cpu: Duration, trips: Int)?
-            for try await child in group where child != nil { forwarded = child }
-            result.hubCPUMicros =
-                broker.map { Self.cpuMicrosPerTrip(of: $0) }
-                ?? forwarded.flatMap { Self.cpuMicrosPerTrip($0.cpu, trips: $0.trips) }
-            return result
-        }
-    }
-
-    /// The least any MDP broker must do, with libzmq's frames passed on as they are: READY puts a
-    /// worker in a ring, a client request goes to the next worker in the ring with the client's
-    /// identity as its address (as in RFC 7), a REPLY goes to the client it names. No queues, no
-    /// credit, no heartbeats, no expiry: a yardstick for the broker, not a broker.
-    ///
-    /// - Returns: the CPU time its thread used and how many replies it passed on.
-    static func forward(_ router: Socket, stop: StopFlag) throws -> (cpu: Duration, trips: Int) {
-        defer { router.close() }
-        let cpuAtStart = ThreadCPUClock.nanoseconds()
-        var trips = 0
-        var poller = Poller()
-        poller.add(router)
-        var workers: [Frame] = []
-        var next = 0
-        let service = Array("echo".utf8)
-        while !stop.isSet {
-            try poller.poll(timeoutMs: 100)
-            while let message = try router.receiveNative(dontWait: true) {
-                guard message.count >= 4, message.size(1) == 0 else { continue }
-                if message.frame(2, equals: MDP.clientHeader), message.count >= 5, !workers.isEmpty {
-                    // [client, "", MDPC01, service, body...]
-                    next = (next + 1) % workers.count
-                    _ = try router.send(
-                        [workers[next], [], MDP.workerHeader, MDP.Command.request.frame, message[0], []],
-                        body: .native(message, from: 4))
-                } else if message.frame(2, equals: MDP.workerHeader) {
-                    // [worker, "", MDPW01, command, ...]
-                    if message.frame(3, equals: MDP.Command.ready.frame) {
-                        workers.append(message[0])
-                    } else if message.frame(3, equals: MDP.Command.reply.frame), message.count >= 7 {
-                        // [worker, "", MDPW01, REPLY, client, "", body...]
-                        _ = try router.send(
-                            [message[4], [], MDP.clientHeader, service], body: .native(message, from: 6))
-                        trips += 1
-                    }
-                }
-            }
-        }
-        return (.nanoseconds(ThreadCPUClock.nanoseconds() - cpuAtStart), trips)
+    /// A broker on a loopback port.
+    func makeBroker() throws -> Broker {
+        try Broker(configuration: BrokerConfiguration(endpoint: "tcp://127.0.0.1:*"), logger: Self.logger)
     }
 
     /// A stopped broker's thread CPU time per reply it passed on, in microseconds.
@@ -363,9 +184,11 @@ public struct BrokerBench: Sendable {
     func asyncClient(workers: Int, inFlight: Int) async throws -> RunResult {
         let body = [payload]
         let seconds = self.seconds
-        let name = "broker, \(workers) workers (concurrency \(slots)), async MajordomoClient, \(inFlight) in flight"
-        return try await withBroker(workers: workers) { endpoint, context in
-            let client = MajordomoClient(endpoint: endpoint, context: context, logger: Self.logger)
+        let name = "broker, \(workers) workers (concurrency \(slots)), MajordomoClient, \(inFlight) in flight"
+        return try await withBroker(workers: workers) { endpoint, _ in
+            guard let client = MajordomoClient(endpoint: endpoint, logger: Self.logger) else {
+                throw MajordomoError(.unavailable, "no client for \(endpoint)")
+            }
             let running = Task { try await client.run() }
             try await Task.sleep(for: .milliseconds(200))
             let start = ContinuousClock.now
@@ -395,15 +218,15 @@ public struct BrokerBench: Sendable {
     }
 
     /// The broker's rules alone: ``BrokerCore`` on one thread, fed client requests and worker
-    /// replies from memory with no sockets, as the plain loops with credit would send them. Its
-    /// CPU time per round trip is the broker's own bookkeeping, apart from libzmq and the kernel.
+    /// replies from memory with no sockets. Its CPU time per round trip is the broker's own
+    /// bookkeeping, apart from the sockets and the kernel.
     func rulesAlone(workers: Int, inFlight: Int, credit: Int) async throws -> RunResult {
         let seconds = self.seconds
         let payload = self.payload
         return try await IOThread.run(name: "broker-rules") {
             let service = Array("echo".utf8)
             var core = BrokerCore(
-                configuration: BrokerConfiguration(eventsPublishEndpoint: nil, eventsSubscribeEndpoint: nil),
+                configuration: BrokerConfiguration(),
                 now: Monotonic.milliseconds())
             var out: [Outgoing] = []
             for index in 0..<workers {
@@ -512,10 +335,9 @@ final class StopFlag: @unchecked Sendable {
     func set() { lock.withLock { value = true } }
 }
 
-/// Moves a socket to the thread that will own it from then on.
+/// Moves a socket to the thread that will own it from then on; thread start is the memory
+/// barrier libzmq requires for that.
 struct SocketHandOff: @unchecked Sendable {
-    // The creating thread never touches the socket again after handing it over; thread start is
-    // the memory barrier libzmq requires for moving a socket between threads.
     let socket: Socket
     init(_ socket: Socket) { self.socket = socket }
 }

@@ -12,7 +12,7 @@ public struct RunResult: Sendable {
     public let p50: UInt64
     public let p99: UInt64
     public let max: UInt64
-    /// CPU time the broker's (or forwarder's) thread spent per round trip, in microseconds, when
+    /// CPU time the broker's thread spent per round trip, in microseconds, when
     /// the case has one: its whole run's thread CPU time over the replies it passed on.
     public var hubCPUMicros: Double?
 

@@ -24,11 +24,9 @@ public enum Loadgen {
 
         Benchmarks:
           broker      raw MDP round trips: DEALER-ROUTER with no broker, then through the Majordomo
-                      broker with 1 and 4 workers at 1 and 100 requests in flight, plus plain
-                      synchronous worker loops, a bare MDP forwarder with no broker rules (the
-                      floor for any broker), the async client API (all in process, over
-                      loopback TCP) and the broker's rules alone in memory; with the CPU time
-                      of the broker's (or forwarder's) thread per round trip
+                      broker with 1 and 4 workers at 1 and 100 requests in flight, the client
+                      API (all in process, over loopback TCP) and the broker's rules alone in
+                      memory; with the CPU time of the broker's thread per round trip
           login       logins through a running gateway (--url) with N concurrent clients, next to
                       the hashing bound (cores / time of one Argon2id verification, measured in
                       the same run), and the gateway's access-token verification; see
@@ -128,16 +126,11 @@ public enum Loadgen {
                         WORKER_CONCURRENCY of a service; default 32)
           --only TEXT   run only the cases whose label contains TEXT (raw-1, raw-100, raw-mdp-frames-100, broker-1w-1,
                         broker-1w-100, broker-4w-1, broker-4w-100, broker-io-1w-100, broker-io-4w-100 (handlers start
-                        on the worker's I/O thread), plain-1w-100, plain-4w-100, plain-credit-1w-100,
-                        plain-credit-4w-100, forwarder-1w-100, forwarder-4w-100, async-4w-100,
-                        core-rules-4w, core-rules-1w)
+                        on the worker's I/O thread), async-4w-100, core-rules-4w, core-rules-1w)
           --rounds N    run the chosen cases N times (default 1), each round starting with raw-100, and
                         report each case's median and range and its share of the raw rate within each
                         round (their median); the raw rate swings between runs, so shares from one
                         round are only as steady as the machine
-          --transport T tcp (default: loopback TCP, as between containers) or ipc (Unix sockets)
-          --engine E    what serves the broker's endpoint, as BROKER_ENGINE: auto (default), native
-                        (the broker's thread speaks ZMTP itself; tcp only) or libzmq (a libzmq ROUTER)
           --json PATH   also write the results as JSON to PATH (every scenario; every round)
 
         Options of zmtp-fuzz:
@@ -253,13 +246,11 @@ public enum Loadgen {
             case "broker":
                 let options = try ScenarioOptions(
                     scenario, options,
-                    known: ["seconds", "payload", "slots", "only", "json", "transport", "engine", "rounds"])
-                var bench = BrokerBench(
+                    known: ["seconds", "payload", "slots", "only", "json", "rounds"])
+                let bench = BrokerBench(
                     seconds: try options.number("seconds", 3, above: 0),
                     payloadBytes: Int(try options.number("payload", 64)),
                     slots: Int(try options.number("slots", 32, above: 0)))
-                bench.transport = try options.choice("transport", bench.transport)
-                bench.engine = try options.choice("engine", bench.engine)
                 let rounds = Int(try options.number("rounds", 1, above: 0))
                 let results = try await bench.run(only: options["only"], rounds: rounds) { print("running: \($0)") }
                 if rounds == 1 {

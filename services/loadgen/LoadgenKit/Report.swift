@@ -70,7 +70,7 @@ enum Report {
         (result.max == 0 ? "-" : String(format: "%.0f", micros)).leftPadded(10)
     }
 
-    /// The column of the broker's (or forwarder's) CPU time per round trip, when a case has it.
+    /// The column of the broker's CPU time per round trip, when a case has it.
     static func cpuHeader(_ results: [RunResult]) -> String {
         results.contains { $0.hubCPUMicros != nil } ? "hub CPU µs/trip".leftPadded(17) : ""
     }
