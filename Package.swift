@@ -116,6 +116,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
         // Already in the graph through Hummingbird: spans cost no extra package build.
@@ -162,6 +163,7 @@ let package = Package(
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 nio("NIOPosix"), nio("NIOCore"), .product(name: "NIOSSL", package: "swift-nio-ssl"), jwt,
                 openAPIRuntime, prometheus, metrics, crypto, httpTypes, logging, lifecycle,
+                .product(name: "Yams", package: "Yams"),
             ],
             path: "services/gateway/GatewayService", resources: [.copy("openapi.yaml"), .copy("Console")],
             swiftSettings: strict, plugins: [openAPIGenerator]),
@@ -258,8 +260,8 @@ let package = Package(
             tests(
                 "GatewayTests",
                 [
-                    "TestSupport", "AuthContract", "CivicContract", "CivicService", "OrdersContract", "PrintingContract",
-                    "RoutingContract", "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
+                    "TestSupport", "AuthContract", "CivicContract", "CivicService", "HydrationContract", "OrdersContract",
+                    "PrintingContract", "RoutingContract", "GatewayService", "ServiceKit", "Majordomo", "Contract", "AuthService", "Store",
                     "ZeroMQ", .product(name: "HummingbirdTesting", package: "hummingbird"), httpTypes, hummingbird,
                     logging, openAPIRuntime, prometheus, nio("NIOCore"), postgres,
                 ]),

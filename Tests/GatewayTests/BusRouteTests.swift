@@ -49,7 +49,7 @@ struct BusRouteTests {
         return operations
     }
 
-    @Test("every operation of the document is served exactly once: by a generated handler, a pass-through route, a fixed answer or the API reference")
+    @Test("every operation of the document is served exactly once: on the one path, or as a listed exception by a generated handler, a pass-through route, a fixed answer or the API reference")
     func everyOperationOnce() throws {
         let operations = try Self.documentOperations()
         #expect(operations.count > 80)
@@ -66,63 +66,100 @@ struct BusRouteTests {
         func normalized(_ key: String) -> String {
             key.replacing(/\{[^}]*\}/, with: "{}")
         }
-        var passed = Set<String>()
-        for route in BusRoute.all {
-            let key = "\(route.method.rawValue) \(route.path)"
-            #expect(operations[key] == route.operationId, "\(key) is \(operations[key] ?? "not in the document")")
-            #expect(passed.insert(normalized(key)).inserted, "\(key) twice")
+        var served = Set<String>()
+        var exceptions = Set<String>()
+        func serve(_ method: HTTPRequest.Method, _ path: String, _ operationId: String) {
+            let key = "\(method.rawValue) \(path)"
+            #expect(operations[key] == operationId, "\(key) is \(operations[key] ?? "not in the document")")
+            #expect(served.insert(normalized(key)).inserted, "\(key) twice")
             #expect(!generated.contains(normalized(key)), "\(key) is also generated")
+        }
+        for route in try DocumentRoute.all(in: try Gateway.openAPIDocument()) {
+            #expect(GatewayExceptions.kind(of: route.spec.operationId) == nil)
+            serve(route.spec.method, route.spec.path, route.spec.operationId)
+        }
+        for route in BusRoute.all {
+            exceptions.insert(route.operationId)
+            serve(route.method, route.path, route.operationId)
         }
         for route in FixedRoute.all {
-            let key = "\(route.method.rawValue) \(route.path)"
-            #expect(operations[key] == route.operationId, "\(key) is \(operations[key] ?? "not in the document")")
-            #expect(passed.insert(normalized(key)).inserted, "\(key) twice")
-            #expect(!generated.contains(normalized(key)), "\(key) is also generated")
+            exceptions.insert(route.operationId)
+            serve(route.method, route.path, route.operationId)
         }
         for file in APIReference.all {
-            let key = "GET \(file.path)"
-            #expect(operations[key] == file.operationId, "\(key) is \(operations[key] ?? "not in the document")")
-            #expect(passed.insert(normalized(key)).inserted, "\(key) twice")
-            #expect(!generated.contains(normalized(key)), "\(key) is also generated")
+            exceptions.insert(file.operationId)
+            serve(.get, file.path, file.operationId)
         }
-        for key in operations.keys {
-            #expect(generated.contains(normalized(key)) != passed.contains(normalized(key)), "\(key)")
+        for (key, operationId) in operations {
+            #expect(generated.contains(normalized(key)) != served.contains(normalized(key)), "\(key)")
+            if generated.contains(normalized(key)) { exceptions.insert(operationId) }
         }
+        // What is not on the one path is listed, once, with its reason; and nothing else is.
+        for operationId in exceptions {
+            #expect(GatewayExceptions.kind(of: operationId) != nil, "\(operationId) is not in GatewayExceptions")
+        }
+        let listed = GatewayExceptions.Kind.allCases.map { GatewayExceptions.operations(of: $0) }
+        #expect(listed.reduce(0) { $0 + $1.count } == Set(listed.joined()).count, "an operation listed twice")
+        #expect(Set(listed.joined()) == exceptions)
     }
 
-    @Test("the generator's list of operations is the document's, less the pass-through, fixed and reference ones")
+    @Test("the generator's list of operations is the document's exceptions, less the pass-through, fixed and reference ones")
     func generatorConfiguration() throws {
         let config = URL(filePath: #filePath).deletingLastPathComponent()
             .appending(path: "../../services/gateway/GatewayService/openapi-generator-config.yaml")
         let listed = Set(
             try String(contentsOf: config, encoding: .utf8).split(separator: "\n")
                 .filter { $0.hasPrefix("    - ") }.map { String($0.dropFirst(6)) })
-        let expected = Set(try Self.documentOperations().values).subtracting(BusRoute.all.map(\.operationId))
+        let expected = Set(try Self.documentOperations().values)
+            .subtracting(try DocumentRoute.all(in: try Gateway.openAPIDocument()).map(\.spec.operationId))
+            .subtracting(BusRoute.all.map(\.operationId))
             .subtracting(FixedRoute.all.map(\.operationId)).subtracting(APIReference.all.map(\.operationId))
         #expect(listed == expected)
     }
 
     @Test("PolitiMap's public reads pass through to anyone, tagged by their bytes and publicly cacheable (the next meeting: cacheable, untagged)")
-    func civicReads() {
-        #expect(BusRoute.civic.count == 10)
-        for route in BusRoute.civic {
-            #expect(route.access == .anyone && route.method == .get && !route.readsBody, "\(route.operationId)")
-            #expect(route.cacheControl == EntityTag.publicCacheControl, "\(route.operationId)")
-            #expect(route.tagging == (route.operationId == "nextMeeting" ? .none : .content), "\(route.operationId)")
+    func civicReads() throws {
+        let civic = try DocumentRoute.all(in: try Gateway.openAPIDocument()).map(\.spec)
+            .filter { $0.service == "civic" && $0.method == .get && $0.access == .anyone }
+        #expect(civic.count == 10)
+        for spec in civic {
+            #expect(!spec.jsonBody, "\(spec.operationId)")
+            #expect(spec.cacheControl == EntityTag.publicCacheControl, "\(spec.operationId)")
+            #expect(spec.tagged == (spec.operationId != "nextMeeting"), "\(spec.operationId)")
         }
         // The tag is the first half of the SHA-256 of the bytes, quoted (here of no bytes).
         #expect(EntityTag([], from: .content)?.value == "\"e3b0c44298fc1c149afbf4c8996fb924\"")
         #expect(EntityTag([], from: .content)?.isMatched(by: "W/\"e3b0c44298fc1c149afbf4c8996fb924\", \"x\"") == true)
     }
 
+    @Test("each operation's owner, access and repeatability come from the document; admin operations name their role")
+    func accessFromDocument() throws {
+        let specs = Dictionary(
+            uniqueKeysWithValues: try DocumentRoute.all(in: try Gateway.openAPIDocument()).map {
+                ($0.spec.operationId, $0.spec)
+            })
+        #expect(specs["logDrink"]?.service == "hydration" && specs["logDrink"]?.operation == "log_drink")
+        #expect(specs["logDrink"]?.access == .user && specs["logDrink"]?.repeatable == true)
+        #expect(specs["logDrink"]?.status(created: true) == 201 && specs["logDrink"]?.status(created: false) == 200)
+        #expect(specs["deleteDrink"]?.status(created: false) == 204)
+        #expect(specs["listCurrencies"]?.access == .anyone)
+        #expect(specs["listUsers"]?.access == .role(.admin))
+        #expect(specs["countPrintJobs"]?.access == .role(.printer))
+        #expect(specs["setCivicStatedPosition"]?.access == .role(.civicEditor))
+        #expect(specs["civicLookup"]?.maxBodyBytes == 1024)
+        for spec in specs.values where spec.path.hasPrefix("/v1/admin/") {
+            if case .role = spec.access {} else { Issue.record("\(spec.operationId) names no role") }
+        }
+    }
+
     @Test("a JSON content type is application/json or a +json type, with any parameters")
     func jsonContentTypes() {
-        #expect(BusRoute.isJSON("application/json"))
-        #expect(BusRoute.isJSON("Application/JSON; charset=utf-8"))
-        #expect(BusRoute.isJSON("application/merge-patch+json"))
-        #expect(!BusRoute.isJSON("text/plain"))
-        #expect(!BusRoute.isJSON("application/jsonx"))
-        #expect(!BusRoute.isJSON("multipart/form-data; boundary=x"))
+        #expect(DocumentRoute.isJSON("application/json"))
+        #expect(DocumentRoute.isJSON("Application/JSON; charset=utf-8"))
+        #expect(DocumentRoute.isJSON("application/merge-patch+json"))
+        #expect(!DocumentRoute.isJSON("text/plain"))
+        #expect(!DocumentRoute.isJSON("application/jsonx"))
+        #expect(!DocumentRoute.isJSON("multipart/form-data; boundary=x"))
     }
 
     /// Runs a broker and a `routing` worker that answers `locate` with what it was sent (its
@@ -234,10 +271,12 @@ struct BusRouteTests {
 
     @Test("PolitiMap's lookup passes through to anyone: the body as sent to civic, whose refusals name the member and never the body; 413 past 1024 bytes without a call")
     func civicLookup() async throws {
-        let route = BusRoute.civicLookup
-        #expect(route.access == .anyone && route.method == .post && route.readsBody)
-        #expect(route.bodyLimit == 1024 && route.bodyLimit == LookupBody.maxBytes)
-        #expect(route.tagging == .none && route.cacheControl == nil, "a point's answer is not cacheable")
+        let route = try #require(
+            try DocumentRoute.all(in: try Gateway.openAPIDocument()).first { $0.spec.operationId == "civicLookup" }
+        ).spec
+        #expect(route.access == .anyone && route.method == .post && route.jsonBody)
+        #expect(route.maxBodyBytes == 1024 && route.maxBodyBytes == LookupBody.maxBytes)
+        #expect(!route.tagged && route.cacheControl == nil, "a point's answer is not cacheable")
         // Civic's own reading of the body, behind a worker that keeps each payload it got.
         final class Payloads: Sendable {
             let all = Mutex<[String]>([])

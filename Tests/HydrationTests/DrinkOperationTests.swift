@@ -16,11 +16,11 @@ struct DrinkOperationTests {
                 uuid: uuid, category: "glass", drankAt: "2026-11-24T08:15:00-05:00", deviceId: "phone")
             let first = try await db.call(Hydration.LogDrink.self, draft, as: user)
             #expect(first.created)
-            #expect(first.drink.volume == Hydration.Volume(ml: 237, oz: 8))
-            #expect(first.drink.localDay == "2026-11-24" && first.drink.drankAt == "2026-11-24T08:15:00-05:00")
+            #expect(first.body.volume == Hydration.Volume(ml: 237, oz: 8))
+            #expect(first.body.localDay == "2026-11-24" && first.body.drankAt == "2026-11-24T08:15:00-05:00")
             db.clock.advance(by: 60)
             let again = try await db.call(Hydration.LogDrink.self, draft, as: user)
-            #expect(!again.created && again.drink == first.drink)
+            #expect(!again.created && again.body == first.body)
             var other = draft
             other.category = "bottle"
             let conflict = await db.error(Hydration.LogDrink.self, other, as: user)

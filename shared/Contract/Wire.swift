@@ -7,6 +7,8 @@ import Foundation
 public enum Wire {
     /// The status frame of a successful reply.
     public static let ok = "ok"
+    /// The status frame of a successful reply that made something new (see ``Outcome``).
+    public static let created = "created"
 
     /// A request, decoded far enough to route it.
     public struct IncomingRequest: Sendable {
@@ -178,7 +180,10 @@ public enum Wire {
 
     /// Encodes a successful reply body.
     public static func encodeReply(_ payload: some Encodable) throws -> [[UInt8]] {
-        [Array(ok.utf8), try encodePayload(payload)]
+        if let outcome = payload as? any OutcomeReply {
+            return [Array((outcome.created ? created : ok).utf8), try outcome.bodyPayload()]
+        }
+        return [Array(ok.utf8), try encodePayload(payload)]
     }
 
     /// A payload's JSON: written by hand for a ``WireJSONEncodable`` type, else by the encoder.
@@ -201,7 +206,15 @@ public enum Wire {
 
     /// Decodes a reply: the payload on `ok`, the ``ServiceError`` thrown otherwise.
     public static func decodeReply<T: Decodable>(_ type: T.Type, from frames: [[UInt8]]) throws(ServiceError) -> T {
-        try decodeReply(T.self, payload: try replyPayload(from: frames))
+        let payload = try replyPayload(from: frames)
+        if let outcome = T.self as? any OutcomeReply.Type {
+            do {
+                return try outcome.decode(payload: payload, created: isCreated(frames)) as! T
+            } catch {
+                throw ServiceError(.internal, "reply payload does not match \(T.self): \(error)")
+            }
+        }
+        return try decodeReply(T.self, payload: payload)
     }
 
     /// Decodes a successful reply's payload; one that does not match is `internal`.
@@ -213,12 +226,17 @@ public enum Wire {
         }
     }
 
+    /// Whether a successful reply's status frame is `created`.
+    public static func isCreated(_ frames: [[UInt8]]) -> Bool {
+        frames.first.map { $0.elementsEqual(created.utf8) } ?? false
+    }
+
     /// A reply's payload JSON, undecoded, on `ok`; the ``ServiceError`` thrown otherwise.
     public static func replyPayload(from frames: [[UInt8]]) throws(ServiceError) -> [UInt8] {
         guard frames.count >= 2 else {
             throw ServiceError(.internal, "a reply has 2 body frames (status, payload); got \(frames.count)")
         }
-        if frames[0].elementsEqual(ok.utf8) { return frames[1] }
+        if frames[0].elementsEqual(ok.utf8) || frames[0].elementsEqual(created.utf8) { return frames[1] }
         let status = String(decoding: frames[0], as: UTF8.self)
         if let error = try? decoder.decode(ServiceError.self, from: Data(frames[1])) { throw error }
         throw ServiceError(ErrorCode(rawValue: status), "the service answered \(status) without a readable error body")

@@ -35,8 +35,8 @@ public struct BusClient: Sendable {
         } catch {
             throw ServiceError(.internal, "could not encode \(Op.name) request: \(error)")
         }
-        let reply = try await call(Op.name, on: service, payloadJSON: payload, metadata: metadata, timeout: timeout)
-        return try Wire.decodeReply(Op.Reply.self, payload: reply)
+        let reply = try await frames(Op.name, on: service, payloadJSON: payload, metadata: metadata, timeout: timeout)
+        return try Wire.decodeReply(Op.Reply.self, from: reply)
     }
 
     /// Calls `operation` on `service` with a payload that is JSON already, and answers the
@@ -46,6 +46,25 @@ public struct BusClient: Sendable {
         _ operation: String, on service: ServiceName, payloadJSON: [UInt8], metadata: RequestMetadata,
         timeout: Duration? = nil
     ) async throws(ServiceError) -> [UInt8] {
+        try Wire.replyPayload(
+            from: try await frames(operation, on: service, payloadJSON: payloadJSON, metadata: metadata, timeout: timeout))
+    }
+
+    /// Like ``call(_:on:payloadJSON:metadata:timeout:)``, and whether the service answered that
+    /// it made something new (an ``Outcome``'s `created`).
+    public func reply(
+        _ operation: String, on service: ServiceName, payloadJSON: [UInt8], metadata: RequestMetadata,
+        timeout: Duration? = nil
+    ) async throws(ServiceError) -> (payload: [UInt8], created: Bool) {
+        let frames = try await frames(operation, on: service, payloadJSON: payloadJSON, metadata: metadata, timeout: timeout)
+        return (try Wire.replyPayload(from: frames), Wire.isCreated(frames))
+    }
+
+    /// A call's reply frames (status, payload), within a span when there is a trace.
+    private func frames(
+        _ operation: String, on service: ServiceName, payloadJSON: [UInt8], metadata: RequestMetadata,
+        timeout: Duration?
+    ) async throws(ServiceError) -> [[UInt8]] {
         // A span only within a trace (a request's, an event's): a call made on no one's behalf
         // (readiness asking `health`) starts none.
         guard Traces.tracer != nil, InstrumentationContext.current?.traceContext != nil,
@@ -73,7 +92,7 @@ public struct BusClient: Sendable {
     private func send(
         _ operation: String, on service: ServiceName, payloadJSON: [UInt8], metadata: RequestMetadata,
         timeout: Duration?
-    ) async throws(ServiceError) -> [UInt8] {
+    ) async throws(ServiceError) -> [[UInt8]] {
         let timeout = timeout ?? defaultTimeout
         var metadata = metadata
         if metadata.deadline == nil {
@@ -100,7 +119,9 @@ public struct BusClient: Sendable {
         } catch {
             throw ServiceError(.unavailable, "call to \(service) was cancelled")
         }
-        return try Wire.replyPayload(from: reply)
+        // An error reply is thrown here, inside the call's span.
+        _ = try Wire.replyPayload(from: reply)
+        return reply
     }
 
     /// Asks the broker (MMI, RFC 8) whether a live worker serves `service`.

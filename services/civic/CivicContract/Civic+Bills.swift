@@ -167,7 +167,16 @@ extension Civic {
             /// RFC 3339: only bills the feed changed at or after it.
             public var updatedSince: String?
             public var sort: String?
-            public var page: PageRequest
+            public var cursor: String?
+            public var limit: Int?
+            /// The page asked for (`cursor`, `limit`).
+            public var page: PageRequest {
+                get { PageRequest(cursor: cursor, limit: limit) }
+                set {
+                    cursor = newValue.cursor
+                    limit = newValue.limit
+                }
+            }
             public init(
                 level: String? = nil, jurisdiction: String? = nil, status: String? = nil, subject: String? = nil,
                 topic: String? = nil, q: String? = nil, updatedSince: String? = nil, sort: String? = nil,
@@ -181,7 +190,8 @@ extension Civic {
                 self.q = q
                 self.updatedSince = updatedSince
                 self.sort = sort
-                self.page = page
+                self.cursor = page.cursor
+                self.limit = page.limit
             }
         }
         public typealias Reply = Page<BillSummary>

@@ -57,13 +57,23 @@ extension Civic {
             /// RFC 3339.
             public var from: String?
             public var to: String?
-            public var page: PageRequest
+            public var cursor: String?
+            public var limit: Int?
+            /// The page asked for (`cursor`, `limit`).
+            public var page: PageRequest {
+                get { PageRequest(cursor: cursor, limit: limit) }
+                set {
+                    cursor = newValue.cursor
+                    limit = newValue.limit
+                }
+            }
             public init(jurisdiction: String? = nil, from: String? = nil, to: String? = nil, page: PageRequest = .init())
             {
                 self.jurisdiction = jurisdiction
                 self.from = from
                 self.to = to
-                self.page = page
+                self.cursor = page.cursor
+                self.limit = page.limit
             }
         }
         public typealias Reply = Page<Meeting>

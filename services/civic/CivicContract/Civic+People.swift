@@ -124,7 +124,16 @@ extension Civic {
             /// Only the members of this chamber (with `district`: one seat, not the two of a
             /// state's Assembly and Senate districts of the same number).
             public var chamber: Chamber?
-            public var page: PageRequest
+            public var cursor: String?
+            public var limit: Int?
+            /// The page asked for (`cursor`, `limit`).
+            public var page: PageRequest {
+                get { PageRequest(cursor: cursor, limit: limit) }
+                set {
+                    cursor = newValue.cursor
+                    limit = newValue.limit
+                }
+            }
             public init(
                 jurisdiction: String? = nil, district: String? = nil, chamber: Chamber? = nil,
                 page: PageRequest = .init()
@@ -132,7 +141,8 @@ extension Civic {
                 self.jurisdiction = jurisdiction
                 self.district = district
                 self.chamber = chamber
-                self.page = page
+                self.cursor = page.cursor
+                self.limit = page.limit
             }
         }
         public typealias Reply = Page<PersonSummary>

@@ -18,7 +18,7 @@ public enum Gateway {
     /// What the executable is and reads, for `--help`.
     public static let spec = ProcessSpec(
         name: "gateway",
-        summary: "HTTP/JSON gateway: authenticates, validates, and turns each call into one MDP request",
+        summary: "HTTP/JSON gateway: authenticates and routes each call to its owner as one MDP request",
         settings: GatewaySettings.all,
         probeHelp: "check that the gateway at HTTP_HOST:HTTP_PORT answers GET /healthz")
 
@@ -49,6 +49,8 @@ public enum Gateway {
         router.add(middleware: ConsoleHeadersMiddleware())
         let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: document)
         var routes = try RouteTable(registeredBy: api)
+        let onePath = try DocumentRoute.all(in: document)
+        for route in onePath { routes.add(route.spec.method, route.spec.path) }
         for route in BusRoute.all { routes.add(route.method, route.path) }
         for route in FixedRoute.all { routes.add(route.method, route.path) }
         for file in APIReference.all {
@@ -62,6 +64,7 @@ public enum Gateway {
         let verifier = AccessTokenVerifier(bus: bus)
         router.add(middleware: AuthenticationMiddleware(verifier: verifier))
         router.add(middleware: RateLimitMiddleware(key: .account, limiter: limiter, resolver: resolver, now: now))
+        for route in onePath { route.register(on: router, bus: bus, timeout: settings.requestTimeout) }
         for route in BusRoute.all { route.register(on: router, bus: bus, timeout: settings.requestTimeout) }
         for route in FixedRoute.all { route.register(on: router) }
         APIReference(folder: settings.apiDocsDirectory, logger: logger).register(on: router)

@@ -58,15 +58,8 @@ extension Hydration {
         public static let service = ServiceName.hydration
         public static let name = "log_drink"
         public typealias Request = DrinkDraft
-        public struct Reply: Codable, Sendable, Equatable {
-            public var drink: Drink
-            /// False when the UUID was known with the same content.
-            public var created: Bool
-            public init(drink: Drink, created: Bool) {
-                self.drink = drink
-                self.created = created
-            }
-        }
+        /// The drink; `created` when it is new (201), else the one stored first (200).
+        public typealias Reply = Outcome<Drink>
     }
 
     /// `list_drinks`: the caller's drinks drunk in `[from, to)`, newest first, a keyset page at a time.

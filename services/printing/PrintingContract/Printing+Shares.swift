@@ -26,6 +26,8 @@ extension Printing {
     public struct OrderRef: Codable, Sendable, Hashable {
         public var orderId: String
         public init(orderId: String) { self.orderId = orderId }
+        // The API's path names the order `id` (`/v1/orders/{id}/share`).
+        private enum CodingKeys: String, CodingKey { case orderId = "id" }
     }
 
     /// A request naming a share page by its token.

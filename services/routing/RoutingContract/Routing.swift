@@ -1,3 +1,4 @@
+import Foundation
 import Contract
 
 /// Operations of the `routing` service (NavUP): venues, routes, positioning, crowds, map import.
@@ -90,6 +91,42 @@ public enum Routing {
                 self.nearLon = nearLon
                 self.limit = limit
                 self.cursor = cursor
+            }
+
+            private enum CodingKeys: String, CodingKey { case q, kind, near, nearLat, nearLon, limit, radius, cursor }
+
+            /// Reads the position as the API gives it, `near` (`lat,lon`), or as two numbers.
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                q = try container.decodeIfPresent(String.self, forKey: .q)
+                kind = try container.decodeIfPresent(String.self, forKey: .kind)
+                limit = try container.decodeIfPresent(Int.self, forKey: .limit)
+                radius = try container.decodeIfPresent(Double.self, forKey: .radius)
+                cursor = try container.decodeIfPresent(String.self, forKey: .cursor)
+                if let near = try container.decodeIfPresent(String.self, forKey: .near) {
+                    let parts = near.split(separator: ",", omittingEmptySubsequences: false)
+                        .map { Double($0.trimmingCharacters(in: .whitespaces)) }
+                    guard parts.count == 2, let lat = parts[0], let lon = parts[1] else {
+                        throw DecodingError.dataCorruptedError(
+                            forKey: .near, in: container, debugDescription: "near must be lat,lon")
+                    }
+                    nearLat = lat
+                    nearLon = lon
+                } else {
+                    nearLat = try container.decodeIfPresent(Double.self, forKey: .nearLat)
+                    nearLon = try container.decodeIfPresent(Double.self, forKey: .nearLon)
+                }
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(q, forKey: .q)
+                try container.encodeIfPresent(kind, forKey: .kind)
+                try container.encodeIfPresent(nearLat, forKey: .nearLat)
+                try container.encodeIfPresent(nearLon, forKey: .nearLon)
+                try container.encodeIfPresent(limit, forKey: .limit)
+                try container.encodeIfPresent(radius, forKey: .radius)
+                try container.encodeIfPresent(cursor, forKey: .cursor)
             }
         }
         /// Best match (or nearest) first.

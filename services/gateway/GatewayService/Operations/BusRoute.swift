@@ -182,7 +182,7 @@ struct BusRoute: Sendable {
             payload: { input throws(ServiceError) in
                 let value = try request(input)
                 // An empty request is `{}` every time: no encoder for it.
-                if Op.Request.self == Empty.self { return Self.emptyObject }
+                if Op.Request.self == Empty.self { return DocumentRoute.emptyObject }
                 do {
                     return Array(try Wire.makeEncoder().encode(value))
                 } catch {
@@ -190,9 +190,6 @@ struct BusRoute: Sendable {
                 }
             })
     }
-
-    /// `{}`, the payload of an operation whose request is ``Empty``.
-    static let emptyObject: [UInt8] = Array("{}".utf8)
 
     /// Serves the route on `router`, calling through `bus` with `timeout` as the deadline.
     func register<Context: RequestContext>(on router: Router<Context>, bus: BusClient, timeout: Duration) {
@@ -209,7 +206,7 @@ struct BusRoute: Sendable {
         if access == .signedIn { _ = try scope.requireActor() }
         var body: ByteBuffer?
         if readsBody {
-            if let type = request.headers[.contentType], !Self.isJSON(type) {
+            if let type = request.headers[.contentType], !DocumentRoute.isJSON(type) {
                 throw ServiceError(
                     .invalidArgument, "send the body as application/json (got \(type.prefix(100)))",
                     details: ["field": .string("Content-Type")])
@@ -253,11 +250,5 @@ struct BusRoute: Sendable {
         var values: [String: [String]] = [:]
         for (key, value) in parameters { values[String(key), default: []].append(String(value)) }
         return values
-    }
-
-    /// `application/json`, or a `+json` type, with any parameters.
-    static func isJSON(_ contentType: String) -> Bool {
-        let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
-        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }
 }

@@ -5,7 +5,7 @@ import PrintingContract
 extension BusRoute {
     /// PostcardBuddy's greetings (printing): templates and place-based suggestions in the
     /// language the request chooses (`lang`, else `Accept-Language`; answered in
-    /// `Content-Language`), and the caller's saved greetings.
+    /// `Content-Language`).
     static let greetings: [BusRoute] = [
         .building(
             "listGreetingTemplates", .get, "/v1/greetings/templates", Printing.ListGreetingTemplates.self,
@@ -21,16 +21,6 @@ extension BusRoute {
                 lat: try input.number("lat"), lon: try input.number("lon"), imageId: try input.string("imageId"),
                 lang: try greetingLanguage(input).rawValue)
         },
-        .building("listSavedGreetings", .get, "/v1/me/greetings", Printing.ListSavedGreetings.self, access: .signedIn) {
-            input throws(ServiceError) in
-            .init(cursor: try input.string("cursor"), limit: try input.integer("limit"))
-        },
-        .forwardingBody(
-            "saveGreeting", .post, "/v1/me/greetings", Printing.SaveGreeting.self, access: .signedIn, status: .created),
-        .building(
-            "deleteSavedGreeting", .delete, "/v1/me/greetings/{id}", Printing.DeleteSavedGreeting.self,
-            access: .signedIn, status: .noContent
-        ) { input in .init(id: input.path("id")) },
     ]
 
     /// The language a greeting request is answered in: HTTP content negotiation, so the gateway's.

@@ -23,9 +23,9 @@ public struct DrinkHandler: Sendable {
         let record = try DrinkRules.record(request, now: clock.now().micros)
         switch try await drinks.log(record, for: user) {
         case .stored(let stored):
-            return .init(drink: stored.drink, created: true)
+            return .init(stored.drink, created: true)
         case .existing(let existing) where existing.sameContent(as: record) && !existing.version.deleted:
-            return .init(drink: existing.drink, created: false)
+            return .init(existing.drink, created: false)
         case .existing(let existing):
             throw ServiceError(
                 .conflict,
