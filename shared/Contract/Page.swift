@@ -11,6 +11,23 @@ public struct PageRequest: Codable, Sendable, Hashable {
     }
 }
 
+/// A request whose page is its `cursor` and `limit` members (the API's query parameters).
+public protocol PagedRequest {
+    var cursor: String? { get set }
+    var limit: Int? { get set }
+}
+
+extension PagedRequest {
+    /// The page asked for.
+    public var page: PageRequest {
+        get { PageRequest(cursor: cursor, limit: limit) }
+        set {
+            cursor = newValue.cursor
+            limit = newValue.limit
+        }
+    }
+}
+
 /// How large a page of one list is when the request names no limit, and the most it may name.
 public struct PageSize: Sendable, Hashable {
     public let defaultLimit: Int

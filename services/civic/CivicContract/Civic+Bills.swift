@@ -155,7 +155,7 @@ extension Civic {
         public static let service = ServiceName.civic
         public static let name = "list_bills"
         public static let pageSize = PageSize(default: 20, max: 100)
-        public struct Request: Codable, Sendable, Equatable {
+        public struct Request: Codable, Sendable, Equatable, PagedRequest {
             public var level: String?
             public var jurisdiction: String?
             public var status: String?
@@ -169,14 +169,6 @@ extension Civic {
             public var sort: String?
             public var cursor: String?
             public var limit: Int?
-            /// The page asked for (`cursor`, `limit`).
-            public var page: PageRequest {
-                get { PageRequest(cursor: cursor, limit: limit) }
-                set {
-                    cursor = newValue.cursor
-                    limit = newValue.limit
-                }
-            }
             public init(
                 level: String? = nil, jurisdiction: String? = nil, status: String? = nil, subject: String? = nil,
                 topic: String? = nil, q: String? = nil, updatedSince: String? = nil, sort: String? = nil,

@@ -52,21 +52,13 @@ extension Civic {
         public static let service = ServiceName.civic
         public static let name = "list_meetings"
         public static let pageSize = PageSize(default: 20, max: 100)
-        public struct Request: Codable, Sendable, Equatable {
+        public struct Request: Codable, Sendable, Equatable, PagedRequest {
             public var jurisdiction: String?
             /// RFC 3339.
             public var from: String?
             public var to: String?
             public var cursor: String?
             public var limit: Int?
-            /// The page asked for (`cursor`, `limit`).
-            public var page: PageRequest {
-                get { PageRequest(cursor: cursor, limit: limit) }
-                set {
-                    cursor = newValue.cursor
-                    limit = newValue.limit
-                }
-            }
             public init(jurisdiction: String? = nil, from: String? = nil, to: String? = nil, page: PageRequest = .init())
             {
                 self.jurisdiction = jurisdiction

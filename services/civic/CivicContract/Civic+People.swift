@@ -118,7 +118,7 @@ extension Civic {
         public static let service = ServiceName.civic
         public static let name = "list_people"
         public static let pageSize = PageSize(default: 50, max: 200)
-        public struct Request: Codable, Sendable, Equatable {
+        public struct Request: Codable, Sendable, Equatable, PagedRequest {
             public var jurisdiction: String?
             public var district: String?
             /// Only the members of this chamber (with `district`: one seat, not the two of a
@@ -126,14 +126,6 @@ extension Civic {
             public var chamber: Chamber?
             public var cursor: String?
             public var limit: Int?
-            /// The page asked for (`cursor`, `limit`).
-            public var page: PageRequest {
-                get { PageRequest(cursor: cursor, limit: limit) }
-                set {
-                    cursor = newValue.cursor
-                    limit = newValue.limit
-                }
-            }
             public init(
                 jurisdiction: String? = nil, district: String? = nil, chamber: Chamber? = nil,
                 page: PageRequest = .init()

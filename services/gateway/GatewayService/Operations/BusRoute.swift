@@ -206,22 +206,12 @@ struct BusRoute: Sendable {
         if access == .signedIn { _ = try scope.requireActor() }
         var body: ByteBuffer?
         if readsBody {
-            if let type = request.headers[.contentType], !DocumentRoute.isJSON(type) {
-                throw ServiceError(
-                    .invalidArgument, "send the body as application/json (got \(type.prefix(100)))",
-                    details: ["field": .string("Content-Type")])
-            }
             // A body past the route's limit (or the gateway's) is answered 413 here, unread.
             let limit = min(bodyLimit ?? maxBody, maxBody)
-            do {
-                body = try await request.body.collect(upTo: limit)
-            } catch is NIOTooManyBytesError {
-                return ErrorMiddleware<BasicRequestContext>.response(
-                    for: ServiceError(
-                        .invalidArgument, "the body is at most \(limit) bytes",
-                        details: ["reason": "too_large", "field": "body"]),
-                    requestId: scope.requestId, status: .contentTooLarge)
+            guard let collected = try await DocumentRoute.jsonBody(of: request, upTo: limit) else {
+                return DocumentRoute.tooLarge(limit, requestId: scope.requestId)
             }
+            body = collected
         }
         let input = Input(
             parameters: parameters, query: Self.values(of: request.uri.queryParameters), body: body,

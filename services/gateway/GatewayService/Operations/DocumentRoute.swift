@@ -76,21 +76,9 @@ struct DocumentRoute: Sendable {
         let given = try parameterObject(path: parameters, query: request.uri.queryParameters)
         var payload = given.map { $0 + [UInt8(ascii: "}")] } ?? Self.emptyObject
         if spec.jsonBody {
-            if let type = request.headers[.contentType], !Self.isJSON(type) {
-                throw ServiceError(
-                    .invalidArgument, "send the body as application/json (got \(type.prefix(100)))",
-                    details: ["field": .string("Content-Type")])
-            }
             let limit = min(spec.maxBodyBytes ?? maxBody, maxBody)
-            let body: ByteBuffer
-            do {
-                body = try await request.body.collect(upTo: limit)
-            } catch is NIOTooManyBytesError {
-                return ErrorMiddleware<BasicRequestContext>.response(
-                    for: ServiceError(
-                        .invalidArgument, "the body is at most \(limit) bytes",
-                        details: ["reason": "too_large", "field": "body"]),
-                    requestId: scope.requestId, status: .contentTooLarge)
+            guard let body = try await Self.jsonBody(of: request, upTo: limit) else {
+                return Self.tooLarge(limit, requestId: scope.requestId)
             }
             if body.readableBytes == 0 {
                 if spec.bodyRequired {
@@ -250,6 +238,29 @@ struct DocumentRoute: Sendable {
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
             || byte == UInt8(ascii: "\t")
+    }
+
+    /// The request's body, when its type is JSON (a 400 otherwise), or nil when it is longer than
+    /// `limit` bytes (it is not read further).
+    static func jsonBody(of request: Request, upTo limit: Int) async throws -> ByteBuffer? {
+        if let type = request.headers[.contentType], !isJSON(type) {
+            throw ServiceError(
+                .invalidArgument, "send the body as application/json (got \(type.prefix(100)))",
+                details: ["field": .string("Content-Type")])
+        }
+        do {
+            return try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            return nil
+        }
+    }
+
+    /// The 413 for a body past `limit` bytes.
+    static func tooLarge(_ limit: Int, requestId: String) -> Response {
+        ErrorMiddleware<BasicRequestContext>.response(
+            for: ServiceError(
+                .invalidArgument, "the body is at most \(limit) bytes", details: ["reason": "too_large", "field": "body"]),
+            requestId: requestId, status: .contentTooLarge)
     }
 
     /// `{}`, the payload of a request with nothing in it.
