@@ -6,8 +6,8 @@
 # Steps, each run even when an earlier one failed (unless it needs that one's output):
 #   imports     imports declared in Package.swift, queries through Store's guard, the service shape (check-*.py)
 #   build       swift build --build-tests
-#   docs        what is generated is up to date, what is listed once agrees, the OpenAPI document
-#               is valid (check-docs.sh), and those checks fail on their fixtures (Tests/tooling)
+#   docs        generated files are current, lists agree, the OpenAPI document is valid and keeps the
+#               released one's clients working (check-docs.sh); the checks fail on their fixtures (Tests/tooling)
 #   swift-test  the Swift tests in TEST_WORKERS processes at once, each with a PostgreSQL of its
 #               own (swift-test-shards.py); the suites that time round trips run last, alone
 #   interop     pytest Tests/interop against the broker
