@@ -5,13 +5,13 @@
 #   deploy/scripts/bootstrap.sh
 #
 # Needs root or sudo when something must be installed. Installs:
-#   - Debian packages: the C libraries the Swift targets link (ZeroMQ, Argon2, Cairo, Pango),
-#     pkg-config (SwiftPM asks it where libzmq.pc lives), PostgreSQL with contrib (pg_trgm),
-#     curl, Pillow (python3-pil: Tests/image-fixtures), chromium for the console test, and
-#     docker-compose (Debian's v1, only to validate docker-compose.yml; no Docker engine needed).
+#   - Debian packages: the C libraries the Swift targets link (ZeroMQ, Argon2, Cairo, Pango), pkg-config
+#     (SwiftPM asks it where libzmq.pc lives), PostgreSQL with contrib (pg_trgm), curl, Pillow (python3-pil:
+#     Tests/image-fixtures), chromium for the console test, docker-compose (Debian's v1, only to validate
+#     docker-compose.yml; no Docker engine needed), Java and tsc (node-typescript) for the api-clients step.
 #   - Python packages from the requirements files below (Swagger UI, pyzmq, pytest, aiosmtpd,
-#     PyYAML, schemathesis, selenium) with pip (--break-system-packages where Debian's Python
-#     refuses plain pip installs).
+#     PyYAML, schemathesis, selenium, the client generators) with pip (--break-system-packages
+#     where Debian's Python refuses plain pip installs).
 # It does not install Swift: Debian does not package it (see https://www.swift.org/install/).
 #
 # Environment:
@@ -19,16 +19,16 @@
 #   BOOTSTRAP_SKIP_PIP=1   do not check/install Python packages
 #   BOOTSTRAP_REQUIREMENTS="FILE..."  Python requirements files (default deploy/requirements.txt
 #                          Tests/interop/requirements.txt Tests/api-fuzz/requirements.txt
-#                          Tests/console/requirements.txt)
+#                          Tests/console/requirements.txt Tests/api-clients/requirements.txt)
 set -euo pipefail
 LOG_TAG=bootstrap
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 APT_PACKAGES=(
-    libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev
-    poppler-utils python3-pil chromium chromium-driver pkg-config postgresql postgresql-contrib curl docker-compose
+    libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev poppler-utils
+    python3-pil chromium chromium-driver pkg-config postgresql postgresql-contrib curl docker-compose default-jre-headless node-typescript
 )
-read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/deploy/requirements.txt $REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt $REPO_ROOT/Tests/console/requirements.txt}"
+read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/deploy/requirements.txt $REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt $REPO_ROOT/Tests/console/requirements.txt $REPO_ROOT/Tests/api-clients/requirements.txt}"
 
 # Where the noisy output of apt/pip goes; shown only when something fails.
 BOOTSTRAP_LOG=$(mktemp -t backplane-bootstrap.XXXXXX)

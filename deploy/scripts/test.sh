@@ -6,26 +6,29 @@
 # Steps, each run even when an earlier one failed (unless it needs that one's output):
 #   imports     imports declared in Package.swift, queries through Store's guard, the service shape (check-*.py)
 #   build       swift build --build-tests
-#   docs        what is generated is up to date, what is listed once agrees, the OpenAPI document
-#               is valid (check-docs.sh), and those checks fail on their fixtures (Tests/tooling)
+#   docs        generated files are current, lists agree, the OpenAPI document is valid and keeps the
+#               released one's clients working (check-docs.sh); the checks fail on their fixtures (Tests/tooling)
 #   swift-test  the Swift tests in TEST_WORKERS processes at once, each with a PostgreSQL of its
 #               own (swift-test-shards.py); the suites that time round trips run last, alone
 #   interop     pytest Tests/interop against the broker
 #   api-fuzz    schemathesis against the system (api-fuzz.sh): cases, failures and seconds
 #   console     the operator console in headless Chromium (console-test.sh)
+#   api-clients clients from generators that are not ours, without a warning and with a method per
+#               operation; tsc; each app's core flow through one, against the system (api-clients.sh)
 #   compose     docker-compose config -q (docker-compose.yml is valid)
 #   containers  compose-test.sh: the compose file and the image, with the build step's executables
 #               when it passed (else a release build), run for real with podman
 # The steps are test-steps.sh's, recorded by test-ledger.sh; interop and the container images
-# ("container-images") run beside the Swift tests, console beside api-fuzz. Ends with a summary
-# of the steps and their times, and exits non-zero when any failed, after the lines of
-# .data/swift-test.log naming the failed tests. PostgreSQL is a throwaway one (test-db.sh).
+# ("container-images") run beside the Swift tests, console beside api-fuzz. Ends with each step's
+# result and time, and exits non-zero when any failed, after the lines of .data/swift-test.log
+# naming the failed tests. PostgreSQL is a throwaway one (test-db.sh).
 #
 # Environment:
 #   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
 #   SWIFT_TEST_ARGS="..."   more arguments for the test binary (so do this script's own arguments)
 #   TEST_STEPS="..."        steps to run (default "imports build docs swift-test interop api-fuzz
-#                           console compose containers")
+#                           console api-clients compose containers")
+#   BIN_DIR=DIR             the executables the steps use (default: swift build --show-bin-path)
 #   SWIFT_TEST_TIMEOUT      seconds before the Swift tests are stopped (default 2700)
 #   TEST_WORKERS=N          test processes at once, each with its own PostgreSQL (default 3; 1 runs
 #                           them one after another; inside a process one test runs at a time)
@@ -35,8 +38,8 @@
 set -euo pipefail
 LOG_TAG="test"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-: "${TEST_STEPS:=imports build docs swift-test interop api-fuzz console compose containers}"
-: "${SWIFT_TEST_TIMEOUT:=2700}" "${PYTEST_TIMEOUT:=900}" "${TEST_WORKERS:=3}"
+ALL_STEPS="imports build docs swift-test interop api-fuzz console api-clients compose containers"
+: "${TEST_STEPS:=$ALL_STEPS}" "${SWIFT_TEST_TIMEOUT:=2700}" "${PYTEST_TIMEOUT:=900}" "${TEST_WORKERS:=3}"
 [[ $TEST_WORKERS =~ ^[1-9][0-9]*$ ]] || die "TEST_WORKERS must be a number of at least 1, not '$TEST_WORKERS'"
 export SWIFT_TEST_TIMEOUT PYTEST_TIMEOUT TEST_WORKERS FILTER=${FILTER:-} SWIFT_TEST_ARGS=${SWIFT_TEST_ARGS:-}
 export STEP_LEDGER="$REPO_ROOT/.data/steps/ledger.tsv"
@@ -62,13 +65,12 @@ join_background() {
 
 main() {
     trap teardown EXIT
-    trap 'exit 130' INT
-    trap 'exit 143' TERM
+    trap 'exit 130' INT && trap 'exit 143' TERM
     # `make test | head`: exit through the EXIT trap rather than die with the database running.
     trap 'exit 141' PIPE
     local one images="" after_build db
     for one in $TEST_STEPS; do
-        [[ $one =~ ^(imports|build|docs|swift-test|interop|api-fuzz|console|compose|containers)$ ]] || die "unknown step '$one' in TEST_STEPS"
+        [[ " $ALL_STEPS " == *" $one "* ]] || die "unknown step '$one' in TEST_STEPS"
     done
     [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
     # Printing's gazetteer (greeting suggestions), which its tests and processes read.
@@ -79,23 +81,20 @@ main() {
     read -r TEST_PG_DIR DATABASE_URL <<<"$db" && export DATABASE_URL
     info "DATABASE_URL=$DATABASE_URL"
     rm -f "$STEP_LEDGER"
-    BIN_DIR=""
-    if wanted build || wanted docs || wanted swift-test || wanted interop || wanted api-fuzz || wanted console; then
+    if [[ -z ${BIN_DIR:-} && " $TEST_STEPS " =~ " "(build|docs|swift-test|interop|api-fuzz|console|api-clients)" " ]]; then
         require_cmd swift "install a Swift 6 toolchain (https://www.swift.org/install/)"
         BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
     fi
-    export BIN_DIR
+    export BIN_DIR=${BIN_DIR:-}
     for one in imports build; do wanted $one && step $one; done
     after_build=$SECONDS
-    # The image is made from the build step's executables when that step ran and passed: a
-    # release build of its own would add 20-25 minutes to a fresh run (compose-test.sh).
+    # The image holds the build step's executables when it passed (a release build: 20-25 minutes).
     [[ $(ledger result build) == PASS ]] && wanted containers && images=yes
     if [[ $(ledger result build) == FAIL ]]; then
-        for one in docs swift-test interop api-fuzz console; do wanted $one && ledger skip $one "build failed"; done
+        for one in docs swift-test interop api-fuzz console api-clients; do wanted $one && ledger skip $one "build failed"; done
     else
         wanted docs && step docs
-        # Beside the Swift tests, which wait on processes and PostgreSQL more than they compute:
-        # the RFC 7 peers and the container images (packages, the base image, the image build).
+        # Beside the Swift tests, which wait more than they compute: the RFC 7 peers, the images.
         wanted interop && start_background interop interop
         [[ -n $images ]] && start_background container-images container-images
         wanted swift-test && step swift-test "$@"
@@ -104,6 +103,7 @@ main() {
         wanted console && start_background console console
         wanted api-fuzz && step api-fuzz
         join_background console
+        wanted api-clients && step api-clients
     fi
     wanted compose && step compose
     if wanted containers; then

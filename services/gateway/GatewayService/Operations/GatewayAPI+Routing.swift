@@ -150,7 +150,7 @@ extension GatewayAPI {
     func getTimetableFeed(_ input: Operations.GetTimetableFeed.Input) async throws
         -> Operations.GetTimetableFeed.Output
     {
-        let reply = try await callOpenly(Routing.TimetableFeed.self, .init(secret: input.path.file))
+        let reply = try await callOpenly(Routing.TimetableFeed.self, .init(secret: input.path.feed))
         return .ok(.init(body: .textCalendar(HTTPBody(reply.calendar))))
     }
 }
