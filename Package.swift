@@ -33,12 +33,13 @@ func entries(_ folder: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/\(folder)")) ?? []).sorted()
 }
 
-/// A worker service's targets: `<Name>Contract` (unless `contract` is nil), `<Name>Service` with its
-/// `Migrations/` and every entry of `Resources/` copied to its bundle, the executable `<name>`,
-/// `Tests/<Name>Tests`, and `<name>-bench` when `services/<name>/bench` exists.
+/// A worker service's targets: `<Name>Contract`, `<Name>Service` with its `Migrations/` and every
+/// entry of `Resources/` copied to its bundle, the executable `<name>`, `Tests/<Name>Tests`, and
+/// `<name>-bench` when `services/<name>/bench` exists. A contract depends on `Contract` and
+/// `CommonContract` only, never on another service's contract (`make test` checks it:
+/// `deploy/scripts/check-contracts.py`).
 func service(
     _ name: String,
-    contract: [Target.Dependency]? = [],
     uses: [Target.Dependency],
     tests: [Target.Dependency] = [],
     bench: [Target.Dependency] = [],
@@ -49,14 +50,14 @@ func service(
     let library = "\(folder)/\(title)Service"
     var resources: [Resource] = entries(library).contains("Migrations") ? [.copy("Migrations")] : []
     resources += entries("\(library)/Resources").map { .copy("Resources/\($0)") }
-    var own: [Target.Dependency] = ["Contract", "ServiceKit", logging]
-    var targets: [Target] = []
-    if let contract {
-        own.append(.target(name: "\(title)Contract"))
-        targets.append(.target(
-            name: "\(title)Contract", dependencies: ["Contract"] + contract, path: "\(folder)/\(title)Contract",
-            swiftSettings: strict))
-    }
+    let own: [Target.Dependency] = [
+        "Contract", "CommonContract", .target(name: "\(title)Contract"), "ServiceKit", logging,
+    ]
+    var targets: [Target] = [
+        .target(
+            name: "\(title)Contract", dependencies: ["Contract", "CommonContract"], path: "\(folder)/\(title)Contract",
+            swiftSettings: strict)
+    ]
     targets.append(.target(
         name: "\(title)Service", dependencies: own + uses, path: library, resources: resources,
         swiftSettings: strict, plugins: plugins))
@@ -129,6 +130,9 @@ let package = Package(
         system("CImageCodecs", apt: ["libturbojpeg0-dev", "libpng-dev"]),
         system("CCairoPango", pkgConfig: "cairo", apt: ["libcairo2-dev", "libpango1.0-dev"]),
         shared("Contract", []),
+        // The value types two or more services' contracts share: `Money`, `PostalAddress`,
+        // `PostalRecipient`.
+        shared("CommonContract", ["Contract"]),
         shared("ZeroMQ", ["CZeroMQ"]),
         shared("ZMTPFuzz", ["ZeroMQ", "ServiceKit"]),
         shared("Majordomo", ["Contract", "ZeroMQ", "CZeroMQ", logging, lifecycle, nio("NIOCore"), nio("NIOPosix")]),
@@ -180,30 +184,31 @@ let package = Package(
         + service(
             "orders",
             uses: [
-                "NotifyContract", "PrintingContract", "SocialContract", "Store", postgres, httpClient, nio("NIOCore"),
-                nio("NIOHTTP1"), crypto, lifecycle,
+                "PrintingContract", "SocialContract", "Store", postgres, httpClient, nio("NIOCore"), nio("NIOHTTP1"),
+                crypto, lifecycle,
             ],
-            tests: ["PrintingContract", "NotifyContract", httpClient, nio("NIOCore")])
+            tests: ["PrintingContract", httpClient, nio("NIOCore")])
         + service(
-            "printing", contract: ["OrdersContract"],
+            "printing",
             uses: [
-                "AuthContract", "NotifyContract", "OrdersContract", "CCairoPango", "CImageCodecs", "CLibXML2", "Store",
-                postgres, crypto, lifecycle,
+                "AuthContract", "OrdersContract", "CCairoPango", "CImageCodecs", "CLibXML2", "Store", postgres, crypto,
+                lifecycle,
             ],
-            tests: ["NotifyContract", "OrdersContract", "CImageCodecs", crypto],
-            bench: ["OrdersContract", "CImageCodecs"])
+            tests: ["OrdersContract", "CImageCodecs", crypto],
+            bench: ["CImageCodecs"])
         + service(
             "routing", uses: ["AuthContract", "Store", postgres, lifecycle], bench: ["Store", postgres])
         + service(
-            "notify", contract: ["OrdersContract", "SocialContract"],
+            "notify",
             uses: [
-                "AuthContract", "HydrationContract", "PrintingContract", "RoutingContract", "Store", postgres, lifecycle,
-                nio("NIOCore"), nio("NIOPosix"), .product(name: "NIOSSL", package: "swift-nio-ssl"), httpClient, jwt,
-                crypto, metrics, prometheus, hummingbird,
+                "AuthContract", "HydrationContract", "OrdersContract", "PrintingContract", "RoutingContract",
+                "SocialContract", "Store", postgres, lifecycle, nio("NIOCore"), nio("NIOPosix"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), httpClient, jwt, crypto, metrics, prometheus,
+                hummingbird,
             ],
             tests: [
-                "AuthContract", "RoutingContract", hummingbird, jwt, nio("NIOCore"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"), crypto,
+                "AuthContract", "OrdersContract", "PrintingContract", "RoutingContract", hummingbird, jwt,
+                nio("NIOCore"), .product(name: "NIOSSL", package: "swift-nio-ssl"), crypto,
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"), prometheus,
             ],
@@ -220,7 +225,7 @@ let package = Package(
             ],
             tests: ["NotifyContract", "NotifyService", httpClient])
         + service(
-            "social", contract: ["OrdersContract"],
+            "social",
             uses: [
                 "AuthContract", "OrdersContract", "Store", postgres, crypto, httpClient, nio("NIOCore"), nio("NIOHTTP1"),
             ],
@@ -278,7 +283,7 @@ let package = Package(
             tests(
                 "SystemTests",
                 [
-                    "AuthContract", "NotifyContract", "Majordomo", "Contract", "ServiceKit", "Store", "TestSupport",
+                    "AuthContract", "OrdersContract", "Majordomo", "Contract", "ServiceKit", "Store", "TestSupport",
                     "CImageCodecs", "BackplaneClient", "ZeroMQ", httpClient,
                     .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"), postgres,
                     crypto, logging, openAPIRuntime,

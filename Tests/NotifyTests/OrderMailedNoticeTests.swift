@@ -3,6 +3,7 @@ import Foundation
 import NotifyContract
 import NotifyService
 import PostgresNIO
+import PrintingContract
 import Store
 import Testing
 
@@ -11,11 +12,11 @@ import Testing
 @Suite("notify: the order-mailed notice")
 struct OrderMailedNoticeTests {
     static func mailed(order: String, user: UUID?, job: String = UUID().uuidString) throws -> StoredEvent {
-        // Printing's payload (`Orders.PrintingJobEvent`) as it appears in the log.
+        // Printing's payload (`Printing.JobEvent`) as it appears in the log.
         var payload = ["orderId": order, "jobId": job]
         payload["userId"] = user?.uuidString.lowercased()
         return StoredEvent(
-            seq: 1, xid: 1, id: UUID(), topic: Notify.OrderMailed.topic, producer: "printing",
+            seq: 1, xid: 1, id: UUID(), topic: Printing.Topic.jobMailed, producer: "printing",
             payload: try Wire.makeEncoder().encode(payload), requestId: nil, createdAt: Date())
     }
 
@@ -25,15 +26,15 @@ struct OrderMailedNoticeTests {
         #expect(OrderMailedNotice.id(orderId: order) == OrderMailedNotice.id(orderId: order.lowercased()))
         #expect(OrderMailedNotice.id(orderId: order) != OrderMailedNotice.id(orderId: UUID().uuidString))
         let user = UUID()
-        let first = try OrderMailedNotice.submission(.init(userId: user.uuidString, orderId: order))
-        let again = try OrderMailedNotice.submission(.init(userId: user.uuidString.lowercased(), orderId: order))
+        let first = try OrderMailedNotice.submission(.init(orderId: order, userId: user.uuidString))
+        let again = try OrderMailedNotice.submission(.init(orderId: order, userId: user.uuidString.lowercased()))
         #expect(first == again)
         #expect(first.kind == Notify.Kind.orderMailed && first.userId == user)
         #expect(first.variables == ["orderId": order.lowercased()])
-        #expect(throws: ServiceError.self) { try OrderMailedNotice.submission(.init(userId: nil, orderId: order)) }
-        #expect(throws: ServiceError.self) { try OrderMailedNotice.submission(.init(userId: "nobody", orderId: order)) }
-        #expect(Triggers.serviceTopics.contains(Notify.OrderMailed.topic))
-        #expect(Notify.OrderMailed.topic == "printing.job_mailed")
+        #expect(throws: ServiceError.self) { try OrderMailedNotice.submission(.init(orderId: order, userId: nil)) }
+        #expect(throws: ServiceError.self) { try OrderMailedNotice.submission(.init(orderId: order, userId: "nobody")) }
+        #expect(Triggers.serviceTopics.contains(Printing.Topic.jobMailed))
+        #expect(Printing.Topic.jobMailed == "printing.job_mailed")
     }
 
     @Test("the text in English and Swedish, on every channel, not critical (e-mail can be switched off)")

@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import NotifyContract
 import NotifyService
+import OrdersContract
 import PostgresNIO
 import Store
 import Testing
@@ -20,8 +21,8 @@ struct OrderNoticeTests {
 
     @Test("a refund and a dispute become inbox items in the buyer's language; a replayed event sends nothing new")
     func refundAndDispute() async throws {
-        #expect(Triggers.serviceTopics.contains(Notify.OrderRefunded.topic))
-        #expect(Triggers.serviceTopics.contains(Notify.OrderDisputed.topic))
+        #expect(Triggers.serviceTopics.contains(Orders.OrderRefunded.topic))
+        #expect(Triggers.serviceTopics.contains(Orders.OrderDisputed.topic))
         try await NotifyWorld.with { world in
             let triggers = Triggers(store: world.store, logger: NotifyWorld.logger)
             let ann = UUID()
@@ -29,10 +30,10 @@ struct OrderNoticeTests {
             _ = try await world.store.setPreferences(
                 .init(timeZone: "Europe/Stockholm", quietHours: nil, locale: "sv", channels: []), of: bo)
             let refund = try Self.event(
-                Notify.OrderRefunded.topic,
-                Notify.OrderRefunded(userId: ann.uuidString.lowercased(), orderId: "o-1", amount: "12.50 EUR"))
+                Orders.OrderRefunded.topic,
+                Orders.OrderRefunded(userId: ann.uuidString.lowercased(), orderId: "o-1", amount: "12.50 EUR"))
             let dispute = try Self.event(
-                Notify.OrderDisputed.topic, Notify.OrderDisputed(userId: bo.uuidString.lowercased(), orderId: "o-2"))
+                Orders.OrderDisputed.topic, Orders.OrderDisputed(userId: bo.uuidString.lowercased(), orderId: "o-2"))
             for event in [refund, dispute, refund] {
                 try await Transactions(world.client, logger: NotifyWorld.logger).run { tx in
                     try await triggers.handle(event, in: tx)

@@ -1,7 +1,9 @@
+import CommonContract
 import Contract
 import Foundation
 import OrdersContract
 import PostgresNIO
+import PrintingContract
 import Testing
 
 @testable import OrdersService
@@ -53,7 +55,7 @@ struct FreeEcardNoCardTests {
             let admin = db.user(roles: ["admin"])
             let order = Self.order(["bo@example.org", "cy@example.org"])
             let placed = try await handlers.placement.place(order, actor: ann, requestId: "t")
-            #expect(placed.state == "paid" && placed.total == Orders.Money(amount: 0, currency: "EUR"))
+            #expect(placed.state == "paid" && placed.total == Money(amount: 0, currency: "EUR"))
             #expect(try await handlers.placement.place(order, actor: ann, requestId: "t") == placed, "the key answers the same")
             let stored = try await Self.row(db, placed.id)
             #expect(stored.card == nil && stored.authorization == nil && stored.due == nil, "\(stored)")
@@ -69,7 +71,7 @@ struct FreeEcardNoCardTests {
                 _ = try await handlers.refunds.refund(.init(id: placed.id), idempotencyKey: UUID().uuidString, actor: admin)
             }
             #expect(refund?.code == .failedPrecondition, "nothing was captured: \(String(describing: refund))")
-            try await db.printing(Orders.PrintingTopic.ecardFailed, order: placed.id, reason: "render failed")
+            try await db.printing(Printing.Topic.ecardFailed, order: placed.id, reason: "render failed")
             try await handlers.payments.settle(UUID(uuidString: placed.id)!)
             #expect(try await handlers.history.detail(placed.id, actor: ann).state == "failed", "no refund owed, none made")
             #expect(probing.seen.withLock { $0 }.isEmpty, "the processor was never called")

@@ -1,7 +1,9 @@
+import CommonContract
 import Contract
 import Foundation
 import OrdersContract
 import PostgresNIO
+import PrintingContract
 import ServiceKit
 import Store
 import Testing
@@ -54,7 +56,7 @@ struct FreeEcardTests {
                 paymentMethodId: card)
             let placed = try await handlers.placement.place(order, actor: ann, requestId: "t")
             #expect(placed.state == "paid")
-            #expect(placed.total == Orders.Money(amount: 0, currency: "SEK"))
+            #expect(placed.total == Money(amount: 0, currency: "SEK"))
             #expect(probing.seen.withLock { $0 }.isEmpty, "no authorize, capture or charge of 0 was sent")
             #expect(try await db.ledger(placed.id).movements.isEmpty)
             #expect(try await db.events(placed.id).contains(Orders.Topic.paid), "printing still renders it")
@@ -78,7 +80,7 @@ struct FreeEcardTests {
                 KeyedOrder(
                     idempotencyKey: UUID().uuidString, kind: "ecard", ecard: Self.ecard, currency: "EUR",
                     paymentMethodId: try await db.card(for: ann)), actor: ann, requestId: "t")
-            #expect(placed.total == Orders.Money(amount: 99, currency: "EUR"))
+            #expect(placed.total == Money(amount: 99, currency: "EUR"))
             #expect(probing.seen.withLock { $0 } == ["authorize pending_payment", "capture pending_payment"])
             #expect(try await db.ledger(placed.id).movements == ["authorize": 1, "capture": 2])
         }
@@ -96,7 +98,7 @@ struct FreeEcardTests {
                     actor: nil, metadata: metadata)
                 #expect(ecard.lines.map(\.kind) == ["ecard"])
                 #expect(ecard.lines[0].quantity == 2 && ecard.lines[0].unitAmount == unit)
-                #expect(ecard.total == Orders.Money(amount: 2 * unit, currency: "EUR"))
+                #expect(ecard.total == Money(amount: 2 * unit, currency: "EUR"))
                 let postcard = try await db.quoting.quote(
                     .init(size: "A6", recipients: [.init(country: "SE")]), actor: nil, metadata: metadata)
                 #expect(Set(postcard.lines.map(\.kind)) == ["printing", "postage"], "postcard is the default kind")
@@ -147,9 +149,9 @@ struct FreeEcardTests {
 
             let link = "https://cards.example.org/v1/ecards/\(String(repeating: "x", count: 43))"
             let payload = try Wire.makeEncoder().encode(
-                Orders.PrintingJobEvent(orderId: placed.id, jobId: UUID().uuidString, imageUrl: link))
+                Printing.JobEvent(orderId: placed.id, jobId: UUID().uuidString, imageUrl: link))
             let event = StoredEvent(
-                seq: 0, xid: 0, id: UUID(), topic: Orders.PrintingTopic.ecardReady, producer: "printing",
+                seq: 0, xid: 0, id: UUID(), topic: Printing.Topic.ecardReady, producer: "printing",
                 payload: payload, requestId: nil, createdAt: db.clock.now())
             try await db.client.withTransaction(logger: OrdersFixture.logger) { connection in
                 try await db.handlers.printingEvents.apply(event, in: Transaction(connection: connection, logger: OrdersFixture.logger))

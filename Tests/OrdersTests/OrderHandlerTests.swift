@@ -1,7 +1,9 @@
+import CommonContract
 import Contract
 import Foundation
 import OrdersContract
 import PostgresNIO
+import PrintingContract
 import Testing
 
 @testable import OrdersService
@@ -121,12 +123,12 @@ struct OrderHandlerTests {
             let placed = try await db.handlers.placement.place(
                 db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
             db.clock.advance(by: 60)
-            try await db.printing(Orders.PrintingTopic.jobAccepted, order: placed.id)
-            try await db.printing(Orders.PrintingTopic.jobAccepted, order: placed.id)  // a duplicate is harmless
+            try await db.printing(Printing.Topic.jobAccepted, order: placed.id)
+            try await db.printing(Printing.Topic.jobAccepted, order: placed.id)  // a duplicate is harmless
             db.clock.advance(by: 60)
-            try await db.printing(Orders.PrintingTopic.jobPrinted, order: placed.id)
+            try await db.printing(Printing.Topic.jobPrinted, order: placed.id)
             db.clock.advance(by: 60)
-            try await db.printing(Orders.PrintingTopic.jobMailed, order: placed.id)
+            try await db.printing(Printing.Topic.jobMailed, order: placed.id)
             let detail = try await db.handlers.history.detail(placed.id, actor: ann)
             #expect(detail.state == "mailed")
             #expect(detail.history.map(\.state) == ["pending_payment", "paid", "in_production", "printed", "mailed"])
@@ -148,7 +150,7 @@ struct OrderHandlerTests {
             let ann = db.user()
             let card = try await db.card(for: ann)
             let early = try await db.handlers.placement.place(db.postcard(card: card), actor: ann, requestId: "t")
-            try await db.printing(Orders.PrintingTopic.jobFailed, order: early.id, reason: "image unreadable")
+            try await db.printing(Printing.Topic.jobFailed, order: early.id, reason: "image unreadable")
             let earlyDetail = try await db.handlers.history.detail(early.id, actor: ann)
             #expect(earlyDetail.state == "failed")
             #expect(earlyDetail.history.last?.reason == "image unreadable")
@@ -156,8 +158,8 @@ struct OrderHandlerTests {
             #expect(try await db.ledger(early.id).movements == ["authorize": 1, "void": 1])
 
             let late = try await db.handlers.placement.place(db.postcard(card: card), actor: ann, requestId: "t")
-            try await db.printing(Orders.PrintingTopic.jobAccepted, order: late.id)
-            try await db.printing(Orders.PrintingTopic.jobFailed, order: late.id, reason: "printer jam")
+            try await db.printing(Printing.Topic.jobAccepted, order: late.id)
+            try await db.printing(Printing.Topic.jobFailed, order: late.id, reason: "printer jam")
             let lateDetail = try await db.handlers.history.detail(late.id, actor: ann)
             #expect(
                 lateDetail.history.map(\.state) == ["pending_payment", "paid", "in_production", "failed", "refunded"])
@@ -172,7 +174,7 @@ struct OrderHandlerTests {
                     idempotencyKey: UUID().uuidString, kind: "ecard",
                     ecard: .init(greeting: "Hej", recipients: [.init(name: "Bo", email: "bo@example.org")]),
                     currency: "EUR", paymentMethodId: card), actor: ann, requestId: "t")
-            try await db.printing(Orders.PrintingTopic.ecardFailed, order: ecard.id, reason: "no such image")
+            try await db.printing(Printing.Topic.ecardFailed, order: ecard.id, reason: "no such image")
             let ecardDetail = try await db.handlers.history.detail(ecard.id, actor: ann)
             #expect(ecardDetail.history.map(\.state) == ["pending_payment", "paid", "failed", "refunded"])
             #expect(try await db.ledger(ecard.id).sum == 0)

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import OrdersContract
 import PostgresNIO
+import PrintingContract
 import ServiceKit
 import Store
 import TestSupport
@@ -130,7 +131,7 @@ struct OrdersFixture: Sendable {
     /// Delivers a printing job event as the consumer would: in a transaction; then makes the
     /// money movement the move calls for, as the service's settler does after that commit.
     func printing(_ topic: String, order: String, reason: String? = nil) async throws {
-        let payload = try Wire.makeEncoder().encode(Orders.PrintingJobEvent(orderId: order, reason: reason))
+        let payload = try Wire.makeEncoder().encode(Printing.JobEvent(orderId: order, reason: reason))
         let event = StoredEvent(
             seq: 0, xid: 0, id: UUID(), topic: topic, producer: "printing", payload: payload, requestId: nil,
             createdAt: clock.now())

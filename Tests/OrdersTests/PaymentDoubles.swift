@@ -1,3 +1,4 @@
+import CommonContract
 import Contract
 import Foundation
 import Logging

@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import OrdersContract
 import PostgresNIO
+import PrintingContract
 import Store
 import Synchronization
 import Testing
@@ -41,9 +42,9 @@ struct PaymentPhasesTests {
                 ])
 
             // Capture when printing starts, after the consumer's transaction has committed.
-            let payload = try Wire.makeEncoder().encode(Orders.PrintingJobEvent(orderId: postcard.id, reason: nil))
+            let payload = try Wire.makeEncoder().encode(Printing.JobEvent(orderId: postcard.id, reason: nil))
             let event = StoredEvent(
-                seq: 0, xid: 0, id: UUID(), topic: Orders.PrintingTopic.jobAccepted, producer: "printing",
+                seq: 0, xid: 0, id: UUID(), topic: Printing.Topic.jobAccepted, producer: "printing",
                 payload: payload, requestId: nil, createdAt: db.clock.now())
             try await db.client.withTransaction(logger: OrdersFixture.logger) { connection in
                 try await handlers.printingEvents.apply(event, in: Transaction(connection: connection, logger: OrdersFixture.logger))
@@ -191,7 +192,7 @@ struct PaymentPhasesTests {
             let ann = db.user()
             let placed = try await db.handlers.placement.place(
                 db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
-            try await db.printing(Orders.PrintingTopic.jobAccepted, order: placed.id)
+            try await db.printing(Printing.Topic.jobAccepted, order: placed.id)
             #expect(try await db.ledger(placed.id).movements == ["authorize": 1], "the capture's answer was lost")
             db.clock.advance(by: 61)
             try await db.handlers(provider: db.sandbox).payments.settle(UUID(uuidString: placed.id)!)
@@ -208,8 +209,8 @@ struct PaymentPhasesTests {
             let ann = db.user()
             let placed = try await db.handlers.placement.place(
                 db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
-            for topic in [Orders.PrintingTopic.jobAccepted, Orders.PrintingTopic.jobFailed] {
-                let payload = try Wire.makeEncoder().encode(Orders.PrintingJobEvent(orderId: placed.id, reason: "jam"))
+            for topic in [Printing.Topic.jobAccepted, Printing.Topic.jobFailed] {
+                let payload = try Wire.makeEncoder().encode(Printing.JobEvent(orderId: placed.id, reason: "jam"))
                 let event = StoredEvent(
                     seq: 0, xid: 0, id: UUID(), topic: topic, producer: "printing", payload: payload, requestId: nil,
                     createdAt: db.clock.now())

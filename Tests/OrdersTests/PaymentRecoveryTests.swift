@@ -2,9 +2,9 @@ import AsyncHTTPClient
 import Contract
 import Foundation
 import NIOCore
-import NotifyContract
 import OrdersContract
 import PostgresNIO
+import PrintingContract
 import Testing
 
 @testable import OrdersService
@@ -43,7 +43,7 @@ struct PaymentRecoveryTests {
                 #expect(ledger.movements["refund"] == 1 && ledger.sum == order.total.amount - 7, "\(fault)")
                 #expect(try await db.sandboxOperations(id).filter { $0 == "refund" }.count == 1, "\(fault)")
                 #expect(try await db.refundStatuses(id) == ["done"])
-                #expect(try await db.notices(order.id, Notify.OrderRefunded.topic) == ["0.07 EUR"])
+                #expect(try await db.notices(order.id, Orders.OrderRefunded.topic) == ["0.07 EUR"])
                 let again = try await sweeper.refunds.refund(.init(id: order.id, amount: 7), idempotencyKey: "r", actor: admin)
                 #expect(again.refundedTotal.amount == 7, "the admin's retry answers the refund the sweeper made")
             }
@@ -80,7 +80,7 @@ struct PaymentRecoveryTests {
             let ann = db.user()
             let placed = try await db.handlers.placement.place(
                 db.postcard(card: try await db.card(for: ann)), actor: ann, requestId: "t")
-            try await db.printing(Orders.PrintingTopic.jobAccepted, order: placed.id)
+            try await db.printing(Printing.Topic.jobAccepted, order: placed.id)
             let id = UUID(uuidString: placed.id)!
             #expect(try await db.state(id) == "failed")
             let ledger = try await db.ledger(placed.id)
@@ -106,8 +106,8 @@ struct PaymentRecoveryTests {
             try await db.handlers.refunds.recordProcessorRefund(intent: authorization, refunded: 40, reference: "re_x")
             try await db.handlers.payments.recordDispute(intent: authorization, reason: "fraudulent")
             try await db.handlers.payments.recordDispute(intent: authorization, reason: "fraudulent")
-            #expect(try await db.notices(order.id, Notify.OrderRefunded.topic) == ["0.25 EUR", "0.15 EUR"])
-            #expect(try await db.notices(order.id, Notify.OrderDisputed.topic) == [ann.userId], "once per dispute")
+            #expect(try await db.notices(order.id, Orders.OrderRefunded.topic) == ["0.25 EUR", "0.15 EUR"])
+            #expect(try await db.notices(order.id, Orders.OrderDisputed.topic) == [ann.userId], "once per dispute")
         }
     }
 
@@ -160,7 +160,7 @@ struct StripeRecoveryTests {
                 let id = UUID(uuidString: placed.id)!
                 let intent = try #require(try await db.authorization(id))
                 _ = try await standin.stripe("/v1/payment_intents/\(intent)/cancel", [:])
-                try await db.printing(Orders.PrintingTopic.jobAccepted, order: placed.id)
+                try await db.printing(Printing.Topic.jobAccepted, order: placed.id)
                 #expect(try await db.state(id) == "failed")
                 let ledger = try await db.ledger(placed.id)
                 #expect(ledger.sum == 0 && ledger.movements == ["authorize": 1, "void": 1])

@@ -1,7 +1,9 @@
+import CommonContract
 import Contract
 import Foundation
 import Logging
 import OrdersContract
+import PrintingContract
 import Testing
 
 @testable import OrdersService
@@ -177,7 +179,7 @@ struct StripeOrderTests {
                 let postcard = try await db.handlers.placement.place(db.postcard(card: card), actor: ann, requestId: "t")
                 #expect(postcard.state == "paid")
                 #expect(try await standin.intents() == ["requires_capture": 1])
-                try await db.printing(Orders.PrintingTopic.jobAccepted, order: postcard.id)
+                try await db.printing(Printing.Topic.jobAccepted, order: postcard.id)
                 #expect(try await standin.intents() == ["succeeded": 1])
                 #expect(try await db.ledger(postcard.id).movements == ["authorize": 1, "capture": 2])
 

@@ -1,6 +1,6 @@
+import CommonContract
 import Contract
 import Foundation
-import OrdersContract
 import PostgresNIO
 import PrintingContract
 import Testing
@@ -41,7 +41,7 @@ struct DraftHandlerTests {
 
     static func code(_ error: any Error) -> ErrorCode? { (error as? ServiceError)?.code }
 
-    static let address = Orders.PostalAddress(line1: "Storgatan 1", city: "Lund", country: "se")
+    static let address = PostalAddress(line1: "Storgatan 1", city: "Lund", country: "se")
 
     @Test("create, read, replace under If-Match: revision and ETag grow; stale 412, none 428, another's 404")
     func lifecycle() async throws {

@@ -1,6 +1,5 @@
 import Contract
 import Foundation
-import NotifyContract
 import OrdersContract
 import PostgresNIO
 import PrintingContract
@@ -135,13 +134,13 @@ struct ECardTests {
         }
 
         /// The `printing.ecard_rendered` events of the order.
-        func rendered(_ orderId: String) async throws -> [Notify.ECardRendered] {
-            try await events(Notify.ECardRendered.topic, of: orderId)
+        func rendered(_ orderId: String) async throws -> [Printing.ECardRendered] {
+            try await events(Printing.ECardRendered.topic, of: orderId)
         }
 
         /// The `printing.ecard_failed` events of the order.
-        func failures(_ orderId: String) async throws -> [Orders.PrintingJobEvent] {
-            try await events(Orders.PrintingTopic.ecardFailed, of: orderId)
+        func failures(_ orderId: String) async throws -> [Printing.JobEvent] {
+            try await events(Printing.Topic.ecardFailed, of: orderId)
         }
 
         /// The payloads of the order's events of `topic` in the test's log, in order.

@@ -1,3 +1,4 @@
+import CommonContract
 import Contract
 import Foundation
 import OrdersContract
@@ -58,7 +59,7 @@ struct PrintJobTests {
             edits: [JSONValue]? = nil
         ) async throws -> (orderId: String, accepted: StoredEvent?, again: StoredEvent?) {
             let orderId = UUID().uuidString
-            let recipient = Orders.PostalRecipient(
+            let recipient = PostalRecipient(
                 name: "Åsa Öberg",
                 address: .init(line1: "Storgatan 1", city: "Lund", postalCode: "223 50", country: "SE"))
             let postcard = Orders.PostcardDetails(
@@ -118,7 +119,7 @@ struct PrintJobTests {
         try await PrintingFixture.with(at: PrintingFixture.noon("2099-05-04")) { fixture in
             let desk = try await Desk(fixture, attempts: 3)
             let (orderId, accepted, again) = try await desk.pay(recipients: 3)
-            #expect(accepted?.topic == Orders.PrintingTopic.jobAccepted)
+            #expect(accepted?.topic == Printing.Topic.jobAccepted)
             #expect(again == nil, "orders.paid seen twice must not make a second job")
             #expect(try await desk.job(of: orderId)?.0 == "queued")
             try await desk.renderAll()
@@ -132,7 +133,7 @@ struct PrintJobTests {
             #expect(info.contains("Pages:           6"))
             let text = try RenderingTests().poppler("pdftotext", [], pdf: [UInt8](pdf))
             #expect(text.components(separatedBy: "Åsa Öberg").count - 1 == 3)
-            #expect(try await desk.topics(of: orderId) == [Orders.PrintingTopic.jobAccepted, Printing.JobTopic.ready])
+            #expect(try await desk.topics(of: orderId) == [Printing.Topic.jobAccepted, Printing.Topic.jobReady])
         }
     }
 
@@ -269,7 +270,7 @@ struct PrintJobTests {
             #expect(job.3?.contains("no such image") == true, "reason: \(job.3 ?? "none")")
             #expect(
                 try await desk.topics(of: orderId) == [
-                    Orders.PrintingTopic.jobAccepted, Orders.PrintingTopic.jobFailed,
+                    Printing.Topic.jobAccepted, Printing.Topic.jobFailed,
                 ])
         }
     }

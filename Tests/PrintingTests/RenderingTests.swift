@@ -1,6 +1,6 @@
+import CommonContract
 import Contract
 import Foundation
-import OrdersContract
 import PrintingContract
 import Testing
 
@@ -9,7 +9,7 @@ import Testing
 /// Print PDFs and previews, read back with poppler's `pdfinfo` and `pdftotext`.
 @Suite("printing: postcard rendering (Cairo, Pango, poppler)")
 struct RenderingTests {
-    static let recipient = Orders.PostalRecipient(
+    static let recipient = PostalRecipient(
         name: "Åsa Öberg", address: .init(line1: "Storgatan 1", city: "Lund", postalCode: "223 50", country: "SE"))
 
     /// Runs a poppler tool on `pdf` and returns what it prints.

@@ -1,6 +1,5 @@
 import Contract
 import Foundation
-import NotifyContract
 import OrdersContract
 import PostgresNIO
 import PrintingContract
@@ -171,11 +170,11 @@ struct ShareStoreTests {
             let mailed = try await Self.renderedEcard(desk, userId: UUID().uuidString.lowercased())
             while try await desk.renderer.runOnce() > 0 {}
             let token = try #require(try await desk.card(of: device)?.1)
-            let ready: [Orders.PrintingJobEvent] = try await desk.events(Orders.PrintingTopic.ecardReady, of: device)
+            let ready: [Printing.JobEvent] = try await desk.events(Printing.Topic.ecardReady, of: device)
             #expect(ready.map(\.imageUrl) == ["https://cards.example.org/v1/ecards/\(token)"])
             #expect(try await desk.rendered(device).isEmpty, "no mail")
-            let mailedReady: [Orders.PrintingJobEvent] = try await desk.events(
-                Orders.PrintingTopic.ecardReady, of: mailed)
+            let mailedReady: [Printing.JobEvent] = try await desk.events(
+                Printing.Topic.ecardReady, of: mailed)
             #expect(mailedReady.count == 1)
             #expect(try await desk.rendered(mailed).count == 1, "the server mails the default delivery")
             try await desk.drop()

@@ -1,25 +1,25 @@
+import CommonContract
 import Foundation
-import OrdersContract
 import SocialContract
 import SocialService
 import Testing
 
 @Suite("social: which contacts a card counts for, and the favourites order (no I/O)")
 struct ContactCountRulesTests {
-    static let lund = Orders.PostalAddress(line1: "Storgatan 1", city: "Lund", postalCode: "223 50", country: "SE")
-    static let malmo = Orders.PostalAddress(line1: "Kungsgatan 2", city: "Malmö", country: "SE")
+    static let lund = PostalAddress(line1: "Storgatan 1", city: "Lund", postalCode: "223 50", country: "SE")
+    static let malmo = PostalAddress(line1: "Kungsgatan 2", city: "Malmö", country: "SE")
     static let eva = ContactRules.Reachable(id: UUID(), name: "Eva Lind", address: lund, email: "eva@example.org")
     static let bo = ContactRules.Reachable(id: UUID(), name: "Bo Ek", address: malmo, email: nil)
     static let cy = ContactRules.Reachable(id: UUID(), name: "Cy Berg", address: nil, email: "cy@example.org")
 
     @Test("a postcard counts by postal address, whatever name or spacing was written in by hand")
     func postcardsByAddress() {
-        let written = Orders.PostalRecipient(
+        let written = PostalRecipient(
             name: "Grandma", address: .init(line1: " storgatan  1", city: "LUND", postalCode: "22350", country: "se"))
-        let picked = Orders.PostalRecipient(name: "Bo Ek", address: Self.malmo)
-        let accentless = Orders.PostalRecipient(
+        let picked = PostalRecipient(name: "Bo Ek", address: Self.malmo)
+        let accentless = PostalRecipient(
             name: "B. Ek", address: .init(line1: "Kungsgatan 2", line2: "c/o Ek", city: "Malmo", country: "SE"))
-        let stranger = Orders.PostalRecipient(
+        let stranger = PostalRecipient(
             name: "Eva Lind", address: .init(line1: "Storgatan 3", city: "Lund", country: "SE"))
         let sent = ContactRules.cardsSent(
             postcards: [written, picked, accentless, stranger], ecards: [], to: [Self.eva, Self.bo, Self.cy])
@@ -60,7 +60,7 @@ struct ContactCountRulesTests {
 
     @Test("addresses: postal code and second line compared only when both give one; street, city, country always")
     func sameAddress() {
-        let bare = Orders.PostalAddress(line1: "Storgatan 1", city: "Lund", country: "SE")
+        let bare = PostalAddress(line1: "Storgatan 1", city: "Lund", country: "SE")
         #expect(ContactRules.sameAddress(Self.lund, bare))
         #expect(!ContactRules.sameAddress(Self.lund, .init(line1: "Storgatan 1", city: "Lund", postalCode: "22351", country: "SE")))
         #expect(!ContactRules.sameAddress(Self.lund, .init(line1: "Storgatan 1", city: "Lund", country: "DK")))

@@ -1,4 +1,5 @@
 import AuthContract
+import CommonContract
 import Contract
 import Foundation
 import OrdersContract
@@ -9,7 +10,7 @@ import Testing
 
 @Suite("social: the address book (PostgreSQL)")
 struct ContactTests {
-    static let lund = Orders.PostalAddress(line1: "Storgatan 1", city: "Lund", postalCode: "22350", country: "se")
+    static let lund = PostalAddress(line1: "Storgatan 1", city: "Lund", postalCode: "22350", country: "se")
 
     @Test("add, edit (a field left out stays, empty clears), delete; another user's contact is 404; 400s name the field")
     func crud() async throws {
@@ -72,16 +73,16 @@ struct ContactTests {
                 Social.AddContact.self,
                 .init(name: "Bo Ek", address: .init(line1: "Kungsgatan 2", city: "Malmö", country: "SE")), as: ann)
             _ = try await db.call(Social.AddContact.self, .init(name: "Cy Berg"), as: ann)
-            func paid(_ recipients: [Orders.PostalRecipient]) throws -> Data {
+            func paid(_ recipients: [PostalRecipient]) throws -> Data {
                 try Wire.makeEncoder().encode(
                     Orders.OrderEvent(
                         orderId: UUID().uuidString, userId: ann.uuidString.lowercased(), kind: "postcard", from: nil,
                         state: "paid", at: db.clock.now(), reason: nil, total: .init(amount: 100, currency: "EUR"),
                         postcard: .init(size: "A6", recipients: recipients)))
             }
-            let toEva = Orders.PostalRecipient(
+            let toEva = PostalRecipient(
                 name: "eva lind", address: .init(line1: "Storgatan 1 ", city: "LUND", postalCode: "22350", country: "SE"))
-            let toBo = Orders.PostalRecipient(
+            let toBo = PostalRecipient(
                 name: "Bo Ek", address: .init(line1: "Kungsgatan 2", city: "Malmö", country: "SE"))
             let twice = StoredEvent(
                 seq: 0, xid: 0, id: UUID(), topic: Orders.Topic.paid, producer: "orders", payload: try paid([toEva, toBo]),
@@ -143,7 +144,7 @@ struct ContactTests {
             let bo = try await db.call(Social.AddContact.self, .init(name: "Bo Ek", email: "Bo@Example.org"), as: ann)
             let cy = try await db.call(Social.AddContact.self, .init(name: "Cy Berg", favourite: true), as: ann)
             func paid(
-                _ orderId: String, postcard: [Orders.PostalRecipient] = [], ecard: [Orders.EmailRecipient] = []
+                _ orderId: String, postcard: [PostalRecipient] = [], ecard: [Orders.EmailRecipient] = []
             ) throws -> StoredEvent {
                 let order = Orders.OrderEvent(
                     orderId: orderId, userId: ann.uuidString.lowercased(), kind: postcard.isEmpty ? "ecard" : "postcard",
@@ -156,7 +157,7 @@ struct ContactTests {
                     payload: try Wire.makeEncoder().encode(order), requestId: nil, createdAt: db.clock.now())
             }
             // A hand-written postcard recipient with another name for Eva, at her address.
-            let handWritten = Orders.PostalRecipient(
+            let handWritten = PostalRecipient(
                 name: "Mormor", address: .init(line1: "storgatan 1", city: "Lund", postalCode: "223 50", country: "SE"))
             let postcardOrder = UUID().uuidString
             let first = try paid(postcardOrder, postcard: [handWritten])

@@ -1,3 +1,4 @@
+import CommonContract
 import Contract
 import Foundation
 import Logging
@@ -110,7 +111,7 @@ struct GiftOrderTests {
                     Self.order(scene, .init(itemId: scene.item.id, quantity: 3, friendUserId: scene.friend.uuidString)),
                     idempotencyKey: UUID().uuidString, actor: scene.buyer, requestId: "t")
                 #expect(placed.state == "paid")
-                #expect(placed.total == Orders.Money(amount: scene.item.price.amount * 3, currency: "EUR"))
+                #expect(placed.total == Money(amount: scene.item.price.amount * 3, currency: "EUR"))
                 let detail = try await orders.handlers.history.detail(placed.id, actor: scene.buyer)
                 #expect(detail.gift?.item.unitPrice == scene.item.price && detail.gift?.item.title == scene.item.title)
                 #expect(detail.gift?.recipientKind == "friend")
@@ -201,7 +202,7 @@ struct GiftOrderTests {
         try await SocialDatabase.with { db in
             try await Self.withOrders(db) { orders in
                 let scene = try await Self.scene(db, orders)
-                func shippedTo(_ address: Orders.PostalAddress?) async throws -> Orders.PostalAddress? {
+                func shippedTo(_ address: PostalAddress?) async throws -> PostalAddress? {
                     let placed = try await orders.place(
                         Self.order(
                             scene,
@@ -233,12 +234,12 @@ struct GiftOrderTests {
                 let max = try await db.call(Social.AddContact.self, .init(name: "Max", email: "max@example.org"), as: ann)
                 let others = try await db.call(
                     Social.AddContact.self, .init(name: "Bo's", address: ProfileTests.office), as: scene.friend)
-                func postcard(_ ids: [String], inline: [Orders.PostalRecipient] = []) -> Orders.PlaceOrder.Request {
+                func postcard(_ ids: [String], inline: [PostalRecipient] = []) -> Orders.PlaceOrder.Request {
                     .init(
                         kind: "postcard", postcard: .init(size: "A6", recipients: inline, contactIds: ids), currency: "EUR",
                         paymentMethodId: scene.card)
                 }
-                let inline = Orders.PostalRecipient(name: "Ida", address: ProfileTests.office)
+                let inline = PostalRecipient(name: "Ida", address: ProfileTests.office)
                 let placed = try await orders.place(postcard([eva.id], inline: [inline]), actor: scene.buyer)
                 let detail = try await orders.handlers.history.detail(placed.id, actor: scene.buyer)
                 #expect(detail.postcard?.recipients.map(\.name) == ["Ida", "Eva Lind"])

@@ -1,7 +1,7 @@
 import AuthContract
+import CommonContract
 import Contract
 import Foundation
-import OrdersContract
 import PostgresNIO
 import ServiceKit
 import SocialContract
@@ -11,8 +11,8 @@ import Testing
 /// operation table on real PostgreSQL; and what `check_gift` and `resolve_contacts` tell orders.
 @Suite("social: profile addresses, shared shipping address, contacts for orders (PostgreSQL)", .serialized)
 struct ProfileTests {
-    static let home = Orders.PostalAddress(line1: "Storgatan 1", city: "Lund", postalCode: "22350", country: "se")
-    static let office = Orders.PostalAddress(line1: "Kungsgatan 9", city: "Malmö", country: "SE")
+    static let home = PostalAddress(line1: "Storgatan 1", city: "Lund", postalCode: "22350", country: "se")
+    static let office = PostalAddress(line1: "Kungsgatan 9", city: "Malmö", country: "SE")
 
     @Test("addresses: none and not shared until set; a PUT replaces both and the setting; 400 names the field")
     func addresses() async throws {

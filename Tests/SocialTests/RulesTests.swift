@@ -1,4 +1,5 @@
 import AuthContract
+import CommonContract
 import Contract
 import Foundation
 import OrdersContract
@@ -90,7 +91,7 @@ struct RulesTests {
     func giftDetails() throws {
         let friend = UUID().uuidString
         let gift = Orders.GiftOrder(itemId: "i", quantity: 2, friendUserId: friend)
-        let price = Orders.Money(amount: 1234, currency: "EUR")
+        let price = Money(amount: 1234, currency: "EUR")
         #expect(throws: ServiceError.self) { try GiftRules.details(gift, item: ("Mug", price, false), friends: true) }
         do {
             _ = try GiftRules.details(gift, item: ("Mug", price, false), friends: true)

@@ -3,7 +3,7 @@ import Contract
 import Foundation
 import Glibc
 import Logging
-import NotifyContract
+import OrdersContract
 import PostgresNIO
 import Store
 import Testing
@@ -184,7 +184,7 @@ struct NotifyHTTPTests {
         #expect(patched?.status == 200)
 
         try await publish(
-            Notify.OrderFailed.topic, Notify.OrderFailed(userId: userId, orderId: "pc-42", reason: "card declined"))
+            Orders.OrderFailed.topic, Orders.OrderFailed(userId: userId, orderId: "pc-42", reason: "card declined"))
         var inbox: [String: Any] = [:]
         #expect(
             try await eventually {
@@ -218,7 +218,7 @@ struct NotifyHTTPTests {
         async let streamed = http.get("/v1/me/notifications/stream?maxSeconds=5", headers: bearer)
         try await Task.sleep(for: .seconds(1.5))
         try await publish(
-            Notify.OrderFailed.topic, Notify.OrderFailed(userId: userId, orderId: "pc-43", reason: "out of stock"))
+            Orders.OrderFailed.topic, Orders.OrderFailed(userId: userId, orderId: "pc-43", reason: "out of stock"))
         let stream = await streamed
         #expect(stream?.status == 200)
         #expect(stream?.header("Content-Type")?.hasPrefix("text/event-stream") == true)

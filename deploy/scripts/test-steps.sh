@@ -25,7 +25,10 @@ needs() {
 step=${1:-}
 shift || true
 case $step in
-    imports) ledger run imports bash -c 'python3 "$1/check-imports.py" && python3 "$1/check-queries.py" && python3 "$1/check-shape.py"' imports "$SCRIPTS_DIR" ;;
+    imports)
+        checks='for check in imports contracts queries shape; do python3 "$1/check-$check.py" || exit 1; done'
+        ledger run imports bash -c "$checks" imports "$SCRIPTS_DIR"
+        ;;
     build) ledger run build swift build --build-tests ;;
     docs) ledger run docs "$SCRIPTS_DIR/check-docs.sh" "$BIN_DIR" ;;
     swift-test)

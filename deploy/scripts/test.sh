@@ -4,7 +4,7 @@
 #   deploy/scripts/test.sh [extra swift test args...]
 #
 # Steps, each run even when an earlier one failed (unless it needs that one's output):
-#   imports     imports declared in Package.swift, queries through Store's guard, the service shape (check-*.py)
+#   imports     declared imports, no contract on another service's, Store's query guard, the shape (check-*.py)
 #   build       swift build --build-tests
 #   docs        generated files are current, lists agree, the OpenAPI document is valid and keeps the
 #               released one's clients working (check-docs.sh); the checks fail on their fixtures (Tests/tooling)

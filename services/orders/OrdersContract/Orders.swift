@@ -1,3 +1,4 @@
+import CommonContract
 import Contract
 import Foundation
 
@@ -8,49 +9,6 @@ public enum Orders {}
 // MARK: - values
 
 extension Orders {
-    /// An amount in minor units of an ISO 4217 currency.
-    public struct Money: Codable, Sendable, Hashable {
-        /// Minor units (cents for EUR, yen for JPY).
-        public var amount: Int64
-        /// ISO 4217 code, upper case.
-        public var currency: String
-        public init(amount: Int64, currency: String) {
-            self.amount = amount
-            self.currency = currency
-        }
-    }
-
-    /// A postal address; `country` is ISO 3166-1 alpha-2.
-    public struct PostalAddress: Codable, Sendable, Hashable {
-        public var line1: String
-        public var line2: String?
-        public var city: String
-        public var postalCode: String?
-        public var region: String?
-        public var country: String
-        public init(
-            line1: String, line2: String? = nil, city: String, postalCode: String? = nil, region: String? = nil,
-            country: String
-        ) {
-            self.line1 = line1
-            self.line2 = line2
-            self.city = city
-            self.postalCode = postalCode
-            self.region = region
-            self.country = country
-        }
-    }
-
-    /// Someone a postcard goes to.
-    public struct PostalRecipient: Codable, Sendable, Hashable {
-        public var name: String
-        public var address: PostalAddress
-        public init(name: String, address: PostalAddress) {
-            self.name = name
-            self.address = address
-        }
-    }
-
     /// Someone an e-card goes to.
     public struct EmailRecipient: Codable, Sendable, Hashable {
         public var name: String?
@@ -774,44 +732,61 @@ extension Orders {
             self.ecard = ecard
         }
     }
+}
 
-    /// Topics of the printing service's job events that move an order on.
-    public enum PrintingTopic {
-        /// Printing accepted the job: the order goes into production and the payment is captured.
-        public static let jobAccepted = "printing.job_accepted"
-        /// The card is printed.
-        public static let jobPrinted = "printing.job_printed"
-        /// The card was handed to the postal service.
-        public static let jobMailed = "printing.job_mailed"
-        /// The job failed for good: the order fails and the money goes back.
-        public static let jobFailed = "printing.job_failed"
-        /// An e-card could not be rendered (payload `jobId` = the e-card's id): the order fails
-        /// and the money goes back, as for a failed job.
-        public static let ecardFailed = "printing.ecard_failed"
-        /// An e-card was rendered (payload `imageUrl`): orders keeps the link for the phone
-        /// that sends the card itself.
-        public static let ecardReady = "printing.ecard_ready"
-        /// All six.
-        public static let all = [jobAccepted, jobPrinted, jobMailed, jobFailed, ecardFailed, ecardReady]
+// MARK: - notices
+
+/// The events orders appends for notify to tell the buyer. Each payload names the user
+/// (`userId`) and carries the template's variables as strings.
+extension Orders {
+    /// Event `orders.succeeded`: an order went through (notify's kind `order_succeeded`).
+    public struct OrderSucceeded: Codable, Sendable, Equatable {
+        public static let topic = "orders.succeeded"
+        public var userId: String
+        public var orderId: String
+        public init(userId: String, orderId: String) {
+            self.userId = userId
+            self.orderId = orderId
+        }
     }
 
-    /// The payload the orders service reads from printing's job events.
-    public struct PrintingJobEvent: Codable, Sendable, Hashable {
+    /// Event `orders.failed`: an order failed (notify's kind `order_failed`).
+    public struct OrderFailed: Codable, Sendable, Equatable {
+        public static let topic = "orders.failed"
+        public var userId: String
         public var orderId: String
-        public var jobId: String?
-        public var reason: String?
-        /// The order's owner (so that notify can tell them, e.g. of a failed job).
-        public var userId: String?
-        /// For `printing.ecard_ready`: the rendered e-card's public link.
-        public var imageUrl: String?
-        public init(
-            orderId: String, jobId: String? = nil, reason: String? = nil, userId: String? = nil, imageUrl: String? = nil
-        ) {
-            self.orderId = orderId
-            self.jobId = jobId
-            self.reason = reason
+        public var reason: String
+        public init(userId: String, orderId: String, reason: String) {
             self.userId = userId
-            self.imageUrl = imageUrl
+            self.orderId = orderId
+            self.reason = reason
+        }
+    }
+
+    /// Event `orders.refund_notice`: the buyer's notice of a refund (one made by an operator, or
+    /// at the processor), appended with `orders.refunded` (notify's kind `order_refunded`).
+    public struct OrderRefunded: Codable, Sendable, Equatable {
+        public static let topic = "orders.refund_notice"
+        public var userId: String
+        public var orderId: String
+        /// The amount given back, as the buyer reads it (`12.50 EUR`, `1200 JPY`).
+        public var amount: String
+        public init(userId: String, orderId: String, amount: String) {
+            self.userId = userId
+            self.orderId = orderId
+            self.amount = amount
+        }
+    }
+
+    /// Event `orders.dispute_notice`: the buyer's notice that their bank disputes an order's
+    /// payment, appended with `orders.disputed` (notify's kind `order_disputed`).
+    public struct OrderDisputed: Codable, Sendable, Equatable {
+        public static let topic = "orders.dispute_notice"
+        public var userId: String
+        public var orderId: String
+        public init(userId: String, orderId: String) {
+            self.userId = userId
+            self.orderId = orderId
         }
     }
 }

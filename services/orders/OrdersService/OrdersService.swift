@@ -265,7 +265,7 @@ public enum OrdersService {
             contacts: SocialContactClient(bus: resources.bus), drafts: PrintingDraftClient(bus: resources.bus),
             clock: resources.clock, logger: resources.logger)
         register(handlers, on: &router)
-        let printing = try resources.consumer(name: "orders.printing", topics: Orders.PrintingTopic.all) {
+        let printing = try resources.consumer(name: "orders.printing", topics: PrintingEventConsumer.topics) {
             event, tx in
             try await handlers.printingEvents.apply(event, in: tx)
         }

@@ -1,6 +1,6 @@
+import CommonContract
 import Contract
 import Foundation
-import OrdersContract
 
 // MARK: - drafts (saved postcards)
 
@@ -16,10 +16,10 @@ extension Printing {
     public struct DraftRecipient: Codable, Sendable, Hashable {
         public var contactId: String?
         public var name: String?
-        public var address: Orders.PostalAddress?
+        public var address: PostalAddress?
         public var email: String?
         public init(
-            contactId: String? = nil, name: String? = nil, address: Orders.PostalAddress? = nil, email: String? = nil
+            contactId: String? = nil, name: String? = nil, address: PostalAddress? = nil, email: String? = nil
         ) {
             self.contactId = contactId
             self.name = name

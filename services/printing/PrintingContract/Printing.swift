@@ -1,17 +1,82 @@
+import CommonContract
 import Contract
 import Foundation
-import OrdersContract
 
 /// Operations of the `printing` service (PostcardBuddy): the printer's postage file today;
 /// images, rendering and print jobs later. Amounts are integer minor units of the tariff's
 /// currency.
 public enum Printing {}
 
+// MARK: - events
+
 extension Printing {
-    /// Topics of printing's job events beyond those orders reads (``Orders/PrintingTopic``).
-    public enum JobTopic {
-        /// A job's PDF is rendered and waits for the printer. Payload ``Orders/PrintingJobEvent``.
-        public static let ready = "printing.job_ready"
+    /// Topics of printing's job and e-card events. Payload ``JobEvent``.
+    public enum Topic {
+        /// Printing accepted the job: orders moves the order into production and captures the payment.
+        public static let jobAccepted = "printing.job_accepted"
+        /// A job's PDF is rendered and waits for the printer.
+        public static let jobReady = "printing.job_ready"
+        /// The card is printed.
+        public static let jobPrinted = "printing.job_printed"
+        /// The card was handed to the postal service; notify tells the owner once per order.
+        public static let jobMailed = "printing.job_mailed"
+        /// The job failed for good: the order fails and the money goes back.
+        public static let jobFailed = "printing.job_failed"
+        /// An e-card could not be rendered (payload `jobId` = the e-card's id): the order fails
+        /// and the money goes back, as for a failed job.
+        public static let ecardFailed = "printing.ecard_failed"
+        /// An e-card was rendered (payload `imageUrl`): orders keeps the link for the phone
+        /// that sends the card itself.
+        public static let ecardReady = "printing.ecard_ready"
+    }
+
+    /// The payload of printing's job and e-card events (``Topic``).
+    public struct JobEvent: Codable, Sendable, Hashable {
+        public var orderId: String
+        public var jobId: String?
+        public var reason: String?
+        /// The order's owner (so that notify can tell them, e.g. of a failed job).
+        public var userId: String?
+        /// For `printing.ecard_ready`: the rendered e-card's public link.
+        public var imageUrl: String?
+        public init(
+            orderId: String, jobId: String? = nil, reason: String? = nil, userId: String? = nil, imageUrl: String? = nil
+        ) {
+            self.orderId = orderId
+            self.jobId = jobId
+            self.reason = reason
+            self.userId = userId
+            self.imageUrl = imageUrl
+        }
+    }
+
+    /// Event `printing.ecard_rendered`: an e-card of an order that the server mails is rendered;
+    /// notify sends one `ecard` mail per recipient.
+    public struct ECardRendered: Codable, Sendable, Equatable {
+        public static let topic = "printing.ecard_rendered"
+        /// The sender's account.
+        public var userId: String
+        public var orderId: String
+        public var senderName: String
+        /// Where the rendered image can be fetched (https).
+        public var imageUrl: String
+        public var message: String
+        public var recipients: [String]
+        /// The image's token at printing (`ecard_image`), so notify can put the image itself in
+        /// the mail.
+        public var imageToken: String?
+        public init(
+            userId: String, orderId: String, senderName: String, imageUrl: String, message: String,
+            recipients: [String], imageToken: String? = nil
+        ) {
+            self.userId = userId
+            self.orderId = orderId
+            self.senderName = senderName
+            self.imageUrl = imageUrl
+            self.message = message
+            self.recipients = recipients
+            self.imageToken = imageToken
+        }
     }
 }
 
@@ -263,7 +328,7 @@ extension Printing {
             /// One of the caller's uploads, for the front.
             public var imageId: String?
             public var greeting: String?
-            public var recipient: Orders.PostalRecipient?
+            public var recipient: PostalRecipient?
             /// `A6`, `A5` or `A4`.
             public var size: String
             /// `front` or `back`.
@@ -277,7 +342,7 @@ extension Printing {
             /// The HTTP request's `Accept` header, which chooses the format when ``format`` is absent.
             public var accept: String?
             public init(
-                imageId: String? = nil, greeting: String? = nil, recipient: Orders.PostalRecipient? = nil,
+                imageId: String? = nil, greeting: String? = nil, recipient: PostalRecipient? = nil,
                 size: String, side: String, format: String? = nil, edits: [JSONValue]? = nil, width: Int? = nil,
                 accept: String? = nil
             ) {

@@ -1,6 +1,6 @@
+import CommonContract
 import Contract
 import Foundation
-import OrdersContract
 import PrintingContract
 import PrintingService
 import ServiceKit
@@ -52,7 +52,7 @@ let runs = Int(option("--runs") ?? "30") ?? 30
 let edits: [PostcardEdit] = [
     .brightness(amount: 0.1), .crop(EditRect(x: 0.1, y: 0.1, width: 0.8, height: 0.8)), .filter(.sepia),
 ]
-let recipient = Orders.PostalRecipient(
+let recipient = PostalRecipient(
     name: "Åsa Öberg", address: .init(line1: "Storgatan 1", city: "Lund", postalCode: "223 50", country: "SE"))
 
 /// Reads, decodes (at the scale the target needs), edits and draws one card, as the service does.

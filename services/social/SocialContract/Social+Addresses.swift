@@ -1,17 +1,17 @@
+import CommonContract
 import Contract
-import OrdersContract
 
 extension Social {
     /// The caller's billing and shipping addresses (Gifter's profile screen), and whether friends
     /// may see the shipping one: a gift from a friend is then shipped there without the friend
     /// asking. Sharing is off until the user turns it on.
     public struct Addresses: Codable, Sendable, Equatable {
-        public var billingAddress: Orders.PostalAddress?
-        public var shippingAddress: Orders.PostalAddress?
+        public var billingAddress: PostalAddress?
+        public var shippingAddress: PostalAddress?
         /// Whether friends' gifts may ship to `shippingAddress` (false when left out).
         public var shareShippingWithFriends: Bool
         public init(
-            billingAddress: Orders.PostalAddress? = nil, shippingAddress: Orders.PostalAddress? = nil,
+            billingAddress: PostalAddress? = nil, shippingAddress: PostalAddress? = nil,
             shareShippingWithFriends: Bool = false
         ) {
             self.billingAddress = billingAddress
@@ -23,8 +23,8 @@ extension Social {
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            billingAddress = try container.decodeIfPresent(Orders.PostalAddress.self, forKey: .billingAddress)
-            shippingAddress = try container.decodeIfPresent(Orders.PostalAddress.self, forKey: .shippingAddress)
+            billingAddress = try container.decodeIfPresent(PostalAddress.self, forKey: .billingAddress)
+            shippingAddress = try container.decodeIfPresent(PostalAddress.self, forKey: .shippingAddress)
             shareShippingWithFriends =
                 try container.decodeIfPresent(Bool.self, forKey: .shareShippingWithFriends) ?? false
         }

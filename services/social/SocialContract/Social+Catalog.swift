@@ -1,5 +1,5 @@
+import CommonContract
 import Contract
-import OrdersContract
 
 extension Social {
     /// A product of the catalogue. Prices are integer minor units of `currency`.
@@ -10,7 +10,7 @@ extension Social {
         public var category: String
         public var description: String
         public var features: [String]
-        public var price: Orders.Money
+        public var price: Money
         public var available: Bool
         public var imageUrl: String
         /// Where the product can be seen at its source.
@@ -19,7 +19,7 @@ extension Social {
         public var rating: Double
         public init(
             id: String, title: String, brand: String, category: String, description: String, features: [String],
-            price: Orders.Money, available: Bool, imageUrl: String, link: String, rating: Double
+            price: Money, available: Bool, imageUrl: String, link: String, rating: Double
         ) {
             self.id = id
             self.title = title

@@ -1,12 +1,12 @@
+import CommonContract
 import Contract
-import OrdersContract
 
 extension Social {
     /// A contact in the caller's address book.
     public struct Contact: Codable, Sendable, Equatable, Hashable {
         public var id: String
         public var name: String
-        public var address: Orders.PostalAddress?
+        public var address: PostalAddress?
         public var email: String?
         /// E.164.
         public var phone: String?
@@ -15,7 +15,7 @@ extension Social {
         /// whether the recipient was picked from the address book or written in by hand).
         public var cardsSent: Int
         public init(
-            id: String, name: String, address: Orders.PostalAddress?, email: String?, phone: String?,
+            id: String, name: String, address: PostalAddress?, email: String?, phone: String?,
             favourite: Bool, cardsSent: Int
         ) {
             self.id = id
@@ -31,12 +31,12 @@ extension Social {
     /// A new contact, or the fields of an edit (a field left out stays; `""` clears e-mail and phone).
     public struct ContactFields: Codable, Sendable, Equatable {
         public var name: String?
-        public var address: Orders.PostalAddress?
+        public var address: PostalAddress?
         public var email: String?
         public var phone: String?
         public var favourite: Bool?
         public init(
-            name: String? = nil, address: Orders.PostalAddress? = nil, email: String? = nil, phone: String? = nil,
+            name: String? = nil, address: PostalAddress? = nil, email: String? = nil, phone: String? = nil,
             favourite: Bool? = nil
         ) {
             self.name = name

@@ -1,5 +1,5 @@
+import CommonContract
 import Contract
-import OrdersContract
 
 extension Social {
     /// An item on a wish list: as the catalogue has it now when it still has it, else as it was
@@ -8,13 +8,13 @@ extension Social {
         public var itemId: String
         public var title: String
         public var imageUrl: String
-        public var price: Orders.Money
+        public var price: Money
         public var available: Bool
         public var note: String?
         /// Milliseconds since the epoch.
         public var addedAt: Int64
         public init(
-            itemId: String, title: String, imageUrl: String, price: Orders.Money, available: Bool, note: String?,
+            itemId: String, title: String, imageUrl: String, price: Money, available: Bool, note: String?,
             addedAt: Int64
         ) {
             self.itemId = itemId

@@ -1,5 +1,5 @@
+import CommonContract
 import Contract
-import OrdersContract
 
 extension Social {
     /// `check_gift`: asked by orders (a service call: no actor, or an admin) before it charges a
@@ -23,7 +23,7 @@ extension Social {
             public var itemId: String
             public var title: String
             /// The price now, per unit.
-            public var unitPrice: Orders.Money
+            public var unitPrice: Money
             public var available: Bool
             /// Whether `friendUserId` is the buyer's friend (nil when no recipient was named).
             public var friends: Bool?
@@ -32,10 +32,10 @@ extension Social {
             /// Where the gift may ship unless the buyer enters an address: the friend's shipping
             /// address when they are friends and the friend shares it with friends; for a gift
             /// without a recipient, the buyer's own shipping address. Nil otherwise.
-            public var shippingAddress: Orders.PostalAddress?
+            public var shippingAddress: PostalAddress?
             public init(
-                itemId: String, title: String, unitPrice: Orders.Money, available: Bool, friends: Bool?, buyerName: String?,
-                shippingAddress: Orders.PostalAddress? = nil
+                itemId: String, title: String, unitPrice: Money, available: Bool, friends: Bool?, buyerName: String?,
+                shippingAddress: PostalAddress? = nil
             ) {
                 self.itemId = itemId
                 self.title = title

@@ -4,8 +4,11 @@ import Foundation
 import HydrationContract
 import Logging
 import NotifyContract
+import OrdersContract
+import PrintingContract
 import RoutingContract
 import ServiceKit
+import SocialContract
 import Store
 
 /// Turns events into notifications, in the consumer's transaction (so an event is handled once,
@@ -25,10 +28,25 @@ public struct Triggers: Sendable {
         Auth.PasswordResetRequested.topic, Auth.UsernameReminderRequested.topic, Auth.AccountDeleted.topic,
     ]
 
+    /// The generic triggers: topic → kind (every payload field that is a string or number
+    /// becomes a variable; extra fields are harmless).
+    public static let kinds: [String: Notify.Kind] = [
+        Orders.OrderSucceeded.topic: Notify.Kind.orderSucceeded,
+        Orders.OrderFailed.topic: Notify.Kind.orderFailed,
+        Orders.OrderRefunded.topic: Notify.Kind.orderRefunded,
+        Orders.OrderDisputed.topic: Notify.Kind.orderDisputed,
+        Orders.GiftReceived.topic: Notify.Kind.giftReceived,
+        Printing.Topic.jobFailed: Notify.Kind.printJobFailed,
+        Printing.Topic.ecardFailed: Notify.Kind.printJobFailed,
+        Routing.GoalCompleted.topic: Notify.Kind.goalCompleted,
+        Social.Topic.friendRequested: Notify.Kind.friendRequest,
+        Social.Topic.friendAccepted: Notify.Kind.friendAccepted,
+    ]
+
     /// The topics of the other services' events.
     public static let serviceTopics =
-        Notify.triggers.keys.sorted() + [
-            Notify.ECardRendered.topic, Notify.OrderMailed.topic, Hydration.PlanChanged.topic,
+        kinds.keys.sorted() + [
+            Printing.ECardRendered.topic, Printing.Topic.jobMailed, Hydration.PlanChanged.topic,
             Routing.ClassChanged.topic, Routing.ClassReminder.topic,
         ]
 
@@ -63,8 +81,8 @@ public struct Triggers: Sendable {
         case Hydration.PlanChanged.topic:
             let change = try decoder.decode(Hydration.PlanChanged.self, from: event.payload)
             try await ScheduleStore(notifications: store, logger: logger).applyPlan(change, in: tx)
-        case Notify.ECardRendered.topic:
-            let card = try decoder.decode(Notify.ECardRendered.self, from: event.payload)
+        case Printing.ECardRendered.topic:
+            let card = try decoder.decode(Printing.ECardRendered.self, from: event.payload)
             var variables = ["senderName": card.senderName, "imageUrl": card.imageUrl, "message": card.message]
             variables["imageToken"] = card.imageToken
             for (index, recipient) in card.recipients.enumerated() {
@@ -74,8 +92,8 @@ public struct Triggers: Sendable {
                         variables: variables)
                 }
             }
-        case Notify.OrderMailed.topic:
-            let mailed = try decoder.decode(Notify.OrderMailed.self, from: event.payload)
+        case Printing.Topic.jobMailed:
+            let mailed = try decoder.decode(Printing.JobEvent.self, from: event.payload)
             try await submit(event, tx) { try OrderMailedNotice.submission(mailed) }
         case Routing.ClassChanged.topic:
             let change = try decoder.decode(Routing.ClassChanged.self, from: event.payload)
@@ -105,7 +123,7 @@ public struct Triggers: Sendable {
                     "start": reminder.startLocal, "location": reminder.location,
                 ], notAfter: reminder.start)
         default:
-            guard let kind = Notify.triggers[event.topic] else { return }
+            guard let kind = Self.kinds[event.topic] else { return }
             let object = try decoder.decode([String: JSONValue].self, from: event.payload)
             var variables: [String: String] = [:]
             for (key, value) in object {

@@ -1,6 +1,7 @@
 import Contract
 import Foundation
 import NotifyContract
+import PrintingContract
 
 /// "Your postcard is on its way": the notice of an order whose cards are all in the post. Its id
 /// derives from the order, not from the event, so the order gets one notice whatever brings
@@ -13,7 +14,7 @@ public enum OrderMailedNotice {
 
     /// The submission for `mailed`: to its owner, on the kind's channels (push, inbox, and e-mail
     /// unless the owner opted out); `invalid_argument` without a user or an order id.
-    public static func submission(_ mailed: Notify.OrderMailed) throws(ServiceError) -> Submission {
+    public static func submission(_ mailed: Printing.JobEvent) throws(ServiceError) -> Submission {
         guard let user = mailed.userId.flatMap(UUID.init(uuidString:)) else {
             throw ServiceError.invalidArgument("the event names no user", field: "userId")
         }

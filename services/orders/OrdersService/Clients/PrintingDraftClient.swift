@@ -1,3 +1,4 @@
+import CommonContract
 import Contract
 import Foundation
 import OrdersContract
@@ -65,7 +66,7 @@ public struct PrintingDraftClient: Sendable {
                     throw .invalidArgument(
                         "recipient \(index) of the draft has no postal address", field: "draftId.recipients[\(index)]")
                 }
-                return Orders.PostalRecipient(name: name, address: address)
+                return PostalRecipient(name: name, address: address)
             }
             resolved.postcard = Orders.PostcardDetails(
                 size: size, imageId: draft.imageId, edits: draft.edits, greeting: draft.greeting,

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CommonContract
 import Contract
 import Foundation
 import Logging

@@ -1,7 +1,7 @@
+import CommonContract
 import Contract
 import Foundation
 import Logging
-import NotifyContract
 import OrdersContract
 import ServiceKit
 import Store
@@ -270,12 +270,12 @@ public struct PaymentHandler: Sendable {
         let notice: (topic: String, payload: any Encodable)
         if let declined {
             notice = (
-                Notify.OrderFailed.topic, Notify.OrderFailed(userId: user, orderId: orderId, reason: declined.message)
+                Orders.OrderFailed.topic, Orders.OrderFailed(userId: user, orderId: orderId, reason: declined.message)
             )
         } else {
             outcome.postcard = payment.content.postcard
             outcome.ecard = payment.content.ecard
-            notice = (Notify.OrderSucceeded.topic, Notify.OrderSucceeded(userId: user, orderId: orderId))
+            notice = (Orders.OrderSucceeded.topic, Orders.OrderSucceeded(userId: user, orderId: orderId))
         }
         var appended: [(topic: String, payload: any Encodable)] = [
             (declined == nil ? Orders.Topic.paid : Orders.Topic.paymentFailed, outcome),
@@ -300,8 +300,8 @@ public struct PaymentHandler: Sendable {
                         topic: Orders.PaymentTopic.disputed, payload: event, requestId: nil, in: tx))
                 stored.append(
                     try await self.events.append(
-                        topic: Notify.OrderDisputed.topic,
-                        payload: Notify.OrderDisputed(userId: event.userId, orderId: event.orderId), requestId: nil,
+                        topic: Orders.OrderDisputed.topic,
+                        payload: Orders.OrderDisputed(userId: event.userId, orderId: event.orderId), requestId: nil,
                         in: tx))
             }
             return stored

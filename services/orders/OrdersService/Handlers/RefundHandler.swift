@@ -1,8 +1,8 @@
+import CommonContract
 import Contract
 import Crypto
 import Foundation
 import Logging
-import NotifyContract
 import OrdersContract
 import ServiceKit
 import Store
@@ -167,10 +167,10 @@ public struct RefundHandler: Sendable {
 
     /// The buyer's notice of a refund (notify's `order_refunded`), beside `orders.refunded`.
     func appendRefundNotice(_ refunded: Orders.OrderEvent, in tx: Transaction) async throws -> StoredEvent {
-        let notice = Notify.OrderRefunded(
+        let notice = Orders.OrderRefunded(
             userId: refunded.userId, orderId: refunded.orderId,
             amount: CurrencyTable.display(refunded.total.amount, refunded.total.currency))
-        return try await events.append(topic: Notify.OrderRefunded.topic, payload: notice, requestId: nil, in: tx)
+        return try await events.append(topic: Orders.OrderRefunded.topic, payload: notice, requestId: nil, in: tx)
     }
 
     /// A refund made at the processor (Stripe's `charge.refunded`, `refunded` in all so far):

@@ -1,7 +1,7 @@
 import Contract
 import Foundation
 import Logging
-import OrdersContract
+import PrintingContract
 import ServiceKit
 import Store
 
@@ -24,10 +24,16 @@ public struct PrintingEventConsumer: Sendable {
         self.logger = logger
     }
 
+    /// The topics it reads: the job events that move an order on, and the e-card's.
+    public static let topics = [
+        Printing.Topic.jobAccepted, Printing.Topic.jobPrinted, Printing.Topic.jobMailed, Printing.Topic.jobFailed,
+        Printing.Topic.ecardFailed, Printing.Topic.ecardReady,
+    ]
+
     /// Applies one of printing's job events in `tx`.
     public func apply(_ event: StoredEvent, in tx: Transaction) async throws {
-        let job = try Wire.makeDecoder().decode(Orders.PrintingJobEvent.self, from: event.payload)
-        if event.topic == Orders.PrintingTopic.ecardReady {
+        let job = try Wire.makeDecoder().decode(Printing.JobEvent.self, from: event.payload)
+        if event.topic == Printing.Topic.ecardReady {
             // The rendered e-card's link, for a phone that sends the card itself; the state stays.
             guard let orderId = UUID(uuidString: job.orderId), let imageUrl = job.imageUrl else { return }
             try await orders.setEcardImage(orderId, url: imageUrl, in: tx)
@@ -35,10 +41,10 @@ public struct PrintingEventConsumer: Sendable {
         }
         let target: OrderState
         switch event.topic {
-        case Orders.PrintingTopic.jobAccepted: target = .inProduction
-        case Orders.PrintingTopic.jobPrinted: target = .printed
-        case Orders.PrintingTopic.jobMailed: target = .mailed
-        case Orders.PrintingTopic.jobFailed, Orders.PrintingTopic.ecardFailed: target = .failed
+        case Printing.Topic.jobAccepted: target = .inProduction
+        case Printing.Topic.jobPrinted: target = .printed
+        case Printing.Topic.jobMailed: target = .mailed
+        case Printing.Topic.jobFailed, Printing.Topic.ecardFailed: target = .failed
         default: return
         }
         guard let orderId = UUID(uuidString: job.orderId) else {

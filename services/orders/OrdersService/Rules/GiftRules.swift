@@ -1,3 +1,4 @@
+import CommonContract
 import Contract
 import Foundation
 import OrdersContract
@@ -41,8 +42,8 @@ public enum GiftRules {
     /// friend's shipping address when the friend shares it with friends, or the buyer's own for a
     /// gift to themselves), else nowhere yet.
     public static func details(
-        _ gift: Orders.GiftOrder, item: (title: String, unitPrice: Orders.Money, available: Bool), friends: Bool?,
-        sharedAddress: Orders.PostalAddress? = nil
+        _ gift: Orders.GiftOrder, item: (title: String, unitPrice: Money, available: Bool), friends: Bool?,
+        sharedAddress: PostalAddress? = nil
     ) throws(ServiceError) -> Orders.GiftDetails {
         guard item.available else {
             throw ServiceError(

@@ -1,3 +1,4 @@
+import CommonContract
 import Contract
 import Foundation
 import OrdersContract
@@ -98,7 +99,7 @@ public struct OrderContent: Codable, Sendable, Hashable {
             return OrderContent(
                 gift: Orders.GiftDetails(
                     item: Orders.GiftItem(
-                        id: gift.itemId, title: "", unitPrice: Orders.Money(amount: 0, currency: "EUR"),
+                        id: gift.itemId, title: "", unitPrice: Money(amount: 0, currency: "EUR"),
                         quantity: gift.quantity),
                     recipientKind: gift.friendUserId == nil ? "self" : "friend", friendUserId: gift.friendUserId,
                     message: gift.message, shippingAddress: gift.shippingAddress))

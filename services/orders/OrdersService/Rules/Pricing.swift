@@ -1,3 +1,4 @@
+import CommonContract
 import Contract
 import OrdersContract
 
@@ -98,7 +99,5 @@ public struct Pricing: Sendable {
 public typealias PriceLine = Orders.PriceLine
 /// A priced breakdown.
 public typealias PriceBreakdown = Orders.PriceBreakdown
-/// An amount with its currency.
-public typealias Money = Orders.Money
 /// A gift item snapshot.
 public typealias GiftItem = Orders.GiftItem

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
+import CommonContract
 import Contract
 import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import OrdersContract
 import SocialContract
 import Store
 
@@ -240,7 +240,7 @@ public struct AmazonCatalogClient: CatalogProvider {
                 ?? "",
             category: raw.ItemInfo?.Classifications?.ProductGroup?.DisplayValue ?? "",
             description: features.joined(separator: ". "), features: features,
-            price: Orders.Money(amount: amount, currency: currency),
+            price: Money(amount: amount, currency: currency),
             available: amount > 0 && (type == nil || type == "Now"),
             imageUrl: raw.Images?.Primary?.Large?.URL ?? "", link: raw.DetailPageURL ?? "",
             rating: min(5, max(1, raw.CustomerReviews?.StarRating?.Value ?? 1)))

@@ -1,6 +1,6 @@
+import CommonContract
 import Contract
 import Foundation
-import OrdersContract
 import ServiceKit
 import SocialContract
 
@@ -32,7 +32,7 @@ public struct GiftCheckHandler: Sendable {
             throw ServiceError(.notFound, "no catalogue item \(request.itemId)", details: ["field": "gift.itemId"])
         }
         var friendsNow: Bool?
-        var shipTo: Orders.PostalAddress?
+        var shipTo: PostalAddress?
         if let friend = request.friendUserId {
             guard let friendId = UUID(uuidString: friend) else {
                 throw ServiceError.invalidArgument("friendUserId must be a UUID", field: "gift.friendUserId")

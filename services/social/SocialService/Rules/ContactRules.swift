@@ -1,3 +1,4 @@
+import CommonContract
 import Contract
 import Foundation
 import OrdersContract
@@ -9,7 +10,7 @@ public enum ContactRules {
     /// The fields after checking; `clear` says which optional ones an empty string cleared.
     public struct Checked: Sendable, Equatable {
         public var name: String?
-        public var address: Orders.PostalAddress?
+        public var address: PostalAddress?
         public var email: String??
         public var phone: String??
         public var favourite: Bool?
@@ -51,8 +52,8 @@ public enum ContactRules {
 
     /// A postal address checked (street and city 1 to 200 characters, an ISO 3166-1 alpha-2
     /// country, upper-cased); a refusal names `field.line1`, `field.city` or `field.country`.
-    public static func address(_ given: Orders.PostalAddress, field: String) throws(ServiceError)
-        -> Orders.PostalAddress
+    public static func address(_ given: PostalAddress, field: String) throws(ServiceError)
+        -> PostalAddress
     {
         var address = given
         for (value, part) in [(address.line1, "line1"), (address.city, "city")] {
@@ -76,9 +77,9 @@ public enum ContactRules {
     public struct Reachable: Sendable, Equatable {
         public var id: UUID
         public var name: String
-        public var address: Orders.PostalAddress?
+        public var address: PostalAddress?
         public var email: String?
-        public init(id: UUID, name: String, address: Orders.PostalAddress?, email: String?) {
+        public init(id: UUID, name: String, address: PostalAddress?, email: String?) {
             self.id = id
             self.name = name
             self.address = address
@@ -92,7 +93,7 @@ public enum ContactRules {
     /// contacts share the address, the card counts for those of them it names, or for each of
     /// them when it names none (a card to the whole household). Contacts without a card are left out.
     public static func cardsSent(
-        postcards: [Orders.PostalRecipient], ecards: [Orders.EmailRecipient], to contacts: [Reachable]
+        postcards: [PostalRecipient], ecards: [Orders.EmailRecipient], to contacts: [Reachable]
     ) -> [UUID: Int] {
         var sent: [UUID: Int] = [:]
         func count(_ reached: [Reachable], named name: String?) {
@@ -113,7 +114,7 @@ public enum ContactRules {
     /// Whether two postal addresses are the same place: street, city and country alike ignoring
     /// case, accents and spacing; the second line and postal code too when both give one (a
     /// written-in recipient often leaves them out; postal codes compared without spaces).
-    public static func sameAddress(_ a: Orders.PostalAddress, _ b: Orders.PostalAddress) -> Bool {
+    public static func sameAddress(_ a: PostalAddress, _ b: PostalAddress) -> Bool {
         func both(_ x: String?, _ y: String?, _ same: (String, String) -> Bool) -> Bool {
             guard let x, let y, !fold(x).isEmpty, !fold(y).isEmpty else { return true }
             return same(x, y)

@@ -1,7 +1,7 @@
+import CommonContract
 import Contract
 import Foundation
 import Logging
-import OrdersContract
 import PostgresNIO
 import SocialContract
 
@@ -43,7 +43,7 @@ public struct AddressStore: Sendable {
 
     /// `user`'s shipping address if they share it with friends (the friendship is the caller's
     /// to check), or their own shipping address when `own`.
-    func shipping(of user: UUID, own: Bool) async throws -> Orders.PostalAddress? {
+    func shipping(of user: UUID, own: Bool) async throws -> PostalAddress? {
         let rows = try await client.fetch(
             """
             SELECT shipping::text FROM social.addresses
@@ -53,7 +53,7 @@ public struct AddressStore: Sendable {
         return nil
     }
 
-    static func address(_ json: String?) throws -> Orders.PostalAddress? {
-        try json.map { try Wire.makeDecoder().decode(Orders.PostalAddress.self, from: Data($0.utf8)) }
+    static func address(_ json: String?) throws -> PostalAddress? {
+        try json.map { try Wire.makeDecoder().decode(PostalAddress.self, from: Data($0.utf8)) }
     }
 }

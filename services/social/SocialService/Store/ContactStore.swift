@@ -1,3 +1,4 @@
+import CommonContract
 import Contract
 import Foundation
 import Logging
@@ -148,7 +149,7 @@ public struct ContactStore: Sendable {
         var contacts: [ContactRules.Reachable] = []
         for try await (id, name, address, email) in rows.decode((UUID, String, String?, String?).self) {
             let decoded = try address.map {
-                try Wire.makeDecoder().decode(Orders.PostalAddress.self, from: Data($0.utf8))
+                try Wire.makeDecoder().decode(PostalAddress.self, from: Data($0.utf8))
             }
             contacts.append(.init(id: id, name: name, address: decoded, email: email))
         }
@@ -170,7 +171,7 @@ public struct ContactStore: Sendable {
             (UUID, String, String?, String?, String?, Bool, Int32, Int64).self)
         {
             let decoded = try address.map {
-                try Wire.makeDecoder().decode(Orders.PostalAddress.self, from: Data($0.utf8))
+                try Wire.makeDecoder().decode(PostalAddress.self, from: Data($0.utf8))
             }
             found.append(
                 Row(
@@ -181,7 +182,7 @@ public struct ContactStore: Sendable {
         return found
     }
 
-    static func json(_ address: Orders.PostalAddress?) throws -> String? {
+    static func json(_ address: PostalAddress?) throws -> String? {
         try address.map { String(decoding: try Wire.makeEncoder().encode($0), as: UTF8.self) }
     }
 

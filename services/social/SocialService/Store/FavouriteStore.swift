@@ -1,7 +1,7 @@
+import CommonContract
 import Contract
 import Foundation
 import Logging
-import OrdersContract
 import PostgresNIO
 import SocialContract
 
@@ -78,7 +78,7 @@ public struct FavouriteStore: Sendable {
     ) -> Row {
         Row(
             favourite: Social.Favourite(
-                itemId: id, title: title, imageUrl: image, price: Orders.Money(amount: amount, currency: currency),
+                itemId: id, title: title, imageUrl: image, price: Money(amount: amount, currency: currency),
                 available: true, note: note, addedAt: micros / 1_000), micros: micros, id: rowId)
     }
 }

@@ -1,7 +1,7 @@
+import CommonContract
 import Contract
 import Foundation
 import Logging
-import OrdersContract
 import PostgresNIO
 import SocialContract
 
@@ -148,7 +148,7 @@ public struct SandboxCatalogStore: CatalogProvider {
     ) -> Social.CatalogItem {
         Social.CatalogItem(
             id: id.uuidString.lowercased(), title: title, brand: brand, category: category, description: description,
-            features: features, price: Orders.Money(amount: amount, currency: currency), available: available,
+            features: features, price: Money(amount: amount, currency: currency), available: available,
             imageUrl: image, link: "https://shop.sandbox.backplane.invalid/items/\(number)",
             rating: Double(rating) / 10)
     }

@@ -1,8 +1,8 @@
 import CCairoPango
+import CommonContract
 import Contract
 import Foundation
 import PrintingContract
-import OrdersContract
 
 /// Draws the two sides of a postcard on a Cairo context whose user space is in points with the
 /// origin at the top-left of the sheet including the bleed.
@@ -85,7 +85,7 @@ struct CairoCanvas {
         cairo_restore(cairo)
     }
 
-    static func addressLines(_ recipient: Orders.PostalRecipient) -> [String] {
+    static func addressLines(_ recipient: PostalRecipient) -> [String] {
         let address = recipient.address
         let city = [address.postalCode, address.city].compactMap { $0 }.joined(separator: " ")
         return [recipient.name, address.line1, address.line2, city, address.region, address.country]

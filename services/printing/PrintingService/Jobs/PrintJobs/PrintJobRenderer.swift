@@ -1,7 +1,7 @@
 import Contract
 import Foundation
 import Logging
-import OrdersContract
+import PrintingContract
 import ServiceKit
 import ServiceLifecycle
 import Store
@@ -59,7 +59,7 @@ public struct PrintJobRenderer: Service {
             try await store.markReady(job, file: file)
         } failed: { id, reason in
             try await store.change(
-                id, from: ["queued"], to: "failed", reason: reason, topic: Orders.PrintingTopic.jobFailed)
+                id, from: ["queued"], to: "failed", reason: reason, topic: Printing.Topic.jobFailed)
         }
     }
 }

@@ -1,5 +1,4 @@
 import Contract
-import OrdersContract
 import PrintingContract
 
 /// A print job's status and the moves the printer may make.
@@ -26,10 +25,10 @@ enum PrintJobStatus: String, CaseIterable, Sendable {
     /// The event a move to `self` publishes.
     var topic: String? {
         switch self {
-        case .ready: Printing.JobTopic.ready
-        case .printed: Orders.PrintingTopic.jobPrinted
-        case .mailed: Orders.PrintingTopic.jobMailed
-        case .failed: Orders.PrintingTopic.jobFailed
+        case .ready: Printing.Topic.jobReady
+        case .printed: Printing.Topic.jobPrinted
+        case .mailed: Printing.Topic.jobMailed
+        case .failed: Printing.Topic.jobFailed
         case .queued: nil
         }
     }

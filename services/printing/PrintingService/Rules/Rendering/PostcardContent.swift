@@ -1,5 +1,5 @@
+import CommonContract
 import Contract
-import OrdersContract
 import PrintingContract
 
 /// Everything on one postcard: the size, the front image, the greeting, the recipient and the
@@ -12,7 +12,7 @@ public struct PostcardContent: Sendable {
     /// The non-destructive edits of the front image, applied in order wherever the front is drawn.
     public var edits: [PostcardEdit] { didSet { frontCache = FrontCache() } }
     public var greeting: String
-    public var recipient: Orders.PostalRecipient?
+    public var recipient: PostalRecipient?
     public var stamp: DecodedPixels?
     /// The edited front, shared by copies of this content.
     private(set) var frontCache = FrontCache()
@@ -20,7 +20,7 @@ public struct PostcardContent: Sendable {
     /// Creates the content of a card.
     public init(
         size: CardSize, image: DecodedPixels? = nil, orientation: Int = 1, greeting: String = "",
-        recipient: Orders.PostalRecipient? = nil, stamp: DecodedPixels? = nil, edits: [PostcardEdit] = []
+        recipient: PostalRecipient? = nil, stamp: DecodedPixels? = nil, edits: [PostcardEdit] = []
     ) {
         self.size = size
         self.image = image

@@ -2,7 +2,6 @@ import Contract
 import Crypto
 import Foundation
 import Logging
-import NotifyContract
 import OrdersContract
 import PostgresNIO
 import PrintingContract
@@ -114,11 +113,11 @@ public struct ECardStore: Sendable {
     @discardableResult
     func markReady(_ card: Pending, image: ECardImage.Rendered, senderName: String) async throws -> Bool {
         let now = queue.clock.now()
-        let event = Notify.ECardRendered(
+        let event = Printing.ECardRendered(
             userId: card.userId, orderId: card.orderId, senderName: senderName, imageUrl: url(token: card.token),
             message: card.ecard.greeting ?? "", recipients: card.ecard.recipients.map(\.email),
             imageToken: card.token)
-        let ready = Orders.PrintingJobEvent(
+        let ready = Printing.JobEvent(
             orderId: card.orderId, jobId: card.id.uuidString.lowercased(), userId: card.userId,
             imageUrl: url(token: card.token))
         // A card the phone sends itself gets no mail from notify: only orders hears of it.
@@ -137,13 +136,13 @@ public struct ECardStore: Sendable {
             guard updated else { return nil }
             var appended = [
                 NewEvent(
-                    id: UUID(), topic: Orders.PrintingTopic.ecardReady, producer: ServiceName.printing.rawValue,
+                    id: UUID(), topic: Printing.Topic.ecardReady, producer: ServiceName.printing.rawValue,
                     payload: try Wire.makeEncoder().encode(ready), requestId: nil, createdAt: now)
             ]
             if mailed {
                 appended.append(
                     NewEvent(
-                        id: UUID(), topic: Notify.ECardRendered.topic, producer: ServiceName.printing.rawValue,
+                        id: UUID(), topic: Printing.ECardRendered.topic, producer: ServiceName.printing.rawValue,
                         payload: try Wire.makeEncoder().encode(event), requestId: nil, createdAt: now))
             }
             return try await events.append(appended, on: connection, logger: logger)
@@ -167,11 +166,11 @@ public struct ECardStore: Sendable {
                 RETURNING order_id, user_id
                 """, logger: logger)
             for try await (orderId, userId) in rows.decode((String, String).self) {
-                let payload = Orders.PrintingJobEvent(
+                let payload = Printing.JobEvent(
                     orderId: orderId, jobId: id.uuidString.lowercased(), reason: reason, userId: userId)
                 return try await events.append(
                     NewEvent(
-                        id: UUID(), topic: Orders.PrintingTopic.ecardFailed, producer: ServiceName.printing.rawValue,
+                        id: UUID(), topic: Printing.Topic.ecardFailed, producer: ServiceName.printing.rawValue,
                         payload: try Wire.makeEncoder().encode(payload), requestId: nil, createdAt: now),
                     on: connection, logger: logger)
             }

@@ -65,7 +65,7 @@ public struct PrintJobStore: Sendable {
             dedupeKey: id.uuidString, on: connection)
         logger.info("print job accepted", metadata: ["jobId": "\(id)", "orderId": "\(order.orderId)"])
         return try await append(
-            Orders.PrintingTopic.jobAccepted, orderId: order.orderId, userId: order.userId, jobId: id, reason: nil,
+            Printing.Topic.jobAccepted, orderId: order.orderId, userId: order.userId, jobId: id, reason: nil,
             event.requestId, on: connection)
     }
 
@@ -97,7 +97,7 @@ public struct PrintJobStore: Sendable {
 
     /// A `queued` job got its PDF: `ready`, with `printing.job_ready`.
     func markReady(_ job: Pending, file: String) async throws {
-        try await change(job.id, from: ["queued"], to: "ready", file: file, reason: nil, topic: Printing.JobTopic.ready)
+        try await change(job.id, from: ["queued"], to: "ready", file: file, reason: nil, topic: Printing.Topic.jobReady)
     }
 
     /// Moves job `id` from one of `from` to `to` and publishes `topic`; false when the job is not
@@ -196,7 +196,7 @@ public struct PrintJobStore: Sendable {
         _ topic: String, orderId: String, userId: String, jobId: UUID, reason: String?, _ requestId: String?,
         on connection: PostgresConnection
     ) async throws -> StoredEvent {
-        let payload = Orders.PrintingJobEvent(
+        let payload = Printing.JobEvent(
             orderId: orderId, jobId: jobId.uuidString.lowercased(), reason: reason, userId: userId)
         return try await events.append(
             NewEvent(
