@@ -625,6 +625,12 @@ extension Orders {
                 self.cursor = cursor
                 self.limit = limit
             }
+
+            // The API's query parameter is `q`.
+            private enum CodingKeys: String, CodingKey {
+                case query = "q"
+                case from, to, cursor, limit
+            }
         }
 
         public struct Reply: Codable, Sendable, Hashable {

@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceKit
-import Synchronization
 
 /// An operation of the document served on the one path: the gateway checks who calls (401, or
 /// 403 for a missing role, before anything of the request is read), turns the path and query
@@ -41,17 +40,10 @@ struct DocumentRoute: Sendable {
     /// read once per process. An operation that needs more than this path gives and is not listed
     /// as an exception stops the gateway at start, naming it.
     static func all(in document: [UInt8]) throws -> [DocumentRoute] {
-        try cache.withLock { cached in
-            if let cached, cached.document == document { return cached.routes }
-            let routes = try DocumentOperation.all(in: document)
-                .filter { GatewayExceptions.kind(of: $0.operationId) == nil }
-                .map(DocumentRoute.init)
-            cached = (document, routes)
-            return routes
-        }
+        try DocumentOperation.read(document)
+            .filter { GatewayExceptions.kind(of: $0.operationId) == nil }
+            .map(DocumentRoute.init)
     }
-
-    private static let cache = Mutex<(document: [UInt8], routes: [DocumentRoute])?>(nil)
 
     /// Serves the route on `router`, calling through `bus` with `timeout` as the deadline.
     func register<Context: RequestContext>(on router: Router<Context>, bus: BusClient, timeout: Duration) {
@@ -65,13 +57,12 @@ struct DocumentRoute: Sendable {
         _ request: Request, parameters: Parameters, maxBody: Int, bus: BusClient, timeout: Duration
     ) async throws -> Response {
         guard let scope = RequestScope.current else { throw ServiceError(.internal, "request scope missing") }
-        switch spec.access {
-        case .anyone: break
-        case .user: _ = try scope.requireActor()
-        case .role(let role):
-            guard try scope.requireActor().has(role) else {
-                throw ServiceError(.permissionDenied, "this needs the \(role.rawValue) role")
-            }
+        try spec.access.check(scope)
+        var idempotencyKey: String?
+        if spec.takesIdempotencyKey, let key = request.headers[Self.idempotencyKey] {
+            idempotencyKey = try IdempotencyKey.validated(key)
+        } else if spec.requiresIdempotencyKey {
+            throw ServiceError.invalidArgument(IdempotencyKey.rule, field: IdempotencyKey.header)
         }
         let given = try parameterObject(path: parameters, query: request.uri.queryParameters)
         var payload = given.map { $0 + [UInt8(ascii: "}")] } ?? Self.emptyObject
@@ -88,8 +79,6 @@ struct DocumentRoute: Sendable {
                 payload = try Self.merge(given, body: Array(body.readableBytesView), names: spec.parameters)
             }
         }
-        var idempotencyKey: String?
-        if spec.takesIdempotencyKey, let key = request.headers[Self.idempotencyKey] { idempotencyKey = key }
         let reply = try await bus.reply(
             operation, on: service, payloadJSON: payload,
             metadata: scope.metadata(deadline: timeout, idempotencyKey: idempotencyKey), timeout: timeout)

@@ -8,6 +8,7 @@ import ServiceKit
 /// service, which checks roles and positions.
 extension GatewayAPI {
     func addGalleryImage(_ input: Operations.AddGalleryImage.Input) async throws -> Operations.AddGalleryImage.Output {
+        try requireAccess("addGalleryImage")  // before the body is read
         let (contentType, body): (String, HTTPBody) =
             switch input.body {
             case .jpeg(let body): ("image/jpeg", body)
@@ -22,22 +23,6 @@ extension GatewayAPI {
                 lon: query.lon, tags: query.tags.map { $0.split(separator: ",").map(String.init) },
                 place: query.place))
         return .created(.init(body: .json(try OrdersJSON.convert(item))))
-    }
-
-    func removeGalleryImage(_ input: Operations.RemoveGalleryImage.Input) async throws
-        -> Operations.RemoveGalleryImage.Output
-    {
-        _ = try await callAsCaller(
-            Printing.RemoveGalleryImage.self, .init(id: input.path.id))
-        return .noContent(.init())
-    }
-
-    func listGallery(_ input: Operations.ListGallery.Input) async throws -> Operations.ListGallery.Output {
-        let query = input.query
-        let page = try await callAsCaller(
-            Printing.ListGallery.self,
-            .init(lat: query.lat, lon: query.lon, q: query.q, cursor: query.cursor, limit: query.limit))
-        return .ok(.init(body: .json(try OrdersJSON.convert(page))))
     }
 
     func getECardImage(_ input: Operations.GetECardImage.Input) async throws -> Operations.GetECardImage.Output {

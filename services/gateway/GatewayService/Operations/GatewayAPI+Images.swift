@@ -35,11 +35,6 @@ extension GatewayAPI {
         return .created(.init(body: .json(try OrdersJSON.convert(info))))
     }
 
-    func getImage(_ input: Operations.GetImage.Input) async throws -> Operations.GetImage.Output {
-        let info = try await callAsCaller(
-            Printing.GetImage.self, .init(id: input.path.id))
-        return .ok(.init(body: .json(try OrdersJSON.convert(info))))
-    }
 }
 
 extension GatewayAPI {

@@ -7,14 +7,6 @@ import ServiceKit
 /// `/v1/print-jobs`: the printer's queue, answered by the `printing` service (which checks the
 /// `printer` role). PDFs cross the bus in base64 and leave as `application/pdf`.
 extension GatewayAPI {
-    func listPrintJobs(_ input: Operations.ListPrintJobs.Input) async throws -> Operations.ListPrintJobs.Output {
-        let query = input.query
-        let reply = try await printJobCall(
-            Printing.ListPrintJobs.self, .init(status: query.status?.rawValue, cursor: query.cursor, limit: query.limit)
-        )
-        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
-    }
-
     func getPrintJobPDF(_ input: Operations.GetPrintJobPDF.Input) async throws -> Operations.GetPrintJobPDF.Output {
         let reply = try await printJobCall(Printing.PrintJobPDF.self, .init(id: input.path.id))
         return .ok(.init(body: .pdf(try Self.pdfBody(reply))))

@@ -4,17 +4,10 @@ import OpenAPIRuntime
 import PrintingContract
 import ServiceKit
 
-/// `/v1/postage` and `/v1/admin/postage`: answered by the `printing` service. Bodies cross by
-/// re-encoding (``OrdersJSON``), as the public schemas share the contract types' JSON shape.
+/// `/v1/admin/postage`: the postage file, answered by the `printing` service.
 extension GatewayAPI {
-    func getPostage(_ input: Operations.GetPostage.Input) async throws -> Operations.GetPostage.Output {
-        let reply = try await callOpenly(
-            Printing.GetPostage.self, Empty())
-        return .ok(.init(body: .json(try OrdersJSON.convert(reply))))
-    }
-
     func putPostage(_ input: Operations.PutPostage.Input) async throws -> Operations.PutPostage.Output {
-        try requireCaller()  // before the body is read
+        try requireAccess("putPostage")  // before the body is read
         guard case .xml(let body) = input.body else {
             throw ServiceError(.invalidArgument, "send the postage file as application/xml")
         }

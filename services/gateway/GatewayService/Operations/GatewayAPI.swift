@@ -44,6 +44,14 @@ struct GatewayAPI: APIProtocol {
         _ = try scope.requireActor()
     }
 
+    /// The document's access rule of `operationId` (401 or 403), for a handler to check before it
+    /// reads anything of the request.
+    func requireAccess(_ operationId: String) throws {
+        guard let operation = try DocumentOperation.read(document).first(where: { $0.operationId == operationId })
+        else { throw ServiceError(.internal, "\(operationId) is not in the document") }
+        try operation.access.check(try scope)
+    }
+
     /// Calls `operation` whether or not anyone is signed in (the actor goes along when there is
     /// one), with the request's id and deadline.
     func callOpenly<Operation: ServiceOperation>(_ operation: Operation.Type, _ request: Operation.Request)

@@ -1,5 +1,6 @@
 import Contract
 import HTTPTypes
+import Synchronization
 import Yams
 
 /// One operation of the OpenAPI document as the gateway serves it, read from the document at
@@ -46,8 +47,10 @@ struct DocumentOperation: Sendable, Equatable {
     let repeatable: Bool
     /// The parameters that go into the payload (path and query).
     let parameters: [Parameter]
-    /// Whether the document declares an `Idempotency-Key` header, carried in the call's metadata.
+    /// Whether the document declares an `Idempotency-Key` header, carried in the call's metadata,
+    /// and whether it must be given.
     let takesIdempotencyKey: Bool
+    let requiresIdempotencyKey: Bool
     /// Header parameters other than the ones the gateway handles itself.
     let otherHeaders: [String]
     /// Whether the request has a JSON body, and whether it must.
@@ -70,6 +73,19 @@ struct DocumentOperation: Sendable, Equatable {
         if created, successes.contains(201) { return 201 }
         return successes.first { $0 != 201 || successes.count == 1 } ?? 200
     }
+
+    /// The document's operations, read once per process (the gateway's tests build many
+    /// applications from the same document).
+    static func read(_ document: [UInt8]) throws -> [DocumentOperation] {
+        try cache.withLock { cached in
+            if let cached, cached.document == document { return cached.operations }
+            let operations = try all(in: document)
+            cached = (document, operations)
+            return operations
+        }
+    }
+
+    private static let cache = Mutex<(document: [UInt8], operations: [DocumentOperation])?>(nil)
 
     /// The document's operations, in its order.
     static func all(in document: [UInt8]) throws -> [DocumentOperation] {
@@ -122,6 +138,7 @@ struct DocumentOperation: Sendable, Equatable {
         maxBodyBytes = owner["maxBodyBytes"] as? Int
         var parameters: [Parameter] = []
         var idempotencyKey = false
+        var keyRequired = false
         var headers: [String] = []
         for raw in shared + (entry["parameters"] as? [Any] ?? []) {
             let parameter = try resolver.object(raw)
@@ -130,7 +147,9 @@ struct DocumentOperation: Sendable, Equatable {
             else { continue }
             if location == .header {
                 switch name.lowercased() {
-                case "idempotency-key": idempotencyKey = true
+                case "idempotency-key":
+                    idempotencyKey = true
+                    keyRequired = parameter["required"] as? Bool ?? false
                 case "if-none-match": break
                 default: headers.append(name)
                 }
@@ -143,6 +162,7 @@ struct DocumentOperation: Sendable, Equatable {
         }
         self.parameters = parameters
         takesIdempotencyKey = idempotencyKey
+        requiresIdempotencyKey = keyRequired
         otherHeaders = headers
         let body = (try resolver.object(entry["requestBody"] ?? [String: Any]()))
         let types = (body["content"] as? [String: Any])?.keys.sorted() ?? []
@@ -175,6 +195,20 @@ struct DocumentOperation: Sendable, Equatable {
                 hops += 1
             }
             return object
+        }
+    }
+}
+
+extension DocumentOperation.Access {
+    /// 401 when the rule needs a caller and there is none, 403 when the caller lacks the role.
+    func check(_ scope: RequestScope) throws(ServiceError) {
+        switch self {
+        case .anyone: break
+        case .user: _ = try scope.requireActor()
+        case .role(let role):
+            guard try scope.requireActor().has(role) else {
+                throw ServiceError(.permissionDenied, "this needs the \(role.rawValue) role")
+            }
         }
     }
 }
