@@ -6,6 +6,7 @@
 # Steps, each run even when an earlier one failed (unless it needs that one's output):
 #   imports     imports declared in Package.swift, queries through Store's guard, the service shape (check-*.py)
 #   build       swift build --build-tests
+#   client      swift build and swift test in clients/swift, the app teams' client package, alone
 #   docs        what is generated is up to date, what is listed once agrees, the OpenAPI document
 #               is valid (check-docs.sh), and those checks fail on their fixtures (Tests/tooling)
 #   swift-test  the Swift tests in TEST_WORKERS processes at once, each with a PostgreSQL of its
@@ -24,8 +25,8 @@
 # Environment:
 #   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
 #   SWIFT_TEST_ARGS="..."   more arguments for the test binary (so do this script's own arguments)
-#   TEST_STEPS="..."        steps to run (default "imports build docs swift-test interop api-fuzz
-#                           console compose containers")
+#   TEST_STEPS="..."        steps to run (default "imports build client docs swift-test interop
+#                           api-fuzz console compose containers")
 #   SWIFT_TEST_TIMEOUT      seconds before the Swift tests are stopped (default 2700)
 #   TEST_WORKERS=N          test processes at once, each with its own PostgreSQL (default 3; 1 runs
 #                           them one after another; inside a process one test runs at a time)
@@ -35,7 +36,7 @@
 set -euo pipefail
 LOG_TAG="test"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-: "${TEST_STEPS:=imports build docs swift-test interop api-fuzz console compose containers}"
+: "${TEST_STEPS:=imports build client docs swift-test interop api-fuzz console compose containers}"
 : "${SWIFT_TEST_TIMEOUT:=2700}" "${PYTEST_TIMEOUT:=900}" "${TEST_WORKERS:=3}"
 [[ $TEST_WORKERS =~ ^[1-9][0-9]*$ ]] || die "TEST_WORKERS must be a number of at least 1, not '$TEST_WORKERS'"
 export SWIFT_TEST_TIMEOUT PYTEST_TIMEOUT TEST_WORKERS FILTER=${FILTER:-} SWIFT_TEST_ARGS=${SWIFT_TEST_ARGS:-}
@@ -44,7 +45,6 @@ TEST_PG_DIR=""
 wanted() { [[ " $TEST_STEPS " == *" $1 "* ]]; }
 step() { "$SCRIPTS_DIR/test-steps.sh" "$@"; }
 ledger() { "$SCRIPTS_DIR/test-ledger.sh" "$@"; }
-
 teardown() { [[ -z $TEST_PG_DIR ]] || "$SCRIPTS_DIR/test-db.sh" stop "$TEST_PG_DIR"; }
 
 declare -A BACKGROUND=() # a group of steps run beside the ones that follow -> its pid
@@ -68,7 +68,7 @@ main() {
     trap 'exit 141' PIPE
     local one images="" after_build db
     for one in $TEST_STEPS; do
-        [[ $one =~ ^(imports|build|docs|swift-test|interop|api-fuzz|console|compose|containers)$ ]] || die "unknown step '$one' in TEST_STEPS"
+        [[ $one =~ ^(imports|build|client|docs|swift-test|interop|api-fuzz|console|compose|containers)$ ]] || die "unknown step '$one' in TEST_STEPS"
     done
     [[ -n ${SKIP_BOOTSTRAP:-} ]] || "$SCRIPTS_DIR/bootstrap.sh"
     # Printing's gazetteer (greeting suggestions), which its tests and processes read.
@@ -85,7 +85,7 @@ main() {
         BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
     fi
     export BIN_DIR
-    for one in imports build; do wanted $one && step $one; done
+    for one in imports build client; do wanted $one && step $one; done
     after_build=$SECONDS
     # The image is made from the build step's executables when that step ran and passed: a
     # release build of its own would add 20-25 minutes to a fresh run (compose-test.sh).
