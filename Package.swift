@@ -7,7 +7,8 @@ import PackageDescription
 /// Executables live in `services/<name>/main` and stay thin; everything they run is in library
 /// targets (`shared/` for what every process uses, `services/<name>/<Name>Service` for one
 /// service's rules) so tests import the same code the processes run. A worker service's targets
-/// come from `service(...)` below; `docs/design.md` ("A service's shape") says what goes where.
+/// come from `service(...)` below; `docs/design.md` ("A service's shape") says what goes where. The
+/// Swift client app teams add is a package of its own, `clients/swift`.
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 // Products of the package dependencies, by the module name code imports.
@@ -78,8 +79,8 @@ func service(
 }
 
 /// A library under `shared/`.
-func shared(_ name: String, _ dependencies: [Target.Dependency], plugins: [Target.PluginUsage]? = nil) -> Target {
-    .target(name: name, dependencies: dependencies, path: "shared/\(name)", swiftSettings: strict, plugins: plugins)
+func shared(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, path: "shared/\(name)", swiftSettings: strict)
 }
 
 /// A C library from Debian, imported through `shared/<name>/module.modulemap`.
@@ -97,10 +98,7 @@ let workers = ["auth", "orders", "printing", "routing", "notify", "hydration", "
 let package = Package(
     name: "Backplane",
     platforms: [.macOS(.v15)],
-    products: (["broker", "gateway"] + workers + ["loadgen"]).map { .executable(name: $0, targets: [$0]) } + [
-        // What an app team imports: the public API's client, generated from the gateway's document.
-        .library(name: "BackplaneClient", targets: ["BackplaneClient"])
-    ],
+    products: (["broker", "gateway"] + workers + ["loadgen"]).map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -122,6 +120,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
         // Already in the graph through Hummingbird: spans cost no extra package build.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        // The public API's Swift client, a package of its own (what app teams add, with only the
+        // OpenAPI runtime and URLSession behind it); the system tests drive journeys through it.
+        .package(path: "clients/swift"),
     ],
     targets: [
         system("CZeroMQ", apt: ["libzmq3-dev"]),
@@ -146,12 +147,6 @@ let package = Package(
             "Contract", "Majordomo", "Store", "Telemetry", "ZeroMQ", tracing, httpClient, logging, lifecycle, postgres,
             hummingbird, prometheus, nio("NIOCore"),
         ]),
-        // The public API's Swift client: types and client generated at build time from the same
-        // openapi.yaml as the gateway (`shared/BackplaneClient/openapi.yaml` links to it). Apps
-        // pick a transport (swift-openapi-async-http-client or -urlsession); the system tests
-        // drive journeys through it with AsyncHTTPClient.
-        shared("BackplaneClient", [openAPIRuntime, httpTypes], plugins: [openAPIGenerator]),
-
         .target(
             name: "BrokerService", dependencies: ["Majordomo", "ServiceKit", "ZeroMQ", logging, lifecycle, prometheus],
             path: "services/broker/BrokerService", swiftSettings: strict),
@@ -284,7 +279,9 @@ let package = Package(
                 "SystemTests",
                 [
                     "AuthContract", "OrdersContract", "Majordomo", "Contract", "ServiceKit", "Store", "TestSupport",
-                    "CImageCodecs", "BackplaneClient", "ZeroMQ", httpClient,
+                    "CImageCodecs", "ZeroMQ", httpClient,
+                    // The client over AsyncHTTPClient's transport, as the other system tests send.
+                    .product(name: "BackplaneClient", package: "swift"),
                     .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"), postgres,
                     crypto, logging, openAPIRuntime,
                 ]),

@@ -2,7 +2,7 @@
 # make test's steps (test.sh runs them; test.sh's header says what each checks), each recorded in
 # the step ledger (test-ledger.sh):
 #
-#   deploy/scripts/test-steps.sh imports|build|docs|interop|api-fuzz|console|api-clients|container-images|compose
+#   deploy/scripts/test-steps.sh imports|build|client|docs|interop|api-fuzz|console|api-clients|container-images|compose
 #   deploy/scripts/test-steps.sh swift-test [extra swift test args...]
 #
 # Reads what test.sh exports: BIN_DIR, DATABASE_URL, GAZETTEER_FILE, TEST_WORKERS,
@@ -30,6 +30,8 @@ case $step in
         ledger run imports bash -c "$checks" imports "$SCRIPTS_DIR"
         ;;
     build) ledger run build swift build --build-tests ;;
+    # Its own package, resolved and built apart from the server's (.build in clients/swift).
+    client) ledger run client bash -c 'cd clients/swift && swift build && swift test' ;;
     docs) ledger run docs "$SCRIPTS_DIR/check-docs.sh" "$BIN_DIR" ;;
     swift-test)
         if [[ $(ledger result build) != PASS ]]; then

@@ -6,6 +6,7 @@
 # Steps, each run even when an earlier one failed (unless it needs that one's output):
 #   imports     declared imports, no contract on another service's, Store's query guard, the shape (check-*.py)
 #   build       swift build --build-tests
+#   client      swift build and swift test in clients/swift, the app teams' client package, alone
 #   docs        generated files are current, lists agree, the OpenAPI document is valid and keeps the
 #               released one's clients working (check-docs.sh); the checks fail on their fixtures (Tests/tooling)
 #   swift-test  the Swift tests in TEST_WORKERS processes at once, each with a PostgreSQL of its
@@ -26,8 +27,8 @@
 # Environment:
 #   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
 #   SWIFT_TEST_ARGS="..."   more arguments for the test binary (so do this script's own arguments)
-#   TEST_STEPS="..."        steps to run (default "imports build docs swift-test interop api-fuzz
-#                           console api-clients compose containers")
+#   TEST_STEPS="..."        steps to run (default "imports build client docs swift-test interop
+#                           api-fuzz console api-clients compose containers")
 #   BIN_DIR=DIR             the executables the steps use (default: swift build --show-bin-path)
 #   SWIFT_TEST_TIMEOUT      seconds before the Swift tests are stopped (default 2700)
 #   TEST_WORKERS=N          test processes at once, each with its own PostgreSQL (default 3; 1 runs
@@ -38,7 +39,7 @@
 set -euo pipefail
 LOG_TAG="test"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-ALL_STEPS="imports build docs swift-test interop api-fuzz console api-clients compose containers"
+ALL_STEPS="imports build client docs swift-test interop api-fuzz console api-clients compose containers"
 : "${TEST_STEPS:=$ALL_STEPS}" "${SWIFT_TEST_TIMEOUT:=2700}" "${PYTEST_TIMEOUT:=900}" "${TEST_WORKERS:=3}"
 [[ $TEST_WORKERS =~ ^[1-9][0-9]*$ ]] || die "TEST_WORKERS must be a number of at least 1, not '$TEST_WORKERS'"
 export SWIFT_TEST_TIMEOUT PYTEST_TIMEOUT TEST_WORKERS FILTER=${FILTER:-} SWIFT_TEST_ARGS=${SWIFT_TEST_ARGS:-}
@@ -47,7 +48,6 @@ TEST_PG_DIR=""
 wanted() { [[ " $TEST_STEPS " == *" $1 "* ]]; }
 step() { "$SCRIPTS_DIR/test-steps.sh" "$@"; }
 ledger() { "$SCRIPTS_DIR/test-ledger.sh" "$@"; }
-
 teardown() { [[ -z $TEST_PG_DIR ]] || "$SCRIPTS_DIR/test-db.sh" stop "$TEST_PG_DIR"; }
 
 declare -A BACKGROUND=() # a group of steps run beside the ones that follow -> its pid
@@ -86,7 +86,7 @@ main() {
         BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
     fi
     export BIN_DIR=${BIN_DIR:-}
-    for one in imports build; do wanted $one && step $one; done
+    for one in imports build client; do wanted $one && step $one; done
     after_build=$SECONDS
     # The image holds the build step's executables when it passed (a release build: 20-25 minutes).
     [[ $(ledger result build) == PASS ]] && wanted containers && images=yes

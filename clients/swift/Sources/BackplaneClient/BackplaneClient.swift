@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
+import OpenAPIURLSession
 
 // BackplaneClient: the Swift client of the public API, generated at build time
 // (swift-openapi-generator, `types` and `client`) from the same `openapi.yaml` the gateway is
@@ -8,12 +9,25 @@ import OpenAPIRuntime
 // cannot disagree about a path, a field or a status. This is what an app imports:
 //
 //     let client = Client(
-//         serverURL: URL(string: "https://api.example.org")!, transport: AsyncHTTPClientTransport(),
-//         middlewares: [BearerToken { await session.accessToken }])
+//         serverURL: URL(string: "https://api.example.org")!, accessToken: { await session.accessToken })
 //     let me = try await client.getMe().ok.body.json
 //
+// That client sends its requests with URLSession; `Client(serverURL:transport:middlewares:)`
+// takes any other transport (swift-openapi-async-http-client's, a test's own).
 // Dates are RFC 3339; the enums that may grow (`Error.code`, order states, notification kinds)
 // decode values this build does not know as plain strings.
+
+extension Client {
+    /// A client of the API at `serverURL` that sends the access token `accessToken` returns
+    /// (`BearerToken`) with every request, over `transport`: URLSession's shared session unless
+    /// given another.
+    public init(
+        serverURL: URL, transport: any ClientTransport = URLSessionTransport(),
+        accessToken: @escaping @Sendable () async throws -> String?
+    ) {
+        self.init(serverURL: serverURL, transport: transport, middlewares: [BearerToken(accessToken)])
+    }
+}
 
 /// Sends `Authorization: Bearer <token>` on every request that has no `Authorization` header yet;
 /// `token` is asked per request, so a refreshed access token is used as soon as it exists.
