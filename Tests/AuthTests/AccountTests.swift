@@ -352,10 +352,10 @@ struct AccountTests {
             let first = try await devices.register(
                 .init(token: token, platform: "ios", osVersion: "17.4", app: "TapWater"), userId: id)
             #expect(first.created)
-            #expect(first.device.app == "tapwater")
+            #expect(first.body.app == "tapwater")
             let second = try await devices.register(.init(token: token, platform: "ios", osVersion: "17.5"), userId: id)
             #expect(!second.created)
-            #expect(second.device.deviceId == first.device.deviceId)
+            #expect(second.body.deviceId == first.body.deviceId)
             #expect(try await devices.store.devices(of: id).map(\.osVersion) == ["17.5"])
             #expect(
                 await code {
@@ -367,8 +367,8 @@ struct AccountTests {
                     _ = try await devices.register(.init(token: "a b", platform: "ios", osVersion: "9"), userId: id)
                 }
                     == .invalidArgument)
-            #expect(await code { try await devices.remove(first.device.deviceId, userId: other) } == .notFound)
-            try await devices.remove(first.device.deviceId, userId: id)
+            #expect(await code { try await devices.remove(first.body.deviceId, userId: other) } == .notFound)
+            try await devices.remove(first.body.deviceId, userId: id)
             #expect(try await devices.store.devices(of: id).isEmpty)
 
             let fcm = "fcm-\(UUID().uuidString)"
@@ -390,7 +390,7 @@ struct AccountTests {
             let registered = try await devices.register(
                 .init(token: dev, platform: "ios", osVersion: "18.1", app: "navup", apnsEnvironment: .sandbox),
                 userId: id)
-            #expect(registered.device.apnsEnvironment == .sandbox)
+            #expect(registered.body.apnsEnvironment == .sandbox)
             _ = try await devices.register(
                 .init(token: store, platform: "ios", osVersion: "18.1", app: "gifter"), userId: id)
             func environments(_ list: [Auth.Device]) -> [String: String] {

@@ -72,6 +72,14 @@ extension Auth {
                 self.grant = grant
                 self.revoke = revoke
             }
+
+            // Either list may be left out of the API's body.
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                userId = try container.decode(String.self, forKey: .userId)
+                grant = try container.decodeIfPresent([String].self, forKey: .grant) ?? []
+                revoke = try container.decodeIfPresent([String].self, forKey: .revoke) ?? []
+            }
         }
 
         public typealias Reply = Profile
@@ -160,15 +168,8 @@ extension Auth {
             }
         }
 
-        public struct Reply: Codable, Sendable, Equatable {
-            public var device: Device
-            /// Whether the token was new (HTTP 201) rather than updated (200).
-            public var created: Bool
-            public init(device: Device, created: Bool) {
-                self.device = device
-                self.created = created
-            }
-        }
+        /// The device; `created` when it is new (201), else the one registered before (200).
+        public typealias Reply = Outcome<Device>
     }
 
     /// `remove_device`: the caller removes one of their devices.
@@ -241,7 +242,7 @@ extension Auth {
             }
         }
 
-        public typealias Reply = Empty
+        public typealias Reply = Accepted
     }
 
     /// `confirm_password_reset`: a reset token and a new password; signs out every session and
@@ -273,7 +274,7 @@ extension Auth {
             public init(email: String) { self.email = email }
         }
 
-        public typealias Reply = Empty
+        public typealias Reply = Accepted
     }
 }
 
@@ -425,5 +426,15 @@ extension Auth {
         }
 
         public typealias Reply = Page<UserSummary>
+    }
+}
+
+extension Auth {
+    /// The answer to a recovery request, the same whatever happened, so that it tells no one
+    /// whether an account matched.
+    public struct Accepted: Codable, Sendable, Equatable {
+        public var status = "accepted"
+        public var message = "If an account matches, an e-mail is on its way."
+        public init() {}
     }
 }

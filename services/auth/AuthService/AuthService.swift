@@ -176,11 +176,13 @@ public enum AuthService {
         }
 
         router.register(Auth.RequestPasswordReset.self) { request, context in
-            try await recovery.requestResetEvenly(request, requestId: context.metadata.requestId)
+            _ = try await recovery.requestResetEvenly(request, requestId: context.metadata.requestId)
+            return Auth.Accepted()
         }
         router.register(Auth.ConfirmPasswordReset.self) { request, _ in try await recovery.confirmReset(request) }
         router.register(Auth.RequestUsernameReminder.self) { request, context in
-            try await recovery.requestReminderEvenly(request, requestId: context.metadata.requestId)
+            _ = try await recovery.requestReminderEvenly(request, requestId: context.metadata.requestId)
+            return Auth.Accepted()
         }
     }
 

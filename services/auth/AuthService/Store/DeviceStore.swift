@@ -41,7 +41,7 @@ public struct DeviceStore: Sendable {
                 let device = Auth.Device(
                     deviceId: id.uuidString.lowercased(), userId: userId.uuidString.lowercased(), token: token,
                     platform: platform, osVersion: osVersion, app: app, apnsEnvironment: environment)
-                return .init(device: device, created: inserted)
+                return .init(device, created: inserted)
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23503" {
             // The caller's token outlived its account (deleted since the token was issued).

@@ -15,21 +15,37 @@ import ServiceKit
 /// 400), or `{}`.
 struct DocumentRoute: Sendable {
     let spec: DocumentOperation
-    let service: ServiceName
+    /// The owner: one service, or the one a path parameter names (`{service}`, its schema listing
+    /// the services).
+    enum Owner: Sendable {
+        case service(ServiceName)
+        case named(byParameter: String)
+    }
+    let owner: Owner
     let operation: String
     private let status: (created: HTTPResponse.Status, found: HTTPResponse.Status)
 
     init(_ spec: DocumentOperation) throws {
-        guard let operation = spec.operation, !spec.service.contains("{"), spec.service != "*",
-            spec.service != "gateway"
-        else { throw DocumentOperation.DocumentError("\(spec.operationId) has no single owner to call") }
+        guard let operation = spec.operation, spec.service != "*", spec.service != "gateway" else {
+            throw DocumentOperation.DocumentError("\(spec.operationId) has no single owner to call")
+        }
+        if spec.service.hasPrefix("{"), spec.service.hasSuffix("}") {
+            let name = String(spec.service.dropFirst().dropLast())
+            guard spec.parameters.contains(where: { $0.name == name && $0.location == .path && $0.allowed != nil })
+            else {
+                throw DocumentOperation.DocumentError(
+                    "\(spec.operationId): its owner is the path parameter \(name), which must list the services")
+            }
+            owner = .named(byParameter: name)
+        } else {
+            owner = .service(ServiceName(spec.service))
+        }
         guard spec.otherHeaders.isEmpty, spec.otherBodyTypes.isEmpty else {
             throw DocumentOperation.DocumentError(
                 "\(spec.operationId) takes \((spec.otherHeaders + spec.otherBodyTypes).joined(separator: ", ")), "
                     + "which the gateway does not pass on: list it in GatewayExceptions")
         }
         self.spec = spec
-        self.service = ServiceName(spec.service)
         self.operation = operation
         status = (
             HTTPResponse.Status(code: spec.status(created: true)), HTTPResponse.Status(code: spec.status(created: false))
@@ -76,8 +92,15 @@ struct DocumentRoute: Sendable {
                     throw ServiceError(.invalidArgument, "send a JSON body (Content-Type: application/json)")
                 }
             } else {
-                payload = try Self.merge(given, body: Array(body.readableBytesView), names: spec.parameters)
+                payload = try Self.merge(
+                    given, body: Array(body.readableBytesView), names: spec.parameters.map(\.name) + spec.constants.map(\.name))
             }
+        }
+        let service: ServiceName
+        switch owner {
+        case .service(let name): service = name
+        // Checked against the parameter's list of services with the other parameters.
+        case .named(let parameter): service = ServiceName(parameters.get(parameter) ?? "")
         }
         let reply = try await bus.reply(
             operation, on: service, payloadJSON: payload,
@@ -103,8 +126,14 @@ struct DocumentRoute: Sendable {
 
     /// `{"name":value,...` (no closing brace yet) of the parameters given, or nil when none was.
     private func parameterObject(path: Parameters, query: Parameters) throws(ServiceError) -> [UInt8]? {
-        guard !spec.parameters.isEmpty else { return nil }
+        guard !spec.parameters.isEmpty || !spec.constants.isEmpty else { return nil }
         var json: [UInt8]?
+        for (name, value) in spec.constants {
+            json = json.map { $0 + [UInt8(ascii: ",")] } ?? [UInt8(ascii: "{")]
+            json!.appendJSONStringLiteral(name)
+            json!.append(UInt8(ascii: ":"))
+            json!.appendJSONStringLiteral(value)
+        }
         for parameter in spec.parameters {
             let values: [Substring]
             switch parameter.location {
@@ -194,14 +223,14 @@ struct DocumentRoute: Sendable {
     /// The payload of a request with parameters and a body: the parameters' members, then the
     /// body's. The body as it came when there are no parameters.
     static func merge(
-        _ parameters: [UInt8]?, body: [UInt8], names: [DocumentOperation.Parameter]
+        _ parameters: [UInt8]?, body: [UInt8], names: [String]
     ) throws(ServiceError) -> [UInt8] {
         guard !names.isEmpty else { return body }
         var reader = JSONReader(body)
         var clash: String?
         do {
             try reader.readObject { reader, key throws(JSONReader.Malformed) in
-                if clash == nil, names.contains(where: { $0.name == key }) { clash = key }
+                if clash == nil, names.contains(key) { clash = key }
                 try reader.skipValue()
             }
             try reader.finish()

@@ -46,26 +46,6 @@ extension GatewayAPI {
         return .ok(.init(body: .json(.init(items: try OrdersJSON.convert(items), unavailable: unavailable))))
     }
 
-    func retryDeadLetter(_ input: Operations.RetryDeadLetter.Input) async throws -> Operations.RetryDeadLetter.Output {
-        let scope = try requireAdmin()
-        let id = try Self.jobId(input.path.id)
-        let job = try await bus.call(
-            JobAdministration.Retry.self, on: ServiceName(input.path.service.rawValue), .init(id: id),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
-        return .ok(.init(body: .json(try OrdersJSON.convert(job))))
-    }
-
-    func discardDeadLetter(_ input: Operations.DiscardDeadLetter.Input) async throws
-        -> Operations.DiscardDeadLetter.Output
-    {
-        let scope = try requireAdmin()
-        let id = try Self.jobId(input.path.id)
-        _ = try await bus.call(
-            JobAdministration.Discard.self, on: ServiceName(input.path.service.rawValue), .init(id: id),
-            metadata: scope.metadata(deadline: settings.requestTimeout))
-        return .noContent(.init())
-    }
-
     /// The scope of a signed-in admin: 401 without a caller, 403 for one without the role.
     private func requireAdmin() throws(ServiceError) -> RequestScope {
         let scope = try self.scope
@@ -73,11 +53,6 @@ extension GatewayAPI {
             throw ServiceError(.permissionDenied, "this needs the 'admin' role")
         }
         return scope
-    }
-
-    private static func jobId(_ text: String) throws(ServiceError) -> UUID {
-        guard let id = UUID(uuidString: text) else { throw ServiceError.invalidArgument("id must be a UUID", field: "id") }
-        return id
     }
 
     /// `call` on each of `only` (or every service /readyz requires), at once, each within the

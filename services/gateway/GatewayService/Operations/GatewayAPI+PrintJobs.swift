@@ -20,32 +20,6 @@ extension GatewayAPI {
         return .ok(.init(body: .pdf(try Self.pdfBody(reply))))
     }
 
-    func markPrintJobPrinted(_ input: Operations.MarkPrintJobPrinted.Input) async throws
-        -> Operations.MarkPrintJobPrinted.Output
-    {
-        .ok(.init(body: .json(try await markPrintJob(input.path.id, "printed", reason: nil))))
-    }
-
-    func markPrintJobMailed(_ input: Operations.MarkPrintJobMailed.Input) async throws
-        -> Operations.MarkPrintJobMailed.Output
-    {
-        .ok(.init(body: .json(try await markPrintJob(input.path.id, "mailed", reason: nil))))
-    }
-
-    func markPrintJobFailed(_ input: Operations.MarkPrintJobFailed.Input) async throws
-        -> Operations.MarkPrintJobFailed.Output
-    {
-        guard case .json(let body) = input.body else { throw ServiceError(.invalidArgument, "send JSON") }
-        return .ok(.init(body: .json(try await markPrintJob(input.path.id, "failed", reason: body.reason))))
-    }
-
-    private func markPrintJob(_ id: String, _ status: String, reason: String?) async throws
-        -> Components.Schemas.PrintJob
-    {
-        try OrdersJSON.convert(
-            try await printJobCall(Printing.MarkPrintJob.self, .init(id: id, status: status, reason: reason)))
-    }
-
     private func printJobCall<Operation: ServiceOperation>(_ operation: Operation.Type, _ request: Operation.Request)
         async throws -> Operation.Reply
     {

@@ -6,7 +6,7 @@ import Yams
 /// One operation of the OpenAPI document as the gateway serves it, read from the document at
 /// start: its owner and bus operation, who may call it (`x-backplane`), its parameters with what
 /// their schemas say about them, whether it takes a JSON body, and its success statuses.
-struct DocumentOperation: Sendable, Equatable {
+struct DocumentOperation: Sendable {
     /// Who may call.
     enum Access: Sendable, Equatable {
         /// Anyone; the caller goes along when there is one.
@@ -66,6 +66,9 @@ struct DocumentOperation: Sendable, Equatable {
     let cacheControl: String?
     /// The most bytes of body read (`x-backplane.maxBodyBytes`), when less than the upload limit.
     let maxBodyBytes: Int?
+    /// Members the payload always has (`x-backplane.set`): one bus operation behind several paths,
+    /// e.g. `{status: printed}`.
+    let constants: [(name: String, value: String)]
 
     /// The status of a successful answer: 201 when the service made something new and the
     /// document lists 201, else the document's other success status.
@@ -136,6 +139,7 @@ struct DocumentOperation: Sendable, Equatable {
         repeatable = owner["repeatable"] as? Bool ?? false
         cacheControl = owner["cacheControl"] as? String
         maxBodyBytes = owner["maxBodyBytes"] as? Int
+        constants = ((owner["set"] as? [String: Any]) ?? [:]).map { ($0.key, "\($0.value)") }.sorted { $0.name < $1.name }
         var parameters: [Parameter] = []
         var idempotencyKey = false
         var keyRequired = false
