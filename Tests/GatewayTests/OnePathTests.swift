@@ -29,8 +29,12 @@ struct OnePathTests {
         }
         var count: Int { texts.withLock { $0.count } }
         /// The first payload, as a JSON object.
-        var first: [String: Any]? {
-            guard let text = texts.withLock({ $0.first }) else { return nil }
+        var first: [String: Any]? { object(texts.withLock { $0.first }) }
+        /// The latest payload, as a JSON object.
+        var last: [String: Any]? { object(texts.withLock { $0.last }) }
+
+        private func object(_ text: String?) -> [String: Any]? {
+            guard let text else { return nil }
             return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
         }
     }
@@ -122,6 +126,13 @@ struct OnePathTests {
                 uri: uri, method: .put, headers: Self.headers(tokens["editor"]), body: ByteBuffer(string: "[1]"))
             #expect(notObject.status == .badRequest)
             #expect(seen.count == 1)
+
+            // A path segment is percent-decoded before its schema is applied and it is sent on.
+            let encoded = try await client.execute(
+                uri: "/v1/admin/civic/people/ocd%2Dperson%C3%A9/positions/bill-9", method: .put,
+                headers: Self.headers(tokens["editor"]), body: ByteBuffer(string: body))
+            #expect(encoded.status == .ok)
+            #expect(seen.last?["personId"] as? String == "ocd-personé")
         }
     }
 

@@ -7,8 +7,7 @@
 #   imports     declared imports, no contract on another service's, Store's query guard, the shape (check-*.py)
 #   build       swift build --build-tests
 #   client      swift build and swift test in clients/swift, the app teams' client package, alone
-#   docs        generated files are current, lists agree, the OpenAPI document is valid and keeps the
-#               released one's clients working (check-docs.sh); the checks fail on their fixtures (Tests/tooling)
+#   docs        generated files current, lists agree, the document valid and compatible (check-docs.sh)
 #   swift-test  the Swift tests in TEST_WORKERS processes at once, each with a PostgreSQL of its
 #               own (swift-test-shards.py); the suites that time round trips run last, alone
 #   interop     pytest Tests/interop against the broker
@@ -19,10 +18,9 @@
 #   compose     docker-compose config -q (docker-compose.yml is valid)
 #   containers  compose-test.sh: the compose file and the image, with the build step's executables
 #               when it passed (else a release build), run for real with podman
-# The steps are test-steps.sh's, recorded by test-ledger.sh; interop and the container images
+# The steps are test-steps.sh's, recorded by test-ledger.sh; interop, client and the images
 # ("container-images") run beside the Swift tests, console beside api-fuzz. Ends with each step's
-# result and time, and exits non-zero when any failed, after the lines of .data/swift-test.log
-# naming the failed tests. PostgreSQL is a throwaway one (test-db.sh).
+# result and time; exits non-zero when any failed, naming the failed tests. PostgreSQL: test-db.sh.
 #
 # Environment:
 #   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
@@ -86,7 +84,7 @@ main() {
         BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
     fi
     export BIN_DIR=${BIN_DIR:-}
-    for one in imports build client; do wanted $one && step $one; done
+    for one in imports build; do wanted $one && step $one; done
     after_build=$SECONDS
     # The image holds the build step's executables when it passed (a release build: 20-25 minutes).
     [[ $(ledger result build) == PASS ]] && wanted containers && images=yes
@@ -94,11 +92,13 @@ main() {
         for one in docs swift-test interop api-fuzz console api-clients; do wanted $one && ledger skip $one "build failed"; done
     else
         wanted docs && step docs
-        # Beside the Swift tests, which wait more than they compute: the RFC 7 peers, the images.
+        # Beside the Swift tests, which wait more than they compute: RFC 7 peers, client, images.
         wanted interop && start_background interop interop
+        wanted client && start_background client client
         [[ -n $images ]] && start_background container-images container-images
         wanted swift-test && step swift-test "$@"
         join_background interop
+        join_background client
         join_background container-images
         wanted console && start_background console console
         wanted api-fuzz && step api-fuzz

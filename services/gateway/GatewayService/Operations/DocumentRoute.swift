@@ -1,4 +1,5 @@
 import Contract
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -100,7 +101,7 @@ struct DocumentRoute: Sendable {
         switch owner {
         case .service(let name): service = name
         // Checked against the parameter's list of services with the other parameters.
-        case .named(let parameter): service = ServiceName(parameters.get(parameter) ?? "")
+        case .named(let parameter): service = ServiceName(parameters.get(parameter)?.removingPercentEncoding ?? "")
         }
         let reply = try await bus.reply(
             operation, on: service, payloadJSON: payload,
@@ -137,7 +138,14 @@ struct DocumentRoute: Sendable {
         for parameter in spec.parameters {
             let values: [Substring]
             switch parameter.location {
-            case .path: values = path.get(parameter.name).map { [Substring($0)] } ?? []
+            case .path:
+                // A path segment arrives percent-encoded; its schema describes the text.
+                guard let raw = path.get(parameter.name) else { values = []; break }
+                guard let text = raw.removingPercentEncoding else {
+                    throw ServiceError.invalidArgument(
+                        "\(parameter.name) is not valid percent-encoded UTF-8", field: parameter.name)
+                }
+                values = [Substring(text)]
             case .query: values = query[values: Substring(parameter.name)]
             case .header: continue
             }
