@@ -4,9 +4,9 @@ import Foundation
 import OpenAPIRuntime
 import ServiceKit
 
-/// PolitiMap, answered by `civic`: editors' highlights and the caller's bookmarks. The public
-/// reads (bills, people, meetings, outlines) and the lookup of a point are pass-through routes
-/// (``BusRoute/civic``, ``BusRoute/civicLookup``).
+/// PolitiMap, answered by `civic`: editors' highlights, the caller's bookmarks and the alert
+/// subscriptions, whose shapes the gateway maps. The rest of PolitiMap is served on the one path
+/// (``DocumentRoute``).
 extension GatewayAPI {
     func setBillHighlight(_ input: Operations.SetBillHighlight.Input) async throws
         -> Operations.SetBillHighlight.Output
