@@ -41,11 +41,14 @@ struct AdminPortTests {
         #expect(ready?.body == #"{"checks":{"broker":"ok","database":"ok"},"status":"ok"}"#)
         #expect(await admin(port, "/healthz")?.status == 200)
 
-        // Requests through the gateway are counted by operation and outcome.
+        // Requests through the gateway are counted by operation and outcome (once it listens: it
+        // reads its document at start).
+        let listening = try await eventually(gatewayPort, "/readyz", status: 200)
+        #expect(listening?.status == 200, "\(listening?.body ?? "no answer")")
         let username = "admin_port_\(UInt32.random(in: 0...UInt32.max))"
         let registered = await system.post(
             "/v1/auth/register", json: #"{"username":"\#(username)","password":"Lund2026x"}"#)
-        #expect(registered?.status == 201)
+        #expect(registered?.status == 201, "\(system.logs())")
         let wrong = await system.post(
             "/v1/auth/login", json: #"{"username":"\#(username)","password":"Lund2026y"}"#)
         #expect(wrong?.status == 401)
