@@ -17,6 +17,18 @@ struct GatewayAPI: APIProtocol {
     let settings: GatewaySettings
     let registry: PrometheusCollectorRegistry
     let document: [UInt8]
+    /// Each operation's access rule, read from the document once.
+    let accessRules: [String: DocumentOperation.Access]
+
+    init(bus: BusClient, settings: GatewaySettings, registry: PrometheusCollectorRegistry, document: [UInt8]) {
+        self.bus = bus
+        self.settings = settings
+        self.registry = registry
+        self.document = document
+        accessRules = Dictionary(
+            ((try? DocumentOperation.read(document)) ?? []).map { ($0.operationId, $0.access) },
+            uniquingKeysWith: { first, _ in first })
+    }
 
     /// The request scope set by the middleware (always present behind the router).
     var scope: RequestScope {
@@ -47,9 +59,10 @@ struct GatewayAPI: APIProtocol {
     /// The document's access rule of `operationId` (401 or 403), for a handler to check before it
     /// reads anything of the request.
     func requireAccess(_ operationId: String) throws {
-        guard let operation = try DocumentOperation.read(document).first(where: { $0.operationId == operationId })
-        else { throw ServiceError(.internal, "\(operationId) is not in the document") }
-        try operation.access.check(try scope)
+        guard let access = accessRules[operationId] else {
+            throw ServiceError(.internal, "\(operationId) is not in the document")
+        }
+        try access.check(try scope)
     }
 
     /// Calls `operation` whether or not anyone is signed in (the actor goes along when there is
