@@ -530,12 +530,14 @@ struct ZMTPWorkerTests {
     func replyAfterStop(start: MajordomoWorker.HandlerStart) async throws {
         try await Harness.withBroker { broker in
             let release = Mutex(false)
+            let started = Atomic<Int>(0)
             let finished = Atomic<Int>(0)
             let worker = MajordomoWorker(
                 endpoint: broker.endpoint, service: "late", concurrency: 2, handlerStart: start,
                 heartbeat: HeartbeatSettings(intervalMs: 100, liveness: 3), drainTimeoutMs: 200,
                 logger: Harness.logger
             ) { body in
+                started.add(1, ordering: .relaxed)
                 while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
                 finished.add(1, ordering: .relaxed)
                 return body
@@ -544,7 +546,8 @@ struct ZMTPWorkerTests {
             try await Harness.withRunning([client]) {
                 let workerRun = Task { try await worker.run() }
                 let reply = Task { try? await client.request(service: "late", body: [[7]], timeout: .seconds(2)) }
-                try await Harness.eventually("request taken") { broker.statistics.requests == 1 }
+                // The broker counts the request before the worker has it: wait for the handler.
+                try await Harness.eventually("request taken") { started.load(ordering: .relaxed) == 1 }
                 worker.drain()
                 // The drain times out with the request in hand: run() returns and the worker's
                 // event loop shuts down while the handler still waits. (Before the fix, the late
