@@ -7,8 +7,8 @@
 # output kept in .data/bench-gateway-TARGET.txt, and the CPU each process spent in the run per
 # request (CPU time depends much less than rates on what else the machine runs). Prints one line,
 # tab-separated: round, target, requests/s, p50, p99, non-2xx, CPU µs per request by process,
-# loadgen's own CPU µs per request. Reads what bench-gateway.sh exports: BIN_DIR, GATEWAY,
-# HELLO_URL, TOKEN, WRK_THREADS, WRK_CONNECTIONS, WRK_S, PERF.
+# loadgen's own CPU µs per request. Reads what bench-gateway.sh exports: DATABASE_URL, BIN_DIR,
+# GATEWAY, HELLO_URL, TOKEN, WRK_THREADS, WRK_CONNECTIONS, WRK_S, PERF.
 set -euo pipefail
 LOG_TAG=bench-gateway
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -19,7 +19,9 @@ case $target in
     healthz | loadgen-healthz) url="$GATEWAY/healthz" ;;
     currencies) url="$GATEWAY/v1/currencies" ;;
     me) url="$GATEWAY/v1/me" ;;
-    *) die "unknown target '$target' (hello, healthz, currencies, me, loadgen-healthz)" ;;
+    orders) url="$GATEWAY/v1/orders" ;;
+    drinks) url="$GATEWAY/v1/me/drinks" ;;
+    *) die "unknown target '$target' (hello, healthz, currencies, me, orders, drinks, loadgen-healthz)" ;;
 esac
 
 # CPU time (utime + stime, clock ticks) of the newest process running executable $1.
@@ -28,12 +30,25 @@ ticks_of() {
     pid=$(pgrep -n -f "^$BIN_DIR/$1( |\$)") || { echo 0; return; }
     awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0
 }
-PROCESSES="gateway broker auth orders"
+PROCESSES="gateway broker auth orders hydration"
 
-headers=()
+headers=() script=()
 [[ $target == hello || $target == *healthz ]] || headers=(-H "Authorization: Bearer $TOKEN")
-curl -fsS -o /dev/null "${headers[@]}" "$url" || die "$target: $url does not answer 200"
-[[ $target == loadgen-* ]] || wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d2s "${headers[@]}" "$url" >/dev/null
+# A drink is logged under a new UUID per request (the script numbers them), at one moment.
+drink_args() { echo -- "$1" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$TOKEN"; }
+drinks_stored() { psql "$DATABASE_URL" -qAt -c "SELECT count(*) FROM hydration.drinks"; }
+if [[ $target == drinks ]]; then
+    script=(-s "$SCRIPTS_DIR/bench-gateway-drink.lua")
+    # shellcheck disable=SC2046
+    wrk -t1 -c1 -d1s "${script[@]}" "$url" $(drink_args $((round * 10 + 1))) >/dev/null
+    [[ $(drinks_stored) -gt 0 ]] || die "drinks: the warm-up stored no drink"
+else
+    curl -fsS -o /dev/null "${headers[@]}" "$url" || die "$target: $url does not answer 200"
+fi
+# shellcheck disable=SC2046
+[[ $target == loadgen-* ]] || wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d2s "${headers[@]}" "${script[@]}" "$url" \
+    $([[ $target != drinks ]] || drink_args $((round * 10 + 2))) >/dev/null
+stored_before=$([[ $target != drinks ]] || drinks_stored)
 declare -A before=()
 for process in $PROCESSES gateway-hello; do before[$process]=$(ticks_of "$process"); done
 perf_pids=()
@@ -56,7 +71,9 @@ if [[ $target == loadgen-* ]]; then
     errors=$(field non200)
     loadgen_cpu=$(field loadgen_cpu_us)
 else
-    out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_S}s" --latency "${headers[@]}" "$url")
+    # shellcheck disable=SC2046
+    out=$(wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_S}s" --latency "${headers[@]}" "${script[@]}" "$url" \
+        $([[ $target != drinks ]] || drink_args $((round * 10 + 3))))
     requests=$(awk '/requests in/ { print $1 }' <<<"$out")
     rate=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
     p50=$(awk '$1 == "50%" { print $2 }' <<<"$out")
@@ -64,6 +81,13 @@ else
     errors=$(awk '/Non-2xx or 3xx responses:/ { n += $NF } /Socket errors:/ { n += 1 } END { print n + 0 }' <<<"$out")
 fi
 ((${#perf_pids[@]} == 0)) || wait "${perf_pids[@]}" || true
+if [[ $target == drinks ]]; then
+    # Every drink answered 2xx is a row; a few more may be stored for requests wrk cut off at the end.
+    added=$(($(drinks_stored) - stored_before)) acknowledged=$((requests - errors))
+    ((added >= acknowledged && added <= acknowledged + WRK_CONNECTIONS)) ||
+        die "drinks: $acknowledged acknowledged but $added rows added"
+    out+=$'\n'"rows added: $added for $acknowledged acknowledged"
+fi
 echo "$out" >"$REPO_ROOT/.data/bench-gateway-$target.txt"
 # CPU per request of each process that worked in the run (the hello-world's own for it).
 cpu="" measured=$PROCESSES

@@ -2,13 +2,16 @@
 # `make bench-gateway`: what the request path costs, against the HTTP server alone.
 #
 # Builds the release executables (and `gateway-hello`, Hummingbird's hello-world), starts the
-# hello-world and the system (auth and orders, rate limits off: wrk is one client address), signs
+# hello-world and the system (auth, orders and hydration, rate limits off: wrk is one client address), signs
 # up one account, then runs `wrk` against each target in turn, in one run on this machine:
 #
 #   hello-world      GET /hello on gateway-hello (the reference, 100%)
 #   healthz          GET /healthz on the gateway (no broker)
 #   currencies       GET /v1/currencies with a Bearer token (gateway -> broker -> orders, cached)
 #   me               GET /v1/me with a Bearer token (gateway -> broker -> auth -> PostgreSQL)
+#   orders           GET /v1/orders with a Bearer token (gateway -> broker -> orders -> PostgreSQL)
+#   drinks           POST /v1/me/drinks, a new drink per request (gateway -> broker -> hydration ->
+#                    a PostgreSQL transaction); the rows added are counted against the 2xx answers
 #   loadgen-healthz  GET /healthz sent by `loadgen get` (closed loop, as many connections as wrk):
 #                    the load generator's rate beside wrk's, and its own CPU per request
 #
@@ -25,7 +28,8 @@
 #                 half-rate run's; formerly WRK_SECONDS)
 #   ROUNDS        rounds of every target in turn (default 3), each share against its round's
 #                 hello-world
-#   TARGETS       which targets, in order (default "hello healthz currencies me loadgen-healthz")
+#   TARGETS       which targets, in order (default "hello healthz currencies me orders drinks
+#                 loadgen-healthz")
 #   SKIP_HALF_RATE=1  skip the open-loop run at half rate on /v1/currencies
 #   SKIP_BUILD=1  use the release executables as they are
 #   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. two builds compared)
@@ -43,12 +47,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 renamed_variable WRK_SECONDS WRK_S
 require_cmd wrk "apt-get install wrk"
 require_cmd curl
+require_cmd psql "run deploy/scripts/bootstrap.sh"
 
 : "${WRK_THREADS:=2}" "${WRK_CONNECTIONS:=64}" "${WRK_S:=8}" "${ROUNDS:=3}"
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a whole number of rounds, 1 or more, not '$ROUNDS'"
 if [[ -n ${TARGETS:-}${PERF:-}${BACKPLANE_BIN_DIR:-} && -z ${BENCH_RESULTS:-} ]]; then BENCH_RESULTS=off; fi
 export BENCH_RESULTS
-: "${TARGETS:=hello healthz currencies me loadgen-healthz}"
+: "${TARGETS:=hello healthz currencies me orders drinks loadgen-healthz}"
 [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release)
 BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
 mkdir -p "$REPO_ROOT/.data"
@@ -61,7 +66,7 @@ export HTTP_PORT SKIP_BUILD=1 BACKPLANE_BIN_DIR=$BIN_DIR LOG_LEVEL=${LOG_LEVEL:-
 export BROKER_BIND="tcp://127.0.0.1:$BROKER_PORT" BROKER_URL="tcp://127.0.0.1:$BROKER_PORT"
 export EVENTS_XSUB_BIND="tcp://127.0.0.1:$XSUB_PORT" EVENTS_PUB_URL="tcp://127.0.0.1:$XSUB_PORT"
 export EVENTS_XPUB_BIND="tcp://127.0.0.1:$XPUB_PORT" EVENTS_SUB_URL="tcp://127.0.0.1:$XPUB_PORT"
-export SERVICES="auth orders" READINESS_SERVICES=auth,orders
+export SERVICES="auth orders hydration" READINESS_SERVICES=auth,orders,hydration
 export RATE_LIMIT_READ=off RATE_LIMIT_WRITE=off RATE_LIMIT_LOGIN=off RATE_LIMIT_REGISTER=off
 
 "$BIN_DIR/gateway-hello" "$HELLO_PORT" >>"$LOG" 2>&1 &
@@ -83,6 +88,10 @@ until curl -fsS "$GATEWAY/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1
     sleep 0.5
 done
 
+# The database up.sh uses (its own throwaway one unless DATABASE_URL is set): the drinks are counted there.
+: "${DATABASE_URL:=$(grep -o -m1 'DATABASE_URL=postgres[^ ]*' "$LOG" | cut -d= -f2-)}"
+[[ -n $DATABASE_URL ]] || die "could not tell which database the system uses; see $LOG"
+
 user="bench-gateway-$RANDOM$RANDOM@example.org"
 credentials="{\"username\": \"$user\", \"password\": \"Gateway2026x-bench\"}"
 answer=$(curl -sS -w '\n%{http_code}' -H 'Content-Type: application/json' -d "$credentials" "$GATEWAY/v1/auth/register")
@@ -92,7 +101,7 @@ TOKEN=$(curl -fsS -H 'Content-Type: application/json' -d "$credentials" "$GATEWA
 
 # Each share is taken within its round: on a shared VM the hello-world's own rate moves by a fifth
 # from one minute to the next, so a share is only fair against the reference measured beside it.
-export BIN_DIR GATEWAY HELLO_URL="http://127.0.0.1:$HELLO_PORT/hello" TOKEN WRK_THREADS WRK_CONNECTIONS WRK_S
+export DATABASE_URL BIN_DIR GATEWAY HELLO_URL="http://127.0.0.1:$HELLO_PORT/hello" TOKEN WRK_THREADS WRK_CONNECTIONS WRK_S
 RESULTS=$REPO_ROOT/.data/bench-gateway-results.tsv
 : >"$RESULTS"
 for ((round = 1; round <= ROUNDS; round++)); do

@@ -235,6 +235,7 @@ def wrk_ms(text):
 
 GATEWAY_LABELS = {"hello": "hello-world (`GET /hello`)", "healthz": "`GET /healthz`",
                   "currencies": "`GET /v1/currencies`", "me": "`GET /v1/me`",
+                  "orders": "`GET /v1/orders`", "drinks": "`POST /v1/me/drinks`, a new drink each",
                   "loadgen-healthz": "`GET /healthz` sent by `loadgen get`"}
 
 
