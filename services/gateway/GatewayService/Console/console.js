@@ -457,7 +457,8 @@
     if (event) event.preventDefault();
     const picked = $("goal-week").value;
     const week = await attempt(() => api("GET", "/v1/me/goals" + (picked ? "?week=" + encodeURIComponent(picked) : "")));
-    if (!week) return;
+    // A week picked while this answer was on its way wins: the answer is for another week.
+    if (!week || $("goal-week").value !== picked) return;
     if (!picked && week.weekStart) $("goal-week").value = week.weekStart;
     fill("goal-table", (week.goals || []).map((g) => {
       const goal = g.goal || g;
