@@ -106,6 +106,24 @@ struct OnePathTests {
         }
     }
 
+    @Test("an exception's generated handler is behind the same access rule: 403 before its body is decoded")
+    func exceptionAccessBeforeBody() async throws {
+        try await withSystem { client, tokens, _ in
+            for (uri, method, contentType, body) in [
+                ("/v1/print-jobs/batch.pdf", HTTPRequest.Method.post, "application/json", "{not json"),
+                ("/v1/admin/currency-rates", .put, "application/xml", "<not xml"),
+            ] {
+                for (token, status) in [(nil, HTTPResponse.Status.unauthorized), (tokens["user"], .forbidden)] {
+                    var headers = Self.headers(token)
+                    headers[.contentType] = contentType
+                    let response = try await client.execute(
+                        uri: uri, method: method, headers: headers, body: ByteBuffer(string: body))
+                    #expect(response.status == status, "\(method) \(uri)")
+                }
+            }
+        }
+    }
+
     @Test("path parameters and the body reach the owner as one payload; a body member named like a parameter is a 400 without a call")
     func parametersAndBody() async throws {
         try await withSystem { client, tokens, seen in

@@ -73,7 +73,8 @@ public enum Gateway {
         // bytes every time (the answers to reset requests must not differ by account).
         // Their answers get a body of one buffer (see OneBufferBodyMiddleware).
         try api.registerHandlers(
-            on: router.group().add(middleware: OneBufferBodyMiddleware()),
+            on: AccessCheckedTransport(
+                router.group().add(middleware: OneBufferBodyMiddleware()), operations: try DocumentOperation.read(document)),
             configuration: .init(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys]))
         var app = Application(
             router: router, server: try Self.server(settings.tls),

@@ -14,7 +14,6 @@ extension GatewayAPI {
     func putCurrencyRates(_ input: Operations.PutCurrencyRates.Input) async throws
         -> Operations.PutCurrencyRates.Output
     {
-        try requireAccess("putCurrencyRates")  // before the body is read
         guard case .xml(let body) = input.body else {
             throw ServiceError(.invalidArgument, "send the ECB XML document as application/xml")
         }

@@ -5,29 +5,22 @@ import OpenAPIRuntime
 import Prometheus
 import ServiceKit
 
-/// The handlers of the public API, generated from `openapi.yaml` (spec first): each turns an
-/// HTTP call into at most one MDP request through ``bus`` and maps the reply back.
-///
-/// Later endpoints follow the same pattern: declare the path in `openapi.yaml`, the contract
-/// operation in `Contract`, then a method here (or in a `GatewayAPI+Area.swift` extension) that
-/// calls `callAsCaller(Operation.self, request)` (or `callOpenly` for public reads); errors are
-/// thrown as `ServiceError` and become the JSON error body in ``ErrorMiddleware``.
+/// The handlers generated from `openapi.yaml` for the operations ``GatewayExceptions`` lists: the
+/// ones the gateway does more for than the one path (``DocumentRoute``) does. Each turns an HTTP
+/// call into at most a few MDP requests through ``bus`` and maps the reply back; the document's
+/// access rule is applied before any of them runs (``AccessCheckedTransport``). Errors are thrown
+/// as `ServiceError` and become the document's error body in ``ErrorMiddleware``.
 struct GatewayAPI: APIProtocol {
     let bus: BusClient
     let settings: GatewaySettings
     let registry: PrometheusCollectorRegistry
     let document: [UInt8]
-    /// Each operation's access rule, read from the document once.
-    let accessRules: [String: DocumentOperation.Access]
 
     init(bus: BusClient, settings: GatewaySettings, registry: PrometheusCollectorRegistry, document: [UInt8]) {
         self.bus = bus
         self.settings = settings
         self.registry = registry
         self.document = document
-        accessRules = Dictionary(
-            ((try? DocumentOperation.read(document)) ?? []).map { ($0.operationId, $0.access) },
-            uniquingKeysWith: { first, _ in first })
     }
 
     /// The request scope set by the middleware (always present behind the router).
@@ -54,15 +47,6 @@ struct GatewayAPI: APIProtocol {
     /// checks input before its call, so that no one unknown gets that far.
     func requireCaller() throws(ServiceError) {
         _ = try scope.requireActor()
-    }
-
-    /// The document's access rule of `operationId` (401 or 403), for a handler to check before it
-    /// reads anything of the request.
-    func requireAccess(_ operationId: String) throws {
-        guard let access = accessRules[operationId] else {
-            throw ServiceError(.internal, "\(operationId) is not in the document")
-        }
-        try access.check(try scope)
     }
 
     /// Calls `operation` whether or not anyone is signed in (the actor goes along when there is
