@@ -1,25 +1,15 @@
 #!/usr/bin/env bash
 # `make bench-gateway`: what the request path costs, against the HTTP server alone.
 #
-# Builds the release executables (and `gateway-hello`, Hummingbird's hello-world), starts the
-# hello-world and the system (auth, orders and hydration, rate limits off: wrk is one client address), signs
-# up one account, then runs `wrk` against each target in turn, in one run on this machine:
-#
-#   hello-world      GET /hello on gateway-hello (the reference, 100%)
-#   healthz          GET /healthz on the gateway (no broker)
-#   currencies       GET /v1/currencies with a Bearer token (gateway -> broker -> orders, cached)
-#   me               GET /v1/me with a Bearer token (gateway -> broker -> auth -> PostgreSQL)
-#   orders           GET /v1/orders with a Bearer token (gateway -> broker -> orders -> PostgreSQL)
-#   drinks           POST /v1/me/drinks, a new drink per request (gateway -> broker -> hydration ->
-#                    a PostgreSQL transaction); the rows added are counted against the 2xx answers
-#   loadgen-healthz  GET /healthz sent by `loadgen get` (closed loop, as many connections as wrk):
-#                    the load generator's rate beside wrk's, and its own CPU per request
-#
-# then `loadgen get --rate` asks for /v1/currencies open loop at half the median rate wrk reached
-# on it, with at most WRK_CONNECTIONS requests open (as `wrk2 -c64 -R rate` would), for the p99
-# from when each request was due. It prints, per round, requests/s, p50/p99, the share of the
-# hello-world rate and each process's CPU time per request (bench-gateway-measure.sh measures,
-# bench-gateway-report.py tabulates), then the median shares.
+# Starts Hummingbird's hello-world (`gateway-hello`) and the system (auth, orders, hydration; rate
+# limits off: wrk is one address), signs up one account, then runs `wrk` against each target in
+# turn: hello (the reference), healthz (no broker), currencies (signed in, cached by orders), me
+# (auth, PostgreSQL), orders (a list read from PostgreSQL), drinks (POST /v1/me/drinks, a new
+# drink per request, the rows added counted against the 2xx answers), loadgen-healthz (`loadgen
+# get` beside wrk, with its own CPU per request); docs/benchmarks.md describes each. Then `loadgen
+# get --rate` asks for /v1/currencies open loop at half the median rate wrk reached, at most
+# WRK_CONNECTIONS open, for the p99 from when each request was due. It prints per round rates,
+# p50/p99, shares of hello-world and CPU per request by process, then the median shares.
 #
 # Environment:
 #   WRK_THREADS   wrk's -t, threads (default 2)
