@@ -66,13 +66,6 @@ enum GatewayExceptions {
     ]
     // One per line: each leaves the list when its owner takes the document's shapes.
     static let mappedShapes: Set<String> = [
-        "listNotifications",
-        "markNotificationRead",
-        "getNotificationPreferences",
-        "setNotificationPreferences",
-        "listSchedules",
-        "createSchedule",
-        "deleteSchedule",
         "listFriends",
         "removeFriend",
         "listFriendRequests",
