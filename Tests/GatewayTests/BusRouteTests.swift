@@ -147,6 +147,10 @@ struct BusRouteTests {
         #expect(specs["countPrintJobs"]?.access == .role(.printer))
         #expect(specs["setCivicStatedPosition"]?.access == .role(.civicEditor))
         #expect(specs["civicLookup"]?.maxBodyBytes == 1024)
+        #expect(specs["createVenue"]?.access == .role(.admin) && specs["createVenue"]?.status(created: false) == 201)
+        #expect(specs["reportOccupancy"]?.access == .role(.wifiController))
+        #expect(specs["redeemVoucher"]?.access == .role(.rewardsManager))
+        #expect(specs["listNotifications"]?.service == "notify" && specs["listNotifications"]?.operation == "list_inbox")
         for spec in specs.values where spec.path.hasPrefix("/v1/admin/") {
             if case .role = spec.access {} else { Issue.record("\(spec.operationId) names no role") }
         }

@@ -7,6 +7,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import HydrationContract
+import RoutingContract
 import ServiceKit
 import Store
 import Synchronization
@@ -47,7 +48,7 @@ struct OnePathTests {
         let issuer = try await TokenIssuer.make(
             kid: "test-key", privateKey: Data((0..<32).map { UInt8($0) }), clock: SystemClock())
         var tokens: [String: String] = [:]
-        for (name, roles) in [("user", ["user"]), ("editor", ["user", "civic_editor"])] {
+        for (name, roles) in [("user", ["user"]), ("editor", ["user", "civic_editor"]), ("admin", ["user", "admin"])] {
             tokens[name] = try await issuer.issue(userId: UUID().uuidString.lowercased(), roles: roles).token
         }
         var auth = OperationRouter(service: .auth, logger: logger)
@@ -74,12 +75,27 @@ struct OnePathTests {
             seen.add(request)
             return .init(items: [])
         }
+        var routing = OperationRouter(service: .routing, logger: logger)
+        routing.register(Routing.CreateVenue.self) { draft, _ in
+            seen.add(draft)
+            return Self.venue(id: UUID().uuidString.lowercased(), draft)
+        }
+        routing.register(Routing.UpdateVenue.self) { update, _ in
+            seen.add(update)
+            return Self.venue(id: update.id, update.venue)
+        }
         let finalTokens = tokens
-        try await AdminJobQueueTests.withWorkers([auth, civic, hydration]) { endpoint in
+        try await AdminJobQueueTests.withWorkers([auth, civic, hydration, routing]) { endpoint in
             try await GatewayTests().app(broker: endpoint, services: "auth").test(.router) { client in
                 try await body(client, finalTokens, seen)
             }
         }
+    }
+
+    static func venue(id: String, _ draft: Routing.VenueDraft) -> Routing.Venue {
+        Routing.Venue(
+            id: id, name: draft.name, kind: draft.kind, building: draft.building, level: draft.level, lat: draft.lat,
+            lon: draft.lon, description: draft.description ?? "", history: draft.history ?? "")
     }
 
     static func headers(_ token: String?) -> HTTPFields {
@@ -121,6 +137,43 @@ struct OnePathTests {
                     #expect(response.status == status, "\(method) \(uri)")
                 }
             }
+        }
+    }
+
+    @Test("an admin operation of NavUP: a plain user's malformed body to createVenue is a 403 without a call; an admin's is the owner's 400")
+    func adminBeforeBody() async throws {
+        try await withSystem { client, tokens, seen in
+            let uri = "/v1/admin/campus/venues"
+            let malformed = ByteBuffer(string: #"{"name": "Lab", "kind": 7"#)
+            let refused = try await client.execute(
+                uri: uri, method: .post, headers: Self.headers(tokens["user"]), body: malformed)
+            #expect(refused.status == .forbidden)
+            #expect(seen.count == 0)
+            let decoded = try await client.execute(
+                uri: uri, method: .post, headers: Self.headers(tokens["admin"]), body: malformed)
+            #expect(decoded.status == .badRequest, "routing decodes the body and refuses it")
+            #expect(seen.count == 0)
+            let body = #"{"name": "Lab", "kind": "landmark", "level": 1, "lat": -25.75, "lon": 28.23}"#
+            let created = try await client.execute(
+                uri: uri, method: .post, headers: Self.headers(tokens["admin"]), body: ByteBuffer(string: body))
+            #expect(created.status == .created)
+            #expect(seen.count == 1)
+        }
+    }
+
+    @Test("an update's path id and its flat body reach the owner as one object its contract reads")
+    func flatUpdate() async throws {
+        try await withSystem { client, tokens, seen in
+            let id = UUID().uuidString.lowercased()
+            let body = #"{"name": "Lab", "kind": "landmark", "level": 2, "lat": -25.75, "lon": 28.23, "history": null}"#
+            let updated = try await client.execute(
+                uri: "/v1/admin/campus/venues/\(id)", method: .put, headers: Self.headers(tokens["admin"]),
+                body: ByteBuffer(string: body))
+            #expect(updated.status == .ok)
+            let payload = try #require(seen.last)
+            #expect(payload["id"] as? String == id && payload["name"] as? String == "Lab" && payload["venue"] == nil)
+            let venue = try JSONSerialization.jsonObject(with: Data(buffer: updated.body)) as? [String: Any]
+            #expect(venue?["id"] as? String == id && venue?["level"] as? Int == 2)
         }
     }
 

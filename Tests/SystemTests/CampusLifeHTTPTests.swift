@@ -66,6 +66,10 @@ extension RoutingHTTPTests {
         let renamed = draft.replacingOccurrences(of: "Heritage", with: "Night")
         let updated = await send(system, "PUT", "/v1/admin/campus/events/\(id)", body: renamed, token: admin)
         #expect(updated?.status == 200)
+        #expect(json(updated?.body)["id"] as? String == id)
+        let withId = renamed.replacingOccurrences(of: "{", with: #"{"id": "\#(id)", "#)
+        let twice = await send(system, "PUT", "/v1/admin/campus/events/\(id)", body: withId, token: admin)
+        #expect(twice?.status == 400, "the id is the path's, not the body's")
         #expect(json(updated?.body)["title"] as? String == title.replacingOccurrences(of: "Heritage", with: "Night"))
         #expect(await send(system, "DELETE", "/v1/admin/campus/events/\(id)", token: user)?.status == 403)
         #expect(await send(system, "DELETE", "/v1/admin/campus/events/\(id)", token: admin)?.status == 204)
@@ -86,6 +90,11 @@ extension RoutingHTTPTests {
         let id = try #require(json(saved?.body)["id"] as? String)
         let blank = #"{"lat": -25.7545, "lon": 28.2314, "description": "  "}"#
         #expect(await send(system, "POST", "/v1/me/pins", body: blank, token: ann)?.status == 400)
+        let offGlobe = await send(
+            system, "POST", "/v1/me/pins", body: #"{"lat": -25.7545, "lon": 228.2314, "description": "x"}"#, token: ann)
+        #expect(offGlobe?.status == 400)
+        #expect((json(offGlobe?.body)["details"] as? [String: Any])?["field"] as? String == "lon")
+        #expect(offGlobe?.body.contains("228.2314") == false, "a refusal never repeats a position")
         let mine = json(await send(system, "GET", "/v1/me/pins", token: ann)?.body)["items"] as? [[String: Any]]
         #expect(mine?.count == 1 && mine?.first?["description"] as? String == "where I parked")
         let theirs = json(await send(system, "GET", "/v1/me/pins", token: bob)?.body)["items"] as? [[String: Any]]

@@ -214,6 +214,11 @@ struct NotifyHTTPTests {
             await http.send("POST", "/v1/me/notifications/\(UUID().uuidString)/read", headers: bearer)?.status == 404)
         let unread = accounts.json(await http.get("/v1/me/notifications?unread=true", headers: bearer)?.body)
         #expect((unread["items"] as? [Any])?.isEmpty == true)
+        let all = accounts.json(await http.get("/v1/me/notifications?unread=false", headers: bearer)?.body)
+        let unfiltered = accounts.json(await http.get("/v1/me/notifications", headers: bearer)?.body)
+        #expect((all["items"] as? [Any])?.isEmpty == false)
+        #expect((all["items"] as? [Any])?.count == (unfiltered["items"] as? [Any])?.count, "unread is false when left out")
+        #expect(await http.get("/v1/me/notifications?unread=yes", headers: bearer)?.status == 400)
 
         async let streamed = http.get("/v1/me/notifications/stream?maxSeconds=5", headers: bearer)
         try await Task.sleep(for: .seconds(1.5))
@@ -267,6 +272,11 @@ struct NotifyHTTPTests {
                 "POST", "/v1/me/schedules", json: #"{"variables": {"text": "x"}, "timesOfDay": ["8"]}"#,
                 headers: bearer)?.status == 400)
         #expect(await http.send("POST", "/v1/me/schedules", json: recurring)?.status == 401)
+        // No variables at all is none, which a reminder's template refuses for its missing text.
+        let bare = await http.send("POST", "/v1/me/schedules", json: #"{"timesOfDay": ["08:00"]}"#, headers: bearer)
+        #expect(bare?.status == 400)
+        let refusal = accounts.json(bare?.body)["details"] as? [String: Any]
+        #expect(refusal?["field"] as? String == "variables" && refusal?["missing"] as? [String] == ["text"])
         let at = Int64(Date().timeIntervalSince1970 * 1000) + 1500
         let once = #"{"variables": {"text": "Stand up"}, "at": \#(at), "timeZone": "UTC"}"#
         #expect(await http.send("POST", "/v1/me/schedules", json: once, headers: bearer)?.status == 201)

@@ -210,6 +210,7 @@ public enum Notify {
         public static let name = "list_inbox"
 
         public struct Request: Codable, Sendable, Equatable {
+            /// Only unread items (the API's `unread`, default false).
             public var unreadOnly: Bool
             /// From the previous page's `nextCursor`.
             public var cursor: String?
@@ -218,6 +219,19 @@ public enum Notify {
                 self.unreadOnly = unreadOnly
                 self.cursor = cursor
                 self.limit = limit
+            }
+
+            private enum CodingKeys: String, CodingKey {
+                case unreadOnly = "unread"
+                case cursor, limit
+            }
+
+            // The query parameters as the API names them, each optional.
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                unreadOnly = try container.decodeIfPresent(Bool.self, forKey: .unreadOnly) ?? false
+                cursor = try container.decodeIfPresent(String.self, forKey: .cursor)
+                limit = try container.decodeIfPresent(Int.self, forKey: .limit)
             }
         }
 
@@ -334,7 +348,7 @@ public enum Notify {
         }
     }
 
-    /// What `create_schedule` takes.
+    /// What `create_schedule` takes; `variables` defaults to none.
     public struct ScheduleRequest: Codable, Sendable, Equatable {
         /// Default `reminder`.
         public var kind: Kind?
@@ -354,6 +368,17 @@ public enum Notify {
             self.timesOfDay = timesOfDay
             self.daysOfWeek = daysOfWeek
             self.timeZone = timeZone
+        }
+
+        // The API may leave `variables` out or send null: none.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            kind = try container.decodeIfPresent(Kind.self, forKey: .kind)
+            variables = try container.decodeIfPresent([String: String].self, forKey: .variables) ?? [:]
+            at = try container.decodeIfPresent(Int64.self, forKey: .at)
+            timesOfDay = try container.decodeIfPresent([String].self, forKey: .timesOfDay)
+            daysOfWeek = try container.decodeIfPresent([Int].self, forKey: .daysOfWeek)
+            timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone)
         }
     }
 

@@ -22,8 +22,11 @@ public struct PinHandler: Sendable {
     /// `save_pin`: at most ``PinStore/maximumPerUser`` per user.
     func save(_ request: Routing.PinDraft, _ context: OperationContext) async throws -> Routing.Pin {
         let owner = try context.userId()
-        guard (-90...90).contains(request.lat), (-180...180).contains(request.lon) else {
-            throw ServiceError.invalidArgument("lat/lon out of range", field: "lat")
+        guard (-90...90).contains(request.lat) else {
+            throw ServiceError.invalidArgument("lat is -90 to 90 degrees", field: "lat")
+        }
+        guard (-180...180).contains(request.lon) else {
+            throw ServiceError.invalidArgument("lon is -180 to 180 degrees", field: "lon")
         }
         try VenueRules.checkLevel(request.level)
         let description = request.description.trimmingCharacters(in: .whitespacesAndNewlines)
