@@ -118,14 +118,6 @@ enum GatewayExceptions {
         "updateContact",
         "deleteContact",
         "searchCatalog",
-        "setBillHighlight",
-        "listBillBookmarks",
-        "getBillBookmark",
-        "putBillBookmark",
-        "deleteBillBookmark",
-        "createCivicSubscription",
-        "updateCivicSubscription",
-        "deleteCivicSubscription",
         "getCatalogItem",
     ]
 }
