@@ -92,14 +92,6 @@ extension GatewayAPI {
         return .noContent(.init())
     }
 
-    func verifyVoucher(_ input: Operations.VerifyVoucher.Input) async throws -> Operations.VerifyVoucher.Output {
-        .ok(.init(body: .json(.init(try await callAsCaller(Routing.VerifyVoucher.self, .init(code: input.path.code))))))
-    }
-
-    func redeemVoucher(_ input: Operations.RedeemVoucher.Input) async throws -> Operations.RedeemVoucher.Output {
-        .ok(.init(body: .json(.init(try await callAsCaller(Routing.RedeemVoucher.self, .init(code: input.path.code))))))
-    }
-
     static func draft(_ body: Components.Schemas.CampusEventDraft) -> Routing.EventDraft {
         Routing.EventDraft(
             title: body.title, kind: body.kind.rawValue, venueId: body.venueId, startsAt: body.startsAt,
@@ -138,6 +130,7 @@ extension Components.Schemas.Goal {
     }
 }
 
+// A goal's voucher, in getMyGoals' reply.
 extension Components.Schemas.Voucher {
     init(_ voucher: Routing.Voucher) {
         self.init(

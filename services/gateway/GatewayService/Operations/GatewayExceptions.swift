@@ -93,7 +93,5 @@ enum GatewayExceptions {
         "createGoal",
         "updateGoal",
         "deleteGoal",
-        "verifyVoucher",
-        "redeemVoucher",
     ]
 }
