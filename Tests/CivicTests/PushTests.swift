@@ -75,25 +75,25 @@ struct PushTests {
         try await CivicDatabase.with { db in
             let token = "fcm-token-\(UUID().uuidString)"
             let first = try await subscribe(db, token: token, [Self.city], subjects: ["Housing", "housing", "Water"])
-            #expect(first.created && first.subscription.subjects == ["Housing", "Water"])
+            #expect(first.created && first.body.subscription.subjects == ["Housing", "Water"])
             #expect(!String(decoding: try JSONEncoder().encode(first), as: UTF8.self).contains(token))
             // The same app and token again: the same subscription, a new filter and secret.
             let again = try await subscribe(db, token: token, [Self.county])
-            #expect(!again.created && again.id == first.id && again.secret != first.secret)
-            #expect(again.subscription.jurisdictions == [Self.county])
+            #expect(!again.created && again.body.id == first.body.id && again.body.secret != first.body.secret)
+            #expect(again.body.subscription.jurisdictions == [Self.county])
             #expect(try await db.count("SELECT count(*) FROM civic.subscriptions") == 1)
             // The old secret no longer works; an unknown id answers the same.
             let stale = await db.error(
-                Civic.UpdateSubscription.self, .init(id: first.id, secret: first.secret, jurisdictions: [Self.city]))
+                Civic.UpdateSubscription.self, .init(id: first.body.id, secret: first.body.secret, jurisdictions: [Self.city]))
             #expect(stale?.code == .notFound)
             let unknown = await db.error(
                 Civic.UpdateSubscription.self,
-                .init(id: UUID().uuidString, secret: again.secret, jurisdictions: [Self.city]))
+                .init(id: UUID().uuidString, secret: again.body.secret, jurisdictions: [Self.city]))
             #expect(unknown?.code == .notFound && unknown?.message == stale?.message)
             let renewed = "fcm-renewed-\(UUID().uuidString)"
             let updated = try await db.call(
                 Civic.UpdateSubscription.self,
-                .init(id: again.id, secret: again.secret, jurisdictions: [Self.city, Self.federal],
+                .init(id: again.body.id, secret: again.body.secret, jurisdictions: [Self.city, Self.federal],
                     subjects: ["Immigration"], deviceToken: renewed))
             #expect(updated.jurisdictions == [Self.city, Self.federal] && updated.subjects == ["Immigration"])
             #expect(try await db.count("SELECT count(*) FROM civic.subscriptions WHERE device_token LIKE 'fcm-renewed-%'") == 1)
@@ -116,10 +116,10 @@ struct PushTests {
                 #expect(error?.code == .invalidArgument && error?.field == field, "\(field)")
             }
             // Ended with the secret only.
-            #expect(await db.error(Civic.DeleteSubscription.self, .init(id: again.id, secret: "wrong"))?.code == .notFound)
-            _ = try await db.call(Civic.DeleteSubscription.self, .init(id: again.id, secret: again.secret))
+            #expect(await db.error(Civic.DeleteSubscription.self, .init(id: again.body.id, secret: "wrong"))?.code == .notFound)
+            _ = try await db.call(Civic.DeleteSubscription.self, .init(id: again.body.id, secret: again.body.secret))
             #expect(try await db.count("SELECT count(*) FROM civic.subscriptions") == 0)
-            #expect(await db.error(Civic.DeleteSubscription.self, .init(id: again.id, secret: again.secret))?.code == .notFound)
+            #expect(await db.error(Civic.DeleteSubscription.self, .init(id: again.body.id, secret: again.body.secret))?.code == .notFound)
         }
     }
 
@@ -187,10 +187,10 @@ struct PushTests {
                         """) == 2)
                 #expect(
                     try await db.count(
-                        "SELECT bills FROM civic.pushes WHERE subscription_id = '\(cityDevice.id)'") == cityBills)
+                        "SELECT bills FROM civic.pushes WHERE subscription_id = '\(cityDevice.body.id)'") == cityBills)
                 #expect(
                     try await db.count(
-                        "SELECT bills FROM civic.pushes WHERE subscription_id = '\(subjectDevice.id)'") == subjectBills)
+                        "SELECT bills FROM civic.pushes WHERE subscription_id = '\(subjectDevice.body.id)'") == subjectBills)
 
                 // A device subscribing later gets single pushes for two new council bills; the
                 // device that had a summary within the hour waits for the hour.
@@ -203,19 +203,19 @@ struct PushTests {
                 #expect(try await Self.pusher(db, Self.toNotify(notify)).round() == 2)
                 #expect(
                     try await db.count(
-                        "SELECT count(*) FROM civic.pushes WHERE subscription_id = '\(lateDevice.id)' AND kind = 'bill'")
+                        "SELECT count(*) FROM civic.pushes WHERE subscription_id = '\(lateDevice.body.id)' AND kind = 'bill'")
                         == 2)
                 #expect(try await db.count("SELECT count(*) FROM notify.notifications WHERE kind = 'new_bill'") == 2)
                 #expect(
                     try await db.count(
-                        "SELECT count(*) FROM civic.push_outbox WHERE subscription_id = '\(cityDevice.id)' AND push_id IS NULL")
+                        "SELECT count(*) FROM civic.push_outbox WHERE subscription_id = '\(cityDevice.body.id)' AND push_id IS NULL")
                         == 2)
                 // An hour after its summary, the waiting device gets its two as singles.
                 db.clock.advance(by: 3600)
                 _ = try await Self.pusher(db, Self.toNotify(notify)).round()
                 #expect(
                     try await db.count(
-                        "SELECT count(*) FROM civic.pushes WHERE subscription_id = '\(cityDevice.id)' AND kind = 'bill'")
+                        "SELECT count(*) FROM civic.pushes WHERE subscription_id = '\(cityDevice.body.id)' AND kind = 'bill'")
                         == 2)
                 #expect(try await db.count("SELECT count(*) FROM notify.notifications") == 6)
 

@@ -294,10 +294,10 @@ struct ReadTests {
             let bills = try await db.call(Civic.ListBills.self, .init(page: .init(limit: 3))).items
             let (alice, bob) = (UUID(), UUID())
             let first = try await db.call(Civic.PutBookmark.self, .init(billId: bills[0].id), as: alice)
-            #expect(first.created && first.bookmark.bill == bills[0])
+            #expect(first.created && first.body.bill == bills[0])
             db.clock.advance(by: 60)
             let again = try await db.call(Civic.PutBookmark.self, .init(billId: bills[0].id), as: alice)
-            #expect(!again.created && again.bookmark.createdAt == first.bookmark.createdAt)
+            #expect(!again.created && again.body.createdAt == first.body.createdAt)
             _ = try await db.call(Civic.PutBookmark.self, .init(billId: bills[1].id), as: alice)
             _ = try await db.call(Civic.PutBookmark.self, .init(billId: bills[2].id), as: bob)
             let list = try await db.call(Civic.ListBookmarks.self, .init(limit: 1), as: alice)

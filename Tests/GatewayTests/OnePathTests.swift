@@ -63,6 +63,16 @@ struct OnePathTests {
                     checkedOn: request.checkedOn),
                 created: true)
         }
+        civic.register(Civic.UpdateSubscription.self) { request, _ in
+            seen.add(request)
+            return .init(
+                id: request.id, platform: "ios", app: "politimap", jurisdictions: request.jurisdictions,
+                subjects: request.subjects, createdAt: "2026-11-24T08:00:00Z", updatedAt: "2026-11-24T09:00:00Z")
+        }
+        civic.register(Civic.DeleteSubscription.self) { request, _ in
+            seen.add(request)
+            return Empty()
+        }
         var hydration = OperationRouter(service: .hydration, logger: logger)
         hydration.register(Hydration.LogDrink.self) { draft, _ in
             seen.add(draft)
@@ -222,6 +232,38 @@ struct OnePathTests {
                 #expect(Self.field(refused) == field, "\(query)")
             }
             #expect(seen.count == 1)
+        }
+    }
+
+    @Test("a header parameter the document declares becomes a member named as the header; missing or outside its schema it is a 400 naming it, and it is never taken from the body")
+    func headerParameters() async throws {
+        try await withSystem { client, _, seen in
+            let uri = "/v1/civic/subscriptions/sub-1"
+            let secret = HTTPField.Name("X-Subscription-Secret")!
+            var headers = Self.headers(nil)
+            headers[secret] = "s3cret"
+            let filter = #"{"jurisdictions": ["ocd-jurisdiction/country:us/government"]}"#
+            let updated = try await client.execute(
+                uri: uri, method: .put, headers: headers, body: ByteBuffer(string: filter))
+            #expect(updated.status == .ok)
+            let payload = try #require(seen.first)
+            #expect(payload["id"] as? String == "sub-1" && payload["X-Subscription-Secret"] as? String == "s3cret")
+            #expect(payload["jurisdictions"] as? [String] == ["ocd-jurisdiction/country:us/government"])
+            let ended = try await client.execute(uri: uri, method: .delete, headers: headers)
+            #expect(ended.status == .noContent)
+            #expect(seen.last?["X-Subscription-Secret"] as? String == "s3cret" && seen.count == 2)
+
+            let missing = try await client.execute(uri: uri, method: .delete, headers: Self.headers(nil))
+            #expect(missing.status == .badRequest && Self.field(missing) == "X-Subscription-Secret")
+            var long = Self.headers(nil)
+            long[secret] = String(repeating: "s", count: 129)
+            let tooLong = try await client.execute(uri: uri, method: .delete, headers: long)
+            #expect(tooLong.status == .badRequest && Self.field(tooLong) == "X-Subscription-Secret")
+            let inBody = try await client.execute(
+                uri: uri, method: .put, headers: headers,
+                body: ByteBuffer(string: #"{"jurisdictions": [], "X-Subscription-Secret": "other"}"#))
+            #expect(inBody.status == .badRequest && Self.field(inBody) == "X-Subscription-Secret")
+            #expect(seen.count == 2)
         }
     }
 

@@ -191,6 +191,11 @@ struct CivicHTTPTests {
             await system.send(
                 "PUT", "/v1/admin/civic/highlights/\(billId)", json: highlight,
                 headers: ["Authorization": "Bearer \(admin)"])?.status == 204)
+        // The body takes `highlighted` alone: another member is civic's 400, naming the body.
+        let extra = await system.send(
+            "PUT", "/v1/admin/civic/highlights/\(billId)", json: #"{"highlighted": true, "pinned": true}"#,
+            headers: ["Authorization": "Bearer \(admin)"])
+        #expect(extra?.status == 400 && (json(extra?.body)["details"] as? [String: Any])?["field"] as? String == "body")
         let state = json(await system.get("/v1/civic/highlights?level=state")?.body)["levels"] as? [[String: Any]]
         #expect(((state?.first?["bills"] as? [[String: Any]])?.first?["id"] as? String) == billId)
         let statuses = await system.stopAll()
@@ -356,6 +361,12 @@ struct CivicHTTPTests {
         let updated = await system.send(
             "PUT", "/v1/civic/subscriptions/\(idB)", json: filter, headers: ["X-Subscription-Secret": secretB])
         #expect(updated?.status == 200 && (json(updated?.body)["jurisdictions"] as? [String]) == [county])
+        // The secret is a header: in the body it is refused, as is any member the update does not take.
+        for body in [#"{"jurisdictions": ["\#(county)"], "X-Subscription-Secret": "x"}"#, #"{"jurisdictions": [], "colour": 1}"#] {
+            let refused = await system.send(
+                "PUT", "/v1/civic/subscriptions/\(idB)", json: body, headers: ["X-Subscription-Secret": secretB])
+            #expect(refused?.status == 400)
+        }
         let badPlatform = await system.send(
             "POST", "/v1/civic/subscriptions",
             json: #"{"deviceToken": "x-\#(UUID().uuidString)", "platform": "ios", "app": "politimap", "jurisdictions": ["somewhere"]}"#)

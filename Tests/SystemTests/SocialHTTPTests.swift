@@ -60,6 +60,9 @@ struct SocialHTTPTests {
         #expect(items.count == 1)
         #expect((items.first?["user"] as? [String: Any])?["userId"] as? String == annId)
         #expect((items.first?["user"] as? [String: Any])?["email"] == nil)
+        // Without a direction, the caller's incoming requests.
+        #expect((json(await bo.send("GET", "/v1/me/friend-requests").body)["items"] as? [Any])?.count == 1)
+        #expect((json(await ann.send("GET", "/v1/me/friend-requests").body)["items"] as? [Any])?.isEmpty == true)
         let outgoing = await ann.send("GET", "/v1/me/friend-requests?direction=outgoing&limit=10")
         #expect((json(outgoing.body)["items"] as? [Any])?.count == 1)
         let accepted = await bo.send("POST", "/v1/me/friend-requests/\(annId)/accept")
@@ -206,6 +209,11 @@ struct SocialHTTPTests {
         #expect((json(found.body)["items"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
         let edited = await ann.send("PATCH", "/v1/me/contacts/\(id)", json: #"{"favourite": true, "phone": ""}"#)
         #expect(edited.status == 200 && json(edited.body)["favourite"] as? Bool == true && json(edited.body)["phone"] == nil)
+        // A field of the wrong type is social's 400 naming it; the id is the path's, never the body's.
+        let wrongType = await ann.send("PATCH", "/v1/me/contacts/\(id)", json: #"{"favourite": "yes"}"#)
+        #expect(wrongType.status == 400 && orders.field(wrongType) == "favourite")
+        let clash = await ann.send("PATCH", "/v1/me/contacts/\(id)", json: #"{"id": "\#(id)", "name": "Eva"}"#)
+        #expect(clash.status == 400 && orders.field(clash) == "id")
         #expect(await bo.send("PATCH", "/v1/me/contacts/\(id)", json: #"{"favourite": false}"#).status == 404)
         #expect(await bo.send("DELETE", "/v1/me/contacts/\(id)").status == 404)
         #expect(await ann.send("DELETE", "/v1/me/contacts/\(id)").status == 204)

@@ -234,6 +234,16 @@ extension Civic {
                 self.billId = billId
                 self.highlighted = highlighted
             }
+
+            enum CodingKeys: String, CodingKey, CaseIterable { case billId, highlighted }
+
+            // The API's body takes `highlighted` and nothing else.
+            public init(from decoder: any Decoder) throws {
+                try decoder.refuseMembers(otherThan: CodingKeys.self)
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                billId = try container.decode(String.self, forKey: .billId)
+                highlighted = try container.decode(Bool.self, forKey: .highlighted)
+            }
         }
         public typealias Reply = Empty
     }

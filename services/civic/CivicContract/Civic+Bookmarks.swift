@@ -33,14 +33,8 @@ extension Civic {
         public static let service = ServiceName.civic
         public static let name = "put_bookmark"
         public typealias Request = BookmarkRef
-        public struct Reply: Codable, Sendable, Equatable {
-            public var bookmark: Bookmark
-            public var created: Bool
-            public init(bookmark: Bookmark, created: Bool) {
-                self.bookmark = bookmark
-                self.created = created
-            }
-        }
+        /// The bookmark; `created` when it is new (201), else the first one (200).
+        public typealias Reply = Outcome<Bookmark>
     }
 
     /// `delete_bookmark`: remove it (not found when there is none).

@@ -64,30 +64,54 @@ extension Civic {
                 self.jurisdictions = jurisdictions
                 self.subjects = subjects
             }
-        }
-        public struct Reply: Codable, Sendable, Equatable {
-            public var id: String
-            /// The only credential to change or end the subscription; shown once.
-            public var secret: String
-            /// False when the device's earlier subscription was replaced.
-            public var created: Bool
-            public var subscription: Subscription
-            public init(id: String, secret: String, created: Bool, subscription: Subscription) {
-                self.id = id
-                self.secret = secret
-                self.created = created
-                self.subscription = subscription
+
+            enum CodingKeys: String, CodingKey, CaseIterable {
+                case deviceToken, platform, app, apnsEnvironment, jurisdictions, subjects
             }
+
+            // The API's body has no other members; `subjects` may be left out (every subject).
+            public init(from decoder: any Decoder) throws {
+                try decoder.refuseMembers(otherThan: CodingKeys.self)
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                deviceToken = try container.decode(String.self, forKey: .deviceToken)
+                platform = try container.decode(String.self, forKey: .platform)
+                app = try container.decode(String.self, forKey: .app)
+                apnsEnvironment = try container.decodeIfPresent(String.self, forKey: .apnsEnvironment)
+                jurisdictions = try container.decode([String].self, forKey: .jurisdictions)
+                subjects = try container.decodeIfPresent([String].self, forKey: .subjects) ?? []
+            }
+        }
+        /// The new subscription and its secret: `created` (201), or `created` false when the
+        /// device's earlier subscription was replaced (200).
+        public typealias Reply = Outcome<SubscriptionCreated>
+    }
+
+    /// A subscription as its device first sees it, with the secret.
+    public struct SubscriptionCreated: Codable, Sendable, Equatable {
+        public var id: String
+        /// The only credential to change or end the subscription; shown once.
+        public var secret: String
+        public var subscription: Subscription
+        public init(id: String, secret: String, subscription: Subscription) {
+            self.id = id
+            self.secret = secret
+            self.subscription = subscription
         }
     }
 
-    /// Which subscription, and its secret.
+    /// Which subscription, and its secret: the API sends the secret as the `X-Subscription-Secret`
+    /// header (never in the URL), which the payload names it by.
     public struct SubscriptionRef: Codable, Sendable, Equatable {
         public var id: String
         public var secret: String
         public init(id: String, secret: String) {
             self.id = id
             self.secret = secret
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id
+            case secret = "X-Subscription-Secret"
         }
     }
 
@@ -114,6 +138,24 @@ extension Civic {
                 self.subjects = subjects
                 self.deviceToken = deviceToken
                 self.apnsEnvironment = apnsEnvironment
+            }
+
+            enum CodingKeys: String, CodingKey, CaseIterable {
+                case id
+                case secret = "X-Subscription-Secret"
+                case jurisdictions, subjects, deviceToken, apnsEnvironment
+            }
+
+            // The API's body has no other members; `subjects` may be left out (every subject).
+            public init(from decoder: any Decoder) throws {
+                try decoder.refuseMembers(otherThan: CodingKeys.self)
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                id = try container.decode(String.self, forKey: .id)
+                secret = try container.decode(String.self, forKey: .secret)
+                jurisdictions = try container.decode([String].self, forKey: .jurisdictions)
+                subjects = try container.decodeIfPresent([String].self, forKey: .subjects) ?? []
+                deviceToken = try container.decodeIfPresent(String.self, forKey: .deviceToken)
+                apnsEnvironment = try container.decodeIfPresent(String.self, forKey: .apnsEnvironment)
             }
         }
         public typealias Reply = Subscription

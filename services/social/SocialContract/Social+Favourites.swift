@@ -41,15 +41,9 @@ extension Social {
                 self.note = note
             }
         }
-        public struct Reply: Codable, Sendable, Equatable {
-            public var favourite: Favourite
-            /// False when the item was on the list already.
-            public var created: Bool
-            public init(favourite: Favourite, created: Bool) {
-                self.favourite = favourite
-                self.created = created
-            }
-        }
+        /// The favourite; `created` when the item is new on the list (201), else it was there
+        /// already and only its note changed (200).
+        public typealias Reply = Outcome<Favourite>
     }
 
     /// `list_favourites`: the caller's list, newest first, by keyset pages.

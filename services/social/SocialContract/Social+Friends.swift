@@ -51,6 +51,14 @@ extension Social {
                 self.limit = limit
                 self.cursor = cursor
             }
+
+            // The API's `direction` may be left out: the caller's incoming requests.
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                direction = try container.decodeIfPresent(Direction.self, forKey: .direction) ?? .incoming
+                limit = try container.decodeIfPresent(Int.self, forKey: .limit)
+                cursor = try container.decodeIfPresent(String.self, forKey: .cursor)
+            }
         }
         public typealias Reply = Page<FriendRequest>
     }

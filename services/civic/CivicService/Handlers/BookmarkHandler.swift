@@ -29,7 +29,7 @@ public struct BookmarkHandler: Sendable {
         guard let outcome = try await bookmarks.put(bill, for: user, now: clock.now()),
             let bookmark = try await bookmarks.get(bill, for: user)
         else { throw ServiceError.notFound("no bill \(request.billId)") }
-        return .init(bookmark: bookmark, created: outcome.created)
+        return .init(bookmark, created: outcome.created)
     }
 
     public func delete(_ request: Civic.BookmarkRef, _ context: OperationContext) async throws -> Empty {

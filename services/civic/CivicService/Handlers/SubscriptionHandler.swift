@@ -25,7 +25,7 @@ public struct SubscriptionHandler: Sendable {
         let secret = SubscriptionRules.newSecret()
         let (subscription, created) = try await subscriptions.upsert(
             device, filter: filter, secretHash: SubscriptionRules.hash(secret), now: clock.now())
-        return .init(id: subscription.id, secret: secret, created: created, subscription: subscription)
+        return .init(.init(id: subscription.id, secret: secret, subscription: subscription), created: created)
     }
 
     public func update(_ request: Civic.UpdateSubscription.Request, _ context: OperationContext) async throws

@@ -6,8 +6,8 @@ import NIOCore
 import ServiceKit
 
 /// An operation of the document served on the one path: the gateway checks who calls (401, or
-/// 403 for a missing role, before anything of the request is read), turns the path and query
-/// parameters into the payload as their schemas say (400 naming one that does not fit), reads
+/// 403 for a missing role, before anything of the request is read), turns the path, query and
+/// header parameters into the payload as their schemas say (400 naming one that does not fit), reads
 /// the JSON body as it came, makes one bus call to the owner and answers the owner's reply bytes.
 /// The owner decodes and validates the payload and answers in the document's shapes.
 ///
@@ -81,7 +81,8 @@ struct DocumentRoute: Sendable {
         } else if spec.requiresIdempotencyKey {
             throw ServiceError.invalidArgument(IdempotencyKey.rule, field: IdempotencyKey.header)
         }
-        let given = try parameterObject(path: parameters, query: request.uri.queryParameters)
+        let given = try parameterObject(
+            path: parameters, query: request.uri.queryParameters, headers: request.headers)
         var payload = given.map { $0 + [UInt8(ascii: "}")] } ?? Self.emptyObject
         if spec.jsonBody {
             let limit = min(spec.maxBodyBytes ?? maxBody, maxBody)
@@ -126,7 +127,9 @@ struct DocumentRoute: Sendable {
     }
 
     /// `{"name":value,...` (no closing brace yet) of the parameters given, or nil when none was.
-    private func parameterObject(path: Parameters, query: Parameters) throws(ServiceError) -> [UInt8]? {
+    private func parameterObject(
+        path: Parameters, query: Parameters, headers: HTTPFields
+    ) throws(ServiceError) -> [UInt8]? {
         guard !spec.parameters.isEmpty || !spec.constants.isEmpty else { return nil }
         var json: [UInt8]?
         for (name, value) in spec.constants {
@@ -147,7 +150,10 @@ struct DocumentRoute: Sendable {
                 }
                 values = [Substring(text)]
             case .query: values = query[values: Substring(parameter.name)]
-            case .header: continue
+            case .header:
+                // The document's names are field names; one that is not cannot have been sent.
+                let field = HTTPField.Name(parameter.name)
+                values = field.map { name in headers[values: name].map { Substring($0) } } ?? []
             }
             if values.isEmpty {
                 if parameter.required {
@@ -189,6 +195,9 @@ struct DocumentRoute: Sendable {
         }
         switch parameter.kind {
         case .string:
+            if let minLength = parameter.minLength, value.count < minLength {
+                throw ServiceError.invalidArgument("\(name) is at least \(minLength) characters", field: name)
+            }
             if let maxLength = parameter.maxLength, value.count > maxLength {
                 throw ServiceError.invalidArgument("\(name) is at most \(maxLength) characters", field: name)
             }
@@ -246,7 +255,8 @@ struct DocumentRoute: Sendable {
             throw ServiceError(.invalidArgument, "the body must be a JSON object")
         }
         if let clash {
-            throw ServiceError.invalidArgument("\(clash) is given in the path or query, not the body", field: clash)
+            throw ServiceError.invalidArgument(
+                "\(clash) is given as a parameter (path, query or header), not in the body", field: clash)
         }
         guard var merged = parameters else { return body }
         // The body's members after its `{`, or nothing when it is `{}`.

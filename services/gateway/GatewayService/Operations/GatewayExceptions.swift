@@ -18,9 +18,6 @@ enum GatewayExceptions {
         case composed = "a reply composed from several calls"
         /// A language chosen from `Accept-Language` and answered in `Content-Language`.
         case contentLanguage = "content negotiation"
-        /// The owner decodes and answers other shapes than the document's; the gateway's generated
-        /// handlers map them (``GatewayAPI``).
-        case mappedShapes = "shapes mapped in the gateway"
     }
 
     /// The reason `operationId` is an exception, or nil when it is served on the one path.
@@ -37,7 +34,6 @@ enum GatewayExceptions {
         case .conditional: conditional
         case .composed: composed
         case .contentLanguage: contentLanguage
-        case .mappedShapes: mappedShapes
         }
     }
 
@@ -63,40 +59,5 @@ enum GatewayExceptions {
     ]
     static let contentLanguage: Set<String> = [
         "listGreetingTemplates", "suggestGreetings",
-    ]
-    // One per line: each leaves the list when its owner takes the document's shapes.
-    static let mappedShapes: Set<String> = [
-        "listFriends",
-        "removeFriend",
-        "listFriendRequests",
-        "sendFriendRequest",
-        "cancelFriendRequest",
-        "acceptFriendRequest",
-        "declineFriendRequest",
-        "blockUser",
-        "unblockUser",
-        "searchUsers",
-        "getAddresses",
-        "setAddresses",
-        "getPrivacy",
-        "setPrivacy",
-        "listFavourites",
-        "addFavourite",
-        "removeFavourite",
-        "friendFavourites",
-        "listContacts",
-        "addContact",
-        "updateContact",
-        "deleteContact",
-        "searchCatalog",
-        "setBillHighlight",
-        "listBillBookmarks",
-        "getBillBookmark",
-        "putBillBookmark",
-        "deleteBillBookmark",
-        "createCivicSubscription",
-        "updateCivicSubscription",
-        "deleteCivicSubscription",
-        "getCatalogItem",
     ]
 }

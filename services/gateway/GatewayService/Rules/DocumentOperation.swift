@@ -30,6 +30,7 @@ struct DocumentOperation: Sendable {
         let allowed: [String]?
         let minimum: Double?
         let maximum: Double?
+        let minLength: Int?
         let maxLength: Int?
     }
 
@@ -45,13 +46,15 @@ struct DocumentOperation: Sendable {
     let access: Access
     /// Whether a request that got no answer may be sent again.
     let repeatable: Bool
-    /// The parameters that go into the payload (path and query).
+    /// The parameters that go into the payload (path, query, and headers other than those of
+    /// HTTP's own protocols), each a member named as the document names it.
     let parameters: [Parameter]
     /// Whether the document declares an `Idempotency-Key` header, carried in the call's metadata,
     /// and whether it must be given.
     let takesIdempotencyKey: Bool
     let requiresIdempotencyKey: Bool
-    /// Header parameters other than the ones the gateway handles itself.
+    /// Header parameters whose meaning is HTTP's own (conditions, negotiation, tus, a signature
+    /// over the body's bytes): the one path cannot honour them as members of a payload.
     let otherHeaders: [String]
     /// Whether the request has a JSON body, and whether it must.
     let jsonBody: Bool
@@ -111,6 +114,13 @@ struct DocumentOperation: Sendable {
         return operations
     }
 
+    /// Headers (lowercased) that mean something to HTTP or tus rather than to the owner; an
+    /// operation declaring one needs the gateway's own handling (``GatewayExceptions``).
+    static let protocolHeaders: Set<String> = [
+        "if-match", "if-unmodified-since", "if-modified-since", "if-range", "accept-language", "tus-resumable",
+        "upload-length", "upload-offset", "upload-metadata", "stripe-signature",
+    ]
+
     struct DocumentError: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
@@ -155,7 +165,12 @@ struct DocumentOperation: Sendable {
                     idempotencyKey = true
                     keyRequired = parameter["required"] as? Bool ?? false
                 case "if-none-match": break
-                default: headers.append(name)
+                case let other where Self.protocolHeaders.contains(other): headers.append(name)
+                default:
+                    parameters.append(
+                        try Parameter(
+                            name: name, location: location, required: parameter["required"] as? Bool ?? false,
+                            schema: try resolver.object(parameter["schema"] ?? [String: Any]()), resolver: resolver))
                 }
                 continue
             }
@@ -240,6 +255,7 @@ extension DocumentOperation.Parameter {
         allowed = (schema["enum"] as? [Any])?.map { "\($0)" }
         minimum = (schema["minimum"] as? any SchemaNumber)?.double
         maximum = (schema["maximum"] as? any SchemaNumber)?.double
+        minLength = schema["minLength"] as? Int
         maxLength = schema["maxLength"] as? Int
     }
 

@@ -36,7 +36,7 @@ public struct WishListHandler: Sendable {
         let (row, created) = try await favourites.add(item, note: request.note, for: me, now: clock.now())
         var favourite = row.favourite
         favourite.available = item.available
-        return .init(favourite: favourite, created: created)
+        return .init(favourite, created: created)
     }
 
     /// `list_favourites`.
