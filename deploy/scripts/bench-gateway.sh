@@ -61,7 +61,7 @@ export RATE_LIMIT_READ=off RATE_LIMIT_WRITE=off RATE_LIMIT_LOGIN=off RATE_LIMIT_
 
 "$BIN_DIR/gateway-hello" "$HELLO_PORT" >>"$LOG" 2>&1 &
 HELLO_PID=$!
-info "starting the system (auth, orders; output in $LOG)"
+info "starting the system (auth, orders, hydration; output in $LOG)"
 "$SCRIPTS_DIR/up.sh" >>"$LOG" 2>&1 &
 UP_PID=$!
 stop_all() {
