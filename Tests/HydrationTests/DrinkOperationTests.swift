@@ -54,6 +54,34 @@ struct DrinkOperationTests {
         }
     }
 
+    @Test("40 different drinks at once each take their own change number, in the order they committed")
+    func concurrentDifferentLogs() async throws {
+        try await HydrationDatabase.with { db in
+            let user = UUID()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for minute in 0..<40 {
+                    let draft = Hydration.DrinkDraft(
+                        uuid: UUID().uuidString, category: "glass",
+                        drankAt: String(format: "2026-11-24T09:%02d:00+01:00", minute))
+                    group.addTask {
+                        let created = try await db.call(Hydration.LogDrink.self, draft, as: user).created
+                        #expect(created)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let rows = try await db.client.query(
+                """
+                SELECT count(*)::int8, count(DISTINCT seq)::int8, max(seq),
+                       (SELECT last_seq FROM hydration.users WHERE user_id = \(user))
+                FROM hydration.drinks WHERE user_id = \(user)
+                """, logger: HydrationDatabase.logger)
+            for try await (drinks, numbers, highest, counter) in rows.decode((Int64, Int64, Int64, Int64).self) {
+                #expect(drinks == 40 && numbers == 40 && highest == 40 && counter == 40)
+            }
+        }
+    }
+
     @Test("bad drinks are 400s naming the field")
     func badDrinks() async throws {
         try await HydrationDatabase.with { db in

@@ -8,7 +8,7 @@
 # request (CPU time depends much less than rates on what else the machine runs). Prints one line,
 # tab-separated: round, target, requests/s, p50, p99, non-2xx, CPU µs per request by process,
 # loadgen's own CPU µs per request. Reads what bench-gateway.sh exports: DATABASE_URL, BIN_DIR,
-# GATEWAY, HELLO_URL, TOKEN, WRK_THREADS, WRK_CONNECTIONS, WRK_S, PERF.
+# GATEWAY, HELLO_URL, TOKEN, WRK_THREADS, WRK_CONNECTIONS, WRK_S, PERF, DRINK_USERS.
 set -euo pipefail
 LOG_TAG=bench-gateway
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -34,8 +34,21 @@ PROCESSES="gateway broker auth orders hydration"
 
 headers=() script=()
 [[ $target == hello || $target == *healthz ]] || headers=(-H "Authorization: Bearer $TOKEN")
-# A drink is logged under a new UUID per request (the script numbers them), at one moment.
-drink_args() { echo -- "$1" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$TOKEN"; }
+# A drink is logged under a new UUID per request (the script numbers them), at one moment, by
+# DRINK_USERS accounts in turn (made on the first drinks run): TapWater's users each log their
+# own, and one user's drinks take that user's change numbers one at a time.
+drink_tokens() {
+    local file=$REPO_ROOT/.data/bench-gateway-drink-tokens i name
+    [[ -s $file ]] || for ((i = 0; i < ${DRINK_USERS:-64}; i++)); do
+        name="{\"username\":\"bench-drinks-$i-$RANDOM$RANDOM@example.org\",\"password\":\"Drinks2026x-bench\"}"
+        curl -fsS -o /dev/null -H 'Content-Type: application/json' -d "$name" "$GATEWAY/v1/auth/register" &&
+            curl -fsS -H 'Content-Type: application/json' -d "$name" "$GATEWAY/v1/auth/login" |
+            python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])' >>"$file" ||
+            die "drinks: could not sign up user $i"
+    done
+    tr '\n' ' ' <"$file"
+}
+drink_args() { echo -- "$1" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(drink_tokens)"; }
 drinks_stored() { psql "$DATABASE_URL" -qAt -c "SELECT count(*) FROM hydration.drinks"; }
 if [[ $target == drinks ]]; then
     script=(-s "$SCRIPTS_DIR/bench-gateway-drink.lua")

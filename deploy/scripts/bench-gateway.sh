@@ -5,11 +5,11 @@
 # limits off: wrk is one address), signs up one account, then runs `wrk` against each target in
 # turn: hello (the reference), healthz (no broker), currencies (signed in, cached by orders), me
 # (auth, PostgreSQL), orders (a list read from PostgreSQL), drinks (POST /v1/me/drinks, a new
-# drink per request, the rows added counted against the 2xx answers), loadgen-healthz (`loadgen
-# get` beside wrk, with its own CPU per request); docs/benchmarks.md describes each. Then `loadgen
-# get --rate` asks for /v1/currencies open loop at half the median rate wrk reached, at most
-# WRK_CONNECTIONS open, for the p99 from when each request was due. It prints per round rates,
-# p50/p99, shares of hello-world and CPU per request by process, then the median shares.
+# drink per request by many users, the rows added counted against 2xx answers), loadgen-healthz
+# (`loadgen get` beside wrk, with its own CPU per request); docs/benchmarks.md describes each.
+# Then `loadgen get --rate` asks for /v1/currencies open loop at half the median rate wrk
+# reached, at most WRK_CONNECTIONS open, for the p99 from when each request was due. It prints
+# per round rates, p50/p99, shares of hello-world and CPU per request by process, then medians.
 #
 # Environment:
 #   WRK_THREADS   wrk's -t, threads (default 2)
@@ -21,6 +21,7 @@
 #   TARGETS       which targets, in order (default "hello healthz currencies me orders drinks
 #                 loadgen-healthz")
 #   SKIP_HALF_RATE=1  skip the open-loop run at half rate on /v1/currencies
+#   DRINK_USERS   accounts the drinks target logs as, each request the next one's (default 64)
 #   SKIP_BUILD=1  use the release executables as they are
 #   BACKPLANE_BIN_DIR  run the executables in this folder instead (e.g. two builds compared)
 #   LOG_LEVEL     the system's log level (default info: the gateway writes its access log, as
@@ -48,8 +49,8 @@ export BENCH_RESULTS
 BIN_DIR=${BACKPLANE_BIN_DIR:-$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)}
 mkdir -p "$REPO_ROOT/.data"
 LOG=$REPO_ROOT/.data/bench-gateway.log
-# A fresh log per run: the access log writes about a gigabyte over three rounds.
-: >"$LOG"
+# A fresh log per run (the access log writes about a gigabyte over three rounds), new drink users.
+: >"$LOG" && rm -f "$REPO_ROOT/.data/bench-gateway-drink-tokens"
 
 HELLO_PORT=$(free_port) HTTP_PORT=$(free_port) BROKER_PORT=$(free_port) XSUB_PORT=$(free_port) XPUB_PORT=$(free_port)
 export HTTP_PORT SKIP_BUILD=1 BACKPLANE_BIN_DIR=$BIN_DIR LOG_LEVEL=${LOG_LEVEL:-info}

@@ -27,15 +27,37 @@ public struct DrinkStore: Sendable {
     }
 
     /// Stores a new drink unless the user has one with its UUID (then that one, untouched).
+    ///
+    /// One statement with no transaction around it: the user's counter stays locked only while
+    /// it commits (the hot path of a drink log is this one round trip), and change numbers still
+    /// commit in their order. A UUID seen before uses up a change number and writes nothing.
     public func log(_ record: DrinkRecord, for user: UUID) async throws -> Outcome {
-        try await client.transaction(logger: logger) { connection in
-            let seq = try await reserve(1, for: user, on: connection)
-            if let existing = try await find(record.uuid, of: user, on: connection) { return .existing(existing) }
+        let rows = try await client.fetch(
+            """
+            WITH counter AS (
+                INSERT INTO hydration.users (user_id, last_seq) VALUES (\(user), 1)
+                ON CONFLICT (user_id) DO UPDATE SET last_seq = hydration.users.last_seq + 1
+                RETURNING last_seq)
+            INSERT INTO hydration.drinks (user_id, uuid, category, amount, unit, drank_at, utc_offset_seconds,
+                local_day, device_id, modified_at, deleted, modified_by, seq)
+            SELECT \(user), \(record.uuid), \(record.category.rawValue), \(Int32(record.volume.amount)),
+                \(record.volume.unit.rawValue),
+                'epoch'::timestamptz + \(record.drankAt.micros)::int8 * interval '1 microsecond',
+                \(Int32(record.drankAt.offsetSeconds)),
+                DATE '1970-01-01' + \(Int32(record.drankAt.localDay.daysSinceEpoch))::int4, \(record.deviceId ?? ""),
+                'epoch'::timestamptz + \(record.version.modifiedMicros)::int8 * interval '1 microsecond',
+                \(record.version.deleted), \(record.version.deviceId), last_seq
+            FROM counter
+            ON CONFLICT (user_id, uuid) DO NOTHING
+            RETURNING seq
+            """, logger: logger)
+        for try await seq in rows.decode(Int64.self) {
             var stored = record
             stored.seq = seq
-            try await write([stored], for: user, on: connection)
             return .stored(stored)
         }
+        // The conflicting row is committed by now (the insert waited for it), tombstones included.
+        return try await drink(record.uuid, of: user).map(Outcome.existing) ?? .missing
     }
 
     /// Changes a live drink with `change`, as a direct edit at `now` (microseconds): its
