@@ -244,7 +244,8 @@ let package = Package(
                 name: "backplane-up", dependencies: ["UpKit"], path: "tools/up/main", swiftSettings: strict),
 
             .target(
-                name: "TestSupport", dependencies: ["Majordomo", "ServiceKit", "Store", "ZeroMQ", postgres, logging],
+                name: "TestSupport",
+                dependencies: ["Contract", "Majordomo", "ServiceKit", "Store", "ZeroMQ", postgres, logging],
                 path: "Tests/TestSupport", swiftSettings: strict),
             tests("TelemetryTests", ["Telemetry", tracing]),
             tests("ZeroMQTests", ["TestSupport", "ZeroMQ", "ZMTPFuzz", "CZeroMQ"]),

@@ -92,7 +92,7 @@ struct OnePathTests {
         }
         routing.register(Routing.UpdateVenue.self) { update, _ in
             seen.add(update)
-            return Self.venue(id: update.id, update.venue)
+            return Self.venue(id: update.id, update.body)
         }
         let finalTokens = tokens
         try await AdminJobQueueTests.withWorkers([auth, civic, hydration, routing]) { endpoint in

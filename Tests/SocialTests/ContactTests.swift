@@ -23,9 +23,9 @@ struct ContactTests {
             #expect(added.name == "Eva Lind" && added.address?.country == "SE" && added.email == "eva@example.org")
             #expect(added.cardsSent == 0 && !added.favourite)
             let edited = try await db.call(
-                Social.UpdateContact.self, .init(id: added.id, fields: .init(phone: "", favourite: true)), as: ann)
+                Social.UpdateContact.self, .init(id: added.id, body: .init(phone: "", favourite: true)), as: ann)
             #expect(edited.phone == nil && edited.favourite && edited.email == "eva@example.org")
-            #expect(await db.error(Social.UpdateContact.self, .init(id: added.id, fields: .init(favourite: false)), as: bo)?.code == .notFound)
+            #expect(await db.error(Social.UpdateContact.self, .init(id: added.id, body: .init(favourite: false)), as: bo)?.code == .notFound)
             #expect(await db.error(Social.DeleteContact.self, .init(id: added.id), as: bo)?.code == .notFound)
             let cases: [(Social.ContactFields, String)] = [
                 (.init(), "name"), (.init(name: ""), "name"), (.init(name: "A", email: "nope"), "email"),

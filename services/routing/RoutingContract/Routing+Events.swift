@@ -103,29 +103,8 @@ extension Routing {
         public typealias Reply = CampusEvent
     }
 
-    /// An event id with its new contents: `id` and the draft's members in one object.
-    public struct EventUpdate: Codable, Sendable, Equatable {
-        public var id: String
-        public var event: EventDraft
-        public init(id: String, event: EventDraft) {
-            self.id = id
-            self.event = event
-        }
-
-        private enum CodingKeys: String, CodingKey { case id }
-
-        // One flat object, as the API sends it: the path's `id` beside the body's members.
-        public init(from decoder: any Decoder) throws {
-            id = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .id)
-            event = try EventDraft(from: decoder)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            try event.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-        }
-    }
+    /// An event id with its new contents: `id` beside the draft's members in one object.
+    public typealias EventUpdate = Identified<EventDraft>
 
     /// `update_event` (admin).
     public enum UpdateEvent: ServiceOperation {

@@ -50,29 +50,8 @@ extension Routing {
         public typealias Reply = Goal
     }
 
-    /// A goal id with its new contents: `id` and the draft's members in one object.
-    public struct GoalUpdate: Codable, Sendable, Equatable {
-        public var id: String
-        public var goal: GoalDraft
-        public init(id: String, goal: GoalDraft) {
-            self.id = id
-            self.goal = goal
-        }
-
-        private enum CodingKeys: String, CodingKey { case id }
-
-        // One flat object, as the API sends it: the path's `id` beside the body's members.
-        public init(from decoder: any Decoder) throws {
-            id = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .id)
-            goal = try GoalDraft(from: decoder)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            try goal.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-        }
-    }
+    /// A goal id with its new contents: `id` beside the draft's members in one object.
+    public typealias GoalUpdate = Identified<GoalDraft>
 
     /// `update_goal` (admin); vouchers already issued stay valid.
     public enum UpdateGoal: ServiceOperation {

@@ -180,29 +180,8 @@ public enum Routing {
         public typealias Reply = Venue
     }
 
-    /// A venue id with its new contents: `id` and the draft's members in one object.
-    public struct VenueUpdate: Codable, Sendable, Equatable {
-        public var id: String
-        public var venue: VenueDraft
-        public init(id: String, venue: VenueDraft) {
-            self.id = id
-            self.venue = venue
-        }
-
-        private enum CodingKeys: String, CodingKey { case id }
-
-        // One flat object, as the API sends it: the path's `id` beside the body's members.
-        public init(from decoder: any Decoder) throws {
-            id = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .id)
-            venue = try VenueDraft(from: decoder)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            try venue.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-        }
-    }
+    /// A venue id with its new contents: `id` beside the draft's members in one object.
+    public typealias VenueUpdate = Identified<VenueDraft>
 
     /// `update_venue` (admin).
     public enum UpdateVenue: ServiceOperation {

@@ -94,27 +94,7 @@ extension Social {
         public static let service = ServiceName.social
         public static let name = "update_contact"
         /// The contact's `id` beside its fields, in one flat object as the API sends them.
-        public struct Request: Codable, Sendable, Equatable {
-            public var id: String
-            public var fields: ContactFields
-            public init(id: String, fields: ContactFields) {
-                self.id = id
-                self.fields = fields
-            }
-
-            enum CodingKeys: String, CodingKey { case id }
-
-            public init(from decoder: any Decoder) throws {
-                id = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .id)
-                fields = try ContactFields(from: decoder)
-            }
-
-            public func encode(to encoder: any Encoder) throws {
-                try fields.encode(to: encoder)
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(id, forKey: .id)
-            }
-        }
+        public typealias Request = Identified<ContactFields>
         public typealias Reply = Contact
     }
 

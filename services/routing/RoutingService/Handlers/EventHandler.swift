@@ -47,7 +47,7 @@ public struct EventHandler: Sendable {
     func update(_ request: Routing.EventUpdate, _ context: OperationContext) async throws -> Routing.CampusEvent {
         _ = try context.requireRole(.admin)
         let id = try VenueRules.uuid(request.id, field: "id", what: "event")
-        let draft = try EventRules.validated(request.event)
+        let draft = try EventRules.validated(request.body)
         let venue = try await eventVenue(draft)
         guard let event = try await events.update(id: id, with: draft, venue: venue, now: clock.now())
         else { throw ServiceError.notFound("no event \(request.id)") }

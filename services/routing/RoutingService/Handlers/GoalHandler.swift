@@ -39,8 +39,8 @@ public struct GoalHandler: Sendable {
     func update(_ request: Routing.GoalUpdate, _ context: OperationContext) async throws -> Routing.Goal {
         _ = try context.requireRole(.admin)
         let id = try VenueRules.uuid(request.id, field: "id", what: "goal")
-        let week = try GoalRules.validated(request.goal, now: clock.now(), zone: zone)
-        guard let goal = try await goals.update(id: id, with: request.goal, week: week, now: clock.now()) else {
+        let week = try GoalRules.validated(request.body, now: clock.now(), zone: zone)
+        guard let goal = try await goals.update(id: id, with: request.body, week: week, now: clock.now()) else {
             throw ServiceError.notFound("no goal \(request.id)")
         }
         return goal

@@ -69,7 +69,7 @@ public struct VenueHandler: Sendable {
         let id = try VenueRules.uuid(request.id)
         defer { cache.forget(id) }
         guard
-            let venue = try await venues.update(id: id, with: try VenueRules.validated(request.venue), now: clock.now())
+            let venue = try await venues.update(id: id, with: try VenueRules.validated(request.body), now: clock.now())
         else { throw ServiceError.notFound("no venue \(request.id)") }
         return venue
     }

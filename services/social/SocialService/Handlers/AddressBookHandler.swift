@@ -42,7 +42,7 @@ public struct AddressBookHandler: Sendable {
         -> Social.Contact
     {
         let me = try context.userId()
-        let checked = try ContactRules.check(request.fields, creating: false)
+        let checked = try ContactRules.check(request.body, creating: false)
         guard let id = UUID(uuidString: request.id),
             let contact = try await contacts.update(id, of: me, checked, now: clock.now())
         else { throw ServiceError.notFound("you have no contact \(request.id)") }
