@@ -98,8 +98,8 @@ bench-social: ## Gifter: directory search over 100,000 users, catalogue search, 
 bench-civic: ## PolitiMap: first import of ~100,000 bills, 10,000 changed, freshness, list/detail/lookup at ~1,000 req/s (release build)
 	$(SCRIPTS)/bench-civic.sh
 
-compose-config: ## validate docker-compose.yml (docker-compose config -q)
-	docker-compose config -q
+compose-config: ## validate docker-compose.yml (config -q), and that it refuses to start without its required secrets
+	$(SCRIPTS)/compose-config.sh
 
 compose-test: ## run docker-compose.yml and deploy/Dockerfile for real (podman + runc): healthy, journeys, scale, a crash, down -v
 	@$(SCRIPTS)/compose-test.sh

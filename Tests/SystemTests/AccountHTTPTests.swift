@@ -134,6 +134,30 @@ struct AccountHTTPTests {
         #expect(await system.get("/v1/me/devices", headers: bearer)?.body.contains(token) == false)
     }
 
+    @Test("a secret given as NAME_FILE is read from the file; both forms, or a file that cannot be read, stop the process naming the setting and never the secret")
+    func secretFromFile() async throws {
+        let adminName = "root-\(UUID().uuidString.prefix(8))".lowercased()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("admin-password-\(UUID())")
+        // As `echo secret > file` writes it: the line break is not part of the password.
+        try Data("Admin2026file\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let system = try await auth.startAuth(["ADMIN_USERNAME": adminName, "ADMIN_PASSWORD_FILE": file.path])
+        defer { _ = system.stopBlocking() }
+        let login = await system.post(
+            "/v1/auth/login", json: #"{"username": "\#(adminName)", "password": "Admin2026file"}"#)
+        #expect(login?.status == 200, "\(system.logs())")
+        #expect(!system.logs().contains("Admin2026file"))
+
+        let (both, bothOutput) = try await system.runToEnd(
+            "auth", arguments: [], extra: ["ADMIN_PASSWORD": "Other2026x", "ADMIN_PASSWORD_FILE": file.path])
+        #expect(both == 78 && bothOutput.contains("ADMIN_PASSWORD or ADMIN_PASSWORD_FILE, not both"), "\(bothOutput)")
+        #expect(!bothOutput.contains("Other2026x") && !bothOutput.contains("Admin2026file"), "\(bothOutput)")
+        let missing = "/nonexistent/admin-password-\(UUID())"
+        let (status, output) = try await system.runToEnd(
+            "auth", arguments: [], extra: ["ADMIN_PASSWORD_FILE": missing])
+        #expect(status == 78 && output.contains("ADMIN_PASSWORD_FILE=\(missing) is not valid"), "\(output)")
+    }
+
     @Test("ADMIN_USERNAME makes an admin at start; only an admin grants roles; the next token carries them")
     func roles() async throws {
         let adminName = "root-\(UUID().uuidString.prefix(8))".lowercased()

@@ -10,7 +10,7 @@
 #   deploy/scripts/compose-project.sh logs              each container's log tail to OUT/NAME.log
 #   deploy/scripts/compose-project.sh down              `down -v`; fail if anything is left
 #
-# Reads what compose-test.sh exports: COMPOSE_PROJECT, DOCKER_HOST, GATEWAY_PORT.
+# Reads what compose-test.sh exports: COMPOSE_PROJECT, DOCKER_HOST, GATEWAY_PORT and the secrets.
 set -euo pipefail
 LOG_TAG=containers
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -126,7 +126,10 @@ def render(specs, scripts):
     add("one process.")
     add("")
     add("Durations are named by their unit: `_MS` for milliseconds, `_S` for seconds. A secret's default")
-    add("is shown with its password masked; secrets are never logged.")
+    add("is shown with its password masked; secrets are never logged. A secret (marked **Secret.**) can")
+    add("also be given as a file: `NAME_FILE` names a file holding it (as Docker and Kubernetes mount")
+    add("secrets), its trailing line break dropped; giving both forms, or a file that cannot be read or")
+    add("is empty, stops the process at start naming `NAME_FILE`.")
     add("")
     renamed = [(f["name"], s["name"], f["scale"]) for spec in specs for s in spec["settings"] for f in s.get("formerly", [])]
     if renamed:

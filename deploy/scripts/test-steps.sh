@@ -72,15 +72,6 @@ case $step in
             ledger run api-clients "$SCRIPTS_DIR/api-clients.sh"
         ;;
     container-images) IMAGE_BIN_DIR=$BIN_DIR ledger run container-images "$SCRIPTS_DIR/compose-test.sh" images ;;
-    compose)
-        if command -v docker-compose >/dev/null 2>&1; then
-            ledger run compose docker-compose -f docker-compose.yml config -q
-        elif docker compose version >/dev/null 2>&1; then
-            ledger run compose docker compose -f docker-compose.yml config -q
-        else
-            ledger record compose FAIL "(docker-compose not found: run deploy/scripts/bootstrap.sh)"
-            warn "compose: docker-compose not found"
-        fi
-        ;;
+    compose) ledger run compose "$SCRIPTS_DIR/compose-config.sh" ;;
     *) die "unknown step '$step'" ;;
 esac

@@ -28,7 +28,13 @@ public enum Launcher {
             FileHandle.standardError.write(Data("\(spec.name): unknown arguments \(arguments); see --help\n".utf8))
             exit(64)
         }
-        let environment = ProcessEnvironment.process
+        let environment: ProcessEnvironment
+        do {
+            environment = try ProcessEnvironment.process.readingSecretFiles(spec.settings)
+        } catch {
+            FileHandle.standardError.write(Data("\(spec.name): \(error)\n".utf8))
+            exit(78)
+        }
         // Tracing is read only by processes that list its settings, and only when not probing.
         let tracing =
             !probing && spec.settings.contains(.otlpEndpoint)

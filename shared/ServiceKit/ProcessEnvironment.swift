@@ -43,6 +43,33 @@ public struct ProcessEnvironment: Sendable {
         }
     }
 
+    /// This environment with every secret among `settings` that is given as a file
+    /// (`NAME_FILE`, the path of a file holding it, as Docker and Kubernetes secrets are mounted)
+    /// read into `NAME`, its trailing line breaks dropped. Refuses, naming `NAME_FILE` and never
+    /// the secret, a file that cannot be read or is empty, and both forms given at once.
+    public func readingSecretFiles(_ settings: [Setting]) throws -> ProcessEnvironment {
+        var values = self.values
+        for setting in settings where setting.isSecret && !setting.name.hasSuffix("_FILE") {
+            let fileSetting = setting.name + "_FILE"
+            guard let path = explicit(fileSetting) else { continue }
+            if explicit(setting.name) != nil {
+                throw InvalidSetting(
+                    name: fileSetting, value: path, expected: "\(setting.name) or \(fileSetting), not both")
+            }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw InvalidSetting(
+                    name: fileSetting, value: path, expected: "the path of a readable file holding \(setting.name)")
+            }
+            var secret = String(decoding: data, as: UTF8.self)
+            while secret.last?.isNewline == true { secret.removeLast() }
+            guard !secret.isEmpty else {
+                throw InvalidSetting(name: fileSetting, value: path, expected: "a file holding \(setting.name), not an empty one")
+            }
+            values[setting.name] = secret
+        }
+        return ProcessEnvironment(values)
+    }
+
     /// The value, which must be set (or have a default).
     public func required(_ setting: Setting) throws -> String {
         guard let value = string(setting) else {
