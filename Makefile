@@ -18,8 +18,8 @@ help: ## list the targets
 	@echo "Backplane — make <target>"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ printf "  %-15s %s\n", $$1, $$2 }'
 
-up: ## install what is missing, start PostgreSQL (.data/pg), build, run everything; Ctrl-C stops
-	@$(SCRIPTS)/up.sh
+up: ## install what is missing, start PostgreSQL (.data/pg), build, run everything (admin sign-in in .data/secrets); Ctrl-C stops
+	@UP_ADMIN=1 $(SCRIPTS)/up.sh
 
 test-slow: ## the long drills, on make test's debug build: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile)
 	swift build

@@ -17,6 +17,8 @@
 #   API_DOCS_DIR          the gateway's setting (Swagger UI's files for /docs); unset, make up
 #                         sets it to the folder of pip's swagger-ui-bundle-v2 (bootstrap.sh
 #                         installs it); set it empty for a gateway without the rendered reference
+#   UP_ADMIN=1            (make up sets it) unless ADMIN_USERNAME is set: the admin `admin`, with a
+#                         password made once in .data/secrets/admin_password
 #   SKIP_BUILD=1          do not run `swift build -c release`
 #   SKIP_BOOTSTRAP=1      do not run bootstrap.sh
 #   BACKPLANE_BIN_DIR     where the executables are (default: swift build -c release --show-bin-path)
@@ -59,6 +61,15 @@ if [[ -z ${API_DOCS_DIR+set} ]]; then
         API_DOCS_DIR=""
 fi
 export API_DOCS_DIR
+# `make up`'s first admin, the console's sign-in: its password is made once, in .data/secrets.
+if [[ -n ${UP_ADMIN:-} && -z ${ADMIN_USERNAME:-}${ADMIN_PASSWORD:-}${ADMIN_PASSWORD_FILE:-} ]]; then
+    secret="$REPO_ROOT/.data/secrets/admin_password"
+    mkdir -p "${secret%/*}" && chmod 700 "${secret%/*}"
+    # The password rules want a capital letter and a digit; the random part is 24 characters.
+    [[ -s $secret ]] || (umask 077 && python3 -c 'import secrets; print("Bp1-" + secrets.token_urlsafe(18))' >"$secret")
+    export ADMIN_USERNAME=admin ADMIN_PASSWORD_FILE=$secret
+    info "console sign-in: admin, with the password in .data/secrets/admin_password"
+fi
 
 if [[ -n ${DATABASE_URL:-} ]]; then
     info "using DATABASE_URL from the environment"
