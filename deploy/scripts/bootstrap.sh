@@ -8,7 +8,7 @@
 #   - Debian packages: the C libraries the Swift targets link (ZeroMQ, Argon2, Cairo, Pango), pkg-config
 #     (SwiftPM asks it where libzmq.pc lives), PostgreSQL with contrib (pg_trgm), curl, Pillow (python3-pil:
 #     Tests/image-fixtures), chromium for the console test, docker-compose (Debian's v1, only to validate
-#     docker-compose.yml; no Docker engine needed), Java and tsc (node-typescript) for the api-clients step.
+#     docker-compose.yml), Java and tsc for the api-clients step, promtool (prometheus) for the alerts step.
 #   - Python packages from the requirements files below (Swagger UI, pyzmq, pytest, aiosmtpd,
 #     PyYAML, schemathesis, selenium, the client generators) with pip (--break-system-packages
 #     where Debian's Python refuses plain pip installs).
@@ -17,15 +17,14 @@
 # Environment:
 #   BOOTSTRAP_SKIP_APT=1   do not check/install Debian packages
 #   BOOTSTRAP_SKIP_PIP=1   do not check/install Python packages
-#   BOOTSTRAP_REQUIREMENTS="FILE..."  Python requirements files (default deploy/requirements.txt
-#                          Tests/interop/requirements.txt Tests/api-fuzz/requirements.txt
-#                          Tests/console/requirements.txt Tests/api-clients/requirements.txt)
+#   BOOTSTRAP_REQUIREMENTS="FILE..."  Python requirements files (default deploy/requirements.txt and
+#                          Tests/{interop,api-fuzz,console,api-clients}/requirements.txt)
 set -euo pipefail
 LOG_TAG=bootstrap
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 APT_PACKAGES=(
-    libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev poppler-utils
+    libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev poppler-utils prometheus
     python3-pil chromium chromium-driver pkg-config postgresql postgresql-contrib curl docker-compose default-jre-headless node-typescript
 )
 read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/deploy/requirements.txt $REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt $REPO_ROOT/Tests/console/requirements.txt $REPO_ROOT/Tests/api-clients/requirements.txt}"
@@ -44,9 +43,7 @@ run_quietly() {
     fi
 }
 
-is_installed() {
-    [[ $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) == installed ]]
-}
+is_installed() { [[ $(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null) == installed ]]; }
 
 ensure_apt_packages() {
     if ! command -v dpkg-query >/dev/null 2>&1; then
@@ -72,6 +69,9 @@ ensure_apt_packages() {
     run_quietly "apt-get update" as_root apt-get -o DPkg::Lock::Timeout=300 -q update
     run_quietly "apt-get install ${missing[*]}" as_root env DEBIAN_FRONTEND=noninteractive \
         apt-get "${apt_opts[@]}" install "${missing[@]}"
+    # Only promtool is wanted from prometheus: the daemon its package starts is stopped and disabled.
+    [[ " ${missing[*]} " != *" prometheus "* ]] ||
+        { as_root service prometheus stop && as_root update-rc.d prometheus disable; } >>"$BOOTSTRAP_LOG" 2>&1 || true
     info "installed: ${missing[*]}"
 }
 

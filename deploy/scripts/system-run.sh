@@ -10,6 +10,10 @@
 # server under OUT/pg. up.sh's output goes to OUT/system.log. CMD gets HTTP_PORT and SYSTEM_URL
 # (http://127.0.0.1:HTTP_PORT); what the caller exports (ADMIN_USERNAME, RATE_LIMIT_*, ...)
 # reaches up.sh. BACKPLANE_BIN_DIR names the executables; LOG_TAG the caller's messages.
+#
+# Environment:
+#   SYSTEM_ADMIN_PORTS=1  give each process an admin port (/metrics, /readyz) from a block of free
+#                         ports, in deploy/services.txt's order; CMD gets the block's ADMIN_PORT_BASE
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 (($# >= 3)) || die "usage: system-run.sh NAME OUT CMD..."
@@ -51,8 +55,16 @@ export BROKER_BIND="tcp://127.0.0.1:$broker" BROKER_URL="tcp://127.0.0.1:$broker
 export EVENTS_XSUB_BIND="tcp://127.0.0.1:$xsub" EVENTS_PUB_URL="tcp://127.0.0.1:$xsub"
 export EVENTS_XPUB_BIND="tcp://127.0.0.1:$xpub" EVENTS_SUB_URL="tcp://127.0.0.1:$xpub"
 export SMTP_PORT=$(free_port) SMTP_SINK_DIR="$OUT/mail" DATA_DIR="$OUT/data" CIVIC_STANDIN_PORT=$(free_port)
-# Its ports are free ones picked at random; the admin ports (a fixed range by default) stay off.
-export ADMIN_PORT_BASE=off SYSTEM_URL="http://127.0.0.1:$HTTP_PORT"
+# Its ports are free ones picked at random; the admin ports (a fixed range by default) stay off
+# unless asked for, then from a free block: one port per process, consecutive.
+ADMIN_PORT_BASE=off
+while [[ -n ${SYSTEM_ADMIN_PORTS:-} && $ADMIN_PORT_BASE == off ]]; do
+    base=$(free_port) && ADMIN_PORT_BASE=$base
+    for ((i = 1; i < $(wc -w <<<"$(registry broker worker gateway)"); i++)); do
+        ! port_in_use $((base + i)) || ADMIN_PORT_BASE=off
+    done
+done
+export ADMIN_PORT_BASE SYSTEM_URL="http://127.0.0.1:$HTTP_PORT"
 
 info "starting the system (log in ${OUT#"$REPO_ROOT"/}/system.log)"
 "$SCRIPTS_DIR/up.sh" >"$OUT/system.log" 2>&1 &

@@ -2,7 +2,7 @@
 # make test's steps (test.sh runs them; test.sh's header says what each checks), each recorded in
 # the step ledger (test-ledger.sh):
 #
-#   deploy/scripts/test-steps.sh imports|build|client|docs|interop|api-fuzz|console|api-clients|container-images|compose
+#   deploy/scripts/test-steps.sh imports|build|client|docs|interop|api-fuzz|console|api-clients|alerts|container-images|compose
 #   deploy/scripts/test-steps.sh swift-test [extra swift test args...]
 #
 # Reads what test.sh exports: BIN_DIR, DATABASE_URL, GAZETTEER_FILE, TEST_WORKERS,
@@ -70,6 +70,10 @@ case $step in
         out="$REPO_ROOT/.data/api-clients"
         API_CLIENTS_OUT=$out BACKPLANE_BIN_DIR=$BIN_DIR STEP_DETAIL_FILE=$out/result.txt \
             ledger run api-clients "$SCRIPTS_DIR/api-clients.sh"
+        ;;
+    alerts)
+        needs alerts gateway || exit 0
+        ALERTS_OUT="$REPO_ROOT/.data/alerts" BACKPLANE_BIN_DIR=$BIN_DIR ledger run alerts "$SCRIPTS_DIR/alerts-test.sh"
         ;;
     container-images) IMAGE_BIN_DIR=$BIN_DIR ledger run container-images "$SCRIPTS_DIR/compose-test.sh" images ;;
     compose) ledger run compose "$SCRIPTS_DIR/compose-config.sh" ;;

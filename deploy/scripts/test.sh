@@ -15,6 +15,7 @@
 #   console     the operator console in headless Chromium (console-test.sh)
 #   api-clients clients from generators that are not ours, without a warning and with a method per
 #               operation; tsc; each app's core flow through one, against the system (api-clients.sh)
+#   alerts      the alert rules' promtool tests, runbook links and metrics in a live scrape (alerts-test.sh)
 #   compose     docker-compose config -q (docker-compose.yml is valid)
 #   containers  compose-test.sh: the compose file and the image, with the build step's executables
 #               when it passed (else a release build), run for real with podman
@@ -26,7 +27,7 @@
 #   FILTER=REGEX            swift test --filter REGEX (make test FILTER=Majordomo)
 #   SWIFT_TEST_ARGS="..."   more arguments for the test binary (so do this script's own arguments)
 #   TEST_STEPS="..."        steps to run (default "imports build client docs swift-test interop
-#                           api-fuzz console api-clients compose containers")
+#                           api-fuzz console api-clients alerts compose containers")
 #   BIN_DIR=DIR             the executables the steps use (default: swift build --show-bin-path)
 #   SWIFT_TEST_TIMEOUT      seconds before the Swift tests are stopped (default 2700)
 #   TEST_WORKERS=N          test processes at once, each with its own PostgreSQL (default 3; 1 runs
@@ -37,7 +38,7 @@
 set -euo pipefail
 LOG_TAG="test"
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-ALL_STEPS="imports build client docs swift-test interop api-fuzz console api-clients compose containers"
+ALL_STEPS="imports build client docs swift-test interop api-fuzz console api-clients alerts compose containers"
 : "${TEST_STEPS:=$ALL_STEPS}" "${SWIFT_TEST_TIMEOUT:=2700}" "${PYTEST_TIMEOUT:=900}" "${TEST_WORKERS:=3}"
 [[ $TEST_WORKERS =~ ^[1-9][0-9]*$ ]] || die "TEST_WORKERS must be a number of at least 1, not '$TEST_WORKERS'"
 export SWIFT_TEST_TIMEOUT PYTEST_TIMEOUT TEST_WORKERS FILTER=${FILTER:-} SWIFT_TEST_ARGS=${SWIFT_TEST_ARGS:-}
@@ -50,8 +51,7 @@ teardown() { [[ -z $TEST_PG_DIR ]] || "$SCRIPTS_DIR/test-db.sh" stop "$TEST_PG_D
 
 declare -A BACKGROUND=() # a group of steps run beside the ones that follow -> its pid
 start_background() {
-    ledger group "$@" &
-    BACKGROUND[$1]=$!
+    ledger group "$@" & BACKGROUND[$1]=$!
     info "── $1: started beside the next steps (output when it ends)"
 }
 join_background() {
@@ -79,7 +79,7 @@ main() {
     read -r TEST_PG_DIR DATABASE_URL <<<"$db" && export DATABASE_URL
     info "DATABASE_URL=$DATABASE_URL"
     rm -f "$STEP_LEDGER"
-    if [[ -z ${BIN_DIR:-} && " $TEST_STEPS " =~ " "(build|docs|swift-test|interop|api-fuzz|console|api-clients)" " ]]; then
+    if [[ -z ${BIN_DIR:-} && " $TEST_STEPS " =~ " "(build|docs|swift-test|interop|api-fuzz|console|api-clients|alerts)" " ]]; then
         require_cmd swift "install a Swift 6 toolchain (https://www.swift.org/install/)"
         BIN_DIR=$(cd "$REPO_ROOT" && swift build --show-bin-path) || BIN_DIR="$REPO_ROOT/.build/debug"
     fi
@@ -89,7 +89,7 @@ main() {
     # The image holds the build step's executables when it passed (a release build: 20-25 minutes).
     [[ $(ledger result build) == PASS ]] && wanted containers && images=yes
     if [[ $(ledger result build) == FAIL ]]; then
-        for one in docs swift-test interop api-fuzz console api-clients; do wanted $one && ledger skip $one "build failed"; done
+        for one in docs swift-test interop api-fuzz console api-clients alerts; do wanted $one && ledger skip $one "build failed"; done
     else
         wanted docs && step docs
         # Beside the Swift tests, which wait more than they compute: RFC 7 peers, client, images.
@@ -103,7 +103,7 @@ main() {
         wanted console && start_background console console
         wanted api-fuzz && step api-fuzz
         join_background console
-        wanted api-clients && step api-clients
+        for one in api-clients alerts; do wanted $one && step $one; done
     fi
     wanted compose && step compose
     if wanted containers; then
