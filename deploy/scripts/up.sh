@@ -17,8 +17,9 @@
 #   API_DOCS_DIR          the gateway's setting (Swagger UI's files for /docs); unset, make up
 #                         sets it to the folder of pip's swagger-ui-bundle-v2 (bootstrap.sh
 #                         installs it); set it empty for a gateway without the rendered reference
-#   UP_ADMIN=1            (make up sets it) unless ADMIN_USERNAME is set: the admin `admin`, with a
-#                         password made once in .data/secrets/admin_password
+#   UP_ADMIN=1            (make up sets it) the admin `admin`, with a password made once in
+#                         .data/secrets/admin_password, unless auth's ADMIN_* settings name one
+#   ADMIN_PASSWORD_FILE   auth's ADMIN_PASSWORD read from this file (any secret takes NAME_FILE)
 #   SKIP_BUILD=1          do not run `swift build -c release`
 #   SKIP_BOOTSTRAP=1      do not run bootstrap.sh
 #   BACKPLANE_BIN_DIR     where the executables are (default: swift build -c release --show-bin-path)
