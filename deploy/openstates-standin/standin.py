@@ -24,6 +24,9 @@ For tests and the benchmark, a control API under /_standin (never part of Open S
 
 Environment: STANDIN_PORT (8095), STANDIN_HOST (127.0.0.1), STANDIN_SEED, STANDIN_SCALE (1.0:
 2,220 bills), STANDIN_API_KEY (unset: no key needed).
+
+`standin.py --probe` asks a running stand-in on 127.0.0.1:STANDIN_PORT for /_standin/stats and
+exits 0 when it answers 200 (a container's health check).
 """
 import datetime as dt
 import json
@@ -234,7 +237,20 @@ class Handler(BaseHTTPRequestHandler):
 STATE = None
 
 
+def probe(port):
+    """Exit status 0 when the stand-in on `port` answers /_standin/stats, else 1."""
+    import urllib.request
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_standin/stats", timeout=2) as answer:
+            sys.exit(0 if answer.status == 200 else 1)
+    except OSError as error:
+        print(f"openstates-standin on port {port}: {error}", file=sys.stderr)
+        sys.exit(1)
+
+
 def main():
+    if sys.argv[1:] == ["--probe"]:
+        probe(int(os.environ.get("STANDIN_PORT", "8095")))
     # A parent that blocks or ignores SIGTERM (a Swift test process starts it from a thread that
     # blocks most signals) passes that on; without this, stopping the stand-in left it running.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})

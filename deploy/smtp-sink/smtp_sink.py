@@ -60,7 +60,17 @@ def main():
     parser.add_argument("--tls-key")
     parser.add_argument("--require-starttls", action="store_true")
     parser.add_argument("--auth", help="user:password; AUTH is then required")
+    parser.add_argument("--probe", action="store_true",
+                        help="hold an SMTP session with the sink on 127.0.0.1:PORT and exit 0 if it answers")
     args = parser.parse_args()
+    if args.probe:
+        import smtplib
+        try:
+            smtplib.SMTP("127.0.0.1", args.port, timeout=2).quit()
+        except (OSError, smtplib.SMTPException) as error:
+            print(f"smtp-sink on port {args.port}: {error}", file=sys.stderr)
+            sys.exit(1)
+        sys.exit(0)
     # A parent may have blocked these (signal masks are inherited across exec); we must see them.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 

@@ -62,6 +62,7 @@ Prints "stripe-standin on HOST:PORT" once it listens.
 import json
 import os
 import signal
+import sys
 import secrets
 import threading
 import time
@@ -556,7 +557,21 @@ class Handler(BaseHTTPRequestHandler):
         raise StripeError(404, "invalid_request_error", "Unrecognized request URL (POST: %s)" % path)
 
 
+def probe(port):
+    """Exit status 0 when the stand-in on `port` answers /_standin/stats (a container's health
+    check: `standin.py --probe`), else 1."""
+    import urllib.request
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/_standin/stats" % port, timeout=2) as answer:
+            sys.exit(0 if answer.status == 200 else 1)
+    except OSError as error:
+        print("stripe-standin on port %d: %s" % (port, error), file=sys.stderr)
+        sys.exit(1)
+
+
 def main():
+    if sys.argv[1:] == ["--probe"]:
+        probe(int(os.environ.get("STANDIN_PORT", "8096")))
     # A parent that blocks or ignores SIGTERM (a Swift test process starts it from a thread that
     # blocks most signals) passes that on; without this, stopping the stand-in left it running.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
