@@ -87,7 +87,7 @@ struct FreeEcardTests {
     }
 
     @Test(
-        "quotes take kind: an e-card quote has only e-card lines (free by default); a postcard quote needs size and countries"
+        "quotes take kind: an e-card quote has only e-card lines (free by default); a postcard quote needs size and countries; a size is A6, A5 or A4"
     )
     func quotes() async throws {
         for (settings, unit) in [([String: String](), Int64(0)), (["ECARD_PRICE": "0.99"], Int64(99))] {
@@ -123,6 +123,12 @@ struct FreeEcardTests {
                         .init(kind: "ecard", size: nil, recipients: []), actor: nil, metadata: metadata)
                 }
                 #expect(none?.0 == .invalidArgument && none?.1 == "recipients")
+                let badSize = await refusal {
+                    _ = try await db.quoting.quote(
+                        .init(kind: "ecard", size: "a5*", recipients: [.init(country: nil)]), actor: nil,
+                        metadata: metadata)
+                }
+                #expect(badSize?.0 == .invalidArgument && badSize?.1 == "size", "unused by an e-card, but checked")
             }
         }
     }

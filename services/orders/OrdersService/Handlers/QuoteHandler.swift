@@ -2,6 +2,7 @@ import Contract
 import Foundation
 import Logging
 import OrdersContract
+import PrintingContract
 import Store
 import Synchronization
 
@@ -63,7 +64,11 @@ public struct QuoteHandler: Sendable {
             breakdown = try pricing.postcard(
                 size: size, countries: countries, currency: currency, rates: set.rates, tariff: tariff)
         case .ecard:
-            // Nothing is printed or posted: one e-card line per recipient, free by default.
+            // Nothing is printed or posted: one e-card line per recipient, free by default. A size
+            // is unused, but one that is not a size is refused as the document says.
+            if let size = request.size, CardSize(named: size) == nil {
+                throw ServiceError.invalidArgument("size is A6, A5 or A4", field: "size")
+            }
             breakdown = try pricing.ecard(
                 recipients: request.recipients.count, currency: currency, rates: set.rates, field: "recipients")
         case .gift, nil:
