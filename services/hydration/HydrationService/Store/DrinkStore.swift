@@ -32,32 +32,59 @@ public struct DrinkStore: Sendable {
     /// it commits (the hot path of a drink log is this one round trip), and change numbers still
     /// commit in their order. A UUID seen before uses up a change number and writes nothing.
     public func log(_ record: DrinkRecord, for user: UUID) async throws -> Outcome {
-        let rows = try await client.fetch(
-            """
-            WITH counter AS (
-                INSERT INTO hydration.users (user_id, last_seq) VALUES (\(user), 1)
-                ON CONFLICT (user_id) DO UPDATE SET last_seq = hydration.users.last_seq + 1
-                RETURNING last_seq)
-            INSERT INTO hydration.drinks (user_id, uuid, category, amount, unit, drank_at, utc_offset_seconds,
-                local_day, device_id, modified_at, deleted, modified_by, seq)
-            SELECT \(user), \(record.uuid), \(record.category.rawValue), \(Int32(record.volume.amount)),
-                \(record.volume.unit.rawValue),
-                'epoch'::timestamptz + \(record.drankAt.micros)::int8 * interval '1 microsecond',
-                \(Int32(record.drankAt.offsetSeconds)),
-                DATE '1970-01-01' + \(Int32(record.drankAt.localDay.daysSinceEpoch))::int4, \(record.deviceId ?? ""),
-                'epoch'::timestamptz + \(record.version.modifiedMicros)::int8 * interval '1 microsecond',
-                \(record.version.deleted), \(record.version.deviceId), last_seq
-            FROM counter
-            ON CONFLICT (user_id, uuid) DO NOTHING
-            RETURNING seq
-            """, logger: logger)
-        for try await seq in rows.decode(Int64.self) {
+        let rows = try await client.fetch(LogStatement(user: user, record: record), logger: logger)
+        if let seq = rows.first {
             var stored = record
             stored.seq = seq
             return .stored(stored)
         }
         // The conflicting row is committed by now (the insert waited for it), tombstones included.
         return try await drink(record.uuid, of: user).map(Outcome.existing) ?? .missing
+    }
+
+    /// ``log(_:for:)``'s statement, prepared once per connection: the write every logged drink
+    /// makes, so PostgreSQL parses and plans it once and each drink sends only its values.
+    struct LogStatement: PostgresPreparedStatement {
+        static let sql = """
+            WITH counter AS (
+                INSERT INTO hydration.users (user_id, last_seq) VALUES ($1, 1)
+                ON CONFLICT (user_id) DO UPDATE SET last_seq = hydration.users.last_seq + 1
+                RETURNING last_seq)
+            INSERT INTO hydration.drinks (user_id, uuid, category, amount, unit, drank_at, utc_offset_seconds,
+                local_day, device_id, modified_at, deleted, modified_by, seq)
+            SELECT $1, $2, $3, $4, $5, 'epoch'::timestamptz + $6 * interval '1 microsecond', $7,
+                DATE '1970-01-01' + $8, $9, 'epoch'::timestamptz + $10 * interval '1 microsecond', $11, $12,
+                last_seq
+            FROM counter
+            ON CONFLICT (user_id, uuid) DO NOTHING
+            RETURNING seq
+            """
+        static let bindingDataTypes: [PostgresDataType] = [
+            .uuid, .uuid, .text, .int4, .text, .int8, .int4, .int4, .text, .int8, .bool, .text,
+        ]
+        typealias Row = Int64
+
+        let user: UUID
+        let record: DrinkRecord
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 12)
+            bindings.append(user)
+            bindings.append(record.uuid)
+            bindings.append(record.category.rawValue)
+            bindings.append(Int32(record.volume.amount))
+            bindings.append(record.volume.unit.rawValue)
+            bindings.append(record.drankAt.micros)
+            bindings.append(Int32(record.drankAt.offsetSeconds))
+            bindings.append(Int32(record.drankAt.localDay.daysSinceEpoch))
+            bindings.append(record.deviceId ?? "")
+            bindings.append(record.version.modifiedMicros)
+            bindings.append(record.version.deleted)
+            bindings.append(record.version.deviceId)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
     }
 
     /// Changes a live drink with `change`, as a direct edit at `now` (microseconds): its
