@@ -10,10 +10,10 @@
 #
 # 1. Images (compose-images.sh): a Debian bookworm base made with debootstrap, the project's
 #    image from deploy/Dockerfile, and Debian-made stand-ins for postgres, python and haproxy.
-# 2. `up -d` (with generated POSTGRES_PASSWORD and ADMIN_PASSWORD, as an operator sets them): every
-#    container must be running, and healthy where it has a health check, within
-#    HEALTHY_TIMEOUT seconds (the time taken is printed; the goal is under 60 s). A container that
-#    exits or turns unhealthy fails the test at once, with its log.
+# 2. `up -d` with generated secrets: every container running, and healthy where it has a health
+#    check, within HEALTHY_TIMEOUT seconds (the goal: under 60 s); one that exits or turns unhealthy
+#    fails the test at once, with its log. The admin signs in; /metrics and the console answer 404
+#    on the public port and the console answers on the operator port.
 # 3-5. The loads through the published port (compose-load.sh): every app's journeys (`loadgen
 #    mixed`: a postcard ordered and paid, locate/route/search, a gift, drinks, bills); `--scale
 #    gateway=2 --scale routing=3` with NavUP's load, each replica doing its share (HAProxy spreads
@@ -58,8 +58,9 @@ SERVICE_PID=$!
 export DOCKER_HOST="unix://$SOCKET"
 for _ in $(seq 100); do [[ -S $SOCKET ]] && break; sleep 0.1; done
 [[ -S $SOCKET ]] || die "podman's API socket did not appear; see $OUT/podman-service.log"
-GATEWAY_PORT=$(free_port) POSTGRES_PASSWORD="pg-$RANDOM$RANDOM" ADMIN_PASSWORD="Admin-$RANDOM$RANDOM-x"
-export GATEWAY_PORT COMPOSE_HTTP_TIMEOUT=300 POSTGRES_PASSWORD ADMIN_PASSWORD
+GATEWAY_PORT=$(free_port) OPERATOR_PORT=$(free_port)
+POSTGRES_PASSWORD="pg-$RANDOM$RANDOM" ADMIN_PASSWORD="Admin-$RANDOM$RANDOM-x"
+export GATEWAY_PORT OPERATOR_PORT COMPOSE_HTTP_TIMEOUT=300 POSTGRES_PASSWORD ADMIN_PASSWORD
 
 # Docker runs health checks on its own schedule; podman leaves that to systemd timers, which
 # these machines do not run. This loop is the schedule: each container's check every 2 s.
@@ -104,6 +105,11 @@ info "all $containers containers healthy $healthy_after s after up"
 curl -fsS -o /dev/null "http://127.0.0.1:$GATEWAY_PORT/readyz" || die "/readyz through the published port is not 200"
 curl -fsS -o /dev/null -H 'Content-Type: application/json' "http://127.0.0.1:$GATEWAY_PORT/v1/auth/login" \
     -d "{\"username\":\"admin\",\"password\":\"$ADMIN_PASSWORD\"}" || die "the admin from ADMIN_PASSWORD cannot sign in"
+for path in /metrics //metrics /metrics/ /console /console/console.js; do
+    status=$(curl -s -o /dev/null -w '%{http_code}' --path-as-is "http://127.0.0.1:$GATEWAY_PORT$path")
+    [[ $status == 404 ]] || die "$path answers $status on the public port, not 404"
+done
+curl -fsS -o /dev/null "http://127.0.0.1:$OPERATOR_PORT/console" || die "the console does not answer on the operator port"
 for load in journeys scale crash; do "$SCRIPTS_DIR/compose-load.sh" "$load"; done
 
 if [[ -n ${KEEP:-} ]]; then
