@@ -20,8 +20,7 @@ struct APIReferenceTests {
             ProcessEnvironment(["BROKER_URL": broker, "HTTP_PORT": "0", "API_DOCS_DIR": folder]))
         let client = try #require(MajordomoClient(endpoint: broker, logger: GatewayTests.logger))
         return try Gateway.buildApplication(
-            settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(),
-            logger: GatewayTests.logger, services: [client])
+            settings: settings, bus: BusClient(client: client), logger: GatewayTests.logger, services: [client])
     }
 
     /// A folder with stand-ins for Swagger UI's two files and one file that must never be served.

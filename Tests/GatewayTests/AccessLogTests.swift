@@ -41,7 +41,7 @@ struct AccessLogTests {
             ProcessEnvironment(["BROKER_URL": "tcp://127.0.0.1:1", "READINESS_SERVICES": "alpha", "HTTP_PORT": "0"]))
         let client = try #require(MajordomoClient(endpoint: "tcp://127.0.0.1:1", logger: GatewayTests.logger))
         let app = try Gateway.buildApplication(
-            settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(), logger: logger,
+            settings: settings, bus: BusClient(client: client), logger: logger,
             services: [client])
         let trace = "4bf92f3577b34da6a3ce929d0e0e4736"
         let ids = try await app.test(.router) { client in

@@ -103,9 +103,9 @@ struct AdminJobQueueTests {
         }
     }
 
-    @Test("the console's page, script and style come with a strict Content-Security-Policy and no inline code")
+    @Test("the console's page, script and style (on the operator listener) come with a strict Content-Security-Policy and no inline code")
     func console() async throws {
-        try await GatewayTests().app(broker: "tcp://127.0.0.1:1").test(.router) { client in
+        try await GatewayTests().app(broker: "tcp://127.0.0.1:1", listener: .operators).test(.router) { client in
             for (uri, type) in [
                 ("/console", "text/html"), ("/console/console.js", "text/javascript"), ("/console/console.css", "text/css"),
             ] {

@@ -55,9 +55,7 @@ struct BusRouteTests {
         #expect(operations.count > 80)
         let settings = try GatewaySettings(ProcessEnvironment(["HTTP_PORT": "0"]))
         let client = try #require(MajordomoClient(endpoint: "tcp://127.0.0.1:1", logger: Self.logger))
-        let api = GatewayAPI(
-            bus: BusClient(client: client), settings: settings, registry: PrometheusCollectorRegistry(),
-            document: try Gateway.openAPIDocument())
+        let api = GatewayAPI(bus: BusClient(client: client), settings: settings, document: try Gateway.openAPIDocument())
         var generated = Set<String>()
         for route in try RouteTable(registeredBy: api).routes {
             let template = "/" + route.segments.map { $0 ?? "{}" }.joined(separator: "/")

@@ -23,7 +23,9 @@ struct GatewayTests {
     }()
 
     /// Builds the gateway application pointed at `broker`, requiring `services` for readiness.
-    func app(broker: String, services: String = "alpha", readinessMs: Int = 500) throws -> some ApplicationProtocol {
+    func app(
+        broker: String, services: String = "alpha", readinessMs: Int = 500, listener: Gateway.Listener = .apps
+    ) throws -> some ApplicationProtocol {
         let settings = try GatewaySettings(
             ProcessEnvironment([
                 "BROKER_URL": broker, "READINESS_SERVICES": services, "READINESS_TIMEOUT_MS": "\(readinessMs)",
@@ -32,8 +34,8 @@ struct GatewayTests {
         // The client the gateway runs in production.
         let client = try #require(MajordomoClient(endpoint: broker, logger: Self.logger))
         return try Gateway.buildApplication(
-            settings: settings, bus: BusClient(client: client), registry: PrometheusCollectorRegistry(),
-            logger: Self.logger, services: [client])
+            settings: settings, bus: BusClient(client: client), logger: Self.logger, listener: listener,
+            services: [client])
     }
 
     /// A broker on a free loopback port with fast heartbeats, not yet running.
@@ -131,12 +133,33 @@ struct GatewayTests {
         }
     }
 
-    @Test("GET /metrics is Prometheus text with the request counters")
-    func metrics() async throws {
+    /// Paths an operator surface might be reached by, in the spellings a router or a proxy might
+    /// read as the same path.
+    static let operatorSpellings = [
+        "/metrics", "/metrics/", "//metrics", "/METRICS", "/Metrics", "/./metrics", "/v1/../metrics", "/metrics%2F",
+        "/metrics?format=text", "/%6Detrics", "/console", "/console/", "/console/console.js", "/console/console.css",
+        "//console", "/CONSOLE", "/./console/console.js",
+    ]
+
+    @Test("the apps' listener answers 404 for /metrics and the console, however the path is spelt")
+    func operatorSurfacesOffTheAppsListener() async throws {
         try await app(broker: "tcp://127.0.0.1:1").test(.router) { client in
-            let response = try await client.execute(uri: "/metrics", method: .get)
-            #expect(response.status == .ok)
-            #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+            for path in Self.operatorSpellings {
+                for method in [HTTPRequest.Method.get, .head] {
+                    let response = try await client.execute(uri: path, method: method)
+                    #expect(response.status == .notFound, "\(method) \(path): \(response.status)")
+                    #expect(!String(buffer: response.body).contains("# TYPE"), "\(path)")
+                }
+            }
+        }
+        // The operator listener serves the console and still no /metrics (that is the admin port's).
+        try await app(broker: "tcp://127.0.0.1:1", listener: .operators).test(.router) { client in
+            let console = try await client.execute(uri: "/console", method: .get)
+            #expect(console.status == .ok)
+            for path in ["/metrics", "/metrics/", "//metrics"] {
+                let response = try await client.execute(uri: path, method: .get)
+                #expect(response.status == .notFound, "\(path)")
+            }
         }
     }
 
@@ -148,11 +171,14 @@ struct GatewayTests {
             let text = String(buffer: response.body)
             #expect(text.hasPrefix("openapi: 3.1.0"))
             for path in [
-                "/healthz:", "/readyz:", "/metrics:", "/openapi.yaml:", "/v1/auth/register:", "/v1/auth/login:",
+                "/healthz:", "/readyz:", "/openapi.yaml:", "/v1/auth/register:", "/v1/auth/login:",
                 "/v1/auth/refresh:",
                 "/v1/auth/logout:", "/.well-known/jwks.json:", "/v1/me:",
             ] {
                 #expect(text.contains("  \(path)"))
+            }
+            for operatorPath in ["/metrics:", "/console:", "/console/console.js:"] {
+                #expect(!text.contains("\n  \(operatorPath)"), "the apps' document leaves out \(operatorPath)")
             }
         }
     }

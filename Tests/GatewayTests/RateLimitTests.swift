@@ -108,7 +108,7 @@ struct RateLimitTests {
         #expect(RouteClass.of(method: .post, path: "/v1/orders") == .write)
         #expect(RouteClass.of(method: .delete, path: "/v1/me/pins/1") == .write)
         #expect(RouteClass.of(method: .get, path: "/v1/orders") == .read)
-        for probe in ["/healthz", "/readyz", "/metrics", "/openapi.yaml"] {
+        for probe in ["/healthz", "/readyz", "/openapi.yaml"] {
             #expect(RouteClass.of(method: .get, path: probe) == nil)
         }
     }

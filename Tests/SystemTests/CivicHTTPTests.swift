@@ -265,7 +265,7 @@ struct CivicHTTPTests {
         #expect((json(boundaries.body)["features"] as? [Any])?.count == 10, "city, county, state, country, 6 sample districts")
         let outlines = await system.get("/v1/civic/boundaries", headers: ["If-None-Match": boundaries.header("ETag") ?? "-"])
         #expect(outlines?.status == 304 && outlines?.header("Cache-Control") == "public, max-age=60")
-        let metrics = await system.get("/metrics")?.body ?? ""
+        let metrics = await system.gatewayMetrics()
         let statuses = await system.stopAll()
         #expect(statuses.allSatisfy { $0.1 == 0 }, "\(statuses)")
         // Everything the database holds, the events log included, as text.

@@ -76,7 +76,7 @@ struct ObservabilityDashboardTests {
         #expect(await system.post("/v1/auth/login", json: #"{"username":"\#(username)","password":"Lund2026x"}"#)?.status == 429)
 
         var served = Set<String>()
-        for port in [system.httpPort, brokerPort, authPort, notifyPort] {
+        for port in [system.gatewayAdminPort, brokerPort, authPort, notifyPort] {
             let body = await offPool { HTTP.request(port: port, method: "GET", path: "/metrics") }?.body ?? ""
             for line in body.split(separator: "\n") where !line.hasPrefix("#") {
                 if let name = line.split(whereSeparator: { $0 == "{" || $0 == " " }).first { served.insert(String(name)) }

@@ -32,7 +32,7 @@ struct RateLimitHTTPTests {
 
     /// The value of a counter line of `/metrics` (0 when absent).
     func metric(_ system: SystemHarness, _ name: String, _ labels: [String]) async -> Double {
-        let text = await system.get("/metrics")?.body ?? ""
+        let text = await system.gatewayMetrics()
         let line = text.split(separator: "\n").first { line in
             line.hasPrefix(name + "{") && labels.allSatisfy { line.contains($0) }
         }

@@ -9,6 +9,9 @@ final class SystemHarness: @unchecked Sendable {
     private(set) var processes: [(name: String, process: Process)] = []
     let environment: [String: String]
     let httpPort: Int
+    /// The gateway's admin port (its `/metrics`), given to a gateway this harness starts unless
+    /// the test names another.
+    let gatewayAdminPort: Int
     let logDirectory: URL
 
     static var binDirectory: URL {
@@ -31,8 +34,9 @@ final class SystemHarness: @unchecked Sendable {
     init(ownDatabase: Bool = false) throws {
         try TestLayers.requireProcesses()
         databaseURL = ownDatabase ? try Self.createDatabase() : Self.databaseURL
-        let ports = try (0..<4).map { _ in try Self.freePort() }
+        let ports = try (0..<5).map { _ in try Self.freePort() }
         httpPort = ports[3]
+        gatewayAdminPort = ports[4]
         environment = [
             "BROKER_BIND": "tcp://127.0.0.1:\(ports[0])", "BROKER_URL": "tcp://127.0.0.1:\(ports[0])",
             "EVENTS_XSUB_BIND": "tcp://127.0.0.1:\(ports[1])", "EVENTS_PUB_URL": "tcp://127.0.0.1:\(ports[1])",
@@ -59,6 +63,8 @@ final class SystemHarness: @unchecked Sendable {
         let process = Process()
         process.executableURL = Self.binDirectory.appendingPathComponent(name)
         process.arguments = arguments
+        var extra = extra
+        if name == "gateway", extra["ADMIN_HTTP_PORT"] == nil { extra["ADMIN_HTTP_PORT"] = "\(gatewayAdminPort)" }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.merging(extra)
         { _, new in new }
         let log = logDirectory.appendingPathComponent("\(name)-\(processes.count).log")
@@ -131,6 +137,12 @@ final class SystemHarness: @unchecked Sendable {
     func get(_ path: String, headers: [String: String] = [:]) async -> HTTP.Response? {
         let port = httpPort
         return await offPool { HTTP.request(port: port, method: "GET", path: path, headers: headers) }
+    }
+
+    /// The gateway's `/metrics`, from its admin port ("" when it does not answer).
+    func gatewayMetrics() async -> String {
+        let port = gatewayAdminPort
+        return await offPool { HTTP.request(port: port, method: "GET", path: "/metrics") }?.body ?? ""
     }
 
     /// `POST path` with a JSON body on the gateway.

@@ -40,9 +40,11 @@ struct UpPlanTests {
         #expect(plan.nameWidth == 9)  // "hydration"
         #expect(plan.gazetteer == "/repo/.data/gazetteer/cities15000.tsv")
         // Then the SMTP sink's and the Open States stand-in's (notify and civic run).
-        #expect(plan.ports.map(\.port) == [8080, 5555, 5556, 5557] + (9100..<9110) + [2525, 8095])
+        #expect(plan.ports.map(\.port) == [8080, 8090, 5555, 5556, 5557] + (9100..<9110) + [2525, 8095])
         #expect(plan.ports[0].message.hasPrefix("port 8080 (HTTP_PORT) is already in use: is Backplane already running?"))
-        #expect(plan.ports[13].message.contains("(ADMIN_PORT_BASE(gateway))"))
+        #expect(plan.ports[14].message.contains("(ADMIN_PORT_BASE(gateway))"))
+        #expect(plan.environment(of: plan.processes[9])["OPERATOR_HTTP_PORT"] == "8090")
+        #expect(plan.processes.filter { plan.environment(of: $0)["OPERATOR_HTTP_PORT"] != nil }.map(\.name) == ["gateway"])
         #expect(plan.standIns.map(\.name) == ["smtp", "openstates"])
     }
 
@@ -51,6 +53,7 @@ struct UpPlanTests {
         let plan = try plan([
             "SERVICES": "auth  routing", "REPLICAS_routing": "3", "REPLICAS_gateway": "2", "HTTP_PORT": "18080",
             "ADMIN_PORT_BASE": "19100", "BROKER_BIND": "tcp://127.0.0.1:15555", "TRUSTED_PROXIES": "",
+            "OPERATOR_PORT": "18090",
         ])
         #expect(
             plan.processes.map(\.name) == [
@@ -66,16 +69,19 @@ struct UpPlanTests {
         #expect(plan.firstGateway == "gateway-1" && plan.gateways == 2)
         #expect(plan.environment["READINESS_SERVICES"] == "auth,routing")
         #expect(plan.environment["TRUSTED_PROXIES"] == "")  // set empty: kept empty
-        #expect(Array(plan.ports.map(\.port).prefix(3)) == [18080, 18081, 15555])
+        #expect(plan.environment(of: plan.processes[5])["OPERATOR_HTTP_PORT"] == "18090")
+        #expect(plan.environment(of: plan.processes[6])["OPERATOR_HTTP_PORT"] == "18091")
+        #expect(Array(plan.ports.map(\.port).prefix(5)) == [18080, 18081, 18090, 18091, 15555])
         #expect(plan.ports[1].message.contains("(HTTP_PORT+1)"))
         #expect(plan.gazetteer == nil && plan.standIns.isEmpty)
         #expect(try self.plan(["SERVICES": "auth", "REPLICAS_auth": "0"]).processes.map(\.name) == ["broker", "gateway"])
     }
 
-    @Test("ADMIN_PORT_BASE=off: no admin port, none checked")
+    @Test("ADMIN_PORT_BASE=off and OPERATOR_PORT=off: no admin port, no console, none checked")
     func adminOff() throws {
-        let plan = try plan(["ADMIN_PORT_BASE": "off", "SERVICES": "auth"])
+        let plan = try plan(["ADMIN_PORT_BASE": "off", "OPERATOR_PORT": "off", "SERVICES": "auth"])
         #expect(plan.processes.allSatisfy { $0.adminPort == nil && $0.environment["ADMIN_HTTP_PORT"] == nil })
+        #expect(plan.processes.allSatisfy { $0.environment["OPERATOR_HTTP_PORT"] == nil } && plan.operatorPort == nil)
         #expect(plan.ports.map(\.port) == [8080, 5555, 5556, 5557])
     }
 
@@ -86,6 +92,7 @@ struct UpPlanTests {
             (["REPLICAS_auth": "two"], "REPLICAS_auth must be a number, got 'two'"),
             (["REPLICAS_gateway": "0"], "REPLICAS_gateway must be a number of at least 1, got '0'"),
             (["ADMIN_PORT_BASE": "09100"], "ADMIN_PORT_BASE must be a port number or off, got '09100'"),
+            (["OPERATOR_PORT": "console"], "OPERATOR_PORT must be a port number or off, got 'console'"),
             (["RESTART": "sometimes"], "RESTART must be no or always, not 'sometimes'"),
             (["STOP_TIMEOUT": "soon"], "STOP_TIMEOUT must be a number of seconds, got 'soon'"),
         ]

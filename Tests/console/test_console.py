@@ -14,6 +14,7 @@ import os
 import pathlib
 import struct
 import subprocess
+import urllib.error
 import urllib.request
 import uuid
 import zlib
@@ -325,3 +326,21 @@ def test_admin_marks_a_job_printed_and_retries_a_dead_letter_and_a_printer_sees_
     assert nav_titles(browser) == ["Print jobs", "Postage"]
     open_page(browser, "print-jobs")
     snap(browser, "09-printer-view")
+
+
+APPS = os.environ.get("CONSOLE_APPS_URL")
+
+
+@pytest.mark.skipif(not APPS, reason="console-test.sh sets CONSOLE_APPS_URL, the apps' port")
+def test_the_apps_port_serves_neither_the_console_nor_metrics():
+    """The console and the metrics are operator surfaces: on the apps' port they are a 404, however
+    the path is spelt, while the same gateway's operator listener serves the console."""
+    for path in ["/console", "/console/", "/console/console.js", "/CONSOLE", "/metrics", "/metrics/", "/Metrics"]:
+        request = urllib.request.Request(APPS + path, method="GET")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                pytest.fail(f"{path} answered {response.status} on the apps' port")
+        except urllib.error.HTTPError as error:
+            assert error.code == 404, f"{path}: {error.code}"
+    with urllib.request.urlopen(BASE + "/console", timeout=10) as response:
+        assert response.status == 200 and b"<html" in response.read().lower()

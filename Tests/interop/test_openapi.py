@@ -91,7 +91,7 @@ def test_operations_are_named_once_and_answer_errors():
     assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
 
 
-OPERATIONS_ENDPOINTS = {"/healthz", "/readyz", "/metrics", "/openapi.yaml"}
+OPERATIONS_ENDPOINTS = {"/healthz", "/readyz", "/openapi.yaml"}
 
 
 def operations(document):

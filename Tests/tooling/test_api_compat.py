@@ -50,6 +50,8 @@ RELEASED = {
             "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
             "responses": reply(ref("Order"))}},
         "/v1/things": {"get": {"operationId": "listThings", "deprecated": True, "responses": reply({"type": "array"})}},
+        "/metrics": {"get": {"operationId": "getMetrics", "tags": ["operations"], "responses": {
+            "200": {"description": "x", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
     },
     "components": {
         "schemas": {
@@ -203,6 +205,29 @@ def test_a_break_recorded_without_a_new_major_version_fails():
     assert problems == ["getOrder (GET /v1/orders/{}): operation removed"]
 
 
+def test_an_operator_surface_leaves_in_a_minor_release_when_the_changelog_says_so():
+    def edit(d):
+        d["info"]["version"] = "1.1.0"
+        d["paths"].pop("/metrics")
+    recorded = CHANGELOG.replace("## [1.0.0]", "## [1.1.0] - 2027-05-01\n\n### Removed\n\n- `getMetrics`, an "
+                                 "operator surface: on the admin port.\n\n## [1.0.0]")
+    allowed, problems = judge(edit, recorded)
+    assert problems == [] and allowed == [
+        "getMetrics (GET /metrics): operation removed (an operator surface, CHANGELOG.md [1.1.0])"]
+    _, problems = judge(edit, recorded.replace("an operator surface", "moved"))
+    assert problems == ["getMetrics (GET /metrics): operation removed"]
+
+
+def test_an_app_operation_is_no_operator_surface_whatever_the_changelog_says():
+    def edit(d):
+        d["info"]["version"] = "1.1.0"
+        d["paths"]["/v1/orders/{id}"].pop("get")
+    recorded = CHANGELOG.replace("## [1.0.0]", "## [1.1.0] - 2027-05-01\n\n- `getOrder`, an operator surface."
+                                 "\n\n## [1.0.0]")
+    _, problems = judge(edit, recorded)
+    assert problems == ["getOrder (GET /v1/orders/{}): operation removed"]
+
+
 def served_v1_until(day):
     return CHANGELOG.replace("## [1.0.0]", f"## [2.0.0] - 2026-01-01\n\n- `/v2`. `/v1` is served until {day}.\n\n## [1.0.0]")
 
@@ -243,4 +268,4 @@ def test_the_command_names_the_break_and_fails(tmp_path):
     current.write_text(yaml.safe_dump(RELEASED))
     passed = subprocess.run(command, capture_output=True, text=True)
     assert passed.returncode == 0, passed.stderr
-    assert "keeps every client of openapi-1.0.0.yaml working (3 operations compared)" in passed.stdout
+    assert "keeps every client of openapi-1.0.0.yaml working (4 operations compared)" in passed.stdout

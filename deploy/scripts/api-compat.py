@@ -15,7 +15,9 @@ string: `UnlistedValue`). A break is allowed only when CHANGELOG.md records it: 
 document's version, a major version above the release's, naming the operationId, with the date
 until which the previous major version stays served ("`/v1` is served until 2028-06-30"); or, for
 an operation of an older major version (`/vN/...`) that the release marks deprecated, once the
-date CHANGELOG.md gives for `/vN` has passed. Prints the breaks; exits 1 on one not allowed.
+date CHANGELOG.md gives for `/vN` has passed; or, for an operator surface (an operation outside
+`/vN` tagged `operations`, which no app calls), when a line of the current version's section names
+its operationId and says "operator surface". Prints the breaks; exits 1 on one not allowed.
 """
 import argparse
 import datetime
@@ -269,10 +271,15 @@ def judge(released, current, changelog, today=None):
     section = sections.get(new_version, "")
     major_up = version(new_version)[:1] > version(old_version)[:1]
     served = {int(major): datetime.date.fromisoformat(day) for major, day in SERVED.findall(changelog)}
+    tagged = {op_id: op.get("tags", []) for op_id, op, _ in Document(released).operations().values()}
     for op_id, label, what, deprecated in breaks_between(released, current):
         prefix = re.match(r"^\S+ /v(\d+)/", label)
-        if major_up and SERVED.search(section) and re.search(rf"\b{re.escape(op_id)}\b", section):
+        named = re.compile(rf"\b{re.escape(op_id)}\b")
+        if major_up and SERVED.search(section) and named.search(section):
             lines.append(f"{op_id} ({label}): {what} (CHANGELOG.md [{new_version}])")
+        elif (not prefix and "operations" in tagged.get(op_id, [])
+              and any(named.search(line) and "operator surface" in line for line in section.splitlines())):
+            lines.append(f"{op_id} ({label}): {what} (an operator surface, CHANGELOG.md [{new_version}])")
         elif (what == "operation removed" and deprecated and prefix and int(prefix.group(1)) in served
               and served[int(prefix.group(1))] < today):
             lines.append(f"{op_id} ({label}): {what} (deprecated; /v{prefix.group(1)} served until "

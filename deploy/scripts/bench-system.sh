@@ -87,7 +87,7 @@ until curl -fsS "http://127.0.0.1:$HTTP_PORT/readyz" >/dev/null 2>&1; do
 done
 info "ready; running loadgen $SCENARIO"
 declare -a before=()
-for ((i = 0; i < GATEWAYS; i++)); do before[i]=$(gateway_requests $((HTTP_PORT + i))); done
+for ((i = 0; i < GATEWAYS; i++)); do before[i]=$("$SCRIPTS_DIR/gateway-requests.sh" $((HTTP_PORT + i))); done
 if [[ -n ${BENCH_NAME:-} ]]; then
     OUTPUT=$(mktemp)
     "$BIN_DIR/loadgen" "$SCENARIO" --url "$URLS" "$@" | tee "$OUTPUT"
@@ -100,7 +100,7 @@ fi
 if ((GATEWAYS > 1)); then
     total=0
     for ((i = 0; i < GATEWAYS; i++)); do
-        served=$(($(gateway_requests $((HTTP_PORT + i))) - before[i] - 1))
+        served=$(($("$SCRIPTS_DIR/gateway-requests.sh" $((HTTP_PORT + i))) - before[i]))
         total=$((total + served))
         echo "gateway-$((i + 1)) (port $((HTTP_PORT + i))): $served requests"
     done

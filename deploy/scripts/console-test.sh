@@ -6,7 +6,8 @@
 #   deploy/scripts/console-test.sh
 #
 # It starts a system of its own (system-run.sh) with an admin configured (ADMIN_USERNAME), then
-# runs `python3 -m pytest Tests/console`: sign in, mark a print job printed, retry a dead letter, a printer who sees only the printer's
+# runs `python3 -m pytest Tests/console` against the gateway's operator listener, where the
+# console is (the apps' port answers 404 for it): sign in, mark a print job printed, retry a dead letter, a printer who sees only the printer's
 # pages; a screenshot of each page goes to CONSOLE_OUT/screenshots (checked non-blank there,
 # never committed). Tests/console/test_docs.py opens the API reference (/docs: Swagger UI from
 # the pip package swagger-ui-bundle-v2, which up.sh points the gateway's API_DOCS_DIR at) and
@@ -42,5 +43,5 @@ export ADMIN_USERNAME ADMIN_PASSWORD BACKPLANE_BIN_DIR=$BIN_DIR LOG_TAG
 # pytest runs once the system of its own (system-run.sh) is ready, and the system stops after it.
 CONSOLE_OUT=$OUT CONSOLE_ADMIN_USERNAME=$ADMIN_USERNAME CONSOLE_ADMIN_PASSWORD=$ADMIN_PASSWORD \
     "$SCRIPTS_DIR/system-run.sh" console "$OUT" bash -c 'echo "[$LOG_TAG] the system is ready at $SYSTEM_URL; pytest Tests/console" >&2
-        CONSOLE_BASE_URL=$SYSTEM_URL timeout --foreground -k 10 "$1" python3 -m pytest -q -p no:cacheprovider "$2"' \
+        CONSOLE_BASE_URL=$OPERATOR_URL CONSOLE_APPS_URL=$SYSTEM_URL timeout --foreground -k 10 "$1" python3 -m pytest -q -p no:cacheprovider "$2"' \
     console "$CONSOLE_TIMEOUT" "$REPO_ROOT/Tests/console"

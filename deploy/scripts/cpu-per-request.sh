@@ -91,11 +91,11 @@ for name in $PROCESSES; do
     BEFORE[$name]=$(ticks_of "${PID_OF[$name]}")
     RSS_START[$name]=$(rss_of "${PID_OF[$name]}")
 done
-requests_before=$(gateway_requests "$HTTP_PORT")
+requests_before=$("$SCRIPTS_DIR/gateway-requests.sh" "$HTTP_PORT")
 sleep $((WINDOW / 2))
 for name in $PROCESSES; do RSS_MIDDLE[$name]=$(rss_of "${PID_OF[$name]}"); done
 sleep $((WINDOW - WINDOW / 2))
-requests=$(($(gateway_requests "$HTTP_PORT") - requests_before))
+requests=$(($("$SCRIPTS_DIR/gateway-requests.sh" "$HTTP_PORT") - requests_before))
 CPU_TABLE=$(mktemp)
 {
     printf '\n%-8s %10s %14s %24s   (%s %s, %d requests in %d s = %d/s)\n' process "CPU s" "CPU µs/req" \

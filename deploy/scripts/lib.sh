@@ -70,10 +70,3 @@ as_root() {
         die "need root to run '$*' (run as root or install sudo)"
     fi
 }
-
-# gateway_requests PORT: the HTTP requests the gateway on 127.0.0.1:PORT has answered (its
-# /metrics; the scrape itself is counted after it answers).
-gateway_requests() {
-    curl -fsS "http://127.0.0.1:$1/metrics" |
-        awk '/^hb_requests_total[{ ]/ || /^hb_requests[{ ]/ { sum += $NF } END { print sum + 0 }'
-}

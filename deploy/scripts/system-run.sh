@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # A system of its own for a test script (api-fuzz.sh, console-test.sh): up.sh with a database
 # nothing else uses, free ports for HTTP, the broker, the event proxy, the SMTP sink and the civic
-# stand-in, mail and data under OUT, the admin ports off. It waits until the system is ready, runs
+# stand-in, the console's operator listener, mail and data under OUT, the admin ports off. It waits until the system is ready, runs
 # CMD, stops the system (and its throwaway PostgreSQL) and exits with CMD's status.
 #
 #   deploy/scripts/system-run.sh NAME OUT CMD...
 #
 # The database is a new one named NAME_<time>_<pid> in DATABASE_URL's cluster, or else a throwaway
-# server under OUT/pg. up.sh's output goes to OUT/system.log. CMD gets HTTP_PORT and SYSTEM_URL
-# (http://127.0.0.1:HTTP_PORT); what the caller exports (ADMIN_USERNAME, RATE_LIMIT_*, ...)
+# server under OUT/pg. up.sh's output goes to OUT/system.log. CMD gets HTTP_PORT, SYSTEM_URL
+# (http://127.0.0.1:HTTP_PORT) and OPERATOR_URL (the operator listener, with the console); what the caller exports (ADMIN_USERNAME, RATE_LIMIT_*, ...)
 # reaches up.sh. BACKPLANE_BIN_DIR names the executables; LOG_TAG the caller's messages.
 #
 # Environment:
@@ -47,10 +47,11 @@ else
     DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$PG_DIR" "$port")
 fi
 HTTP_PORT=$(free_port)
+OPERATOR_PORT=$(free_port)
 broker=$(free_port)
 xsub=$(free_port)
 xpub=$(free_port)
-export DATABASE_URL HTTP_PORT SKIP_BUILD=1 SKIP_BOOTSTRAP=1 LOG_LEVEL=${LOG_LEVEL:-warning}
+export DATABASE_URL HTTP_PORT OPERATOR_PORT OPERATOR_URL="http://127.0.0.1:$OPERATOR_PORT" SKIP_BUILD=1 SKIP_BOOTSTRAP=1 LOG_LEVEL=${LOG_LEVEL:-warning}
 export BROKER_BIND="tcp://127.0.0.1:$broker" BROKER_URL="tcp://127.0.0.1:$broker"
 export EVENTS_XSUB_BIND="tcp://127.0.0.1:$xsub" EVENTS_PUB_URL="tcp://127.0.0.1:$xsub"
 export EVENTS_XPUB_BIND="tcp://127.0.0.1:$xpub" EVENTS_SUB_URL="tcp://127.0.0.1:$xpub"

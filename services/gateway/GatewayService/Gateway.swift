@@ -30,15 +30,24 @@ public enum Gateway {
         return Array(try Data(contentsOf: url))
     }
 
+    /// Which of the gateway's HTTP listeners an application is.
+    public enum Listener: Sendable {
+        /// `HTTP_HOST:HTTP_PORT`, for the apps: the document's operations and nothing else.
+        case apps
+        /// `OPERATOR_HTTP_HOST:OPERATOR_HTTP_PORT`, for operators: the same, and the console.
+        case operators
+    }
+
     /// The application: routes, middleware and the server configuration. Tests build the same one.
     public static func buildApplication(
-        settings: GatewaySettings, bus: BusClient, registry: PrometheusCollectorRegistry, logger: Logger,
-        services: [any Service] = [], now: @escaping @Sendable () -> Int64 = { Monotonic.nanoseconds() },
+        settings: GatewaySettings, bus: BusClient, logger: Logger,
+        listener: Listener = .apps, services: [any Service] = [],
+        now: @escaping @Sendable () -> Int64 = { Monotonic.nanoseconds() },
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws -> some ApplicationProtocol {
         let router = Router(context: GatewayRequestContext.self)
         let document = try openAPIDocument()
-        _ = try ConsoleFiles.loaded  // a gateway without its console's files does not start
+        let console = try ConsoleRoute.files()  // a gateway without its console's files does not start
         router.add(middleware: RequestIDMiddleware(
                 logger: logger, paths: LoggedPath(document: document), every: settings.accessLogEvery))
         router.add(middleware: RequestMetricsMiddleware())
@@ -47,7 +56,7 @@ public enum Gateway {
         router.add(middleware: SingleRepresentationMiddleware())
         router.add(middleware: CacheHeadersMiddleware())
         router.add(middleware: ConsoleHeadersMiddleware())
-        let api = GatewayAPI(bus: bus, settings: settings, registry: registry, document: document)
+        let api = GatewayAPI(bus: bus, settings: settings, document: document)
         var routes = try RouteTable(registeredBy: api)
         let onePath = try DocumentRoute.all(in: document)
         for route in onePath { routes.add(route.spec.method, route.spec.path) }
@@ -56,6 +65,12 @@ public enum Gateway {
         for file in APIReference.all {
             routes.add(.get, file.path)
             routes.add(.head, file.path)
+        }
+        if listener == .operators {
+            for file in console {
+                routes.add(.get, file.path)
+                routes.add(.head, file.path)
+            }
         }
         router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
         let limiter = RateLimiter(limits: settings.rateLimits, capacity: settings.rateLimitClients)
@@ -68,6 +83,7 @@ public enum Gateway {
         for route in BusRoute.all { route.register(on: router, bus: bus, timeout: settings.requestTimeout) }
         for route in FixedRoute.all { route.register(on: router) }
         APIReference(folder: settings.apiDocsDirectory, logger: logger).register(on: router)
+        if listener == .operators { try ConsoleRoute.register(on: router) }
         // Compact JSON: the runtime's default pretty printing costs CPU and bytes on every
         // response and tells a phone nothing more. Keys stay sorted so that a body is the same
         // bytes every time (the answers to reset requests must not differ by account).
@@ -76,10 +92,15 @@ public enum Gateway {
             on: AccessCheckedTransport(
                 router.group().add(middleware: OneBufferBodyMiddleware()), operations: try DocumentOperation.read(document)),
             configuration: .init(dateTranscoder: RFC3339DateTranscoder(), jsonEncodingOptions: [.sortedKeys]))
+        let address: BindAddress =
+            switch listener {
+            case .apps: .hostname(settings.host, port: settings.port)
+            case .operators: .hostname(settings.operatorHost, port: settings.operatorPort ?? 0)
+            }
         var app = Application(
             router: router, server: try Self.server(settings.tls),
             configuration: .init(
-                address: .hostname(settings.host, port: settings.port), serverName: "backplane",
+                address: address, serverName: "backplane",
                 backlog: settings.backlog),
             eventLoopGroupProvider: .shared(eventLoopGroup), logger: logger)
         app.addServices(TokenKeyPrefetch(verifier: verifier))
@@ -139,13 +160,21 @@ public enum Gateway {
                     }
                 })
         }
+        if settings.operatorPort != nil {
+            services.append(
+                try buildApplication(
+                    settings: settings, bus: bus, logger: logger, listener: .operators,
+                    eventLoopGroup: eventLoops))
+        }
         let app = try buildApplication(
-            settings: settings, bus: bus, registry: registry, logger: logger, services: services,
+            settings: settings, bus: bus, logger: logger, services: services,
             eventLoopGroup: eventLoops)
+        let scheme = settings.tls == nil ? "http" : "https"
         logger.info(
             "gateway listening",
             metadata: [
-                "url": "\(settings.tls == nil ? "http" : "https")://\(settings.host):\(settings.port)",
+                "url": "\(scheme)://\(settings.host):\(settings.port)",
+                "console": "\(settings.operatorPort.map { "\(scheme)://\(settings.operatorHost):\($0)/console" } ?? "off")",
                 "broker": "\(settings.brokerURL)", "eventLoops": "\(settings.eventLoops)",
                 "rateLimits":
                     "\(RouteClass.allCases.map { "\($0.rawValue)=\(settings.rateLimits[$0].map(String.init(describing:)) ?? "off")" }.joined(separator: " "))",

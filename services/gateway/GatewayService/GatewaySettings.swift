@@ -17,6 +17,11 @@ public struct GatewaySettings: Sendable {
     static let backlog = Setting(
         "HTTP_BACKLOG", default: "4096",
         "connections the kernel holds for the gateway before it accepts them (listen backlog; Linux caps it at net.core.somaxconn). A connection that finds the queue full is dropped and its client tries again only after a second")
+    static let operatorPort = Setting(
+        "OPERATOR_HTTP_PORT", default: "",
+        "port of the operator listener: the console (/console) beside the whole API it calls; never publish it where the apps' port is published (empty: no console)")
+    static let operatorHost = Setting(
+        "OPERATOR_HTTP_HOST", default: "127.0.0.1", "address the operator listener listens on (0.0.0.0 in a container)")
     static let readinessTimeout = Setting(
         "READINESS_TIMEOUT_MS", default: "2000", "how long /readyz waits for each check, in ms")
 
@@ -60,7 +65,7 @@ public struct GatewaySettings: Sendable {
         [
             .logLevel, .logFormat, host, port, .brokerURL, .requestTimeout, readinessServices, readinessTimeout,
             tlsCertificateFile, tlsKeyFile, trustedProxies, accessLogEvery, rateLimitClients, .adminHTTPPort,
-            .adminHTTPHost, eventLoops, backlog, apiDocsDirectory,
+            .adminHTTPHost, operatorPort, operatorHost, eventLoops, backlog, apiDocsDirectory,
         ] + RouteClass.allCases.compactMap { rateLimitSettings[$0] } + Setting.tracing
 
     /// Where to listen.
@@ -77,10 +82,14 @@ public struct GatewaySettings: Sendable {
     public var backlog: Int
     /// Deadline for a call to a service.
     public var requestTimeout: Duration
-    /// The operator port (`/healthz`, `/readyz`: this gateway's broker connection, `/metrics`), or nil.
+    /// The admin port (`/healthz`, `/readyz`: this gateway's broker connection, `/metrics`), or nil.
     public var adminPort: Int?
-    /// Where the operator port listens.
+    /// Where the admin port listens.
     public var adminHost: String
+    /// The operator listener's port (the console and the API), or nil.
+    public var operatorPort: Int?
+    /// Where the operator listener listens.
+    public var operatorHost: String
     /// What `/readyz` checks.
     public var readinessServices: [ServiceName]
     /// Deadline for each readiness check.
@@ -121,6 +130,13 @@ public struct GatewaySettings: Sendable {
         backlog = try environment.int(Self.backlog, in: 1...65_535)
         adminPort = try AdminEndpoint.configuredPort(environment)
         adminHost = try environment.required(.adminHTTPHost)
+        let operatorText = environment.string(Self.operatorPort) ?? ""
+        operatorPort = operatorText.isEmpty ? nil : try environment.int(Self.operatorPort, in: 0...65_535)
+        operatorHost = try environment.required(Self.operatorHost)
+        if let operatorPort, operatorPort != 0, operatorPort == port || operatorPort == adminPort {
+            throw ProcessEnvironment.InvalidSetting(
+                name: Self.operatorPort.name, value: operatorText, expected: "a port other than HTTP_PORT and ADMIN_HTTP_PORT")
+        }
         requestTimeout = .milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
         readinessServices = try environment.required(Self.readinessServices).split(separator: ",")
             .map { ServiceName(String($0).trimmingCharacters(in: .whitespaces)) }.filter { !$0.rawValue.isEmpty }

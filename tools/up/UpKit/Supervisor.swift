@@ -180,6 +180,9 @@ public final class Supervisor {
             }
             pause(0.5)
         }
+        if let console = plan.operatorPort {
+            report.info("the console: http://127.0.0.1:\(console)/console (this machine only)")
+        }
         if plan.gateways > 1 {
             report.info(
                 "Backplane is up: http://127.0.0.1:\(plan.httpPort) to :\(plan.httpPort + plan.gateways - 1) (\(plan.gateways) gateways)  (Ctrl-C to stop)"

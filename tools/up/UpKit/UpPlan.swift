@@ -76,6 +76,8 @@ public struct UpPlan: Sendable {
     public var gazetteer: String?
     public var root: String
     public var httpPort: Int
+    /// The first gateway's operator listener (the console), or nil with `OPERATOR_PORT=off`.
+    public var operatorPort: Int?
     public var gateways: Int
     /// Width of the name column of the output ("broker   | ...").
     public var nameWidth: Int
@@ -111,6 +113,16 @@ public struct UpPlan: Sendable {
             throw UpError("HTTP_PORT must be a port number, got '\(httpText)'")
         }
         self.httpPort = httpPort
+        let operatorText = value("OPERATOR_PORT") ?? "8090"
+        let operatorPort: Int?
+        if operatorText == "off" {
+            operatorPort = nil
+        } else if let port = Int(operatorText), (1...65535).contains(port), operatorText.allSatisfy(\.isNumber) {
+            operatorPort = port
+        } else {
+            throw UpError("OPERATOR_PORT must be a port number or off, got '\(operatorText)'")
+        }
+        self.operatorPort = operatorPort
         let adminText = value("ADMIN_PORT_BASE") ?? "9100"
         let adminBase: Int?
         if adminText == "off" {
@@ -141,9 +153,13 @@ public struct UpPlan: Sendable {
         nameWidth = max(8, names.map(\.count).max() ?? 0)
         processes = names.enumerated().map { index, name in
             var own: [String: String] = [:]
-            // gateway-I listens on HTTP_PORT+I-1 (the others do not read HTTP_PORT).
+            // gateway-I listens on HTTP_PORT+I-1 (the others do not read HTTP_PORT), its console
+            // on OPERATOR_PORT+I-1.
             if name.hasPrefix("gateway-"), let replica = Int(name.dropFirst("gateway-".count)) {
                 own["HTTP_PORT"] = String(httpPort + replica - 1)
+                operatorPort.map { own["OPERATOR_HTTP_PORT"] = String($0 + replica - 1) }
+            } else if name == "gateway" {
+                operatorPort.map { own["OPERATOR_HTTP_PORT"] = String($0) }
             }
             let admin = adminBase.map { $0 + index }
             if let admin {
@@ -157,6 +173,11 @@ public struct UpPlan: Sendable {
 
         var ports = [PortClaim(port: httpPort, label: "HTTP_PORT")]
         ports += (1..<gateways).map { PortClaim(port: httpPort + $0, label: "HTTP_PORT+\($0)") }
+        if let operatorPort {
+            ports += (0..<gateways).map {
+                PortClaim(port: operatorPort + $0, label: $0 == 0 ? "OPERATOR_PORT" : "OPERATOR_PORT+\($0)")
+            }
+        }
         for (name, fallback) in [
             ("BROKER_BIND", "tcp://127.0.0.1:5555"), ("EVENTS_XSUB_BIND", "tcp://127.0.0.1:5556"),
             ("EVENTS_XPUB_BIND", "tcp://127.0.0.1:5557"),

@@ -34,6 +34,10 @@ extension Up {
         ),
         UpSetting("HTTP_PORT", "8080", "gateway port, also where readiness (GET /readyz) is checked"),
         UpSetting(
+            "OPERATOR_PORT", "8090",
+            "the gateways' operator listener on 127.0.0.1 (OPERATOR_HTTP_PORT: the console at /console, with the API it calls): gateway-1 on OPERATOR_PORT, gateway-2 on OPERATOR_PORT+1, ...; off: no console"
+        ),
+        UpSetting(
             "ADMIN_PORT_BASE", "9100",
             "first admin port: every process gets its own ADMIN_HTTP_PORT (/healthz, /readyz, /metrics), base+0 for the broker, then each service replica and gateway in start order, shown in its \"started\" line; off: none"
         ),

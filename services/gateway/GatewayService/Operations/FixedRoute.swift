@@ -24,7 +24,7 @@ struct FixedRoute: Sendable {
         operationId: "getHealthz", method: .get, path: "/healthz", contentType: "application/json; charset=utf-8",
         body: Array(#"{"status":"ok"}"#.utf8))
 
-    /// Every fixed route, registered by ``Gateway/buildApplication(settings:bus:registry:logger:services:now:)``.
+    /// Every fixed route, registered by ``Gateway/buildApplication(settings:bus:logger:listener:services:now:eventLoopGroup:)``.
     static let all: [FixedRoute] = [healthz]
 
     /// Serves the route on `router`.

@@ -2,7 +2,6 @@ import Contract
 import Foundation
 import Logging
 import OpenAPIRuntime
-import Prometheus
 import ServiceKit
 
 /// The handlers generated from `openapi.yaml` for the operations ``GatewayExceptions`` lists: the
@@ -13,13 +12,11 @@ import ServiceKit
 struct GatewayAPI: APIProtocol {
     let bus: BusClient
     let settings: GatewaySettings
-    let registry: PrometheusCollectorRegistry
     let document: [UInt8]
 
-    init(bus: BusClient, settings: GatewaySettings, registry: PrometheusCollectorRegistry, document: [UInt8]) {
+    init(bus: BusClient, settings: GatewaySettings, document: [UInt8]) {
         self.bus = bus
         self.settings = settings
-        self.registry = registry
         self.document = document
     }
 
@@ -63,10 +60,6 @@ struct GatewayAPI: APIProtocol {
         let ready = checks.allSatisfy(\.ok)
         let body = Components.Schemas.Readiness(status: ready ? .ready : .notReady, checks: checks)
         return ready ? .ok(.init(body: .json(body))) : .serviceUnavailable(.init(body: .json(body)))
-    }
-
-    func getMetrics(_ input: Operations.GetMetrics.Input) async throws -> Operations.GetMetrics.Output {
-        .ok(.init(body: .plainText(HTTPBody(registry.emitToBuffer()))))
     }
 
     func getOpenAPIDocument(_ input: Operations.GetOpenAPIDocument.Input) async throws

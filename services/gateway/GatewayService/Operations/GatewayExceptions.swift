@@ -5,7 +5,7 @@
 enum GatewayExceptions {
     /// Why an operation needs the gateway's own work.
     enum Kind: String, CaseIterable, Sendable {
-        /// The gateway's own endpoints: probes, metrics, the document, the console, the API reference.
+        /// The gateway's own endpoints: probes, the document, the API reference.
         case gatewaysOwn = "the gateway's own endpoint"
         /// A binary, text or tus body, asked for or answered (images, PDFs, XML and CSV imports,
         /// a webhook's signed bytes, pages and feeds).
@@ -38,8 +38,7 @@ enum GatewayExceptions {
     }
 
     static let gatewaysOwn: Set<String> = [
-        "getHealthz", "getReadyz", "getMetrics", "getOpenAPIDocument", "getConsole", "getConsoleScript",
-        "getConsoleStyle", "getAPIReference", "getAPIReferenceScript", "getAPIReferenceBundle",
+        "getHealthz", "getReadyz", "getOpenAPIDocument", "getAPIReference", "getAPIReferenceScript", "getAPIReferenceBundle",
         "getAPIReferenceStyle",
     ]
     static let binaryBody: Set<String> = [

@@ -96,12 +96,12 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// The request's server span, with tracing on: a child of the client's `traceparent` (with
     /// its `tracestate`) when it sent a valid one, else the root of a new trace. None for the
-    /// health and metrics paths.
+    /// probes.
     private func startSpan(_ request: Request, requestId: String) -> RecordingSpan? {
         guard Traces.tracer != nil else { return nil }
-        // Probes and scrapes are not traced: a trace every few seconds per prober says nothing.
+        // Probes are not traced: a trace every few seconds per prober says nothing.
         let raw = request.uri.path
-        if raw == "/healthz" || raw == "/readyz" || raw == "/metrics" { return nil }
+        if raw == "/healthz" || raw == "/readyz" { return nil }
         let path = paths.redact(raw)
         guard
             let span = Traces.startSpan(

@@ -35,7 +35,7 @@ public enum RouteClass: String, Sendable, CaseIterable {
         let path: String
     }
 
-    private static let exempt: Set<String> = ["/healthz", "/readyz", "/metrics", "/openapi.yaml"]
+    private static let exempt: Set<String> = ["/healthz", "/readyz", "/openapi.yaml"]
 
     /// The routes whose class is not simply read or write; each appears here once.
     private static let special: [Key: RouteClass] = [
