@@ -36,7 +36,7 @@ struct UpPlanTests {
         #expect(plan.environment["HTTP_PORT"] == "8080")
         #expect(plan.environment["READINESS_SERVICES"] == Self.workers.joined(separator: ","))
         #expect(plan.environment["TRUSTED_PROXIES"] == "127.0.0.1,::1")
-        #expect(plan.restart == .no && plan.restartDelay.text == "1" && plan.stopTimeout.value == 10)
+        #expect(plan.restart == .no && plan.restartDelay.text == "1" && plan.stopTimeout.value == 45)
         #expect(plan.nameWidth == 9)  // "hydration"
         #expect(plan.gazetteer == "/repo/.data/gazetteer/cities15000.tsv")
         // Then the SMTP sink's and the Open States stand-in's (notify and civic run).

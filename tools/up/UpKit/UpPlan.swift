@@ -106,7 +106,7 @@ public struct UpPlan: Sendable {
         self.restart = restart
         restartDelay = try Seconds("RESTART_DELAY", environment, default: "1")
         readyTimeout = try Seconds("READY_TIMEOUT", environment, default: "60")
-        stopTimeout = try Seconds("STOP_TIMEOUT", environment, default: "10")
+        stopTimeout = try Seconds("STOP_TIMEOUT", environment, default: "45")
         brokerReadyTimeout = try Seconds("BROKER_READY_TIMEOUT", environment, default: "15")
         let httpText = value("HTTP_PORT") ?? "8080"
         guard let httpPort = Int(httpText), (1...65535).contains(httpPort) else {

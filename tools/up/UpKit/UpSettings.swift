@@ -66,7 +66,9 @@ extension Up {
             "BROKER_READY_TIMEOUT", "15",
             "seconds to wait for the broker to answer `broker --probe` before the services start (after it they start anyway, with a warning)"
         ),
-        UpSetting("STOP_TIMEOUT", "10", "seconds between SIGTERM and SIGKILL on shutdown (a second Ctrl-C: at once)"),
+        UpSetting(
+            "STOP_TIMEOUT", "45",
+            "seconds between SIGTERM and SIGKILL on shutdown: more than the 30 s a process drains for (a second Ctrl-C: at once)"),
         UpSetting(
             "RESTART", "no",
             "no: a process that dies stays down and is reported; always: it is started again after RESTART_DELAY, like docker-compose's `restart: always` (the fault run uses this)"

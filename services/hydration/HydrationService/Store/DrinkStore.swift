@@ -181,11 +181,7 @@ public struct DrinkStore: Sendable {
 
     /// One of the user's drinks, tombstone or not.
     public func drink(_ uuid: UUID, of user: UUID) async throws -> DrinkRecord? {
-        try await records(
-            client.fetch(
-                "SELECT \(unescaped: Self.columns) FROM hydration.drinks WHERE user_id = \(user) AND uuid = \(uuid)",
-                logger: logger)
-        ).first
+        try await records(client.fetch(Self.one(uuid, of: user), logger: logger)).first
     }
 
     /// Per local day from `from` to `to` (inclusive): the total (femtolitres) and count of live drinks.
@@ -222,6 +218,11 @@ public struct DrinkStore: Sendable {
         (extract(epoch FROM modified_at) * 1000000)::int8, deleted, modified_by, seq
         """
 
+    /// Reads one of the user's drinks, tombstone or not.
+    static func one(_ uuid: UUID, of user: UUID) -> PostgresQuery {
+        "SELECT \(unescaped: columns) FROM hydration.drinks WHERE user_id = \(user) AND uuid = \(uuid)"
+    }
+
     /// Takes `count` change numbers for `user` (locking the user's counter until commit) and
     /// returns the last one.
     func reserve(_ count: Int, for user: UUID, on connection: PostgresConnection) async throws -> Int64 {
@@ -236,11 +237,7 @@ public struct DrinkStore: Sendable {
     }
 
     func find(_ uuid: UUID, of user: UUID, on connection: PostgresConnection) async throws -> DrinkRecord? {
-        try await records(
-            connection.fetch(
-                "SELECT \(unescaped: Self.columns) FROM hydration.drinks WHERE user_id = \(user) AND uuid = \(uuid)",
-                logger: logger)
-        ).first
+        try await records(connection.fetch(Self.one(uuid, of: user), logger: logger)).first
     }
 
     /// Inserts or replaces `records` (each with its seq) in one statement. A tombstone keeps the
