@@ -26,7 +26,7 @@ step=${1:-}
 shift || true
 case $step in
     imports)
-        checks='for check in imports contracts queries shape; do python3 "$1/check-$check.py" || exit 1; done'
+        checks='for check in imports contracts queries shape migrations; do python3 "$1/check-$check.py" || exit 1; done'
         ledger run imports bash -c "$checks" imports "$SCRIPTS_DIR"
         ;;
     build) ledger run build swift build --build-tests ;;
