@@ -258,4 +258,30 @@ struct AdminToolTests {
         #expect(url == 78 && urlOutput.contains("DATABASE_URL"), "\(urlOutput)")
         #expect(!urlOutput.contains("hunter2secret"))
     }
+
+    @Test(
+        "backup and restore run the backup script with their arguments and this environment, and exit with its status")
+    func backupScript() async throws {
+        let system = try SystemHarness()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("admin-backup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A stand-in for deploy/scripts/backup.sh: it notes its arguments and exits as told.
+        let script = folder.appendingPathComponent("backup.sh")
+        try Data("#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/calls\"\nexit ${BACKUP_EXIT:-0}\n".utf8).write(
+            to: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let (backup, backupOutput) = try await system.runToEnd(
+            "backplane-admin", arguments: ["backup", "--script", script.path])
+        #expect(backup == 0, "\(backupOutput)")
+        let (restore, restoreOutput) = try await system.runToEnd(
+            "backplane-admin", arguments: ["restore", "--target", "2026-12-07", "--script", script.path],
+            extra: ["BACKUP_EXIT": "3"])
+        #expect(restore == 3, "\(restoreOutput)")
+        let calls = try String(contentsOf: folder.appendingPathComponent("calls"), encoding: .utf8)
+        #expect(calls == "backup\nrestore --target 2026-12-07\n")
+        let (missing, missingOutput) = try await system.runToEnd(
+            "backplane-admin", arguments: ["backup", "--script", folder.appendingPathComponent("none.sh").path])
+        #expect(missing == 64 && missingOutput.contains("not an executable file"), "\(missingOutput)")
+    }
 }
