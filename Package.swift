@@ -120,7 +120,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
         // Already in the graph through Hummingbird: spans cost no extra package build.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
-        // Already in the graph through the OpenAPI generator: backplane-admin's subcommands.
+        // Already in the graph through the OpenAPI generator: the subcommands of backplane-admin
+        // and loadgen.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The public API's Swift client, a package of its own (what app teams add, with only the
         // OpenAPI runtime and URLSession behind it); the system tests drive journeys through it.
@@ -232,7 +233,8 @@ let package = Package(
             .target(
                 name: "LoadgenKit",
                 dependencies: [
-                    "Majordomo", "ZeroMQ", "ZMTPFuzz", "AccessToken", "PasswordHashing", "ServiceKit", jwt, logging,
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"), "Majordomo", "ZeroMQ", "ZMTPFuzz",
+                    "AccessToken", "PasswordHashing", "ServiceKit", jwt, logging,
                     .product(name: "Histogram", package: "hdrhistogram-swift"), httpClient, nio("NIOHTTP1"),
                     nio("NIOPosix"), nio("NIOCore"),
                 ],
