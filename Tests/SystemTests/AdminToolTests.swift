@@ -69,7 +69,7 @@ struct AdminToolTests {
         let (promoted, promotedOutput) = try await system.runToEnd(
             "backplane-admin", arguments: ["create-admin", "--username", member, "--password-file", file.path])
         #expect(promoted == 0, "\(promotedOutput)")
-        #expect(await signIn(system, member, "Lund2026x") == nil, "the old password no longer signs in")
+        #expect(await signIn(system, member, "Lund2026x") == nil, "the password it registered with is refused")
         let memberAdmin = try #require(await signIn(system, member, second))
         #expect(try roles(memberAdmin).contains("admin"))
 
