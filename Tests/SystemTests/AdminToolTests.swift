@@ -231,10 +231,15 @@ struct AdminToolTests {
     }
 
     @Test(
-        "check-config: this environment passes; a bad value is named for every process that reads it, with exit 78; a secret's value is not printed"
+        "check-config (and --help, which lists every command): this environment passes; a bad value is named for every process that reads it, with exit 78; a secret's value is not printed"
     )
     func checkConfig() async throws {
         let system = try SystemHarness()
+        let (help, helpOutput) = try await system.runToEnd("backplane-admin", arguments: ["--help"])
+        #expect(help == 0)
+        for command in ["create-admin", "dead-letters", "jobs", "migrate", "check-config", "backup", "restore"] {
+            #expect(helpOutput.contains("  \(command) "), "\(command) missing from --help: \(helpOutput)")
+        }
         let (good, goodOutput) = try await system.runToEnd("backplane-admin", arguments: ["check-config"])
         #expect(good == 0, "\(goodOutput)")
         for process in [
