@@ -98,7 +98,7 @@ let workers = ["auth", "orders", "printing", "routing", "notify", "hydration", "
 let package = Package(
     name: "Backplane",
     platforms: [.macOS(.v15)],
-    products: (["broker", "gateway"] + workers + ["loadgen"]).map { .executable(name: $0, targets: [$0]) },
+    products: (["broker", "gateway"] + workers + ["loadgen", "backplane-admin"]).map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -120,6 +120,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
         // Already in the graph through Hummingbird: spans cost no extra package build.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        // Already in the graph through the OpenAPI generator: the subcommands of backplane-admin
+        // and loadgen.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The public API's Swift client, a package of its own (what app teams add, with only the
         // OpenAPI runtime and URLSession behind it); the system tests drive journeys through it.
         .package(path: "clients/swift"),
@@ -230,7 +233,8 @@ let package = Package(
             .target(
                 name: "LoadgenKit",
                 dependencies: [
-                    "Majordomo", "ZeroMQ", "ZMTPFuzz", "AccessToken", "PasswordHashing", "ServiceKit", jwt, logging,
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"), "Majordomo", "ZeroMQ", "ZMTPFuzz",
+                    "AccessToken", "PasswordHashing", "ServiceKit", jwt, logging,
                     .product(name: "Histogram", package: "hdrhistogram-swift"), httpClient, nio("NIOHTTP1"),
                     nio("NIOPosix"), nio("NIOCore"),
                 ],
@@ -242,6 +246,17 @@ let package = Package(
             .target(name: "UpKit", path: "tools/up/UpKit", swiftSettings: strict),
             .executableTarget(
                 name: "backplane-up", dependencies: ["UpKit"], path: "tools/up/main", swiftSettings: strict),
+            // The operator's command line, backplane-admin: it asks the owning services over the
+            // bus, and links their migrations and settings to migrate and check them.
+            .target(
+                name: "AdminKit",
+                dependencies: [
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"), "AuthContract", "BrokerService",
+                    "Contract", "GatewayService", "Majordomo", "ServiceKit", "Store", logging,
+                ] + workers.map { .target(name: $0.prefix(1).uppercased() + $0.dropFirst() + "Service") },
+                path: "tools/admin/AdminKit", swiftSettings: strict),
+            .executableTarget(
+                name: "backplane-admin", dependencies: ["AdminKit"], path: "tools/admin/main", swiftSettings: strict),
 
             .target(
                 name: "TestSupport",

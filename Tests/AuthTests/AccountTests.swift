@@ -342,6 +342,36 @@ struct AccountTests {
         }
     }
 
+    @Test("ensure_admin: an admin caller creates an admin or promotes an account; anyone else is refused")
+    func ensureAdminOperation() async throws {
+        try await withWorld { world in
+            var router = OperationRouter(service: .auth, logger: AuthenticatorTests.logger, clock: world.clock)
+            AuthService.register(world.parts, on: &router)
+            func ensure(_ username: String, _ password: String, actor: Actor?) async throws -> String {
+                let frames = try Wire.encodeRequest(
+                    operation: Auth.EnsureAdmin.name, metadata: RequestMetadata(requestId: "ensure-\(UUID())", actor: actor),
+                    payload: Auth.EnsureAdmin.Request(username: username, password: password))
+                return try Wire.decodeReply(Auth.EnsureAdmin.Reply.self, from: await router.handle(frames)).userId
+            }
+            let operatorActor = Actor(userId: "backplane-admin", roles: [Auth.Role.admin])
+            let name = "ops-\(UUID().uuidString.prefix(8))"
+            let id = try await ensure(name, "Admin2026x", actor: operatorActor)
+            let session = try await world.parts.sessions.login(.init(username: name, password: "Admin2026x"))
+            #expect(!session.accessToken.isEmpty)
+            #expect(try await world.parts.accounts.profile(try #require(UUID(uuidString: id))).roles == ["user", "admin"])
+
+            let (userId, userName) = try await world.signUp("promoted")
+            #expect(try await ensure(userName, "Admin2027y", actor: operatorActor) == userId.uuidString.lowercased())
+            #expect(try await world.parts.accounts.profile(userId).roles == ["user", "admin"])
+            _ = try await world.parts.sessions.login(.init(username: userName, password: "Admin2027y"))
+
+            let user = Actor(userId: userId.uuidString.lowercased(), roles: [Auth.Role.user])
+            #expect(await code { _ = try await ensure("other-\(UUID().uuidString.prefix(8))", "Admin2026x", actor: user) } == .permissionDenied)
+            #expect(await code { _ = try await ensure("nobody-\(UUID().uuidString.prefix(8))", "Admin2026x", actor: nil) } == .unauthenticated)
+            #expect(await code { _ = try await ensure(name, "password", actor: operatorActor) } == .invalidArgument)
+        }
+    }
+
     @Test("devices: register, re-register updates, list, remove; another account's device is not found")
     func devices() async throws {
         try await withWorld { world in

@@ -84,14 +84,14 @@ struct BrokerRoundsTests {
         #expect(await Loadgen.main(["broker", "--frobnicate", "1"]) == 64)
         #expect(await Loadgen.main(["orders", "--rate", "-5"]) == 64)
         #expect(await Loadgen.main(["login", "--clients", "1,x"]) == 64)
-        let error = #expect(throws: UsageError.self) {
-            try ScenarioOptions("broker", ["seconds": "soon"], known: ["seconds"]).number("seconds", 3, above: 0)
-        }
-        #expect(error?.description == "--seconds wants a number more than 0, not 'soon'")
-        #expect(throws: UsageError.self) { try ScenarioOptions("broker", ["slot": "3"], known: ["slots"]) }
-        let given = try ScenarioOptions("broker", ["slots": "100"], known: ["slots"])
-        #expect(try given.number("slots", 32, above: 0) == 100)
-        #expect(try given.number("seconds", 3, above: 0) == 3)
+        #expect(await Loadgen.main(["get", "--connections", "4", "--rate", "10"]) == 64)
+        #expect(await Loadgen.main(["no-such-scenario"]) == 64)
+        #expect(await Loadgen.main(["--help"]) == 0)
+        let error = #expect(throws: (any Error).self) { try BrokerCommand.parse(["--seconds", "0"]) }
+        #expect(BrokerCommand.message(for: try #require(error)) == "--seconds wants a number more than 0, not '0.0'")
+        #expect(throws: (any Error).self) { try BrokerCommand.parse(["--slot", "3"]) }
+        let given = try BrokerCommand.parse(["--slots", "100"])
+        #expect(given.slots == 100 && given.seconds == 3)
     }
 }
 

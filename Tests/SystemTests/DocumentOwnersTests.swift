@@ -107,7 +107,7 @@ struct DocumentOwnersTests {
     /// The operations services register for other services and the gateway, by owner (`health`,
     /// the gateway's readiness check, on every one): no app calls them directly.
     static let internalOperations: [String: Set<String>] = [
-        "auth": ["health", "verify_password", "lookup_contacts", "forget_device_token"],
+        "auth": ["health", "verify_password", "lookup_contacts", "forget_device_token", "ensure_admin"],
         "civic": ["health"],
         "hydration": ["health", "reminder_text"],
         "notify": ["health", "send", "list_deliveries"],

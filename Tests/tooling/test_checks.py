@@ -26,7 +26,8 @@ def load(name):
 def tree(tmp_path):
     """A copy of what check-services.py reads."""
     for relative in ["deploy/services.txt", "docker-compose.yml", "deploy/observability/prometheus.yml",
-                     "services/gateway/GatewayService/GatewaySettings.swift"]:
+                     "services/gateway/GatewayService/GatewaySettings.swift",
+                     "tools/admin/AdminKit/Workers.swift"]:
         target = tmp_path / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / relative, target)
@@ -57,6 +58,7 @@ def test_a_new_service_in_the_registry_alone_is_named_everywhere(tree):
     assert "docker-compose.yml: no service 'ledger'" in problems
     assert "deploy/k8s: no Deployment 'ledger'" in problems
     assert "prometheus.yml: 'ledger' is not scraped" in problems
+    assert "tools/admin/AdminKit/Workers.swift" in problems
 
 
 def test_a_k8s_deployment_of_no_registered_process_is_named(tree):

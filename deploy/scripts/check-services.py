@@ -4,8 +4,8 @@
     python3 deploy/scripts/check-services.py [--root DIR]
 
 The scripts and the Dockerfile read the registry themselves; what cannot read it is checked here:
-the gateway's READINESS_SERVICES default (Swift), docker-compose.yml, deploy/k8s's Deployments
-and Prometheus's scrape list. Exits 1 with one line per disagreement.
+the gateway's READINESS_SERVICES default (Swift), backplane-admin's list of workers (Swift),
+docker-compose.yml, deploy/k8s's Deployments and Prometheus's scrape list. Exits 1 with one line per disagreement.
 """
 import argparse
 import pathlib
@@ -44,6 +44,15 @@ def check(root):
     elif match.group(1).split(",") != workers:
         problems.append(
             f"GatewaySettings.swift: READINESS_SERVICES defaults to {match.group(1)!r}, "
+            f"deploy/services.txt's workers are {','.join(workers)!r}")
+
+    # backplane-admin asks, migrates and checks the workers of its own list.
+    admin = (root / "tools/admin/AdminKit/Workers.swift").read_text()
+    listed = re.search(r"definitions: \[WorkerDefinition\] = \[([^\]]*)\]", admin)
+    named = [n[:1].lower() + n[1:] for n in re.findall(r"(\w+)Service\.definition", listed.group(1))] if listed else []
+    if named != workers:
+        problems.append(
+            f"tools/admin/AdminKit/Workers.swift: its definitions are {','.join(named)!r}, "
             f"deploy/services.txt's workers are {','.join(workers)!r}")
 
     compose = yaml.safe_load((root / "docker-compose.yml").read_text())
@@ -96,7 +105,7 @@ def main():
         print("check-services: every process is listed once, in deploy/services.txt; make the places above agree",
               file=sys.stderr)
         return 1
-    print(f"check-services: docker-compose.yml, deploy/k8s, prometheus.yml and the gateway agree with deploy/services.txt")
+    print(f"check-services: docker-compose.yml, deploy/k8s, prometheus.yml, the gateway and backplane-admin agree with deploy/services.txt")
     return 0
 
 

@@ -11,6 +11,13 @@ public enum LogSetup {
         case text
     }
 
+    /// Reads `LOG_LEVEL` and `LOG_FORMAT` as ``bootstrap(process:environment:traced:)`` does,
+    /// without setting anything up (`backplane-admin check-config`).
+    public static func check(_ environment: ProcessEnvironment) throws {
+        _ = try environment.choice(.logLevel, as: Logger.Level.self)
+        _ = try environment.choice(.logFormat, as: Format.self)
+    }
+
     /// Bootstraps the logging system and returns the process's logger. With `traced`, every
     /// line logged inside a span carries its `traceId` and `spanId` (``Traces/logMetadata``).
     public static func bootstrap(process: String, environment: ProcessEnvironment, traced: Bool = false) throws

@@ -91,29 +91,24 @@ public enum WorkerHost {
         _ definition: WorkerDefinition, environment: ProcessEnvironment, logger: Logger,
         clock: any WallClock = SystemClock()
     ) async throws {
-        var database = try DatabaseSettings(url: try environment.required(.databaseURL))
+        let common = try CommonSettings(environment)
+        var database = common.database
         // Named after this process unless the operator named it, so the admin port can count
         // this process's own connections in `pg_stat_activity` (63 bytes at most).
         if database.applicationName == nil {
             database.applicationName = String(
                 "\(definition.service.rawValue)-\(Self.instance)".replacingOccurrences(of: ":", with: "-").prefix(63))
         }
-        let heartbeat = HeartbeatSettings(
-            intervalMs: Int64(try environment.int(.heartbeatInterval, in: 10...600_000)),
-            liveness: try environment.int(.heartbeatLiveness, in: 1...100))
-        let concurrency = try environment.int(.workerConcurrency, in: 1...1024)
-        let handlerStart = try environment.choice(.workerHandlerStart, as: MajordomoWorker.HandlerStart.self)
-        let stallSeconds = try environment.int(.workerStall, in: 0...86_400)
-        let timeout = Duration.milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
-        let eventsPoll = Duration.milliseconds(try environment.int(.eventsPoll, in: 10...3_600_000))
+        let (heartbeat, concurrency, handlerStart) = (common.heartbeat, common.concurrency, common.handlerStart)
+        let (stallSeconds, timeout, eventsPoll) = (common.stallSeconds, common.timeout, common.eventsPoll)
         let context = Context()
         let pool = Database(settings: database, logger: logger)
-        let brokerEndpoint = try environment.brokerEndpoint()
+        let brokerEndpoint = common.brokerEndpoint
         let brokerURL = brokerEndpoint.description
         // Calls to other services run on NIO's shared event loops, beside PostgreSQL's connections.
         let mdpClient = MajordomoClient(brokerEndpoint, logger: logger)
         let started = Date()
-        let adminPort = try Self.adminPort(environment)
+        let adminPort = common.adminPort
         let registry = PrometheusCollectorRegistry()
         // The worker, once the start-up made it: the admin port's readiness asks it whether the
         // broker is hearing from it.
@@ -206,6 +201,34 @@ public enum WorkerHost {
                 cancellationSignals: [],
                 logger: logger))
         try await group.run()
+    }
+
+    /// The settings every worker reads, read and checked as ``run(_:environment:logger:clock:)``
+    /// uses them; `backplane-admin check-config` reads them the same way without starting anything.
+    public struct CommonSettings: Sendable {
+        public let database: DatabaseSettings
+        public let heartbeat: HeartbeatSettings
+        public let concurrency: Int
+        public let handlerStart: MajordomoWorker.HandlerStart
+        public let stallSeconds: Int
+        public let timeout: Duration
+        public let eventsPoll: Duration
+        public let brokerEndpoint: MajordomoClient.Endpoint
+        public let adminPort: Int?
+
+        public init(_ environment: ProcessEnvironment) throws {
+            database = try DatabaseSettings(url: try environment.required(.databaseURL))
+            heartbeat = HeartbeatSettings(
+                intervalMs: Int64(try environment.int(.heartbeatInterval, in: 10...600_000)),
+                liveness: try environment.int(.heartbeatLiveness, in: 1...100))
+            concurrency = try environment.int(.workerConcurrency, in: 1...1024)
+            handlerStart = try environment.choice(.workerHandlerStart, as: MajordomoWorker.HandlerStart.self)
+            stallSeconds = try environment.int(.workerStall, in: 0...86_400)
+            timeout = Duration.milliseconds(try environment.int(.requestTimeout, in: 1...3_600_000))
+            eventsPoll = Duration.milliseconds(try environment.int(.eventsPoll, in: 10...3_600_000))
+            brokerEndpoint = try environment.brokerEndpoint()
+            adminPort = try WorkerHost.adminPort(environment)
+        }
     }
 
     /// `host:pid`, to tell replicas apart.

@@ -58,6 +58,16 @@ extension Auth {
         public typealias Reply = Session
     }
 
+    /// `ensure_admin` (admin only; no route of the gateway): what `ADMIN_USERNAME` /
+    /// `ADMIN_PASSWORD` do at start, on request: the account is created with the admin role, or
+    /// given the role and this password. `backplane-admin create-admin` sends it.
+    public enum EnsureAdmin: ServiceOperation {
+        public static let service = ServiceName.auth
+        public static let name = "ensure_admin"
+        public typealias Request = VerifyPassword.Request
+        public typealias Reply = Register.Reply
+    }
+
     /// `grant_roles` (admin only): adds and removes roles of an account.
     public enum GrantRoles: ServiceOperation {
         public static let service = ServiceName.auth

@@ -159,6 +159,13 @@ public enum AuthService {
         router.register(Auth.GrantRoles.self) { request, context in
             try await accounts.grantRoles(request, by: try context.requireRole(Auth.Role.admin))
         }
+        router.register(Auth.EnsureAdmin.self) { request, context in
+            _ = try context.requireRole(Auth.Role.admin)
+            let id = try await AdminAccount.ensure(
+                username: request.username, password: request.password, credentials: credentials,
+                logger: context.logger, fields: (username: "username", password: "password"))
+            return .init(userId: id.uuidString.lowercased())
+        }
         register(userList: parts.users, on: &router)
 
         router.register(Auth.RegisterDevice.self) { request, context in

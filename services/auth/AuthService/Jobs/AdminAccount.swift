@@ -3,17 +3,20 @@ import Contract
 import Foundation
 import Logging
 
-/// The admin account an operator configures with `ADMIN_USERNAME` / `ADMIN_PASSWORD`: created at
-/// start when missing, otherwise given the admin role and the configured password.
+/// The admin account an operator configures with `ADMIN_USERNAME` / `ADMIN_PASSWORD` (at start)
+/// or asks for with `ensure_admin`: created when missing, otherwise given the admin role and the
+/// password.
 public enum AdminAccount {
     /// Creates or updates the account; the password must follow the same rules as everyone's.
-    /// Replicas starting together are fine: a lost race to create becomes an update.
+    /// Replicas starting together are fine: a lost race to create becomes an update. `fields`
+    /// are the names a refusal gives the two (the settings', or a request's members).
     @discardableResult
     public static func ensure(
-        username raw: String, password: String, credentials: CredentialHandler, logger: Logger
+        username raw: String, password: String, credentials: CredentialHandler, logger: Logger,
+        fields: (username: String, password: String) = (username: "ADMIN_USERNAME", password: "ADMIN_PASSWORD")
     ) async throws -> UUID {
-        let username = try Username(raw, field: "ADMIN_USERNAME")
-        try credentials.policy.check(password, field: "ADMIN_PASSWORD")
+        let username = try Username(raw, field: fields.username)
+        try credentials.policy.check(password, field: fields.password)
         let store = credentials.store
         let now = credentials.clock.now()
         if try await store.account(username) == nil {
@@ -31,7 +34,7 @@ public enum AdminAccount {
         }
         if try await !credentials.hasher.verify(password, against: account.passwordHash) {
             try await store.updatePasswordHash(account.id, to: try await credentials.hasher.hash(password), now: now)
-            logger.notice("admin password updated from ADMIN_PASSWORD", metadata: ["username": "\(username)"])
+            logger.notice("admin password updated", metadata: ["username": "\(username)"])
         }
         if !account.roles.contains(Auth.Role.admin.rawValue) {
             _ = try await store.changeRoles(account.id, now: now) { roles in

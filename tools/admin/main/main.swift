@@ -1,0 +1,3 @@
+import AdminKit
+
+await BackplaneAdmin.start()
