@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-slow test-unit settings-doc bench-report fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run compose-config compose-test clean clean-data
+.PHONY: help up test test-slow test-unit settings-doc bench-report fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run backup restore compose-config compose-test clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -97,6 +97,12 @@ bench-social: ## Gifter: directory search over 100,000 users, catalogue search, 
 
 bench-civic: ## PolitiMap: first import of ~100,000 bills, 10,000 changed, freshness, list/detail/lookup at ~1,000 req/s (release build)
 	$(SCRIPTS)/bench-civic.sh
+
+backup: ## an encrypted pgBackRest backup of make up's PostgreSQL and printing's files (.data/backup); POINT=name then makes a restore point
+	@$(SCRIPTS)/backup.sh backup $(POINT)
+
+restore: ## TARGET=<restore point, time or latest>: restore the backups into a fresh .data/restore-<time> and start PostgreSQL there
+	@$(SCRIPTS)/restore.sh "$(TARGET)"
 
 compose-config: ## validate docker-compose.yml (config -q), and that it refuses to start without its required secrets
 	$(SCRIPTS)/compose-config.sh
