@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-slow test-unit settings-doc bench-report fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run backup restore compose-config compose-test clean clean-data
+.PHONY: help up test test-slow test-unit settings-doc bench-report fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run backup restore restore-drill compose-config compose-test clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -21,9 +21,10 @@ help: ## list the targets
 up: ## install what is missing, start PostgreSQL (.data/pg), build, run everything (admin sign-in in .data/secrets); Ctrl-C stops
 	@UP_ADMIN=1 $(SCRIPTS)/up.sh
 
-test-slow: ## the long drills, on make test's debug build: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile)
+test-slow: ## the long drills, on make test's debug build: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile), then the restore drill
 	swift build
 	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/fault-run.sh
+	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/restore-drill.sh
 
 settings-doc: ## write docs/settings.md from the settings the code declares (debug build)
 	swift build
@@ -103,6 +104,10 @@ backup: ## an encrypted pgBackRest backup of make up's PostgreSQL and printing's
 
 restore: ## TARGET=<restore point, time or latest>: restore the backups into a fresh .data/restore-<time> and start PostgreSQL there
 	@$(SCRIPTS)/restore.sh "$(TARGET)"
+
+restore-drill: ## backup under the mixed load, a restore point, restore to it, the system on it: every order acknowledged before the point is there (debug build)
+	swift build
+	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/restore-drill.sh
 
 compose-config: ## validate docker-compose.yml (config -q), and that it refuses to start without its required secrets
 	$(SCRIPTS)/compose-config.sh
