@@ -54,14 +54,21 @@ else
     args+=(--type=name "--target=$target" --target-action=promote)
 fi
 
+# A live server's current WAL segment holds its latest changes: archived first, when it runs.
+if live=$("$SCRIPTS_DIR/pg.sh" status "$PG_DIR" 2>/dev/null); then
+    "$SCRIPTS_DIR/backup.sh" pgbackrest "$PG_DIR" --pg1-port="$live" check >/dev/null ||
+        warn "could not archive the live server's current WAL: changes after the last archived one are not restored"
+fi
 mkdir -p "$dir"
 [[ $EUID -ne 0 ]] || chown "$PG_OS_USER:" "$dir"
 chmod 755 "$dir"
 "$SCRIPTS_DIR/pg-cluster.sh" run "$dir" install -d -m 700 "$dir/data" "$dir/run"
 info "restoring to $target into $dir/data"
 "$SCRIPTS_DIR/backup.sh" pgbackrest "$dir" "${args[@]}" restore
-# The restored postgresql.conf names the live directory's socket folder; this one's wins.
-printf "\n# --- added by deploy/scripts/restore.sh ---\nunix_socket_directories = '%s'\n" "$dir/run" |
+# The restored postgresql.conf names the live directory's socket folder; this one's wins. No
+# connections while the WAL is replayed: pg.sh's readiness then means promoted, and a server that
+# cannot reach the target stops with its reason in DIR/postgres.log, which pg.sh shows.
+printf "\n# --- added by deploy/scripts/restore.sh ---\nunix_socket_directories = '%s'\nhot_standby = off\n" "$dir/run" |
     "$SCRIPTS_DIR/pg-cluster.sh" run "$dir" tee -a "$dir/data/postgresql.conf" >/dev/null
 
 # Printing's files: the first tar made at or after the target (the names sort as times).
