@@ -106,16 +106,16 @@ SELECT (SELECT count(*) FROM before),
   (SELECT count(*) FROM orders.orders WHERE created_at > '$point_time');
 EOF
 )
-read -r before lost drinks lost_drinks after_acked inflight inflight_found late <<<"$counts"
+read -r before lost drinks lost_drinks after_acked inflight inflight_found late <<<"$counts" && files=$(find "$RESTORED/files" -type f 2>/dev/null | wc -l || true)
 cat <<EOF
 restore drill: point 'drill' at $point_time
   base backup               $backup_s s, repository $backup_size bytes after it ($(du -sb "$BACKUP_REPO" | cut -f1) bytes at the end, WAL included)
-  restore                   $restore_s s (restore, WAL replay to the point, start); files restored: $(find "$RESTORED/files" -type f | wc -l)
+  restore                   $restore_s s (restore, WAL replay to the point, start); files of printing's restored: $files
   orders acknowledged before the point   $before, missing after the restore: $lost
   drinks acknowledged before the point   $drinks, missing after the restore: $lost_drinks
   orders acknowledged, created after it  $after_acked; orders created after it (any), found: $late
   orders in flight at the point          $inflight (acknowledged after it, created before it), found: $inflight_found
 EOF
-((before > 0)) || die "no order was acknowledged before the point: the drill tested nothing"
+((before > 0 && files > 0)) || die "no order acknowledged before the point, or no file of printing's restored: the drill tested nothing"
 ((lost == 0 && lost_drinks == 0 && late == 0)) || die "not restored to the point: work acknowledged before it is missing, or orders after it are there"
 info "restored to the point: nothing acknowledged before it is missing, nothing after it is there"
