@@ -118,6 +118,6 @@ compose-test: ## run docker-compose.yml and deploy/Dockerfile for real (podman +
 clean: ## remove build folders (.build*)
 	rm -rf .build .build-* .build_*
 
-clean-data: ## remove local databases and test data (.data); stops the PostgreSQL in .data/pg first
-	@-[ ! -d .data/pg ] || $(SCRIPTS)/pg.sh stop .data/pg
+clean-data: ## remove local databases, backups and test data (.data); stops the PostgreSQL of .data/pg and of each restore first
+	@-for dir in .data/pg .data/restore-*; do [ ! -f "$$dir/data/PG_VERSION" ] || $(SCRIPTS)/pg.sh stop "$$dir"; done
 	rm -rf .data

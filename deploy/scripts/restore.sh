@@ -88,5 +88,5 @@ fi
 
 port=${RESTORE_PORT:-$(free_port)}
 PG_ARCHIVE=$archiving "$SCRIPTS_DIR/pg.sh" start "$dir" "$port"
-info "restored in $((SECONDS - start)) s; start the system on it with:"
+info "restored in $((SECONDS - start)) s; stop it with deploy/scripts/pg.sh stop ${dir#"$REPO_ROOT"/}; start the system on it with:"
 echo "DATABASE_URL=$("$SCRIPTS_DIR/pg.sh" url "$dir" "$port") DATA_DIR=$files"
