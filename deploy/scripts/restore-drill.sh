@@ -89,20 +89,20 @@ start=$SECONDS && line=$(RESTORE_DIR=$RESTORED "$SCRIPTS_DIR/restore.sh" drill |
 restore_s=$((SECONDS - start)) DATABASE_URL=$(sed -n 's/^DATABASE_URL=\([^ ]*\) .*/\1/p' <<<"$line")
 system restored "$RESTORED/files"
 counts=$(psql "$DATABASE_URL" -qAtF ' ' -v ON_ERROR_STOP=1 <<EOF
-CREATE TEMP TABLE live (id uuid, after boolean); CREATE TEMP TABLE acked (id uuid);
-CREATE TEMP TABLE before (id uuid); CREATE TEMP TABLE drinks (id uuid);
+CREATE TEMP TABLE live (id uuid, after boolean); CREATE TEMP TABLE acked (id uuid); CREATE TEMP TABLE before (id uuid); CREATE TEMP TABLE drinks (id uuid);
 \\copy live FROM '$OUT/live-orders.csv' CSV
 \\copy acked FROM '$OUT/acknowledged.txt'
 \\copy before FROM '$OUT/before.txt'
 \\copy drinks FROM '$OUT/drinks-before.txt'
+CREATE TEMP TABLE inflight AS SELECT a.id, EXISTS (SELECT FROM orders.orders o WHERE o.id = a.id) AS found
+  FROM acked a JOIN live l USING (id) WHERE NOT l.after AND a.id NOT IN (SELECT id FROM before);
+\\copy inflight TO '$OUT/in-flight.csv' CSV
 SELECT (SELECT count(*) FROM before),
   (SELECT count(*) FROM before b WHERE NOT EXISTS (SELECT FROM orders.orders o WHERE o.id = b.id)),
   (SELECT count(*) FROM drinks),
   (SELECT count(*) FROM drinks d WHERE NOT EXISTS (SELECT FROM hydration.drinks h WHERE h.uuid = d.id)),
   (SELECT count(*) FROM acked a JOIN live l USING (id) WHERE l.after AND a.id NOT IN (SELECT id FROM before)),
-  (SELECT count(*) FROM acked a JOIN live l USING (id) WHERE NOT l.after AND a.id NOT IN (SELECT id FROM before)),
-  (SELECT count(*) FROM acked a JOIN live l USING (id) JOIN orders.orders o USING (id)
-    WHERE NOT l.after AND a.id NOT IN (SELECT id FROM before)),
+  (SELECT count(*) FROM inflight), (SELECT count(*) FROM inflight WHERE found),
   (SELECT count(*) FROM orders.orders WHERE created_at > '$point_time');
 EOF
 )
@@ -114,7 +114,7 @@ restore drill: point 'drill' at $point_time
   orders acknowledged before the point   $before, missing after the restore: $lost
   drinks acknowledged before the point   $drinks, missing after the restore: $lost_drinks
   orders acknowledged, created after it  $after_acked; orders created after it (any), found: $late
-  orders in flight at the point          $inflight (acknowledged after it, created before it), found: $inflight_found
+  orders in flight at the point          $inflight (acknowledged after it, created before it), found: $inflight_found (in-flight.csv)
 EOF
 ((before > 0 && files > 0)) || die "no order acknowledged before the point, or no file of printing's restored: the drill tested nothing"
 ((lost == 0 && lost_drinks == 0 && late == 0)) || die "not restored to the point: work acknowledged before it is missing, or orders after it are there"
