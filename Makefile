@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-slow test-unit settings-doc bench-report fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run compose-config compose-test clean clean-data
+.PHONY: help up test test-slow test-unit settings-doc bench-report fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run backup restore restore-drill compose-config compose-test clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -21,9 +21,10 @@ help: ## list the targets
 up: ## install what is missing, start PostgreSQL (.data/pg), build, run everything (admin sign-in in .data/secrets); Ctrl-C stops
 	@UP_ADMIN=1 $(SCRIPTS)/up.sh
 
-test-slow: ## the long drills, on make test's debug build: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile)
+test-slow: ## the long drills, on make test's debug build: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile), then the restore drill
 	swift build
 	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/fault-run.sh
+	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/restore-drill.sh
 
 settings-doc: ## write docs/settings.md from the settings the code declares (debug build)
 	swift build
@@ -98,6 +99,16 @@ bench-social: ## Gifter: directory search over 100,000 users, catalogue search, 
 bench-civic: ## PolitiMap: first import of ~100,000 bills, 10,000 changed, freshness, list/detail/lookup at ~1,000 req/s (release build)
 	$(SCRIPTS)/bench-civic.sh
 
+backup: ## an encrypted pgBackRest backup of make up's PostgreSQL and printing's files (.data/backup); POINT=name then makes a restore point
+	@$(SCRIPTS)/backup.sh backup $(POINT)
+
+restore: ## TARGET=<restore point, time or latest>: restore the backups into a fresh .data/restore-<time> and start PostgreSQL there
+	@$(SCRIPTS)/restore.sh "$(TARGET)"
+
+restore-drill: ## backup under the mixed load, a restore point, restore to it, the system on it: every order acknowledged before the point is there (debug build)
+	swift build
+	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/restore-drill.sh
+
 compose-config: ## validate docker-compose.yml (config -q), and that it refuses to start without its required secrets
 	$(SCRIPTS)/compose-config.sh
 
@@ -107,6 +118,6 @@ compose-test: ## run docker-compose.yml and deploy/Dockerfile for real (podman +
 clean: ## remove build folders (.build*)
 	rm -rf .build .build-* .build_*
 
-clean-data: ## remove local databases and test data (.data); stops the PostgreSQL in .data/pg first
-	@-[ ! -d .data/pg ] || $(SCRIPTS)/pg.sh stop .data/pg
+clean-data: ## remove local databases, backups and test data (.data); stops the PostgreSQL of .data/pg and of each restore first
+	@-for dir in .data/pg .data/restore-*; do [ ! -f "$$dir/data/PG_VERSION" ] || $(SCRIPTS)/pg.sh stop "$$dir"; done
 	rm -rf .data

@@ -1,7 +1,10 @@
 #!/bin/sh
-# Initialises the cluster on first start (user, password, database from POSTGRES_*), then runs
-# the server in the foreground as the postgres user, listening on every interface.
+# With `postgres [ARGS...]` (the default command): initialises the cluster on first start (user,
+# password, database from POSTGRES_*), then runs the server in the foreground as the postgres
+# user, listening on every interface, with ARGS. Any other command is run as it is.
 set -eu
+if [ "${1:-postgres}" != postgres ]; then exec "$@"; fi
+[ $# -eq 0 ] || shift
 : "${POSTGRES_USER:=postgres}" "${POSTGRES_DB:=$POSTGRES_USER}" "${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD}"
 mkdir -p "$PGDATA" /run/postgresql
 chown -R postgres:postgres "$PGDATA" /run/postgresql
@@ -19,4 +22,4 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
     fi
     runuser -u postgres -- pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
 fi
-exec runuser -u postgres -- postgres -D "$PGDATA" -c listen_addresses='*'
+exec runuser -u postgres -- postgres -D "$PGDATA" -c listen_addresses='*' "$@"

@@ -8,7 +8,7 @@
 set -euo pipefail
 LOG_TAG=compose-config
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-REQUIRED="POSTGRES_PASSWORD ADMIN_PASSWORD"
+REQUIRED="POSTGRES_PASSWORD ADMIN_PASSWORD BACKUP_ENCRYPTION_KEY"
 
 if command -v docker-compose >/dev/null 2>&1; then
     compose=(docker-compose)

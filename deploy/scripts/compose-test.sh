@@ -59,8 +59,8 @@ export DOCKER_HOST="unix://$SOCKET"
 for _ in $(seq 100); do [[ -S $SOCKET ]] && break; sleep 0.1; done
 [[ -S $SOCKET ]] || die "podman's API socket did not appear; see $OUT/podman-service.log"
 GATEWAY_PORT=$(free_port) OPERATOR_PORT=$(free_port)
-POSTGRES_PASSWORD="pg-$RANDOM$RANDOM" ADMIN_PASSWORD="Admin-$RANDOM$RANDOM-x"
-export GATEWAY_PORT OPERATOR_PORT COMPOSE_HTTP_TIMEOUT=300 POSTGRES_PASSWORD ADMIN_PASSWORD
+POSTGRES_PASSWORD="pg-$RANDOM$RANDOM" ADMIN_PASSWORD="Admin-$RANDOM$RANDOM-x" BACKUP_ENCRYPTION_KEY="bk-$RANDOM$RANDOM$RANDOM"
+export GATEWAY_PORT OPERATOR_PORT COMPOSE_HTTP_TIMEOUT=300 POSTGRES_PASSWORD ADMIN_PASSWORD BACKUP_ENCRYPTION_KEY
 
 # Docker runs health checks on its own schedule; podman leaves that to systemd timers, which
 # these machines do not run. This loop is the schedule: each container's check every 2 s.

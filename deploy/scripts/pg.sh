@@ -19,15 +19,14 @@
 #   PG_MAX_CONNECTIONS    max_connections (default 200: test suites open many pools)
 #   PG_FAST=1             fsync/synchronous_commit/full_page_writes off: faster, and only unsafe if
 #                         the machine itself crashes (a killed process loses nothing). test.sh sets it.
+#   PG_ARCHIVE=1          archive the WAL into backup.sh's pgBackRest repository (BACKUP_REPO, with
+#                         its key), for backups and point-in-time restore; make up sets it
 set -euo pipefail
 LOG_TAG=pg
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${PG_START_TIMEOUT:=30}"
 
-usage() {
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2
-    exit 2
-}
+usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2 && exit 2; }
 
 # find_bindir: PostgreSQL's server binaries are not on PATH on Debian, only the client wrappers.
 find_bindir() {
@@ -94,7 +93,8 @@ cmd_start() {
     fi
     port_in_use "$port" && die "port $port is already in use by another program"
     local opts="-p $port"
-    [[ -n ${PG_FAST:-} ]] && opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    [[ -z ${PG_FAST:-} ]] || opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    [[ ${PG_ARCHIVE:-} != 1 ]] || opts+=" $("$SCRIPTS_DIR/backup.sh" archive-opts "$DIR")"
     # No -w: readiness is checked with pg_isready below, which also notices an early exit.
     as_pg "$BINDIR/pg_ctl" -D "$DIR/data" -l "$DIR/postgres.log" -o "$opts" start >/dev/null ||
         die "pg_ctl start failed (log: $DIR/postgres.log)"

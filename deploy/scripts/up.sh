@@ -14,6 +14,8 @@
 #   DATABASE_URL          use this database instead of the throwaway one
 #   PG_PORT               port for the throwaway PostgreSQL (default 5432, or a free one if taken)
 #   PG_KEEP=1             leave the throwaway PostgreSQL running on exit
+#   PG_ARCHIVE            1 (default): the throwaway PostgreSQL archives its WAL for backup.sh, with
+#                         a key made once in .data/secrets/backup_encryption_key; 0: it does not
 #   API_DOCS_DIR          the gateway's setting (Swagger UI's files for /docs); unset, make up
 #                         sets it to the folder of pip's swagger-ui-bundle-v2 (bootstrap.sh
 #                         installs it); set it empty for a gateway without the rendered reference
@@ -76,6 +78,11 @@ if [[ -n ${DATABASE_URL:-} ]]; then
     info "using DATABASE_URL from the environment"
 else
     PG_OWNED=1 # from here on, even if the start below is interrupted half-way
+    export PG_ARCHIVE=${PG_ARCHIVE:-1} # make backup, make restore (backup.sh, restore.sh)
+    if [[ $PG_ARCHIVE == 1 && -z ${BACKUP_ENCRYPTION_KEY:-}${BACKUP_ENCRYPTION_KEY_FILE:-} ]]; then
+        key="$REPO_ROOT/.data/secrets/backup_encryption_key"
+        [[ -s $key ]] || (umask 077 && mkdir -p "${key%/*}" && python3 -c 'import secrets; print(secrets.token_urlsafe(48))' >"$key")
+    fi
     if port=$("$SCRIPTS_DIR/pg.sh" status "$PG_DIR" 2>/dev/null); then
         # Most likely left over from a run that was killed: adopt it.
         info "PostgreSQL in .data/pg is already running on port $port; using it"
