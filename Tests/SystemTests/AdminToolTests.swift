@@ -264,29 +264,55 @@ struct AdminToolTests {
         #expect(!urlOutput.contains("hunter2secret"))
     }
 
-    @Test(
-        "backup and restore run the backup script with their arguments and this environment, and exit with its status")
-    func backupScript() async throws {
+    @Test("backup with a restore point, then restore to it: the restored database has what was written before the point, not after, and printing's files")
+    func backupAndRestore() async throws {
         let system = try SystemHarness()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("admin-backup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        // A stand-in for deploy/scripts/backup.sh: it notes its arguments and exits as told.
-        let script = folder.appendingPathComponent("backup.sh")
-        try Data("#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/calls\"\nexit ${BACKUP_EXIT:-0}\n".utf8).write(
-            to: script)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let scripts = SystemHarness.repositoryRoot.appendingPathComponent("deploy/scripts").path
+        let folder = URL(fileURLWithPath: "/tmp/admin-backup-\(UUID().uuidString.prefix(8))")
+        let files = folder.appendingPathComponent("files")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        try Data("a printed card\n".utf8).write(to: files.appendingPathComponent("card.pdf"))
+        let pg = folder.appendingPathComponent("pg").path
+        let restored = folder.appendingPathComponent("restored").path
+        let settings = [
+            "BACKUP_REPO": folder.appendingPathComponent("repo").path, "BACKUP_PG_DIR": pg,
+            "BACKUP_FILES_DIR": files.path, "BACKUP_ENCRYPTION_KEY": "test-key-\(UUID().uuidString)",
+            "PG_ARCHIVE": "1", "RESTORE_DIR": restored,
+        ]
+        func shell(_ script: String) async throws -> (Int32, String) {
+            try await system.runToEnd("/bin/bash", arguments: ["-c", script], extra: settings)
+        }
+        defer {
+            _ = try? Process.run(URL(fileURLWithPath: "/bin/bash"), arguments: [
+                "-c", "'\(scripts)/pg.sh' stop '\(pg)'; '\(scripts)/pg.sh' stop '\(restored)'; rm -rf '\(folder.path)'",
+            ]).waitUntilExit()
+        }
+        let port = try SystemHarness.freePort()
+        let (started, startOutput) = try await shell(
+            "'\(scripts)/pg.sh' start '\(pg)' \(port) && psql \"$('\(scripts)/pg.sh' url '\(pg)' \(port))\" -qc "
+                + "'CREATE TABLE marks (n int); INSERT INTO marks VALUES (1)'")
+        try #require(started == 0, "\(startOutput)")
         let (backup, backupOutput) = try await system.runToEnd(
-            "backplane-admin", arguments: ["backup", "--script", script.path])
-        #expect(backup == 0, "\(backupOutput)")
+            "backplane-admin", arguments: ["backup", "--point", "before", "--scripts", scripts], extra: settings)
+        try #require(backup == 0, "\(backupOutput)")
+        let (later, laterOutput) = try await shell(
+            "psql \"$('\(scripts)/pg.sh' url '\(pg)' \(port))\" -qc 'INSERT INTO marks VALUES (2)'")
+        #expect(later == 0, "\(laterOutput)")
+
         let (restore, restoreOutput) = try await system.runToEnd(
-            "backplane-admin", arguments: ["restore", "--target", "2026-12-07", "--script", script.path],
-            extra: ["BACKUP_EXIT": "3"])
-        #expect(restore == 3, "\(restoreOutput)")
-        let calls = try String(contentsOf: folder.appendingPathComponent("calls"), encoding: .utf8)
-        #expect(calls == "backup\nrestore --target 2026-12-07\n")
+            "backplane-admin", arguments: ["restore", "--target", "before", "--scripts", scripts], extra: settings)
+        try #require(restore == 0, "\(restoreOutput)")
+        let url = try #require(
+            restoreOutput.split(separator: "\n").last { $0.hasPrefix("DATABASE_URL=") }?
+                .split(separator: " ").first?.dropFirst("DATABASE_URL=".count))
+        let (read, marks) = try await shell("psql '\(url)' -qAtc 'SELECT n FROM marks ORDER BY n'")
+        #expect(read == 0 && marks == "1\n", "the row before the point only: \(marks)")
+        let card = try String(contentsOfFile: restored + "/files/card.pdf", encoding: .utf8)
+        #expect(card == "a printed card\n")
+        #expect(!(backupOutput + restoreOutput).contains(settings["BACKUP_ENCRYPTION_KEY"]!), "the key is never printed")
+
         let (missing, missingOutput) = try await system.runToEnd(
-            "backplane-admin", arguments: ["backup", "--script", folder.appendingPathComponent("none.sh").path])
+            "backplane-admin", arguments: ["backup", "--scripts", folder.path])
         #expect(missing == 64 && missingOutput.contains("not an executable file"), "\(missingOutput)")
     }
 }

@@ -14,6 +14,12 @@ final class SystemHarness: @unchecked Sendable {
     let gatewayAdminPort: Int
     let logDirectory: URL
 
+    /// The repository's root folder (its deploy/scripts, for the tests of what runs them).
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+
     static var binDirectory: URL {
         if let dir = ProcessInfo.processInfo.environment["BACKPLANE_BIN_DIR"] { return URL(fileURLWithPath: dir) }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -77,24 +83,40 @@ final class SystemHarness: @unchecked Sendable {
         return process
     }
 
-    /// Runs an executable to completion and returns its exit code and output.
+    /// Runs an executable (of the build, or at an absolute path) to completion and returns its
+    /// exit code and output.
     func runToEnd(_ name: String, arguments: [String], extra: [String: String] = [:]) async throws -> (Int32, String) {
         try await offPool { try self.runBlocking(name, arguments: arguments, extra: extra) }
     }
 
     private func runBlocking(_ name: String, arguments: [String], extra: [String: String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = Self.binDirectory.appendingPathComponent(name)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.merging(extra)
+        let path = name.hasPrefix("/") ? name : Self.binDirectory.appendingPathComponent(name).path
+        let environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.merging(extra)
         { _, new in new }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        // posix_spawn and waitpid, the output in a file: Foundation's Process on Linux at times
+        // never saw a child end once the child had started a daemon (a PostgreSQL) of its own.
+        let output = logDirectory.appendingPathComponent("run-\(UUID().uuidString).out").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let started = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        guard started == 0 else { throw POSIXError(POSIXErrorCode(rawValue: started) ?? .EIO) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: output)
+        let signal = status & 0x7f
+        return (signal == 0 ? (status >> 8) & 0xff : 128 + signal, text)
     }
 
     /// Sends SIGTERM to everything still running and waits; returns each exit status. Then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The restore drill. PostgreSQL (fsync on) archives its WAL into a repository of the drill's own
-# under the `mixed` load; backup.sh takes a base backup, then after DRILL_BEFORE_S s of load makes
-# the restore point `drill`; DRILL_AFTER_S s later all stops. restore.sh restores to the point into
+# under the `mixed` load; `backplane-admin backup` (backup.sh) takes a base backup, then after
+# DRILL_BEFORE_S s of load backup.sh makes the restore point `drill`; DRILL_AFTER_S s later all
+# stops. `backplane-admin restore` (restore.sh) restores to the point into
 # a fresh directory, the system starts on it (GET /readyz), and the restored database is checked
 # against what the load generator was told: every order and drink acknowledged before the point
 # is there; no order created after the point's time is (acknowledged or not); orders in flight
@@ -70,7 +71,7 @@ until [[ -s $OUT/acknowledged.txt ]]; do
     pid_alive "$LOAD_PID" || { ((starts++ < 3)) || die "loadgen stopped; see $OUT/loadgen-progress.txt"; warn "loadgen's setup failed (a race of its own): again"; load; }
     sleep 1
 done
-start=$SECONDS && "$SCRIPTS_DIR/backup.sh" backup
+start=$SECONDS && "$BACKPLANE_BIN_DIR/backplane-admin" backup --scripts "$SCRIPTS_DIR"
 backup_s=$((SECONDS - start)) backup_size=$(du -sb "$BACKUP_REPO" | cut -f1)
 info "base backup: $backup_s s, repository $backup_size bytes; ${DRILL_BEFORE_S}s more load"
 sleep "$DRILL_BEFORE_S"
@@ -85,7 +86,7 @@ psql "$DATABASE_URL" -qc "\\copy (SELECT id, created_at > '$point_time' FROM ord
 "$SCRIPTS_DIR/pg.sh" stop "$PG_DIR"
 
 info "restoring to the point drill ($point_time) into ${RESTORED#"$REPO_ROOT"/}"
-start=$SECONDS && line=$(RESTORE_DIR=$RESTORED "$SCRIPTS_DIR/restore.sh" drill | tail -n 1)
+start=$SECONDS && line=$(RESTORE_DIR=$RESTORED "$BACKPLANE_BIN_DIR/backplane-admin" restore --target drill --scripts "$SCRIPTS_DIR" | tail -n 1)
 restore_s=$((SECONDS - start)) DATABASE_URL=$(sed -n 's/^DATABASE_URL=\([^ ]*\) .*/\1/p' <<<"$line")
 system restored "$RESTORED/files"
 counts=$(psql "$DATABASE_URL" -qAtF ' ' -v ON_ERROR_STOP=1 <<EOF
