@@ -33,20 +33,18 @@ public struct ECardImageClient: MailAttachmentSource {
     {
         let cards = notifications.filter(carriesFiles)
         let tokens = Set(cards.compactMap { $0.variables["imageToken"] })
-        let images = await withTaskGroup(of: (String, Result<Data, any Error>).self) { group in
-            for token in tokens {
-                group.addTask {
-                    do {
-                        return (token, .success(try await fetch(token)))
-                    } catch {
-                        return (token, .failure(error))
-                    }
-                }
-            }
-            var images: [String: Result<Data, any Error>] = [:]
-            for await (token, image) in group { images[token] = image }
-            return images
+        // One task per card, all in flight at once, awaited in turn. Not a task group: under
+        // e-card load, handing a finished child's (token, result) to the waiting group crashed
+        // the process in the Swift 6.3 runtime (swift_retain in
+        // TaskGroupBase::prepareWaitingTaskWithTask), three runs out of three.
+        let fetch = self.fetch
+        let fetches = tokens.map { token in
+            (token, Task { () -> Result<Data, any Error> in
+                do { return .success(try await fetch(token)) } catch { return .failure(error) }
+            })
         }
+        var images: [String: Result<Data, any Error>] = [:]
+        for (token, task) in fetches { images[token] = await task.value }
         var found: [UUID: Result<[MailAttachment], any Error>] = [:]
         for notification in cards {
             guard let token = notification.variables["imageToken"], let image = images[token] else { continue }
