@@ -117,12 +117,12 @@ boot() {
 }
 
 # The phases from OUT/phases.txt (a line per phase: name, time, loadgen's progress line when
-# it began), each to the next one's start: loadgen's arrivals finished and errors meanwhile.
+# it began), each to the next one's start: requests answered, unexpected answers, sent again.
 phases() {
     awk '{ t[NR] = $2; name[NR] = $1; for (i = 3; i < NF; i++) { v[NR, $i] = $(i + 1) } }
-        END { printf "%-16s %8s %9s %7s\n", "phase", "seconds", "finished", "errors"
-            for (i = 1; i < NR; i++) printf "%-16s %8.1f %9d %7d\n", name[i], t[i + 1] - t[i],
-                v[i + 1, "answered"] - v[i, "answered"], v[i + 1, "errors"] - v[i, "errors"] }' "$OUT/phases.txt"
+        END { printf "%-16s %8s %9s %7s %6s\n", "phase", "seconds", "requests", "errors", "again"
+            for (i = 1; i < NR; i++) printf "%-16s %8.1f %9d %7d %6d\n", name[i], t[i + 1] - t[i],
+                v[i + 1, "requests"] - v[i, "requests"], v[i + 1, "errors"] - v[i, "errors"], v[i + 1, "again"] - v[i, "again"] }' "$OUT/phases.txt"
 }
 
 "$@"

@@ -24,8 +24,8 @@
 #   STOP_TIMEOUT    seconds a process gets to drain after SIGTERM (default 45)
 #   LOG_LEVEL       the processes' (default warning)
 # The load is the fault run's, lighter: 300 NavUP students, 300 TapWater users, logins and
-# postcards 2/s, gifts 1/s, e-cards 0.5/s, 2000 PolitiMap users. The phases' figures are
-# loadgen's arrivals (one request, or one journey of several) and its unexpected answers.
+# postcards 2/s, gifts 1/s, e-cards 0.5/s, 2000 PolitiMap users. Each phase's figures come from
+# loadgen's progress lines (to the second): requests answered, unexpected answers, sent again.
 # Output: .data/upgrade-drill/run/ (each process's log, HAProxy's config, loadgen's report).
 set -euo pipefail
 LOG_TAG=upgrade-drill
