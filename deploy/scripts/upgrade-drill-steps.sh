@@ -19,7 +19,6 @@ LOG_TAG=upgrade-drill
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 pid_of() { cat "$OUT/run/$1.$2.pid"; }
-
 start() {
     local name=$1 gen=$2 bin=$PREVIOUS_BIN_DIR admin
     [[ $gen == prev ]] || bin=$CURRENT_BIN_DIR
@@ -51,7 +50,8 @@ ready() {
 stop() {
     local pid deadline=$((SECONDS + STOP_TIMEOUT))
     pid=$(pid_of "$1" "$2")
-    kill -TERM "$pid" 2>/dev/null || true
+    pid_alive "$pid" || die "$1 ($2) had exited before its SIGTERM; see $OUT/logs/$1.$2.log"
+    kill -TERM "$pid"
     while pid_alive "$pid"; do
         ((SECONDS < deadline)) || { kill -KILL "$pid"; die "$1 ($2) still running ${STOP_TIMEOUT}s after SIGTERM"; }
         sleep 0.2
