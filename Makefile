@@ -12,7 +12,7 @@ SCRIPTS := deploy/scripts
 # they are: make exports them.
 
 .DEFAULT_GOAL := help
-.PHONY: help up test test-slow test-unit settings-doc bench-report fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run backup restore restore-drill compose-config compose-test clean clean-data
+.PHONY: help up test test-slow test-unit settings-doc bench-report fuzz-api build release bench bench-broker bench-gateway bench-navup bench-scaleout bench-auth bench-flood bench-orders bench-payments bench-notify bench-hydration bench-social bench-civic bench-routing bench-printing fault-run backup restore restore-drill upgrade-drill compose-config compose-test clean clean-data
 
 help: ## list the targets
 	@echo "Backplane — make <target>"
@@ -21,10 +21,11 @@ help: ## list the targets
 up: ## install what is missing, start PostgreSQL (.data/pg), build, run everything (admin sign-in in .data/secrets); Ctrl-C stops
 	@UP_ADMIN=1 $(SCRIPTS)/up.sh
 
-test-slow: ## the long drills, on make test's debug build: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile), then the restore drill
+test-slow: ## the long drills, on make test's debug build: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile), the restore drill, then the upgrade drill
 	swift build
 	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/fault-run.sh
 	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/restore-drill.sh
+	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/upgrade-drill.sh
 
 settings-doc: ## write docs/settings.md from the settings the code declares (debug build)
 	swift build
@@ -86,6 +87,9 @@ bench-printing: ## printing: 8-megapixel A6 PDF and preview p50/p95, RSS of 50 e
 
 fault-run: ## 5 minutes of mixed load while processes are SIGKILLed and restarted; then reconcile (release build)
 	@$(SCRIPTS)/fault-run.sh
+
+upgrade-drill: ## the previous release's executables (PREVIOUS_BIN_DIR, or built) upgraded to this tree's and rolled back under load, no failed request (release build)
+	@$(SCRIPTS)/upgrade-drill.sh
 
 bench-notify: ## notify: mails/s, pushes/s, scheduler lateness (release build; needs DATABASE_URL, python3 aiosmtpd)
 	@$(SCRIPTS)/bench-notify.sh

@@ -156,8 +156,10 @@ struct OpenLoop {
         }
     }
 
-    /// A line a second: elapsed time, requests started and answered, open, errors, and the
-    /// worst p99 so far. On a terminal it rewrites itself in place.
+    /// A line a second: elapsed time, arrivals started and answered (a journey is one), open,
+    /// errors, the worst p99 so far, then the requests answered and those sent again (after no
+    /// answer or a 502/503/504), which a drill differences over its phases. On a terminal it
+    /// rewrites itself in place.
     private static func progress(
         tally: Tally, state: RunState, start: ContinuousClock.Instant, every: Double
     ) async {
@@ -167,10 +169,13 @@ struct OpenLoop {
             let kinds = tally.snapshot
             let errors = kinds.values.map(\.errors).reduce(0, +)
             let p99 = kinds.values.map { $0.recorder.result(name: "", seconds: 1).p99 }.max() ?? 0
+            let requests = kinds.values.map { $0.statuses.values.reduce(0, +) }.reduce(0, +)
             let line = String(
-                format: "%6.1f s  started %d  answered %d  open %d  errors %d  worst p99 %.1f ms",
+                format: "%6.1f s  started %d  answered %d  open %d  errors %d  worst p99 %.1f ms  requests %d"
+                    + "  again %d",
                 Double((ContinuousClock.now - start).nanoseconds) / 1e9, tally.started.load(ordering: .relaxed),
-                tally.finished.load(ordering: .relaxed), state.open.load(ordering: .relaxed), errors, Double(p99) / 1000
+                tally.finished.load(ordering: .relaxed), state.open.load(ordering: .relaxed), errors,
+                Double(p99) / 1000, requests, tally.retries.load(ordering: .relaxed)
             )
             FileHandle.standardError.write(Data((terminal ? "\r\(line)\u{1B}[K" : "\(line)\n").utf8))
         }
