@@ -8,7 +8,7 @@
 #   - Debian packages: the C libraries the Swift targets link (ZeroMQ, Argon2, Cairo, Pango), pkg-config
 #     (SwiftPM asks it where libzmq.pc lives), PostgreSQL with contrib (pg_trgm), curl, Pillow (python3-pil:
 #     Tests/image-fixtures), chromium for the console test, docker-compose (Debian's v1, only to validate
-#     docker-compose.yml), Java and tsc for the api-clients step, promtool (prometheus) for the alerts step, pgbackrest.
+#     docker-compose.yml), Java and tsc for the api-clients step, promtool (prometheus) for the alerts step, pgbackrest, haproxy (the upgrade drill).
 #   - Python packages from the requirements files below (Swagger UI, pyzmq, pytest, aiosmtpd,
 #     PyYAML, schemathesis, selenium, the client generators) with pip (--break-system-packages
 #     where Debian's Python refuses plain pip installs).
@@ -25,7 +25,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 APT_PACKAGES=(
     libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev poppler-utils prometheus
-    python3-pil chromium chromium-driver pkg-config postgresql postgresql-contrib curl docker-compose default-jre-headless node-typescript pgbackrest
+    python3-pil chromium chromium-driver pkg-config postgresql postgresql-contrib curl docker-compose default-jre-headless node-typescript pgbackrest haproxy
 )
 read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/deploy/requirements.txt $REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt $REPO_ROOT/Tests/console/requirements.txt $REPO_ROOT/Tests/api-clients/requirements.txt}"
 
