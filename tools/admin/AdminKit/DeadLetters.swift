@@ -105,7 +105,7 @@ struct DeadLetters: AsyncParsableCommand {
             let timeout = bus.duration
             // Each service looks in its own tables, all at once; only the owner answers with the job.
             let answers = try await AdminBus.with { client in
-                await Workers.ask(services) { service in
+                await BusClient.askEach(services) { service in
                     try await client.call(
                         JobAdministration.Retry.self, on: service, .init(id: id), metadata: AdminBus.metadata(),
                         timeout: timeout)
@@ -152,7 +152,7 @@ struct DeadLetters: AsyncParsableCommand {
         -> ([JobAdministration.DeadLetter], [String])
     {
         let answers = try await AdminBus.with { client in
-            await Workers.ask(services) { service in
+            await BusClient.askEach(services) { service in
                 try await client.call(
                     JobAdministration.DeadLetters.self, on: service, .init(limit: limit), metadata: AdminBus.metadata(),
                     timeout: timeout)

@@ -24,7 +24,7 @@ struct Jobs: AsyncParsableCommand {
     func run() async throws {
         let timeout = bus.duration
         let answers = try await AdminBus.with { [scope] client in
-            await Workers.ask(scope.selected) { service in
+            await BusClient.askEach(scope.selected) { service in
                 try await client.call(
                     JobAdministration.Queues.self, on: service, Empty(), metadata: AdminBus.metadata(), timeout: timeout
                 )

@@ -26,26 +26,4 @@ enum Workers {
 
     /// Their names.
     static let names: [String] = definitions.map(\.service.rawValue)
-
-    /// `call` on every one of `services` at once; the answers in the services' order.
-    static func ask<Reply: Sendable>(
-        _ services: [ServiceName], _ call: @escaping @Sendable (ServiceName) async throws -> Reply
-    ) async -> [(ServiceName, Result<Reply, ServiceError>)] {
-        await withTaskGroup(of: (Int, Result<Reply, ServiceError>).self) { group in
-            for (index, service) in services.enumerated() {
-                group.addTask {
-                    do {
-                        return (index, .success(try await call(service)))
-                    } catch let error as ServiceError {
-                        return (index, .failure(error))
-                    } catch {
-                        return (index, .failure(ServiceError(.internal, "\(service) could not be asked")))
-                    }
-                }
-            }
-            var answers: [(Int, Result<Reply, ServiceError>)] = []
-            for await answer in group { answers.append(answer) }
-            return answers.sorted { $0.0 < $1.0 }.map { (services[$0.0], $0.1) }
-        }
-    }
 }

@@ -65,21 +65,6 @@ extension GatewayAPI {
         let timeout = settings.readinessTimeout
         let metadata = scope.metadata(deadline: timeout)
         let bus = self.bus
-        return await withTaskGroup(of: (Int, Result<Reply, ServiceError>).self) { group in
-            for (index, service) in services.enumerated() {
-                group.addTask {
-                    do {
-                        return (index, .success(try await call(bus, service, metadata, timeout)))
-                    } catch let error as ServiceError {
-                        return (index, .failure(error))
-                    } catch {
-                        return (index, .failure(ServiceError(.internal, "\(service) could not be asked")))
-                    }
-                }
-            }
-            var answers: [(Int, Result<Reply, ServiceError>)] = []
-            for await answer in group { answers.append(answer) }
-            return answers.sorted { $0.0 < $1.0 }.map { (services[$0.0], $0.1) }
-        }
+        return await BusClient.askEach(services) { service in try await call(bus, service, metadata, timeout) }
     }
 }
