@@ -23,11 +23,12 @@ struct AccountHTTPTests {
         name: String, access: String, refresh: String
     ) {
         let name = "\(prefix)-\(UUID().uuidString.prefix(8))@example.org".lowercased()
-        let created = await system.post(
+        let created = await system.postPatiently(
             "/v1/auth/register", json: #"{"username": "\#(name)", "password": "\#(password)"}"#)
         #expect(created?.status == 201)
         let login = try #require(
-            await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "\#(password)"}"#))
+            await system.postPatiently(
+                "/v1/auth/login", json: #"{"username": "\#(name)", "password": "\#(password)"}"#))
         #expect(login.status == 200)
         let body = json(login.body)
         return (name, try #require(body["accessToken"] as? String), try #require(body["refreshToken"] as? String))

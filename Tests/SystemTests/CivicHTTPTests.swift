@@ -162,10 +162,11 @@ struct CivicHTTPTests {
         // Bookmarks need an account; each account has its own.
         func token(_ name: String, _ password: String, register: Bool = true) async throws -> String {
             if register {
-                _ = await system.post(
+                _ = await system.postPatiently(
                     "/v1/auth/register", json: #"{"username": "\#(name)", "password": "\#(password)"}"#)
             }
-            let login = await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "\#(password)"}"#)
+            let login = await system.postPatiently(
+                "/v1/auth/login", json: #"{"username": "\#(name)", "password": "\#(password)"}"#)
             return try #require(json(login?.body)["accessToken"] as? String)
         }
         let user = try await token("civic-\(UUID().uuidString.prefix(8))", "Civic2026x")
@@ -428,7 +429,8 @@ struct CivicHTTPTests {
 
         // A council item from a local file (an editor's): A gets a third single push.
         func token(_ name: String, _ password: String) async throws -> String {
-            let login = await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "\#(password)"}"#)
+            let login = await system.postPatiently(
+                "/v1/auth/login", json: #"{"username": "\#(name)", "password": "\#(password)"}"#)
             return try #require(json(login?.body)["accessToken"] as? String)
         }
         let admin = ["Authorization": "Bearer \(try await token(adminName, "Admin2026x"))"]

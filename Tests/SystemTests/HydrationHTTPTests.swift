@@ -41,10 +41,11 @@ struct HydrationHTTPTests {
     /// A new account's access token.
     func token(_ system: SystemHarness) async throws -> String {
         let name = "tap-\(UUID().uuidString.prefix(8))@example.org"
-        let created = await system.post(
+        let created = await system.postPatiently(
             "/v1/auth/register", json: #"{"username": "\#(name)", "password": "Water2026x"}"#)
         #expect(created?.status == 201)
-        let login = await system.post("/v1/auth/login", json: #"{"username": "\#(name)", "password": "Water2026x"}"#)
+        let login = await system.postPatiently(
+            "/v1/auth/login", json: #"{"username": "\#(name)", "password": "Water2026x"}"#)
         return try #require(json(login?.body)["accessToken"] as? String)
     }
 

@@ -173,6 +173,19 @@ final class SystemHarness: @unchecked Sendable {
         return await offPool { HTTP.request(port: port, method: "POST", path: path, body: json) }
     }
 
+    /// `POST path` as a patient client sends it: a 503 (auth sheds password hashing it cannot
+    /// start soon, when the test shards load both cores) is sent again after its Retry-After,
+    /// for up to 30 s. For setting up accounts, not for tests of the 503 itself.
+    func postPatiently(_ path: String, json: String) async -> HTTP.Response? {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            let response = await post(path, json: json)
+            guard response?.status == 503, ContinuousClock.now < deadline else { return response }
+            let wait = response?.header("Retry-After").flatMap { Int($0) } ?? 1
+            try? await Task.sleep(for: .seconds(min(max(wait, 1), 5)))
+        }
+    }
+
     /// Any method on the gateway, with an optional JSON body and headers.
     func send(_ method: String, _ path: String, json: String? = nil, headers: [String: String] = [:]) async
         -> HTTP.Response?

@@ -34,7 +34,11 @@ struct Migrate: AsyncParsableCommand {
         try await guarded {
             let environment = ProcessEnvironment.process
             let settings = try DatabaseSettings(url: try environment.required(.databaseURL))
-            let database = Database(settings: settings, logger: AdminBus.logger)
+            // The pool's own warnings stay quiet: it warns when the first lease wins the race
+            // with `run()` starting, and a failed connection reaches the command as its error.
+            var poolLogger = AdminBus.logger
+            poolLogger.logLevel = .error
+            let database = Database(settings: settings, logger: poolLogger)
             let schemas = try Self.schemas()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await database.client.run() }
