@@ -6,7 +6,8 @@
 #
 # promtool checks prometheus.yml and the rules, and runs alerts.test.yml (each rule fires when it
 # should and stays quiet when it should not); alert-rules.py checks that every rule links an
-# existing heading of docs/operating.md. Then it starts a system of its own (system-run.sh) with
+# existing heading of docs/operating.md. It takes a backup of a small PostgreSQL of its own and
+# scrapes the backup exporter (backup.sh metrics). Then it starts a system of its own (system-run.sh) with
 # an admin port for every process and notify's METRICS_PORT, refuses one push for want of an
 # APNs topic (so notify's configuration-error counter has a series), scrapes every /metrics into
 # ALERTS_OUT, and alert-rules.py checks that every metric a rule names is in those scrapes.
@@ -41,6 +42,18 @@ if [[ ${1:-} != live ]]; then
         die "could not make an APNs key with openssl"
     export APNS_TEAM_ID=TEAM123456 APNS_KEY_ID=KEY1234567 APNS_KEY_FILE="$ALERTS_OUT/apns.p8"
     export APNS_ENDPOINT=http://127.0.0.1:9 APNS_SANDBOX_ENDPOINT=http://127.0.0.1:9
+    # The backup exporter on a real repository: a small cluster of its own, archived, backed up.
+    export BACKUP_REPO="$ALERTS_OUT/repo" BACKUP_PG_DIR="$ALERTS_OUT/pg" BACKUP_FILES_DIR="$ALERTS_OUT/files" \
+        BACKUP_ENCRYPTION_KEY="alerts-$RANDOM$RANDOM$RANDOM"
+    mkdir -p "$BACKUP_FILES_DIR" && PG_ARCHIVE=1 "$SCRIPTS_DIR/pg.sh" start "$BACKUP_PG_DIR" "$(free_port)" >/dev/null
+    "$SCRIPTS_DIR/backup.sh" backup >"$ALERTS_OUT/backup.log" 2>&1 || die "backup.sh failed; see $ALERTS_OUT/backup.log"
+    port=$(free_port)
+    "$SCRIPTS_DIR/backup.sh" metrics --host 127.0.0.1 --port "$port" 2>>"$ALERTS_OUT/backup.log" &
+    for _ in $(seq 100); do curl -fsS -o "$ALERTS_OUT/backup.prom" "http://127.0.0.1:$port/metrics" 2>/dev/null && break; sleep 0.2; done
+    kill $! && "$SCRIPTS_DIR/pg.sh" stop "$BACKUP_PG_DIR" >/dev/null
+    grep -q '^backplane_backup_last_success_timestamp_seconds{type="full"} [1-9]' "$ALERTS_OUT/backup.prom" ||
+        die "backup-metrics does not report the backup just taken (see $ALERTS_OUT/backup.prom)"
+    unset BACKUP_REPO BACKUP_PG_DIR BACKUP_FILES_DIR BACKUP_ENCRYPTION_KEY
     export METRICS_PORT=$(free_port) SYSTEM_ADMIN_PORTS=1 BACKPLANE_BIN_DIR=$BIN_DIR ALERTS_OUT LOG_TAG
     exec "$SCRIPTS_DIR/system-run.sh" alerts "$ALERTS_OUT" "$0" live
 fi
@@ -79,5 +92,6 @@ for name in $(registry broker worker gateway) notify-push; do
     scrapes+=("$ALERTS_OUT/$name.prom")
     index=$((index + 1))
 done
+scrapes+=("$ALERTS_OUT/backup.prom") # made with a real backup before the system started
 info "scraped ${#scrapes[@]} endpoints into ${ALERTS_OUT#"$REPO_ROOT"/}"
 python3 "$SCRIPTS_DIR/alert-rules.py" metrics "${scrapes[@]}"

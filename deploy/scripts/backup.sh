@@ -6,6 +6,7 @@
 #                                             tar of BACKUP_FILES_DIR; with POINT, then `point POINT`
 #   deploy/scripts/backup.sh point NAME       a named restore point (pg_create_restore_point), archived
 #   deploy/scripts/backup.sh info             what the repository holds
+#   deploy/scripts/backup.sh metrics [--port P]  the repository's figures for Prometheus on P (9188)
 #   deploy/scripts/backup.sh archive-opts DIR (pg.sh) write DIR/pgbackrest.conf, print the options
 #                                             that make PostgreSQL archive its WAL into BACKUP_REPO
 #   deploy/scripts/backup.sh pgbackrest DIR ARGS...  (restore.sh) pgbackrest with DIR's configuration
@@ -111,11 +112,12 @@ case ${1:-} in
     backup) cmd_backup "${2:-}" ;;
     point) cmd_point "${2:?usage: backup.sh point NAME}" ;;
     info) configure "$PG_DIR" && br "$PG_DIR" info ;;
+    metrics) exec python3 "$REPO_ROOT/deploy/postgres/backup-metrics.py" "${@:2}" -- "$0" pgbackrest "$PG_DIR" --output=json info ;;
     pgbackrest) configure "$(realpath -m -- "${2:?}")" && br "$(realpath -m -- "$2")" "${@:3}" ;;
     decrypt) encrypt -d -in "${2:?usage: backup.sh decrypt FILE}" ;;
     archive-opts)
         configure "$(realpath -m -- "${2:?usage: backup.sh archive-opts DIR}")"
         echo "-c archive_mode=on -c archive_command='pgbackrest --config=$(realpath -m -- "$2")/pgbackrest.conf --stanza=$STANZA archive-push %p'"
         ;;
-    *) sed -n '5,13p' "$0" | sed 's/^# \{0,1\}//' >&2 && exit 2 ;;
+    *) sed -n '5,14p' "$0" | sed 's/^# \{0,1\}//' >&2 && exit 2 ;;
 esac

@@ -7,6 +7,8 @@
 #   deploy/scripts/compose-project.sh healthy SECONDS   wait until every container runs, healthy
 #                                                       where it has a health check; fail at once
 #                                                       on one that exited or is unhealthy
+#   deploy/scripts/compose-project.sh backup-reported SECONDS   wait until backup-metrics reports
+#                                                       a full backup (the backup service's first)
 #   deploy/scripts/compose-project.sh logs              each container's log tail to OUT/NAME.log
 #   deploy/scripts/compose-project.sh down              `down -v`; fail if anything is left
 #
@@ -49,6 +51,16 @@ healthy() {
     done
 }
 
+backup_reported() {
+    local deadline=$((SECONDS + $1))
+    until compose exec -T backup-metrics python3 -c 'import urllib.request as u; print(u.urlopen("http://127.0.0.1:9188/metrics").read().decode())' 2>/dev/null |
+        grep -q '^backplane_backup_last_success_timestamp_seconds{type="full"} [1-9]'; do
+        ((SECONDS < deadline)) || die "backup-metrics reports no full backup after $1 s"
+        sleep 3
+    done
+    info "backup-metrics reports the first full backup"
+}
+
 down() {
     compose down -v --remove-orphans >"$OUT/down.log" 2>&1 || die "docker-compose down failed; see $OUT/down.log"
     local left volumes networks
@@ -66,7 +78,8 @@ case $command in
     compose) compose "$@" ;;
     containers) containers ;;
     healthy) healthy "$1" ;;
+    backup-reported) backup_reported "$1" ;;
     logs) for name in $(containers 2>/dev/null); do podman logs --tail 200 "$name" >"$OUT/$name.log" 2>&1 || true; done ;;
     down) down ;;
-    *) die "usage: compose-project.sh compose ARGS... | containers | healthy SECONDS | logs | down" ;;
+    *) die "usage: compose-project.sh compose ARGS... | containers | healthy SECONDS | backup-reported SECONDS | logs | down" ;;
 esac

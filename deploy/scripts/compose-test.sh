@@ -13,7 +13,8 @@
 # 2. `up -d` with generated secrets: every container running, and healthy where it has a health
 #    check, within HEALTHY_TIMEOUT seconds (the goal: under 60 s); one that exits or turns unhealthy
 #    fails the test at once, with its log. The admin signs in; /metrics and the console answer 404
-#    on the public port and the console answers on the operator port.
+#    on the public port and the console answers on the operator port; backup-metrics reports the
+#    backup service's first full backup.
 # 3-5. The loads through the published port (compose-load.sh): every app's journeys (`loadgen
 #    mixed`: a postcard ordered and paid, locate/route/search, a gift, drinks, bills); `--scale
 #    gateway=2 --scale routing=3` with NavUP's load, each replica doing its share (HAProxy spreads
@@ -110,6 +111,7 @@ for path in /metrics //metrics /metrics/ /console /console/console.js; do
     [[ $status == 404 ]] || die "$path answers $status on the public port, not 404"
 done
 curl -fsS -o /dev/null "http://127.0.0.1:$OPERATOR_PORT/console" || die "the console does not answer on the operator port"
+project backup-reported 120
 for load in journeys scale crash; do "$SCRIPTS_DIR/compose-load.sh" "$load"; done
 
 if [[ -n ${KEEP:-} ]]; then
