@@ -21,10 +21,11 @@ help: ## list the targets
 up: ## install what is missing, start PostgreSQL (.data/pg), build, run everything (admin sign-in in .data/secrets); Ctrl-C stops
 	@UP_ADMIN=1 $(SCRIPTS)/up.sh
 
-test-slow: ## the long drills, on make test's debug build: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile), then the restore drill
+test-slow: ## the long drills, on make test's debug build: the fault run (5 minutes of mixed load with SIGKILLs, then reconcile), the restore drill, the upgrade drill (the previous release built in debug)
 	swift build
 	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/fault-run.sh
 	@BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/restore-drill.sh
+	@BUILD_CONFIG=debug LOAD_S=150 BACKPLANE_BIN_DIR="$${BACKPLANE_BIN_DIR:-$$(swift build --show-bin-path)}" $(SCRIPTS)/upgrade-drill.sh
 
 settings-doc: ## write docs/settings.md from the settings the code declares (debug build)
 	swift build

@@ -141,8 +141,8 @@ let package = Package(
         shared("ZMTPFuzz", ["ZeroMQ", "ServiceKit"]),
         shared("Majordomo", ["Contract", "ZeroMQ", "CZeroMQ", logging, lifecycle, nio("NIOCore"), nio("NIOPosix")]),
         shared("PasswordHashing", ["CArgon2", "Contract", "ServiceKit"]),
-        // W3C trace context, spans and the OTLP/HTTP JSON exporter (our own: swift-otel's gRPC
-        // and protobuf would add minutes to every clean build).
+        // W3C trace context, spans and the OTLP/HTTP JSON exporter (our own; what swift-otel
+        // would add to a clean build is in docs/design.md, "Traces").
         shared("Telemetry", [tracing, .product(name: "Instrumentation", package: "swift-distributed-tracing"), logging]),
         shared("Store", ["Telemetry", tracing, crypto, postgres, logging, lifecycle, nio("NIOCore")]),
         shared("AccessToken", [jwt]),

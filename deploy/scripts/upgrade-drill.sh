@@ -11,7 +11,9 @@
 #
 # Environment:
 #   PREVIOUS_BIN_DIR  the previous release's executables (with their *.resources bundles); unset:
-#                   PREVIOUS_REF is built in a git worktree in .data/upgrade-drill/previous
+#                   PREVIOUS_REF is built (BUILD_CONFIG) in a git worktree in .data/upgrade-drill/previous
+#   BUILD_CONFIG    release (default) or debug: how PREVIOUS_REF, and this tree when
+#                   CURRENT_BIN_DIR and BACKPLANE_BIN_DIR are unset, are built
 #   PREVIOUS_REF    the commit to build (default: the newest commit that changed
 #                   deploy/released-migrations.txt, which the release procedure writes)
 #   CURRENT_BIN_DIR  this tree's executables (default BACKPLANE_BIN_DIR, else the release build)
@@ -30,7 +32,8 @@
 set -euo pipefail
 LOG_TAG=upgrade-drill
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-: "${SERVICES:=$(registry worker)}" "${LOAD_S:=300}" "${STEADY_S:=20}" "${STOP_TIMEOUT:=45}"
+: "${SERVICES:=$(registry worker)}" "${LOAD_S:=300}" "${STEADY_S:=20}" "${STOP_TIMEOUT:=45}" "${BUILD_CONFIG:=release}"
+[[ $BUILD_CONFIG =~ ^(release|debug)$ ]] || die "BUILD_CONFIG is release or debug, not '$BUILD_CONFIG'"
 for cmd in curl psql git; do require_cmd "$cmd" "run deploy/scripts/bootstrap.sh"; done
 HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
 [[ -x $HAPROXY ]] || die "haproxy not found (apt-get install haproxy)"
@@ -40,14 +43,15 @@ if [[ -z ${PREVIOUS_BIN_DIR:-} ]]; then
     : "${PREVIOUS_REF:=$(git -C "$REPO_ROOT" log -1 --format=%H -- deploy/released-migrations.txt)}"
     [[ -d $DRILL/previous ]] || git -C "$REPO_ROOT" worktree add --detach "$DRILL/previous" "$PREVIOUS_REF"
     git -C "$DRILL/previous" checkout -q --detach "$PREVIOUS_REF"
-    info "building $PREVIOUS_REF (release) in ${DRILL#"$REPO_ROOT"/}/previous"
-    (cd "$DRILL/previous" && swift build -c release --scratch-path "$DRILL/build") || die "the previous release did not build"
-    PREVIOUS_BIN_DIR=$(cd "$DRILL/previous" && swift build -c release --scratch-path "$DRILL/build" --show-bin-path)
+    info "building $PREVIOUS_REF ($BUILD_CONFIG) in ${DRILL#"$REPO_ROOT"/}/previous"
+    (cd "$DRILL/previous" && swift build -c "$BUILD_CONFIG" --scratch-path "$DRILL/build-$BUILD_CONFIG") ||
+        die "the previous release did not build"
+    PREVIOUS_BIN_DIR=$(cd "$DRILL/previous" && swift build -c "$BUILD_CONFIG" --scratch-path "$DRILL/build-$BUILD_CONFIG" --show-bin-path)
 fi
 : "${CURRENT_BIN_DIR:=${BACKPLANE_BIN_DIR:-}}"
 if [[ -z $CURRENT_BIN_DIR ]]; then
-    [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c release) || die "swift build -c release failed"
-    CURRENT_BIN_DIR=$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)
+    [[ -n ${SKIP_BUILD:-} ]] || (cd "$REPO_ROOT" && swift build -c "$BUILD_CONFIG") || die "swift build -c $BUILD_CONFIG failed"
+    CURRENT_BIN_DIR=$(cd "$REPO_ROOT" && swift build -c "$BUILD_CONFIG" --show-bin-path)
 fi
 for exe in broker gateway $SERVICES; do
     for dir in "$PREVIOUS_BIN_DIR" "$CURRENT_BIN_DIR"; do [[ -x $dir/$exe ]] || die "$dir/$exe not found"; done

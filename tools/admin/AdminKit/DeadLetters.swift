@@ -54,22 +54,28 @@ struct DeadLetters: AsyncParsableCommand {
         }
     }
 
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One dead letter, its payload with secrets redacted.")
-
+    /// What `show` and `retry` take: one job's id, where to look, and how to print it.
+    struct OneDeadLetter: ParsableArguments {
         @Argument(help: "The job's id.") var id: String
         @OptionGroup var scope: ServiceOptions
         @OptionGroup var bus: BusOptions
         @Flag(help: "Print JSON.") var json = false
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One dead letter, its payload with secrets redacted.")
+
+        @OptionGroup var letter: OneDeadLetter
 
         func run() async throws {
-            let id = try DeadLetters.parse(self.id)
-            let (items, unavailable) = try await DeadLetters.list(scope.selected, limit: 500, timeout: bus.duration)
+            let id = try DeadLetters.parse(letter.id)
+            let (items, unavailable) = try await DeadLetters.list(
+                letter.scope.selected, limit: 500, timeout: letter.bus.duration)
             guard let item = items.first(where: { $0.id == id.uuidString.lowercased() }) else {
                 DeadLetters.warn(unavailable)
-                fail("no dead letter \(self.id) among the 500 most recent of each service asked", status: 1)
+                fail("no dead letter \(letter.id) among the 500 most recent of each service asked", status: 1)
             }
-            if json {
+            if letter.json {
                 try printJSON(item)
             } else {
                 print(
@@ -94,15 +100,12 @@ struct DeadLetters: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Queue a dead letter again, due now, with a full set of attempts.")
 
-        @Argument(help: "The job's id.") var id: String
-        @OptionGroup var scope: ServiceOptions
-        @OptionGroup var bus: BusOptions
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var letter: OneDeadLetter
 
         func run() async throws {
-            let id = try DeadLetters.parse(self.id)
-            let services = scope.selected
-            let timeout = bus.duration
+            let id = try DeadLetters.parse(letter.id)
+            let services = letter.scope.selected
+            let timeout = letter.bus.duration
             // Each service looks in its own tables, all at once; only the owner answers with the job.
             let answers = try await AdminBus.with { client in
                 await BusClient.askEach(services) { service in
@@ -124,9 +127,9 @@ struct DeadLetters: AsyncParsableCommand {
             }
             guard let retried else {
                 DeadLetters.warn(unavailable)
-                fail("no dead letter \(self.id) in \(services.map(\.rawValue).joined(separator: ", "))", status: 1)
+                fail("no dead letter \(letter.id) in \(services.map(\.rawValue).joined(separator: ", "))", status: 1)
             }
-            if json {
+            if letter.json {
                 try printJSON(retried)
             } else {
                 let what = "\(retried.id) of \(retried.service) (\(retried.queue), \(retried.kind))"
