@@ -12,22 +12,20 @@
 # Environment:
 #   PREVIOUS_BIN_DIR  the previous release's executables (with their *.resources bundles); unset:
 #                   PREVIOUS_REF is built (BUILD_CONFIG) in a git worktree in .data/upgrade-drill/previous
-#   BUILD_CONFIG    release (default) or debug: how PREVIOUS_REF, and this tree when
-#                   CURRENT_BIN_DIR and BACKPLANE_BIN_DIR are unset, are built
+#   BUILD_CONFIG    release (default) or debug: the builds the drill makes
 #   PREVIOUS_REF    the commit to build (default: the newest commit that changed
 #                   deploy/released-migrations.txt, which the release procedure writes)
-#   CURRENT_BIN_DIR  this tree's executables (default BACKPLANE_BIN_DIR, else the release build)
-#   BACKPLANE_BIN_DIR  as for the other scripts: this tree's executables
-#   SKIP_BUILD=1    do not build this tree's release executables
+#   CURRENT_BIN_DIR  this tree's executables (default BACKPLANE_BIN_DIR, else this tree built)
+#   SKIP_BUILD=1    do not build this tree's executables
 #   SERVICES        services to run (default: every worker of deploy/services.txt); the load
 #                   leaves out the apps whose services are not run
 #   LOAD_S          seconds of load (default 300); the drill fails if its phases take longer
 #   STEADY_S        seconds of load before, between and after the two phases (default 20)
 #   STOP_TIMEOUT    seconds a process gets to drain after SIGTERM (default 45)
 #   LOG_LEVEL       the processes' (default warning)
-# The load is the fault run's, lighter: 300 NavUP students, 300 TapWater users, logins and
-# postcards 2/s, gifts 1/s, e-cards 0.5/s, 2000 PolitiMap users. Each phase's figures come from
-# loadgen's progress lines (to the second): requests answered, unexpected answers, sent again.
+# The load: 300 NavUP students, 300 TapWater users, logins and postcards 2/s, gifts 1/s, e-cards
+# 0.5/s, 2000 PolitiMap users. Each phase's figures come from loadgen's progress lines (to the
+# second): requests answered, unexpected answers, sent again.
 # Output: .data/upgrade-drill/run/ (each process's log, HAProxy's config, loadgen's report).
 set -euo pipefail
 LOG_TAG=upgrade-drill
@@ -35,8 +33,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 : "${SERVICES:=$(registry worker)}" "${LOAD_S:=300}" "${STEADY_S:=20}" "${STOP_TIMEOUT:=45}" "${BUILD_CONFIG:=release}"
 [[ $BUILD_CONFIG =~ ^(release|debug)$ ]] || die "BUILD_CONFIG is release or debug, not '$BUILD_CONFIG'"
 for cmd in curl psql git; do require_cmd "$cmd" "run deploy/scripts/bootstrap.sh"; done
-HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy)
-[[ -x $HAPROXY ]] || die "haproxy not found (apt-get install haproxy)"
+HAPROXY=$(command -v haproxy || echo /usr/sbin/haproxy) && [[ -x $HAPROXY ]] || die "haproxy not found (apt-get install haproxy)"
 DRILL="$REPO_ROOT/.data/upgrade-drill" OUT="$REPO_ROOT/.data/upgrade-drill/run" STEPS="$SCRIPTS_DIR/upgrade-drill-steps.sh"
 
 if [[ -z ${PREVIOUS_BIN_DIR:-} ]]; then
@@ -44,8 +41,7 @@ if [[ -z ${PREVIOUS_BIN_DIR:-} ]]; then
     [[ -d $DRILL/previous ]] || git -C "$REPO_ROOT" worktree add --detach "$DRILL/previous" "$PREVIOUS_REF"
     git -C "$DRILL/previous" checkout -q --detach "$PREVIOUS_REF"
     info "building $PREVIOUS_REF ($BUILD_CONFIG) in ${DRILL#"$REPO_ROOT"/}/previous"
-    (cd "$DRILL/previous" && swift build -c "$BUILD_CONFIG" --scratch-path "$DRILL/build-$BUILD_CONFIG") ||
-        die "the previous release did not build"
+    (cd "$DRILL/previous" && swift build -c "$BUILD_CONFIG" --scratch-path "$DRILL/build-$BUILD_CONFIG") || die "the previous release did not build"
     PREVIOUS_BIN_DIR=$(cd "$DRILL/previous" && swift build -c "$BUILD_CONFIG" --scratch-path "$DRILL/build-$BUILD_CONFIG" --show-bin-path)
 fi
 : "${CURRENT_BIN_DIR:=${BACKPLANE_BIN_DIR:-}}"
