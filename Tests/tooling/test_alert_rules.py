@@ -1,15 +1,14 @@
 """alert-rules.py, the alerts step's checks of deploy/observability/alerts.yml: the shipped rules
 pass, and a broken runbook link, a missing test case or a metric nobody exports is named."""
-import importlib.util
 import pathlib
 import shutil
 
 import pytest
 
+import script_module
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("alert_rules", ROOT / "deploy/scripts/alert-rules.py")
-alert_rules = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(alert_rules)
+alert_rules = script_module.load("deploy/scripts/alert-rules.py")
 
 
 @pytest.fixture

@@ -4,11 +4,12 @@ is not a listed notice, an operation without its method, a list entry that names
 Each case lays out, in a temporary folder, what the generators would have written for a small
 document: the logs and the files in which api-clients.py looks for the methods.
 """
-import importlib.util
 import pathlib
 
 import pytest
 import yaml
+
+import script_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = ROOT / "services/gateway/GatewayService/openapi.yaml"
@@ -18,10 +19,7 @@ BETA = ("OpenAPI 3.1 support is still in beta. To report an issue related to 3.1
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("api_clients", ROOT / "deploy/scripts/api-clients.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module.load("deploy/scripts/api-clients.py")
 
 
 IDS = ["getThing", "putThing", "streamThings"]

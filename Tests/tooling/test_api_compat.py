@@ -7,7 +7,6 @@ as the real one's are.
 """
 import copy
 import datetime
-import importlib.util
 import pathlib
 import subprocess
 import sys
@@ -15,16 +14,15 @@ import sys
 import pytest
 import yaml
 
+import script_module
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "deploy/scripts/api-compat.py"
 TODAY = datetime.date(2027, 6, 1)
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("api_compat", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module.load(SCRIPT)
 
 
 def ref(name):

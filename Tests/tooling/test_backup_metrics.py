@@ -2,7 +2,6 @@
 BackplaneBackupStale alert reads: the newest good backup per type (failed ones left out), none
 yet, an unreadable repository; and it serves them over HTTP with Prometheus's content type.
 (The alerts step scrapes it against a real pgBackRest repository.)"""
-import importlib.util
 import json
 import pathlib
 import socket
@@ -11,18 +10,11 @@ import sys
 import time
 import urllib.request
 
+import script_module
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "deploy/postgres/backup-metrics.py"
-
-
-def load():
-    spec = importlib.util.spec_from_file_location("backup_metrics", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-exporter = load()
+exporter = script_module.load(SCRIPT)
 
 
 def backup(label, kind, start, stop, delta=1000, error=False):

@@ -3,7 +3,6 @@
 Each check is run on a copy of the files it reads, made wrong on purpose, and on the files as
 they are.
 """
-import importlib.util
 import pathlib
 import shutil
 import subprocess
@@ -11,15 +10,14 @@ import sys
 
 import pytest
 
+import script_module
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "deploy/scripts"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module.load(SCRIPTS / f"{name}.py")
 
 
 @pytest.fixture

@@ -6,13 +6,14 @@ worker services, `drinks` and `meals`, whose service targets use each other's co
 one dependency a contract may not have, and looks for the line that names it.
 """
 import copy
-import importlib.util
 import json
 import pathlib
 import subprocess
 import sys
 
 import pytest
+
+import script_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "deploy/scripts/check-contracts.py"
@@ -50,10 +51,7 @@ GOOD = {
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("check_contracts", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module.load(SCRIPT)
 
 
 @pytest.fixture

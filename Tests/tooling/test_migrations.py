@@ -1,22 +1,20 @@
 """check-migrations.py (make test's imports step) refuses a migration that takes away what the
 previous release's code may still use, and an edit to a shipped one; it lets expanding ones and
 declared contractions through."""
-import importlib.util
 import pathlib
 import subprocess
 import sys
 
 import pytest
 
+import script_module
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "deploy/scripts/check-migrations.py"
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("check_migrations", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module.load(SCRIPT)
 
 
 check = load()

@@ -2,13 +2,14 @@
 
 Nothing is started: renamed_variable runs in a bare bash, and the scripts are only read.
 """
-import importlib.util
 import os
 import pathlib
 import re
 import subprocess
 
 import pytest
+
+import script_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "deploy/scripts"
@@ -63,10 +64,7 @@ def test_neither_set_leaves_both_unset_without_a_warning():
 
 
 def script_variables():
-    spec = importlib.util.spec_from_file_location("settings_doc", SCRIPTS / "settings-doc.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.script_variables()
+    return script_module.load(SCRIPTS / "settings-doc.py").script_variables()
 
 
 @pytest.mark.parametrize("old", sorted(RENAMED))

@@ -3,10 +3,11 @@
 Each test writes a small repository (deploy/services.txt and one worker service, `drinks`) into
 a temporary folder, breaks one rule, and looks for the line that names it.
 """
-import importlib.util
 import pathlib
 
 import pytest
+
+import script_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -59,10 +60,7 @@ GOOD = {
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("check_shape", ROOT / "deploy/scripts/check-shape.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module.load("deploy/scripts/check-shape.py")
 
 
 @pytest.fixture

@@ -48,7 +48,7 @@ if [[ ${1:-} != live ]]; then
     mkdir -p "$BACKUP_FILES_DIR" && PG_ARCHIVE=1 "$SCRIPTS_DIR/pg.sh" start "$BACKUP_PG_DIR" "$(free_port)" >/dev/null
     "$SCRIPTS_DIR/backup.sh" backup >"$ALERTS_OUT/backup.log" 2>&1 || die "backup.sh failed; see $ALERTS_OUT/backup.log"
     port=$(free_port)
-    "$SCRIPTS_DIR/backup.sh" metrics --host 127.0.0.1 --port "$port" 2>>"$ALERTS_OUT/backup.log" &
+    "$SCRIPTS_DIR/backup.sh" metrics --port "$port" 2>>"$ALERTS_OUT/backup.log" &
     for _ in $(seq 100); do curl -fsS -o "$ALERTS_OUT/backup.prom" "http://127.0.0.1:$port/metrics" 2>/dev/null && break; sleep 0.2; done
     kill $! && "$SCRIPTS_DIR/pg.sh" stop "$BACKUP_PG_DIR" >/dev/null
     grep -q '^backplane_backup_last_success_timestamp_seconds{type="full"} [1-9]' "$ALERTS_OUT/backup.prom" ||

@@ -6,7 +6,7 @@
 #                                             tar of BACKUP_FILES_DIR; with POINT, then `point POINT`
 #   deploy/scripts/backup.sh point NAME       a named restore point (pg_create_restore_point), archived
 #   deploy/scripts/backup.sh info             what the repository holds
-#   deploy/scripts/backup.sh metrics [--port P]  the repository's figures for Prometheus on P (9188)
+#   deploy/scripts/backup.sh metrics [--port P]  the repository's figures for Prometheus, 127.0.0.1:P (9188)
 #   deploy/scripts/backup.sh archive-opts DIR (pg.sh) write DIR/pgbackrest.conf, print the options
 #                                             that make PostgreSQL archive its WAL into BACKUP_REPO
 #   deploy/scripts/backup.sh pgbackrest DIR ARGS...  (restore.sh) pgbackrest with DIR's configuration
@@ -112,7 +112,7 @@ case ${1:-} in
     backup) cmd_backup "${2:-}" ;;
     point) cmd_point "${2:?usage: backup.sh point NAME}" ;;
     info) configure "$PG_DIR" && br "$PG_DIR" info ;;
-    metrics) exec python3 "$REPO_ROOT/deploy/postgres/backup-metrics.py" "${@:2}" -- "$0" pgbackrest "$PG_DIR" --output=json info ;;
+    metrics) exec python3 "$REPO_ROOT/deploy/postgres/backup-metrics.py" --host 127.0.0.1 "${@:2}" -- "$0" pgbackrest "$PG_DIR" --output=json info ;;
     pgbackrest) configure "$(realpath -m -- "${2:?}")" && br "$(realpath -m -- "$2")" "${@:3}" ;;
     decrypt) encrypt -d -in "${2:?usage: backup.sh decrypt FILE}" ;;
     archive-opts)
