@@ -120,6 +120,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
         // Already in the graph through Hummingbird: spans cost no extra package build.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        // OTLP/HTTP only: the gRPC exporter would add grpc-swift to every build.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
         // Already in the graph through the OpenAPI generator: the subcommands of backplane-admin
         // and loadgen.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -141,9 +143,11 @@ let package = Package(
         shared("ZMTPFuzz", ["ZeroMQ", "ServiceKit"]),
         shared("Majordomo", ["Contract", "ZeroMQ", "CZeroMQ", logging, lifecycle, nio("NIOCore"), nio("NIOPosix")]),
         shared("PasswordHashing", ["CArgon2", "Contract", "ServiceKit"]),
-        // W3C trace context, spans and the OTLP/HTTP JSON exporter (our own; what swift-otel
-        // would add to a clean build is in docs/design.md, "Traces").
-        shared("Telemetry", [tracing, .product(name: "Instrumentation", package: "swift-distributed-tracing"), logging]),
+        // Spans and their export (swift-otel's tracer and OTLP/HTTP exporter), W3C trace context.
+        shared("Telemetry", [
+            tracing, .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+            .product(name: "OTel", package: "swift-otel"), logging, lifecycle,
+        ]),
         shared("Store", ["Telemetry", tracing, crypto, postgres, logging, lifecycle, nio("NIOCore")]),
         shared("AccessToken", [jwt]),
         shared("ServiceKit", [
@@ -262,7 +266,7 @@ let package = Package(
                 name: "TestSupport",
                 dependencies: ["Contract", "Majordomo", "ServiceKit", "Store", "ZeroMQ", postgres, logging],
                 path: "Tests/TestSupport", swiftSettings: strict),
-            tests("TelemetryTests", ["Telemetry", tracing]),
+            tests("TelemetryTests", ["TestSupport", "Telemetry", tracing, lifecycle, logging]),
             tests("ZeroMQTests", ["TestSupport", "ZeroMQ", "ZMTPFuzz", "CZeroMQ"]),
             tests(
                 "MajordomoTests",

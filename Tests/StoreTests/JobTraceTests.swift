@@ -1,30 +1,35 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 import Store
 import Telemetry
+import TestSupport
 import Testing
 import Tracing
 
 @testable import ServiceKit
 
-/// Jobs continue the trace of what queued them: the trace context current at `enqueue` is
+/// Jobs continue the trace that queued them: the trace context current at `enqueue` is
 /// stored with the job, and a run of the job is a span `job <kind>` under it, current while the
 /// job's work runs (so its log lines name the trace). Real PostgreSQL; the tracer is a test's own
-/// (`Traces.install` is once per process, and other suites here run with tracing off), its
-/// finished spans read from its buffer.
-@Suite("job queue: jobs continue the trace that queued them")
+/// swift-otel tracer (`Traces.install` is once per process, and other suites here run with
+/// tracing off), exporting to the OTLP collector stand-in, from which the spans are read back.
+@Suite("job queue: jobs continue the trace that queued them", .serialized)
 struct JobTraceTests {
     /// A client's `traceparent`, as a request would bring it.
     static let remote = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
     /// A job table in a fresh schema, a queue on a ManualClock that logs JSON lines into `pipe`
-    /// with the trace's ids (as `LogSetup` sets up a traced process), and a tracer of its own.
+    /// with the trace's ids (as `LogSetup` sets up a traced process), and a tracer of its own
+    /// exporting to `collector`.
     struct World {
         let queue: JobQueue
         let clock: ManualClock
-        let tracer: OTLPTracer
-        let buffer: SpanBuffer
+        let tracer: any Tracer
+        let collector: OTLPCollector
+        let exporter: ServiceGroup
+        let exporting: Task<Void, any Error>
         let pipe: LogOutputTests.Pipe
         let output: LogOutput
         let logger: Logger
@@ -36,10 +41,26 @@ struct JobTraceTests {
                 try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
             }
         }
+
+        /// Stops the exporter, which sends what waits first, and answers every span the collector
+        /// received.
+        func finish() async -> [CollectedSpan] {
+            await exporter.triggerGracefulShutdown()
+            try? await exporting.value
+            return await collector.spans()
+        }
     }
 
     private func withWorld<T>(_ body: (World) async throws -> T) async throws -> T {
-        try await TestDatabase.withSchema("jobtrace") { client, schema in
+        let collector = try await OTLPCollector.start()
+        defer { collector.stop() }
+        let (tracer, service) = try Traces.makeBackend(
+            Traces.Export(endpoint: collector.endpoint, serviceName: "printing", scheduleDelay: .milliseconds(50)),
+            logger: Logger(label: "trace-export"))
+        let exporter = ServiceGroup(services: [service], logger: Logger(label: "trace-export"))
+        let exporting = Task { try await exporter.run() }
+        defer { exporting.cancel() }
+        return try await TestDatabase.withSchema("jobtrace") { client, schema in
             try await Migrator(client: client, schema: schema, logger: TestDatabase.logger).migrate([
                 Migration(version: 1, name: "jobs", sql: JobQueue.migrationSQL(schema: schema))
             ])
@@ -51,19 +72,19 @@ struct JobTraceTests {
             let clock = ManualClock()
             let queue = JobQueue(
                 client: client, schema: schema, clock: clock, backoff: Backoff(base: 10, cap: 100), logger: logger)
-            let buffer = SpanBuffer(capacity: 64)
             return try await body(
                 World(
-                    queue: queue, clock: clock, tracer: OTLPTracer(buffer: buffer), buffer: buffer, pipe: pipe,
-                    output: output, logger: logger))
+                    queue: queue, clock: clock, tracer: tracer, collector: collector, exporter: exporter,
+                    exporting: exporting, pipe: pipe, output: output, logger: logger))
         }
     }
 
-    /// A span as a request handler has it: a child of the client's `traceparent`.
-    private func handlerSpan(_ world: World) throws -> RecordingSpan {
-        var context = InstrumentationContext.topLevel
-        context.traceContext = TraceContext(parent: try #require(TraceParent(Self.remote)), isRemote: true)
-        return world.tracer.startSpan("printing render_postcard", context: context, ofKind: .server)
+    /// A span as a request handler has it: a child of the client's `traceparent`, and its own
+    /// identity as the `traceparent` it passes on.
+    private func handlerSpan(_ world: World) throws -> (span: any Span, identity: TraceParent) {
+        let span = try #require(
+            Traces.startSpan("printing render_postcard", kind: .server, continuing: Self.remote, tracer: world.tracer))
+        return (span, try #require(Traces.traceparent(of: span).flatMap { TraceParent($0) }))
     }
 
     @Test(
@@ -72,13 +93,13 @@ struct JobTraceTests {
     func runContinuesTheTrace() async throws {
         try await withWorld { world in
             let queue = world.queue
-            let handler = try handlerSpan(world)
+            let (handler, identity) = try handlerSpan(world)
             let payload = Data(#"{"card": "4242-secret-text"}"#.utf8)
             let id = try await Traces.within(handler) { _ in
                 try await queue.enqueue(kind: "render", payload: payload, maxAttempts: 3)
             }
             handler.end()
-            #expect(try await queue.job(id: id)?.traceparent == handler.traceparent)
+            #expect(try await queue.job(id: id)?.traceparent == identity.header)
             // Outside any span: none; an explicit one is kept as given.
             let plain = try await queue.enqueue(kind: "render", payload: Data("{}".utf8), runAt: .distantFuture)
             #expect(try await queue.job(id: plain)?.traceparent == nil)
@@ -88,7 +109,7 @@ struct JobTraceTests {
 
             // First attempt: fails inside its span (the queue's retry line is logged there).
             let first = try #require(try await queue.claim(lease: 60).first)
-            #expect(first.id == id && first.traceparent == handler.traceparent)
+            #expect(first.id == id && first.traceparent == identity.header)
             let seen: (String?, String?) = try await queue.withSpan(of: first, tracer: world.tracer) {
                 world.logger.info("rendering")
                 let next = try await queue.enqueue(kind: "notify", payload: Data("{}".utf8), runAt: .distantFuture)
@@ -101,37 +122,33 @@ struct JobTraceTests {
             #expect(second.id == id && second.attempts == 2)
             try await queue.withSpan(of: second, tracer: world.tracer) { try await queue.complete(second) }
 
-            let spans = world.buffer.take(upTo: 64).filter { $0.name.hasPrefix("job ") }
-            try #require(spans.count == 2, "\(spans.map(\.name))")
+            let spans = await world.finish().filter { $0.name.hasPrefix("job ") }
+                .sorted { ($0.attributes["job.attempt"] ?? "") < ($1.attributes["job.attempt"] ?? "") }
+            try #require(spans.count == 2, "\(spans)")
             for (span, attempt) in zip(spans, [1, 2]) {
-                #expect(span.name == "job render" && span.kind == .consumer)
-                #expect(
-                    span.traceIdHigh == handler.identity.traceIdHigh && span.traceIdLow == handler.identity.traceIdLow)
-                #expect(span.parentSpanId == handler.identity.spanId)
-                #expect(span.spanId != handler.identity.spanId && span.spanId != 0)
-                #expect(span.attributes.get("job.kind") == .string("render"))
-                #expect(span.attributes.get("job.attempt") == attempt.toSpanAttribute())
-                #expect(span.attributes.get("messaging.message.id") == .string(id.uuidString.lowercased()))
-                var described: [String] = []
-                span.attributes.forEach { key, value in described.append("\(key)=\(value)") }
-                #expect(!described.joined().contains("secret"), "no payload in the span: \(described)")
+                #expect(span.name == "job render" && span.kind == 5)
+                #expect(span.traceId == identity.traceIdHex)
+                #expect(span.parentSpanId == identity.spanIdHex)
+                #expect(span.spanId != identity.spanIdHex)
+                #expect(span.attributes["job.kind"] == "render")
+                #expect(span.attributes["job.attempt"] == "\(attempt)")
+                #expect(span.attributes["messaging.message.id"] == id.uuidString.lowercased())
+                #expect(!span.attributes.values.contains { $0.contains("secret") }, "no payload: \(span.attributes)")
             }
             #expect(spans[0].spanId != spans[1].spanId)
 
             // Inside the run the current context is the job's span, and what it queues keeps it.
-            let firstSpan = TraceParent(
-                traceIdHigh: spans[0].traceIdHigh, traceIdLow: spans[0].traceIdLow, spanId: spans[0].spanId, flags: 1)
-            #expect(seen.0 == firstSpan.header)
-            #expect(seen.1 == firstSpan.header)
+            let firstSpan = "00-\(identity.traceIdHex)-\(spans[0].spanId)-01"
+            #expect(seen.0 == firstSpan)
+            #expect(seen.1 == firstSpan)
 
             // Log lines of the run name the trace and the job's span; none outside it does.
             let lines = try world.lines()
-            let traceId = try #require(TraceParent(Self.remote)).traceIdHex
             let rendering = try #require(lines.first { $0["msg"] as? String == "rendering" }, "\(lines)")
-            #expect(rendering["traceId"] as? String == traceId)
-            #expect(rendering["spanId"] as? String == firstSpan.spanIdHex)
+            #expect(rendering["traceId"] as? String == identity.traceIdHex)
+            #expect(rendering["spanId"] as? String == spans[0].spanId)
             let retried = try #require(lines.first { $0["msg"] as? String == "job will be retried" }, "\(lines)")
-            #expect(retried["traceId"] as? String == traceId)
+            #expect(retried["traceId"] as? String == identity.traceIdHex)
             world.logger.info("idle")
             let idle = try #require(try world.lines().first { $0["msg"] as? String == "idle" })
             #expect(idle["traceId"] == nil)
@@ -149,7 +166,7 @@ struct JobTraceTests {
             let jobs = try await queue.claim(limit: 2, lease: 60)
             try #require(jobs.count == 2)
             #expect(Set(jobs.map(\.traceparent)) == [nil, "not-a-traceparent"])
-            let other = world.tracer.startSpan("unrelated", context: .topLevel, ofKind: .internal)
+            let other = try #require(Traces.startSpan("unrelated", continuing: nil, tracer: world.tracer))
             struct Broken: Error {}
             await Traces.within(other) { _ in
                 for job in jobs {
@@ -160,14 +177,16 @@ struct JobTraceTests {
                     } catch {}
                 }
             }
-            let spans = world.buffer.take(upTo: 64).filter { $0.name == "job import" }
+            let all = await world.finish()
+            let unrelated = try #require(all.first { $0.name == "unrelated" })
+            let spans = all.filter { $0.name == "job import" }
             #expect(spans.count == 2)
             for span in spans {
-                #expect(span.parentSpanId == 0, "a root")
-                #expect(span.traceIdLow != other.identity.traceIdLow)
-                #expect(span.status?.code == .error)
+                #expect(span.parentSpanId == nil, "a root")
+                #expect(span.traceId != unrelated.traceId)
+                #expect(span.statusCode == 2)
             }
-            #expect(spans[0].traceIdLow != spans[1].traceIdLow, "each its own trace")
+            #expect(Set(spans.map(\.traceId)).count == 2, "each its own trace")
         }
     }
 
@@ -177,12 +196,11 @@ struct JobTraceTests {
     func batchSpans() async throws {
         try await withWorld { world in
             let queue = world.queue
-            let handler = try handlerSpan(world)
+            let (handler, identity) = try handlerSpan(world)
             _ = try await Traces.within(handler) { _ in
                 try await queue.enqueue(kind: "email", payload: Data("{}".utf8))
             }
             handler.end()
-            _ = world.buffer.take(upTo: 64)
             try await queue.enqueue(kind: "push", payload: Data("{}".utf8))
             let jobs = try await queue.claim(limit: 2, lease: 60)
             let email = try #require(jobs.first { $0.kind == "email" })
@@ -192,21 +210,23 @@ struct JobTraceTests {
             for job in jobs {
                 current[job.kind] = await spans.within(job) { JobQueue.currentTraceparent } ?? "none"
             }
-            #expect(current["email"]?.hasPrefix("00-\(handler.identity.traceIdHex)-") == true)
-            #expect(current["email"] == spans[email]?.traceparent)
-            #expect(current["push"]?.hasPrefix("00-\(handler.identity.traceIdHex)-") == false)
-            #expect(current["push"] == spans[push]?.traceparent)
+            #expect(current["email"]?.hasPrefix("00-\(identity.traceIdHex)-") == true)
+            #expect(current["email"] == spans[email].flatMap { Traces.traceparent(of: $0) })
+            #expect(current["push"]?.hasPrefix("00-\(identity.traceIdHex)-") == false)
+            #expect(current["push"] == spans[push].flatMap { Traces.traceparent(of: $0) })
             #expect(JobQueue.currentTraceparent == nil, "current only within")
-            #expect(world.buffer.count == 0, "not ended while the batch runs")
+            // The handler's span, ended, arrives; the batch's, not ended, do not.
+            let early = await world.collector.spans(within: .seconds(10)) { $0.contains { $0.name == "printing render_postcard" } }
+            #expect(!early.contains { $0.name.hasPrefix("job ") }, "not ended while the batch runs")
             spans.end(email, failed: true)
             spans.endAll()
             spans.endAll()
-            let finished = world.buffer.take(upTo: 64)
+            let finished = await world.finish().filter { $0.name.hasPrefix("job ") }
             #expect(finished.map(\.name).sorted() == ["job email", "job push"])
             let emailSpan = try #require(finished.first { $0.name == "job email" })
-            #expect(emailSpan.parentSpanId == handler.identity.spanId && emailSpan.status?.code == .error)
+            #expect(emailSpan.parentSpanId == identity.spanIdHex && emailSpan.statusCode == 2)
             let pushSpan = try #require(finished.first { $0.name == "job push" })
-            #expect(pushSpan.parentSpanId == 0 && pushSpan.status == nil)
+            #expect(pushSpan.parentSpanId == nil && pushSpan.statusCode == 0)
         }
     }
 
@@ -224,7 +244,7 @@ struct JobTraceTests {
             // The process has no tracer installed here: the default is off too.
             #expect(Traces.tracer == nil)
             #expect(await queue.withSpan(of: job) { JobQueue.currentTraceparent } == nil)
-            #expect(world.buffer.count == 0)
+            #expect(await world.finish().isEmpty)
         }
     }
 }

@@ -3,69 +3,23 @@ import TestSupport
 import Testing
 
 /// One order's trace across real processes: gateway, orders, printing and notify export their
-/// spans (OTLP/HTTP, JSON) to a stand-in collector (`deploy/otlp-standin`), and the order placed
+/// spans (OTLP/HTTP, protobuf) to a stand-in collector (`deploy/otlp-standin`), and the order placed
 /// with a given `traceparent` is followed through them.
 @Suite("tracing across processes (real processes)", .serialized)
 struct TraceHTTPTests {
     let orders = OrdersHTTPTests()
-
-    /// A span as the stand-in recorded it.
-    struct Span: CustomStringConvertible {
-        let service: String
-        let name: String
-        let kind: Int
-        let traceId: String
-        let spanId: String
-        let parentSpanId: String?
-        let attributes: [String: String]
-
-        init?(_ object: [String: Any]) {
-            guard let service = object["service"] as? String, let name = object["name"] as? String,
-                let kind = object["kind"] as? Int, let traceId = object["traceId"] as? String,
-                let spanId = object["spanId"] as? String
-            else { return nil }
-            self.service = service
-            self.name = name
-            self.kind = kind
-            self.traceId = traceId
-            self.spanId = spanId
-            let parent = object["parentSpanId"] as? String
-            self.parentSpanId = parent?.isEmpty == false ? parent : nil
-            var attributes: [String: String] = [:]
-            for attribute in object["attributes"] as? [[String: Any]] ?? [] {
-                guard let key = attribute["key"] as? String, let value = attribute["value"] as? [String: Any] else {
-                    continue
-                }
-                attributes[key] = (value["stringValue"] as? String) ?? (value["intValue"] as? String)
-            }
-            self.attributes = attributes
-        }
-
-        var description: String { "\(service) \(kind) '\(name)' \(spanId) ← \(parentSpanId ?? "-")" }
-    }
-
-    /// The stand-in's spans of trace `traceId`.
-    static func spans(port: Int, traceId: String) async -> [Span] {
-        let response = await offPool { HTTP.request(port: port, method: "GET", path: "/_standin/spans") }
-        guard let body = response?.body,
-            let list = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [[String: Any]]
-        else { return [] }
-        return list.compactMap(Span.init).filter { $0.traceId == traceId }
-    }
 
     @Test(
         "an order placed with a traceparent: gateway, bus call, orders' handler and SQL, printing's and notify's consumers and the jobs they queue (the card's render, the mail's delivery) share its trace, each span a child of the one that caused it; every log line of it names the trace"
     )
     func orderTrace() async throws {
         try TestLayers.requireProcesses()
-        let collectorPort = try TestPorts.free()
-        let (collector, collectorLog) = try await PythonStandin.start(
-            "otlp-standin", port: collectorPort, environment: [:], banner: "otlp-standin on")
-        defer { collector.terminate() }
+        let collector = try await OTLPCollector.start()
+        defer { collector.stop() }
         let system = try SystemHarness(ownDatabase: true)
         defer { _ = system.stopBlocking() }
         let traced = [
-            "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collectorPort)", "OTEL_BSP_SCHEDULE_DELAY": "100",
+            "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "100",
             "EVENTS_POLL_MS": "200",
         ]
         try system.start("broker")
@@ -103,22 +57,15 @@ struct TraceHTTPTests {
         #expect(traceresponse.hasPrefix("00-\(traceId)-") && traceresponse.hasSuffix("-01"), "\(traceresponse)")
 
         // Wait for every service's part, and for every parent named to have arrived too.
-        var spans: [Span] = []
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            spans = await Self.spans(port: collectorPort, traceId: String(traceId))
+        let spans = await collector.spans(traceId: String(traceId)) { spans in
             let services = Set(spans.map(\.service))
             let ids = Set(spans.map(\.spanId)).union([clientSpan])
             let consumers = spans.filter { $0.kind == 5 }.map(\.service)
             let jobs = spans.filter { $0.name.hasPrefix("job ") }.map(\.service)
-            if services.isSuperset(of: ["gateway", "orders", "printing", "notify"]),
-                consumers.contains("printing"), consumers.contains("notify"),
-                jobs.contains("printing"), jobs.contains("notify"),
-                spans.allSatisfy({ ids.contains($0.parentSpanId ?? "") })
-            {
-                break
-            }
-            try await Task.sleep(for: .milliseconds(200))
+            return services.isSuperset(of: ["gateway", "orders", "printing", "notify"])
+                && consumers.contains("printing") && consumers.contains("notify")
+                && jobs.contains("printing") && jobs.contains("notify")
+                && spans.allSatisfy({ ids.contains($0.parentSpanId ?? "") })
         }
         let tree = spans.map(\.description).joined(separator: "\n")
         let byId = Dictionary(spans.map { ($0.spanId, $0) }, uniquingKeysWith: { first, _ in first })
@@ -127,6 +74,7 @@ struct TraceHTTPTests {
         let request = try #require(
             spans.first { $0.service == "gateway" && $0.kind == 2 }, "no gateway request span:\n\(tree)")
         #expect(request.parentSpanId == clientSpan, "\(tree)")
+        #expect(request.traceState == "phone=1", "\(tree)")
         #expect(request.name == "POST /v1/orders", "\(tree)")
         #expect(request.attributes["http.response.status_code"] == "201", "\(request.attributes)")
         #expect(traceresponse.contains(request.spanId), "the traceresponse names the request span")
@@ -189,7 +137,6 @@ struct TraceHTTPTests {
             .filter { $0.contains(#""operation":"\#(handler.attributes["rpc.method"] ?? "?")""#) }
         #expect(!requestLines.isEmpty)
         #expect(requestLines.allSatisfy { $0.contains(#""traceId":"\#(traceId)""#) }, "\(requestLines)")
-        let collected = (try? String(contentsOf: collectorLog, encoding: .utf8)) ?? ""
-        #expect(!collected.contains("refused"), "the stand-in refused a request: \(collected)")
+        #expect(!collector.refusedAny, "the stand-in refused a request: \(collector.log.path)")
     }
 }

@@ -1,5 +1,8 @@
 import Foundation
+import Logging
+import ServiceLifecycle
 import Telemetry
+import TestSupport
 import Testing
 import Tracing
 
@@ -48,115 +51,119 @@ struct TraceParentTests {
     }
 }
 
-@Suite("sampler")
+@Suite("sampler names")
 struct SamplerTests {
-    @Test("OTEL_TRACES_SAMPLER names; parent-based follows the parent; a ratio decides by trace id")
-    func sampling() throws {
-        let parentBased = try #require(Sampler(name: "parentbased_always_on", argument: nil))
-        #expect(parentBased.samples(traceIdLow: 1, parentSampled: false) == false)
-        #expect(parentBased.samples(traceIdLow: 1, parentSampled: nil) == true)
-        let always = try #require(Sampler(name: "always_on", argument: nil))
-        #expect(always.samples(traceIdLow: 1, parentSampled: false) == true)
-        let never = try #require(Sampler(name: "parentbased_always_off", argument: nil))
-        #expect(never.samples(traceIdLow: 1, parentSampled: nil) == false)
-        #expect(never.samples(traceIdLow: 1, parentSampled: true) == true)
-        let half = try #require(Sampler(name: "traceidratio", argument: "0.5"))
-        #expect(half.samples(traceIdLow: 0, parentSampled: nil))
-        #expect(!half.samples(traceIdLow: 0x00FF_FFFF_FFFF_FFFF, parentSampled: nil))
-        #expect(Sampler(name: "traceidratio", argument: "2") == nil)
-        #expect(Sampler(name: "jaeger_remote", argument: nil) == nil)
+    @Test("every OTEL_TRACES_SAMPLER name we document is taken; a ratio outside 0...1 and other samplers are not")
+    func names() {
+        for name in Traces.samplerNames { #expect(Traces.sampler(named: name, argument: "0.5") != nil, "\(name)") }
+        #expect(Traces.sampler(named: "", argument: nil) != nil, "empty: the default")
+        #expect(Traces.sampler(named: "traceidratio", argument: "2") == nil)
+        #expect(Traces.sampler(named: "parentbased_traceidratio", argument: "half") == nil)
+        #expect(Traces.sampler(named: "jaeger_remote", argument: nil) == nil)
     }
 }
 
-@Suite("tracer, buffer and OTLP/JSON")
-struct TracerTests {
-    @Test("a child span keeps the remote parent's trace, names it as parent, and is exported once when it ends")
-    func childOfRemote() throws {
-        let buffer = SpanBuffer(capacity: 10)
-        let tracer = OTLPTracer(buffer: buffer)
-        var context = InstrumentationContext.topLevel
-        let remote = try #require(TraceParent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
-        context.traceContext = TraceContext(parent: remote, state: "k=v", isRemote: true)
-        let span = tracer.startSpan("child", context: context, ofKind: .server)
-        let child = tracer.startSpan("grandchild", context: span.context, ofKind: .client)
-        #expect(span.identity.traceIdHigh == remote.traceIdHigh && span.identity.traceIdLow == remote.traceIdLow)
-        #expect(span.identity.spanId != remote.spanId && span.identity.sampled)
-        #expect(span.context.traceContext?.state == "k=v")
-        #expect(child.identity.traceIdLow == remote.traceIdLow)
-        child.end()
-        span.end()
-        span.end()
-        let finished = buffer.take(upTo: 10)
-        #expect(finished.count == 2)
-        #expect(finished[0].parentSpanId == span.identity.spanId && finished[0].name == "grandchild")
-        #expect(finished[1].parentSpanId == remote.spanId && finished[1].traceState == "k=v")
+/// swift-otel's tracer behind ``Traces``, exporting over OTLP/HTTP (protobuf) to the collector
+/// stand-in, a process of its own; the spans are read back from it.
+@Suite("tracer and OTLP export (real collector stand-in)", .serialized)
+struct TracerExportTests {
+    static let remote = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+    /// Runs `body` with a tracer of the test's own (not installed) exporting to a fresh stand-in,
+    /// then flushes and stops the exporter; answers the spans the stand-in received.
+    private func exported(
+        sampler: String = "parentbased_always_on", _ body: (any Tracer) async throws -> Void
+    ) async throws -> (spans: [CollectedSpan], collector: OTLPCollector) {
+        let collector = try await OTLPCollector.start()
+        let logger = Logger(label: "trace-export")
+        let (tracer, service) = try Traces.makeBackend(
+            Traces.Export(
+                endpoint: collector.endpoint, serviceName: "telemetry-tests", resource: ["service.version": "1.0"],
+                sampler: try #require(Traces.sampler(named: sampler, argument: nil)),
+                scheduleDelay: .milliseconds(50)),
+            logger: logger)
+        let group = ServiceGroup(services: [service], logger: logger)
+        let running = Task { try await group.run() }
+        try await body(tracer)
+        await group.triggerGracefulShutdown()
+        try await running.value
+        return (await collector.spans(), collector)
     }
 
-    @Test("a trace its caller did not sample is carried on but not recorded; a root span starts a new trace")
-    func unsampledAndRoot() throws {
-        let buffer = SpanBuffer(capacity: 10)
-        let tracer = OTLPTracer(buffer: buffer)
-        var context = InstrumentationContext.topLevel
-        context.traceContext = TraceContext(
-            parent: try #require(TraceParent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00")))
-        let quiet = tracer.startSpan("quiet", context: context, ofKind: .server)
-        #expect(!quiet.isRecording && !quiet.identity.sampled)
-        #expect(quiet.traceparent.hasPrefix("00-4bf92f3577b34da6a3ce929d0e0e4736-") && quiet.traceparent.hasSuffix("-00"))
-        quiet.end()
-        let root = tracer.startSpan("root", context: .topLevel, ofKind: .server)
-        #expect(root.isRecording && TraceParent(root.traceparent) == root.identity)
-        root.end()
-        let finished = buffer.take(upTo: 10)
-        #expect(finished.map(\.name) == ["root"] && finished[0].parentSpanId == 0)
+    @Test("a child of a remote parent keeps its trace and state, names its parent, and is exported once; the traceparent it passes on is its own")
+    func childOfRemote() async throws {
+        var passedOn: String?
+        let (spans, collector) = try await exported { tracer in
+            let span = try #require(
+                Traces.startSpan("child", kind: .server, continuing: Self.remote, tracer: tracer))
+            let child = tracer.startSpan("grandchild", context: span.context, ofKind: .client)
+            passedOn = Traces.traceparent(of: span)
+            child.end()
+            span.end()
+            span.end()
+        }
+        defer { collector.stop() }
+        #expect(spans.count == 2, "\(spans)")
+        let child = try #require(spans.first { $0.name == "child" })
+        let grandchild = try #require(spans.first { $0.name == "grandchild" })
+        #expect(child.service == "telemetry-tests" && child.kind == 2)
+        #expect(child.traceId == "4bf92f3577b34da6a3ce929d0e0e4736" && child.parentSpanId == "00f067aa0ba902b7")
+        #expect(grandchild.traceId == child.traceId && grandchild.parentSpanId == child.spanId)
+        #expect(passedOn == "00-4bf92f3577b34da6a3ce929d0e0e4736-\(child.spanId)-01")
+        #expect(!collector.refusedAny)
     }
 
-    @Test("a full buffer drops new spans and counts them; it never waits")
-    func fullBuffer() {
-        let buffer = SpanBuffer(capacity: 2, batchSize: 2)
-        let tracer = OTLPTracer(buffer: buffer)
-        for index in 0..<5 { tracer.startSpan("s\(index)", context: .topLevel, ofKind: .internal).end() }
-        #expect(buffer.count == 2 && buffer.dropped == 3)
-        #expect(buffer.take(upTo: 10).map(\.name) == ["s0", "s1"])
-        #expect(buffer.count == 0)
+    @Test("a trace its caller did not sample is carried on but not exported; a span without parent starts a new trace")
+    func unsampledAndRoot() async throws {
+        var quietParent: String?
+        let (spans, collector) = try await exported { tracer in
+            let quiet = try #require(
+                Traces.startSpan(
+                    "quiet", continuing: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", tracer: tracer))
+            #expect(!quiet.isRecording)
+            quietParent = Traces.traceparent(of: quiet)
+            quiet.end()
+            try #require(Traces.startSpan("root", continuing: nil, tracer: tracer)).end()
+            try #require(Traces.startSpan("garbage parent", continuing: "not-a-traceparent", tracer: tracer)).end()
+        }
+        defer { collector.stop() }
+        let parent = try #require(quietParent.flatMap { TraceParent($0) })
+        #expect(parent.traceIdHex == "4bf92f3577b34da6a3ce929d0e0e4736" && !parent.sampled)
+        #expect(spans.map(\.name).sorted() == ["garbage parent", "root"], "\(spans)")
+        #expect(spans.allSatisfy { $0.parentSpanId == nil })
+        #expect(Set(spans.map(\.traceId)).count == 2)
     }
 
-    @Test("the export request is OTLP's JSON: hex ids, decimal-string times, numeric kinds, typed values")
-    func json() throws {
-        let buffer = SpanBuffer(capacity: 10)
-        let tracer = OTLPTracer(buffer: buffer)
-        let span = tracer.startSpan("GET /v1/\"x\"", context: .topLevel, ofKind: .server)
-        span.attributes["http.response.status_code"] = 200
-        span.attributes["url.path"] = "/v1/x"
-        span.attributes["ok"] = true
-        span.setStatus(SpanStatus(code: .error, message: "boom"))
-        struct Failure: Error {}
-        span.recordError(Failure())
-        span.end()
-        let body = OTLPJSON.exportRequest(buffer.take(upTo: 10), service: "gateway", instance: "h:1", version: "1.0")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
-        let resource = try #require((object["resourceSpans"] as? [[String: Any]])?.first)
-        let attributes = try #require((resource["resource"] as? [String: Any])?["attributes"] as? [[String: Any]])
-        #expect(attributes.contains { $0["key"] as? String == "service.name" && ($0["value"] as? [String: Any])?["stringValue"] as? String == "gateway" })
-        let exported = try #require(
-            ((resource["scopeSpans"] as? [[String: Any]])?.first?["spans"] as? [[String: Any]])?.first)
-        #expect(exported["traceId"] as? String == span.identity.traceIdHex)
-        #expect(exported["spanId"] as? String == span.identity.spanIdHex)
-        #expect(exported["parentSpanId"] == nil)
-        #expect(exported["name"] as? String == "GET /v1/\"x\"")
-        #expect(exported["kind"] as? Int == 2)
-        let start = try #require(exported["startTimeUnixNano"] as? String)
-        let end = try #require(exported["endTimeUnixNano"] as? String)
-        #expect(UInt64(start)! <= UInt64(end)!)
-        let values = Dictionary(
-            ((exported["attributes"] as? [[String: Any]]) ?? []).map {
-                ($0["key"] as! String, $0["value"] as! [String: Any])
-            }, uniquingKeysWith: { first, _ in first })
-        #expect(values["http.response.status_code"]?["intValue"] as? String == "200")
-        #expect(values["url.path"]?["stringValue"] as? String == "/v1/x")
-        #expect(values["ok"]?["boolValue"] as? Bool == true)
-        let status = try #require(exported["status"] as? [String: Any])
-        #expect(status["code"] as? Int == 2 && status["message"] as? String == "boom")
-        let events = try #require(exported["events"] as? [[String: Any]])
-        #expect(events.first?["name"] as? String == "exception")
+    @Test("attributes keep their types; a failure is an exception event with the error's type, never its text, and an error status")
+    func attributesAndFailure() async throws {
+        struct CardDeclined: Error, CustomStringConvertible {
+            var description: String { "card 4242424242424242 declined" }
+        }
+        let (spans, collector) = try await exported { tracer in
+            let span = try #require(Traces.startSpan("GET /v1/x", kind: .server, continuing: nil, tracer: tracer))
+            span.attributes["http.response.status_code"] = 200
+            span.attributes["url.path"] = "/v1/x"
+            span.attributes["ok"] = true
+            do {
+                try await Traces.within(span) { _ in throw CardDeclined() }
+            } catch {}
+        }
+        defer { collector.stop() }
+        let span = try #require(spans.first, "\(spans)")
+        #expect(span.attributes["http.response.status_code"] == "200" && span.attributes["url.path"] == "/v1/x")
+        #expect(span.attributes["ok"] == "true")
+        #expect(span.statusCode == 2)
+        let event = try #require(span.events.first)
+        #expect(event.name == "exception" && event.attributes["exception.type"] == "CardDeclined")
+        #expect(event.attributes.count == 1 && !event.attributes.values.contains { $0.contains("4242") })
+    }
+
+    @Test("a sampler that records nothing exports nothing")
+    func alwaysOff() async throws {
+        let (spans, collector) = try await exported(sampler: "always_off") { tracer in
+            Traces.startSpan("dropped", continuing: nil, tracer: tracer)?.end()
+        }
+        defer { collector.stop() }
+        #expect(spans.isEmpty)
     }
 }

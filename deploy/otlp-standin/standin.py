@@ -1,28 +1,37 @@
 #!/usr/bin/env python3
-"""A local stand-in of an OpenTelemetry collector's OTLP/HTTP trace receiver, JSON encoding only,
-for the trace test (and for a look at what the services send, with `make up` and
+"""A local stand-in of an OpenTelemetry collector's OTLP/HTTP trace receiver, for the trace tests
+(and for a look at what the services send, with `make up` and
 OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318). It keeps every span in memory.
 
 Served:
-  POST /v1/traces     an ExportTraceServiceRequest as JSON (Content-Type: application/json);
-                      answers 200 with an ExportTraceServiceResponse ({"partialSuccess": {}}),
-                      400 for a body that is not one (the reason in the answer), 415 for
-                      another content type. A request whose sender leaves before its whole
-                      body arrived is not judged (and not answered): it is logged as cut short.
+  POST /v1/traces     an ExportTraceServiceRequest as protobuf (Content-Type:
+                      application/x-protobuf, what the services send; decoded with the
+                      OpenTelemetry project's own message definitions, `opentelemetry-proto`)
+                      or as OTLP's JSON (application/json); answers 200 with an
+                      ExportTraceServiceResponse in the same encoding, 400 for a body that is
+                      not one (the reason in the answer), 415 for another content type. A
+                      request whose sender leaves before its whole body arrived is not judged
+                      (and not answered): it is logged as cut short.
 Control API under /_standin (never part of OTLP):
-  GET  /_standin/spans    every span received: its fields as sent, plus "service" (the
-                          resource's service.name), in arrival order
+  GET  /_standin/spans    every span received, as OTLP's JSON writes it (hex ids, numeric
+                          kinds, decimal-string times), plus "service" (the resource's
+                          service.name), in arrival order
   POST /_standin/reset    forgets every span
 
 Environment: STANDIN_PORT (4318), STANDIN_HOST (127.0.0.1).
 Prints "otlp-standin on HOST:PORT" once it listens.
 """
+import base64
 import json
 import os
 import signal
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
 HEX16 = re.compile(r"^[0-9a-f]{16}$")
@@ -61,6 +70,26 @@ def check_span(span):
     return None
 
 
+def from_protobuf(body):
+    """A protobuf ExportTraceServiceRequest as OTLP's JSON has it: protobuf's JSON mapping writes
+    ids in base64 and kinds by name, where OTLP's JSON asks for hex and numbers."""
+    message = trace_service_pb2.ExportTraceServiceRequest()
+    message.ParseFromString(body)
+    request = json_format.MessageToDict(message, use_integers_for_enums=True)
+    for resource_spans in request.get("resourceSpans", []):
+        for scope_spans in resource_spans.get("scopeSpans", []):
+            for span in scope_spans.get("spans", []):
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if key in span:
+                        span[key] = base64.b64decode(span[key]).hex()
+                for link in span.get("links", []):
+                    for key in ("traceId", "spanId"):
+                        if key in link:
+                            link[key] = base64.b64decode(link[key]).hex()
+                span.setdefault("kind", 0)
+    return request
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -96,10 +125,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(200, {})
         if self.path != "/v1/traces":
             return self.answer(404, {"error": "not found"})
-        if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/json":
-            return self.answer(415, {"error": "only application/json"})
+        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        if content_type not in ("application/json", "application/x-protobuf"):
+            return self.answer(415, {"error": "only application/x-protobuf or application/json"})
+        protobuf = content_type == "application/x-protobuf"
         try:
-            request = json.loads(body)
+            request = from_protobuf(body) if protobuf else json.loads(body)
             received = []
             for resource_spans in request["resourceSpans"]:
                 service = resource_service(resource_spans.get("resource"))
@@ -111,13 +142,20 @@ class Handler(BaseHTTPRequestHandler):
                         if reason:
                             raise ValueError(reason)
                         received.append(dict(span, service=service))
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError, DecodeError) as error:
             print(f"refused a request: {error}", flush=True)
             return self.answer(400, {"error": str(error)})
         with LOCK:
             SPANS.extend(received)
         print(f"received {len(received)} spans", flush=True)
-        self.answer(200, {"partialSuccess": {}})
+        if not protobuf:
+            return self.answer(200, {"partialSuccess": {}})
+        data = trace_service_pb2.ExportTraceServiceResponse().SerializeToString()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
 
 def main():

@@ -18,7 +18,8 @@
 #   BOOTSTRAP_SKIP_APT=1   do not check/install Debian packages
 #   BOOTSTRAP_SKIP_PIP=1   do not check/install Python packages
 #   BOOTSTRAP_REQUIREMENTS="FILE..."  Python requirements files (default deploy/requirements.txt and
-#                          Tests/{interop,api-fuzz,console,api-clients}/requirements.txt)
+#                          Tests/{interop,api-fuzz,console,api-clients}/requirements.txt and
+#                          deploy/otlp-standin/requirements.txt)
 set -euo pipefail
 LOG_TAG=bootstrap
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -27,7 +28,7 @@ APT_PACKAGES=(
     libzmq3-dev libargon2-dev libcairo2-dev libpango1.0-dev libxml2-dev libturbojpeg0-dev libpng-dev poppler-utils prometheus
     python3-pil chromium chromium-driver pkg-config postgresql postgresql-contrib curl docker-compose default-jre-headless node-typescript pgbackrest haproxy
 )
-read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/deploy/requirements.txt $REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt $REPO_ROOT/Tests/console/requirements.txt $REPO_ROOT/Tests/api-clients/requirements.txt}"
+read -r -a REQUIREMENTS <<<"${BOOTSTRAP_REQUIREMENTS:-$REPO_ROOT/deploy/requirements.txt $REPO_ROOT/Tests/interop/requirements.txt $REPO_ROOT/Tests/api-fuzz/requirements.txt $REPO_ROOT/Tests/console/requirements.txt $REPO_ROOT/Tests/api-clients/requirements.txt $REPO_ROOT/deploy/otlp-standin/requirements.txt}"
 
 # Where the noisy output of apt/pip goes; shown only when something fails.
 BOOTSTRAP_LOG=$(mktemp -t backplane-bootstrap.XXXXXX)

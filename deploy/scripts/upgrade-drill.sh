@@ -25,8 +25,8 @@
 #   LOG_LEVEL       the processes' (default warning)
 # The load: 300 NavUP students, 300 TapWater users, logins and postcards 2/s, gifts 1/s, e-cards
 # 0.5/s, 2000 PolitiMap users. Each phase's figures come from loadgen's progress lines (to the
-# second): requests answered, unexpected answers, sent again.
-# Output: .data/upgrade-drill/run/ (each process's log, HAProxy's config, loadgen's report).
+# second): requests answered, unexpected answers, sent again. Output: .data/upgrade-drill/run/
+# (processes' logs, HAProxy's config, loadgen's report, the migrations crossed).
 set -euo pipefail
 LOG_TAG=upgrade-drill
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -108,15 +108,15 @@ done
 # mark PHASE: the phase starts now; loadgen's last progress line says what was sent so far.
 mark() { echo "$1 $(date +%s.%N) $(grep ' answered ' "$OUT/loadgen-progress.txt" | tail -n 1)" >>"$OUT/phases.txt"; }
 mark "previous" && sleep "$STEADY_S"
+"$CURRENT_BIN_DIR/backplane-admin" migrate --dry-run | grep -v ': 0 pending' >"$OUT/migrations-crossed.txt"
+info "migrations the upgrade applies under load (this tree's, not yet applied): $(paste -sd ';' "$OUT/migrations-crossed.txt")"
 mark "upgrade"
 "$STEPS" roll prev cur || die "the upgrade failed"
 mark "current" && sleep "$STEADY_S" && mark "rollback"
 "$STEPS" roll cur prev || die "the rollback failed"
-mark "previous-again"
-pid_alive "$LOAD_PID" || die "the load ended before the rollback did; raise LOAD_S"
+mark "previous-again" && pid_alive "$LOAD_PID" || die "the load ended before the rollback did; raise LOAD_S"
 wait "$LOAD_PID" && load_rc=0 || load_rc=$?
-mark "end"
-cat "$OUT/loadgen.txt"
+mark "end" && cat "$OUT/loadgen.txt"
 ((load_rc == 0)) || warn "loadgen exited with $load_rc; see $OUT/loadgen-progress.txt"
 [[ -s $OUT/report.json ]] || die "loadgen wrote no report"
 

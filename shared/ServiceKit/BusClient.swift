@@ -67,7 +67,7 @@ public struct BusClient: Sendable {
     ) async throws(ServiceError) -> [[UInt8]] {
         // A span only within a trace (a request's, an event's): a call made on no one's behalf
         // (readiness asking `health`) starts none.
-        guard Traces.tracer != nil, InstrumentationContext.current?.traceContext != nil,
+        guard Traces.tracer != nil, Traces.inTrace,
             let span = Traces.startSpan("bus \(service.rawValue) \(operation)", kind: .client)
         else {
             return try await send(operation, on: service, payloadJSON: payloadJSON, metadata: metadata, timeout: timeout)
@@ -77,7 +77,7 @@ public struct BusClient: Sendable {
         span.attributes["rpc.method"] = operation
         // The callee's handler span is a child of this one.
         var metadata = metadata
-        metadata.traceparent = span.traceparent
+        metadata.traceparent = Traces.traceparent(of: span)
         return try await Traces.within(span) { _ throws(ServiceError) in
             do throws(ServiceError) {
                 return try await send(operation, on: service, payloadJSON: payloadJSON, metadata: metadata, timeout: timeout)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// The whole life of an executable: arguments, logging, then `run` (or `--probe`), and the exit code.
 ///
@@ -40,7 +41,7 @@ public enum Launcher {
             !probing && spec.settings.contains(.otlpEndpoint)
             && !(environment.string(.otlpEndpoint) ?? "").isEmpty
         let logger: Logger
-        let exporter: TraceExporter?
+        let exporter: (any Service)?
         do {
             logger = try LogSetup.bootstrap(process: spec.name, environment: environment, traced: tracing)
             exporter = tracing ? try TracingSetup.bootstrap(process: spec.name, environment: environment, logger: logger) : nil
@@ -54,16 +55,17 @@ public enum Launcher {
                 try await probe(environment, logger)
             } else {
                 logger.info("process", metadata: ["version": "\(BuildInfo.version)", "commit": "\(BuildInfo.commit())"])
-                let exporting = exporter.map { exporter in Task { await exporter.run() } }
+                let exporting = exporter.map { ServiceGroup(services: [$0], logger: logger) }
+                let exported = exporting.map { group in Task { try? await group.run() } }
                 do {
                     try await run(environment, logger)
                 } catch {
-                    await exporter?.shutdown()
-                    _ = await exporting?.value
+                    await exporting?.triggerGracefulShutdown()
+                    _ = await exported?.value
                     throw error
                 }
-                await exporter?.shutdown()
-                _ = await exporting?.value
+                await exporting?.triggerGracefulShutdown()
+                _ = await exported?.value
             }
             exit(0)
         } catch let error as ProcessEnvironment.InvalidSetting {

@@ -96,10 +96,13 @@ extension Setting {
     public static let adminHTTPHost = Setting(
         "ADMIN_HTTP_HOST", default: "127.0.0.1", "address the admin port listens on (0.0.0.0 in a container)")
 
-    /// `OTEL_EXPORTER_OTLP_ENDPOINT`: where spans go (OTLP/HTTP, JSON); unset: tracing off.
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`: where spans go (OTLP/HTTP); unset: tracing off.
     public static let otlpEndpoint = Setting(
         "OTEL_EXPORTER_OTLP_ENDPOINT", default: "",
-        "OTLP/HTTP collector base URL, e.g. http://otel-collector:4318 (spans are POSTed to <url>/v1/traces as JSON); empty: tracing off")
+        "OTLP/HTTP collector base URL, e.g. http://otel-collector:4318 (spans are POSTed to <url>/v1/traces); empty: tracing off")
+    /// `OTEL_EXPORTER_OTLP_PROTOCOL`: the OTLP encoding; only protobuf over HTTP is built in.
+    public static let otlpProtocol = Setting(
+        "OTEL_EXPORTER_OTLP_PROTOCOL", default: "http/protobuf", "http/protobuf, the only OTLP protocol built in")
     /// `OTEL_SERVICE_NAME`: the `service.name` of this process's spans.
     public static let otelServiceName = Setting(
         "OTEL_SERVICE_NAME", default: "", "service.name on this process's spans; empty: the executable's name")
@@ -116,11 +119,11 @@ extension Setting {
     /// `OTEL_BSP_MAX_QUEUE_SIZE`: spans held for the exporter before new ones are dropped.
     public static let otelMaxQueue = Setting(
         "OTEL_BSP_MAX_QUEUE_SIZE", default: "2048",
-        "ended spans held for the exporter; when full, new spans are dropped and counted")
+        "ended spans held for the exporter; when full, new spans are dropped")
 
     /// The tracing settings every process reads.
     public static let tracing: [Setting] = [
-        .otlpEndpoint, .otelServiceName, .otelSampler, .otelSamplerArgument, .otelScheduleDelay, .otelMaxQueue,
+        .otlpEndpoint, .otlpProtocol, .otelServiceName, .otelSampler, .otelSamplerArgument, .otelScheduleDelay, .otelMaxQueue,
     ]
 
     /// What every MDP worker service reads.

@@ -11,7 +11,7 @@ extension JobQueue {
     ///
     /// `tracer` is the process's (``Traces/tracer``, nil with tracing off) unless a test gives one.
     public func withSpan<T, E: Error>(
-        of job: Job, tracer: OTLPTracer? = Traces.tracer, isolation: isolated (any Actor)? = #isolation,
+        of job: Job, tracer: (any Tracer)? = Traces.tracer, isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws(E) -> T
     ) async throws(E) -> T {
         guard let span = startSpan(of: job, tracer: tracer) else { return try await body() }
@@ -20,7 +20,7 @@ extension JobQueue {
 
     /// The span of a run of `job` (not yet current, not yet ended); nil when tracing is off.
     /// For runners that handle a batch of jobs together (see ``JobSpans``).
-    public func startSpan(of job: Job, tracer: OTLPTracer? = Traces.tracer) -> RecordingSpan? {
+    public func startSpan(of job: Job, tracer: (any Tracer)? = Traces.tracer) -> (any Span)? {
         guard
             let span = Traces.startSpan(
                 "job \(job.kind)", kind: .consumer, continuing: job.traceparent, tracer: tracer)
@@ -40,16 +40,16 @@ extension JobQueue {
 /// (``within(_:isolation:_:)``), ended when the batch's outcome is recorded (``end(_:failed:)``,
 /// ``endAll()``). With tracing off it holds nothing and costs a lookup in an empty dictionary.
 public struct JobSpans: Sendable {
-    private let spans: [UUID: RecordingSpan]
+    private let spans: [UUID: any Span]
 
     /// Starts the spans of `jobs`, claimed from `queue` (with `tracer`, as in
     /// ``JobQueue/withSpan(of:tracer:isolation:_:)``).
-    public init(_ jobs: [Job], queue: JobQueue, tracer: OTLPTracer? = Traces.tracer) {
+    public init(_ jobs: [Job], queue: JobQueue, tracer: (any Tracer)? = Traces.tracer) {
         guard tracer != nil else {
             spans = [:]
             return
         }
-        var spans: [UUID: RecordingSpan] = [:]
+        var spans: [UUID: any Span] = [:]
         for job in jobs {
             if let span = queue.startSpan(of: job, tracer: tracer) { spans[job.id] = span }
         }
@@ -57,7 +57,7 @@ public struct JobSpans: Sendable {
     }
 
     /// The span of `job`, if it has one.
-    public subscript(job: Job) -> RecordingSpan? { spans[job.id] }
+    public subscript(job: Job) -> (any Span)? { spans[job.id] }
 
     /// Runs `body` with `job`'s span as the task's current span (without ending it).
     public func within<T, E: Error>(

@@ -91,7 +91,7 @@ public struct JobQueue: Sendable {
     /// task's current span (nil outside a span, so always nil with tracing off, where no span is
     /// made). A service that writes job rows with its own SQL (a batch) stores this in their
     /// `traceparent` column.
-    public static var currentTraceparent: String? { InstrumentationContext.current?.traceContext?.parent.header }
+    public static var currentTraceparent: String? { Traces.currentTraceparent }
 
     func qualifiedName() throws -> String {
         let schema = try SQLIdentifier.validated(schema, role: "job queue schema")

@@ -32,7 +32,7 @@ extension PostgresClient {
         logger: Logger, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending T
     ) async throws -> T {
-        guard InstrumentationContext.current?.traceContext != nil,
+        guard Traces.inTrace,
             let span = Traces.startSpan("sql transaction", kind: .client)
         else {
             return try await withConnection(isolation: isolation) {
@@ -48,8 +48,7 @@ extension PostgresClient {
                 }
             }
         } catch {
-            span.recordError(error)
-            span.setStatus(SpanStatus(code: .error))
+            Traces.failed(span, by: error)
             throw error
         }
     }

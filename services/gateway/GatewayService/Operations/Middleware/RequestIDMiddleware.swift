@@ -54,9 +54,9 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         // middleware's access line, which names them itself.
         var traceId: String?
         if let span = startSpan(request, requestId: requestId) {
-            traceId = span.identity.traceIdHex
-            let scope = RequestScope(
-                requestId: requestId, logger: logger, traceId: traceId, traceparent: span.traceparent)
+            let traceparent = Traces.traceparent(of: span)
+            traceId = traceparent.flatMap(TraceParent.traceId(of:))
+            let scope = RequestScope(requestId: requestId, logger: logger, traceId: traceId, traceparent: traceparent)
             response = try await traced(span, request, context: context, scope: scope, next: next)
         } else {
             // Tracing off: no span; a valid `traceparent` from the client is passed on as it
@@ -97,7 +97,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The request's server span, with tracing on: a child of the client's `traceparent` (with
     /// its `tracestate`) when it sent a valid one, else the root of a new trace. None for the
     /// probes.
-    private func startSpan(_ request: Request, requestId: String) -> RecordingSpan? {
+    private func startSpan(_ request: Request, requestId: String) -> (any Span)? {
         guard Traces.tracer != nil else { return nil }
         // Probes are not traced: a trace every few seconds per prober says nothing.
         let raw = request.uri.path
@@ -118,7 +118,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     /// (``RequestScope/metadata(deadline:idempotencyKey:)``) and back to the client in a
     /// `traceresponse` header (W3C Trace Context level 2), so a client can find its trace.
     private func traced(
-        _ span: RecordingSpan, _ request: Request, context: Context, scope: RequestScope,
+        _ span: any Span, _ request: Request, context: Context, scope: RequestScope,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var response = try await Traces.within(span) { _ in
@@ -127,7 +127,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
             if response.status.code >= 500 { span.setStatus(SpanStatus(code: .error)) }
             return response
         }
-        response.headers[TraceHeader.traceresponse] = span.traceparent
+        response.headers[TraceHeader.traceresponse] = scope.traceparent
         return response
     }
 }
