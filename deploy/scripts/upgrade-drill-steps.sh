@@ -104,7 +104,7 @@ roll() {
 boot() {
     local ports service && read -ra ports <<<"$GATEWAY_PORTS"
     sed -e "s/@HTTP_PORT@/$BALANCER_PORT/; s/@ADMIN_PORT@/$HAPROXY_ADMIN_PORT/" \
-        -e "s/@PORT1@/${ports[0]}/; s/@PORT2@/${ports[1]}/; s/@PORT3@/${ports[2]}/; s/@PORT4@/${ports[3]}/" \
+        -e "s/@PORT1@/${ports[0]}/; s/@PORT2@/${ports[1]}/; s/@PORT3@/${ports[2]}/; s/@PORT4@/${ports[3]}/; s|@MAP@|$REPO_ROOT/deploy/haproxy/repeatable.map|" \
         "$REPO_ROOT/deploy/haproxy/upgrade-drill.cfg" >"$OUT/haproxy.cfg"
     "$HAPROXY" -q -f "$OUT/haproxy.cfg" >>"$OUT/logs/haproxy.log" 2>&1 &
     echo $! >"$OUT/run/haproxy.prev.pid"
