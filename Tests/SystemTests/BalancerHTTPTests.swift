@@ -10,11 +10,6 @@ import Testing
 struct BalancerHTTPTests {
     let hydration = HydrationHTTPTests()
 
-    static var root: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-    }
-
     @Test(
         "a gateway killed mid-load: every drink logged (a client-made uuid: repeatable) and every read answered, through the other gateway"
     )
@@ -35,7 +30,7 @@ struct BalancerHTTPTests {
         // The drill's balancer: gateway-1 and -2 are ours, 3 and 4 point at nothing (down).
         let (balancer, admin) = (try TestPorts.free(), try TestPorts.free())
         let template = try String(
-            contentsOf: Self.root.appendingPathComponent("deploy/haproxy/upgrade-drill.cfg"), encoding: .utf8)
+            contentsOf: SystemHarness.repositoryRoot.appendingPathComponent("deploy/haproxy/upgrade-drill.cfg"), encoding: .utf8)
         let config = template.replacingOccurrences(of: "@HTTP_PORT@", with: "\(balancer)")
             .replacingOccurrences(of: "@ADMIN_PORT@", with: "\(admin)")
             .replacingOccurrences(of: "@PORT1@", with: "\(system.httpPort)")
@@ -43,7 +38,7 @@ struct BalancerHTTPTests {
             .replacingOccurrences(of: "@PORT3@", with: "\(try TestPorts.free())")
             .replacingOccurrences(of: "@PORT4@", with: "\(try TestPorts.free())")
             .replacingOccurrences(
-                of: "@MAP@", with: Self.root.appendingPathComponent("deploy/haproxy/repeatable.map").path)
+                of: "@MAP@", with: SystemHarness.repositoryRoot.appendingPathComponent("deploy/haproxy/repeatable.map").path)
         let configFile = system.logDirectory.appendingPathComponent("haproxy.cfg")
         try config.write(to: configFile, atomically: true, encoding: .utf8)
         let balancerProcess = Process()
